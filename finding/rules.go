@@ -1,0 +1,120 @@
+package finding
+
+// Rule describes one stable rule id. The registry below feeds SARIF
+// tool.driver.rules, the README's rule table, --fail-on and the policy
+// file's re-levelling; its order is the order rules are documented in.
+type Rule struct {
+	ID       string
+	Severity Severity
+	// Short is one line; Full says what the rule means; Help says what to do.
+	Short string
+	Full  string
+	Help  string
+}
+
+// Rule ids. They are a contract (DESIGN.md): never rename one.
+const (
+	ToolAdded               = "tool-added"
+	ToolRemoved             = "tool-removed"
+	ToolChanged             = "tool-changed"
+	PromptAdded             = "prompt-added"
+	PromptRemoved           = "prompt-removed"
+	PromptChanged           = "prompt-changed"
+	ResourceAdded           = "resource-added"
+	ResourceRemoved         = "resource-removed"
+	ResourceChanged         = "resource-changed"
+	ResourceTemplateAdded   = "resource-template-added"
+	ResourceTemplateRemoved = "resource-template-removed"
+	ResourceTemplateChanged = "resource-template-changed"
+	InstructionsChanged     = "instructions-changed"
+	LaunchChanged           = "launch-changed"
+	ServerInfoChanged       = "server-info-changed"
+	CapabilitiesChanged     = "capabilities-changed"
+	ServerNotPinned         = "server-not-pinned"
+	LockEntryOrphaned       = "lock-entry-orphaned"
+	ServerUnavailable       = "server-unavailable"
+	NewInputProperty        = "new-input-property"
+	HiddenCharacters        = "hidden-characters"
+	TerminalEscape          = "terminal-escape"
+	ModelInstruction        = "model-instruction"
+	SensitivePath           = "sensitive-path"
+	ToolShadowing           = "tool-shadowing"
+	ConfusableName          = "confusable-name"
+	CanaryLeak              = "canary-leak"
+	ApprovalAdded           = "approval-added"
+	ApprovalChanged         = "approval-changed"
+	UnpinnedPackage         = "unpinned-package"
+	PackageChanged          = "package-changed"
+	UnstableManifest        = "unstable-manifest"
+	AmbiguousJSON           = "ambiguous-json"
+)
+
+const repin = "If the change is expected, review the new text and record it with `mcp-lockcheck approve` (or re-run `mcp-lockcheck pin`); otherwise do not merge, and pin the server to the approved version."
+
+// Rules is the ordered registry of every rule.
+var Rules = []Rule{
+	{ToolAdded, Error, "A tool the lock does not hold", "The server lists a tool that was never approved. A new tool is new text the model will read and a new action it can take.", repin},
+	{ToolRemoved, Warning, "A pinned tool is gone", "The server no longer lists a tool the lock holds. Agents that relied on it will fail; a removal paired with an addition may be a rename.", repin},
+	{ToolChanged, Error, "A pinned tool's definition changed", "A field of the tool's definition differs from the approved one: its name, title, description, input or output schema, annotations or any other field. The finding names each changed field path.", repin},
+	{PromptAdded, Error, "A prompt the lock does not hold", "The server lists a prompt that was never approved.", repin},
+	{PromptRemoved, Warning, "A pinned prompt is gone", "The server no longer lists a prompt the lock holds.", repin},
+	{PromptChanged, Error, "A pinned prompt's definition changed", "A field of the prompt's definition differs from the approved one.", repin},
+	{ResourceAdded, Error, "A resource the lock does not hold", "The server lists a resource that was never approved.", repin},
+	{ResourceRemoved, Warning, "A pinned resource is gone", "The server no longer lists a resource the lock holds.", repin},
+	{ResourceChanged, Error, "A pinned resource's definition changed", "A field of the resource's definition differs from the approved one.", repin},
+	{ResourceTemplateAdded, Error, "A resource template the lock does not hold", "The server lists a resource template that was never approved.", repin},
+	{ResourceTemplateRemoved, Warning, "A pinned resource template is gone", "The server no longer lists a resource template the lock holds.", repin},
+	{ResourceTemplateChanged, Error, "A pinned resource template's definition changed", "A field of the resource template's definition differs from the approved one.", repin},
+	{InstructionsChanged, Error, "The server's instructions changed", "The `instructions` string the server returns from `initialize` differs from the approved text. Clients put it into the model's context.", repin},
+	{LaunchChanged, Error, "The server's launch changed", "The config's command, arguments, environment variable names or URL differ from the launch that was approved: a different program may now answer under the same name.", "Review the new launch; re-pin the server if it is intended."},
+	{ServerInfoChanged, Warning, "The server's name or version changed", "`serverInfo` from `initialize` differs from the lock: usually a version bump.", repin},
+	{CapabilitiesChanged, Warning, "The server's capabilities changed", "The capabilities the server advertises differ from the lock.", repin},
+	{ServerNotPinned, Error, "A configured server has no lock entry", "A client config names a server the lock does not hold, so nothing it says was ever approved.", "Run `mcp-lockcheck pin --server NAME` and commit the lock after reviewing it."},
+	{LockEntryOrphaned, Warning, "A lock entry no config names", "The lock holds a server no client config names any more.", "Remove the entry by re-pinning, or restore the config."},
+	{ServerUnavailable, Error, "The server could not be probed: held", "The server failed to start, timed out, crashed, wrote something other than JSON-RPC to stdout or answered a list with an error. Nothing it would show a model was checked, so it is held, never passed.", "Read the reason and the server's stderr in the finding; fix the launch or the environment and run the check again."},
+	{NewInputProperty, Error, "A tool accepts an input the lock did not have", "A property appeared in a tool's input schema. A new parameter is a new channel the model can be asked to fill with data.", repin},
+	{HiddenCharacters, Error, "Invisible characters in text the model reads", "Unicode tag characters, zero-width characters, bidirectional controls, other format (Cf) characters, variation selectors or private-use characters: text a reviewer cannot see but a model reads.", "Remove the characters at the source, or acknowledge the finding with a reason if they are benign."},
+	{TerminalEscape, Error, "Terminal control sequences in text", "ESC/CSI/OSC sequences or other C0/C1 controls that can rewrite what a terminal shows.", "Remove the control characters at the source."},
+	{ModelInstruction, Warning, "Text addressed to the model", "The text instructs the model instead of describing the tool: read files or secrets, pass along data, hide things from the user, ignore previous instructions, or change how other tools are used.", "Read the text; if it is legitimate usage guidance, acknowledge it with a reason."},
+	{SensitivePath, Warning, "A credential or config path in text", "The text names a credential or configuration path (`~/.ssh`, `~/.aws/credentials`, `.env`, `mcp.json`, kube config, shell history, ...).", "Read the text; if the path is legitimate, acknowledge it with a reason."},
+	{ToolShadowing, Error, "A tool shadows another server's tool", "Two configured servers expose the same tool name, or a description names a tool of another configured server: one server can steer how the model uses another's tools.", "Rename or remove one of the servers, or acknowledge with a reason."},
+	{ConfusableName, Warning, "A name with confusable characters", "A tool or prompt name holds non-ASCII or mixed-script characters that can look like another name.", "Use ASCII names, or acknowledge with a reason."},
+	{CanaryLeak, Error, "The server sent back a canary secret", "A secret planted in the sandbox (a key file, a credentials file, an environment variable) appeared in something the server sent: it read credentials it had no reason to read.", "Treat the server as hostile; do not approve it."},
+	{ApprovalAdded, Note, "This pull request approves a new entry", "The pull request's lock adds an entry the base branch's lock did not have.", "Read the approved text before merging."},
+	{ApprovalChanged, Note, "This pull request approves a changed entry", "The pull request's lock changes an entry of the base branch's lock.", "Read the diff before merging."},
+	{UnpinnedPackage, Warning, "The launch names no exact package version", "An `npx`/`uvx`/`docker` launch without an exact version or digest can run different code tomorrow under the same config.", "Pin the package to an exact version or digest in the config."},
+	{PackageChanged, Warning, "The resolved package version changed", "The package the launch resolved to differs from the lock's.", repin},
+	{UnstableManifest, Error, "The manifest changed during one probe", "Phases of one probe disagree: after a tool call, after `list_changed`, across launches, clocks or client identities. A server that changes what it shows is not pinnable.", "Find out why the server changes its manifest; do not approve it until it is stable."},
+	{AmbiguousJSON, Error, "A definition is JSON with more than one meaning", "Duplicate keys, lone surrogates, invalid UTF-8 or numbers that cannot be kept exact: two clients may read the definition two ways. It is pinned by its raw bytes.", "Ask the server's authors to send well-formed JSON."},
+}
+
+var ruleIndex = func() map[string]int {
+	m := make(map[string]int, len(Rules))
+	for i, r := range Rules {
+		m[r.ID] = i
+	}
+	return m
+}()
+
+// Lookup finds a rule by id.
+func Lookup(id string) (Rule, bool) {
+	i, ok := ruleIndex[id]
+	if !ok {
+		return Rule{}, false
+	}
+	return Rules[i], true
+}
+
+// DefaultSeverity is the registry severity of a rule id (Error if unknown:
+// an unknown rule fails closed).
+func DefaultSeverity(id string) Severity {
+	if r, ok := Lookup(id); ok {
+		return r.Severity
+	}
+	return Error
+}
+
+// New builds a finding with the rule's default severity.
+func New(rule, server string) Finding {
+	return Finding{Rule: rule, Severity: DefaultSeverity(rule), Server: server}
+}

@@ -1,0 +1,19 @@
+package deps
+import (
+ _ "github.com/modelcontextprotocol/go-sdk/mcp"
+ _ "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+ _ "github.com/sethvargo/go-githubactions"
+ _ "github.com/google/go-github/v62/github"
+ _ "github.com/olekukonko/tablewriter"
+ _ "github.com/owenrumney/go-sarif/v2/sarif"
+ _ "github.com/gowebpki/jcs"
+ _ "github.com/landlock-lsm/go-landlock/landlock"
+ _ "github.com/rogpeppe/go-internal/testscript"
+ _ "github.com/aymanbagabas/go-udiff"
+ _ "github.com/yuin/goldmark"
+ _ "github.com/santhosh-tekuri/jsonschema/v6"
+ _ "github.com/goccy/go-yaml"
+ _ "golang.org/x/text/unicode/norm"
+ _ "golang.org/x/sys/unix"
+ _ "github.com/BurntSushi/toml"
+)

@@ -1,0 +1,92 @@
+package lock
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Positions maps places in a lockfile to 1-based lines, so findings about a
+// pinned entry point at the entry's line (SARIF, annotations).
+type Positions struct {
+	lines map[string]int
+}
+
+// Index walks a lockfile's JSON and records the line of every server, entry
+// kind and entry key. It works on any formatting; on invalid JSON it
+// records what it saw before the error.
+func Index(data []byte) Positions {
+	p := Positions{lines: map[string]int{}}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		object  bool
+		key     string
+		haveKey bool
+	}
+	var stack []frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].haveKey = false
+		}
+	}
+	for {
+		before := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return p
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				stack = append(stack, frame{object: d == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+				valueDone()
+			}
+			continue
+		}
+		n := len(stack)
+		if s, ok := tok.(string); ok && n > 0 && stack[n-1].object && !stack[n-1].haveKey {
+			stack[n-1].key, stack[n-1].haveKey = s, true
+			var path []string
+			for _, f := range stack {
+				if !f.object || !f.haveKey {
+					path = nil
+					break
+				}
+				path = append(path, f.key)
+			}
+			if len(path) >= 2 && len(path) <= 4 && path[0] == "servers" {
+				off := int(before)
+				for off < len(data) && data[off] != '"' {
+					off++
+				}
+				line, _ := LineCol(data, off)
+				p.lines[joinPath(path)] = line
+			}
+			continue
+		}
+		valueDone()
+	}
+}
+
+func joinPath(p []string) string {
+	var b bytes.Buffer
+	for i, s := range p {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// Line returns the line of a server (kind == ""), or of one entry, or 0.
+// When the entry is not in the lock the server's line is returned.
+func (p Positions) Line(server, kind, key string) int {
+	if kind != "" {
+		if l := p.lines[joinPath([]string{"servers", server, JSONKey(kind), key})]; l > 0 {
+			return l
+		}
+	}
+	return p.lines[joinPath([]string{"servers", server})]
+}

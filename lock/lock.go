@@ -1,0 +1,329 @@
+// Package lock is the lockfile: its format, its canonical form, the hashes
+// approval is bound to, and the atomic write that never leaves a lock
+// half-written.
+//
+// The file is deterministic JSON (keys sorted, 2-space indent, trailing
+// newline) so that a re-pin of an unchanged server is a byte-identical
+// file and a changed one is a reviewable diff.
+package lock
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Version is the lockfileVersion this package reads and writes.
+const Version = 1
+
+// DefaultPath is the lockfile's default name.
+const DefaultPath = "mcp-lock.json"
+
+// File is a whole lockfile.
+type File struct {
+	LockfileVersion int                `json:"lockfileVersion"`
+	Servers         map[string]*Server `json:"servers"`
+}
+
+// New returns an empty lock.
+func New() *File { return &File{LockfileVersion: Version, Servers: map[string]*Server{}} }
+
+// Launch is the identity of how a server was started when it was approved.
+// It holds placeholders unexpanded and environment variable names only, so
+// a secret never lands in the lock.
+type Launch struct {
+	Type    string   `json:"type"`
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	Env     []string `json:"env,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"`
+	URL     string   `json:"url,omitempty"`
+	Headers []string `json:"headers,omitempty"`
+}
+
+// Equal reports whether two launches are the same identity.
+func (l Launch) Equal(o Launch) bool {
+	a, _ := json.Marshal(l)
+	b, _ := json.Marshal(o)
+	return bytes.Equal(a, b)
+}
+
+// Server is one server's approved manifest.
+type Server struct {
+	Launch          Launch          `json:"launch"`
+	ProtocolVersion string          `json:"protocolVersion"`
+	ServerInfo      json.RawMessage `json:"serverInfo,omitempty"`
+	Capabilities    json.RawMessage `json:"capabilities,omitempty"`
+	// Instructions is the initialize instructions string as a JSON string
+	// token (canonical form), absent when the server sent none.
+	Instructions      json.RawMessage   `json:"instructions,omitempty"`
+	Tools             map[string]*Entry `json:"tools"`
+	Prompts           map[string]*Entry `json:"prompts,omitempty"`
+	Resources         map[string]*Entry `json:"resources,omitempty"`
+	ResourceTemplates map[string]*Entry `json:"resourceTemplates,omitempty"`
+	Acknowledgements  []Ack             `json:"acknowledgements,omitempty"`
+}
+
+// Kinds of entries, as used in findings and in approve's SERVER/KIND/NAME.
+const (
+	KindTool     = "tool"
+	KindPrompt   = "prompt"
+	KindResource = "resource"
+	KindTemplate = "template"
+)
+
+// Kinds lists entry kinds in report order.
+var Kinds = []string{KindTool, KindPrompt, KindResource, KindTemplate}
+
+// Entries returns the map holding entries of kind, creating it if create.
+func (s *Server) Entries(kind string, create bool) map[string]*Entry {
+	var p *map[string]*Entry
+	switch kind {
+	case KindTool:
+		p = &s.Tools
+	case KindPrompt:
+		p = &s.Prompts
+	case KindResource:
+		p = &s.Resources
+	case KindTemplate:
+		p = &s.ResourceTemplates
+	default:
+		return nil
+	}
+	if *p == nil && create {
+		*p = map[string]*Entry{}
+	}
+	return *p
+}
+
+// JSONKey is the lockfile key of an entry kind ("resourceTemplates").
+func JSONKey(kind string) string {
+	switch kind {
+	case KindTool:
+		return "tools"
+	case KindPrompt:
+		return "prompts"
+	case KindResource:
+		return "resources"
+	case KindTemplate:
+		return "resourceTemplates"
+	}
+	return kind
+}
+
+// Entry is one approved definition.
+type Entry struct {
+	// Definition is the definition as received, in canonical form. It is
+	// absent for an ambiguous definition, which is kept in Raw instead.
+	Definition json.RawMessage `json:"definition,omitempty"`
+	// Raw is the base64 of the exact bytes received, only for definitions
+	// that are not JSON with one meaning.
+	Raw string `json:"raw,omitempty"`
+	// Ambiguous says why Raw is used.
+	Ambiguous string `json:"ambiguous,omitempty"`
+	// SHA256 is the hex sha256 of the canonical bytes (or of Raw's bytes).
+	SHA256     string `json:"sha256"`
+	ApprovedBy string `json:"approvedBy,omitempty"`
+	ApprovedAt string `json:"approvedAt,omitempty"`
+}
+
+// NewEntry builds an entry from a definition as received.
+func NewEntry(raw []byte) *Entry {
+	c := Canonicalize(raw)
+	e := &Entry{SHA256: c.SHA256, Ambiguous: c.Ambiguous}
+	if c.Ambiguous != "" {
+		e.Raw = base64.StdEncoding.EncodeToString(c.Bytes)
+	} else {
+		e.Definition = c.Bytes
+	}
+	return e
+}
+
+// Canonical returns the entry's canonical bytes: the definition re-put in
+// JCS form (so a hand-formatted lock still compares by meaning), or the raw
+// bytes of an ambiguous entry.
+func (e *Entry) Canonical() Canonical {
+	if e.Raw != "" {
+		b, err := base64.StdEncoding.DecodeString(e.Raw)
+		if err != nil {
+			return Canonical{Ambiguous: "raw is not base64"}
+		}
+		return Canonical{Bytes: b, SHA256: Sum(b), Ambiguous: e.Ambiguous}
+	}
+	return Canonicalize(e.Definition)
+}
+
+// Ack is an acknowledgement of an inspection finding: it silences the
+// finding for exactly the content it was given for.
+type Ack struct {
+	Rule    string `json:"rule"`
+	Kind    string `json:"kind"`
+	Subject string `json:"subject"`
+	// SHA256 is the hash of the acknowledged content; when the content
+	// changes the acknowledgement lapses.
+	SHA256 string `json:"sha256"`
+	Reason string `json:"reason"`
+	By     string `json:"by,omitempty"`
+	At     string `json:"at,omitempty"`
+}
+
+// Marshal writes the lock in its deterministic form: JCS (sorted keys,
+// canonical numbers and strings), indented by two spaces, newline-terminated.
+func (f *File) Marshal() ([]byte, error) {
+	for _, s := range f.Servers {
+		if s.Tools == nil {
+			s.Tools = map[string]*Entry{}
+		}
+		sort.SliceStable(s.Acknowledgements, func(i, j int) bool {
+			a, b := s.Acknowledgements[i], s.Acknowledgements[j]
+			if a.Kind+a.Subject+a.Rule != b.Kind+b.Subject+b.Rule {
+				return a.Kind+"\x00"+a.Subject+"\x00"+a.Rule < b.Kind+"\x00"+b.Subject+"\x00"+b.Rule
+			}
+			return a.SHA256 < b.SHA256
+		})
+	}
+	if f.Servers == nil {
+		f.Servers = map[string]*Server{}
+	}
+	plain, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	canon, err := jcs.Transform(plain)
+	if err != nil {
+		return nil, fmt.Errorf("canonicalizing lock: %w", err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, canon, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// ErrInvalid marks a lockfile that exists but cannot be used.
+var ErrInvalid = errors.New("invalid lockfile")
+
+// Read reads and validates the lockfile at path. A missing file returns an
+// error satisfying errors.Is(err, os.ErrNotExist).
+func Read(path string) (*File, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := Parse(path, data)
+	return f, data, err
+}
+
+// Parse decodes a lockfile; name is used in errors ("mcp-lock.json:12:5: ...").
+func Parse(name string, data []byte) (*File, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		return nil, posError(name, data, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: %w: trailing data after the lock object", name, ErrInvalid)
+	}
+	if f.LockfileVersion != Version {
+		return nil, fmt.Errorf("%s: %w: lockfileVersion %d (this mcp-lockcheck reads %d)", name, ErrInvalid, f.LockfileVersion, Version)
+	}
+	if f.Servers == nil {
+		f.Servers = map[string]*Server{}
+	}
+	idx := Index(data)
+	for sname, s := range f.Servers {
+		if s == nil {
+			return nil, fmt.Errorf("%s:%d: %w: server %q is null", name, idx.Line(sname, "", ""), ErrInvalid, sname)
+		}
+		for _, kind := range Kinds {
+			for key, e := range s.Entries(kind, false) {
+				line := idx.Line(sname, kind, key)
+				if e == nil || (len(e.Definition) == 0 && e.Raw == "") {
+					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s has no definition", name, line, ErrInvalid, kind, sname, key)
+				}
+				if c := e.Canonical(); c.Bytes == nil {
+					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s: %s", name, line, ErrInvalid, kind, sname, key, c.Ambiguous)
+				}
+			}
+		}
+	}
+	return &f, nil
+}
+
+// posError turns a decoding error into "file:line:col: message".
+func posError(name string, data []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return fmt.Errorf("%s: %w: %v", name, ErrInvalid, err)
+	}
+	line, col := LineCol(data, int(off))
+	return fmt.Errorf("%s:%d:%d: %w: %v", name, line, col, ErrInvalid, err)
+}
+
+// LineCol converts a byte offset into a 1-based line and column.
+func LineCol(data []byte, off int) (line, col int) {
+	if off > len(data) {
+		off = len(data)
+	}
+	line = 1 + bytes.Count(data[:off], []byte("\n"))
+	col = off - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
+}
+
+// WriteAtomic writes data to path through a temporary file in the same
+// directory and a rename, so a reader (or a crash) sees the old lock or the
+// new one, never a half-written file. The file keeps an existing mode.
+func WriteAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

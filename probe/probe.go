@@ -1,0 +1,602 @@
+// Package probe drives one MCP server through the phases an agent session
+// goes through and records what the server showed the model in each:
+// the handshake, every page of every list, warm-up tool calls with a
+// re-list after each, a re-list after every list_changed notification, and
+// relaunches. What it records stays raw JSON, byte for byte.
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Protocol versions, newest first. The stateless 2026-07-28 revision has
+// no initialize handshake: it is reached through server/discover.
+const (
+	Stateless    = "2026-07-28"
+	LatestLegacy = "2025-11-25"
+)
+
+var legacyVersions = []string{LatestLegacy, "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Kinds of listed definitions, in the order they are listed.
+const (
+	KindTool     = "tool"
+	KindPrompt   = "prompt"
+	KindResource = "resource"
+	KindTemplate = "template"
+)
+
+var Kinds = []string{KindTool, KindPrompt, KindResource, KindTemplate}
+
+// listSpec says how each kind is listed: method, result array, key field,
+// and the capability that advertises it.
+var listSpec = map[string]struct{ method, field, key, capability string }{
+	KindTool:     {"tools/list", "tools", "name", "tools"},
+	KindPrompt:   {"prompts/list", "prompts", "name", "prompts"},
+	KindResource: {"resources/list", "resources", "uri", "resources"},
+	KindTemplate: {"resources/templates/list", "resourceTemplates", "uriTemplate", "resources"},
+}
+
+// Def is one listed definition as received.
+type Def struct {
+	Key string
+	Raw json.RawMessage
+}
+
+// Observation is what the server showed in one phase.
+type Observation struct {
+	Phase    string
+	Launch   int
+	Identity Identity
+	// ProtocolVersion is the version in use; ServerInfo, Capabilities and
+	// Instructions are raw JSON from initialize (or server/discover).
+	ProtocolVersion string
+	ServerInfo      json.RawMessage
+	Capabilities    json.RawMessage
+	Instructions    json.RawMessage
+	// Lists holds the definitions of each kind in the order listed; a
+	// kind the server does not advertise is absent.
+	Lists map[string][]Def
+}
+
+// Call is one warm-up tools/call.
+type Call struct {
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// CallRecord is a call the probe made and how it went.
+type CallRecord struct {
+	Phase string
+	Call
+	// Outcome is "ok", "tool-error" or "rpc-error".
+	Outcome string
+}
+
+// Identity is the client a probe presents itself as.
+type Identity struct {
+	Name    string
+	Version string
+	// Capabilities is the client capabilities object to declare.
+	Capabilities map[string]any
+}
+
+func (id Identity) String() string { return id.Name + "/" + id.Version }
+
+// Launcher builds the command for one launch (1-based); the probe starts it.
+type Launcher func(ctx context.Context, launch int) (*exec.Cmd, error)
+
+// Options shape a probe. Zero values take the defaults noted.
+type Options struct {
+	Launches    int // default 1
+	WarmupCalls int // 0: none
+	// Calls are explicit warm-up calls; they come before planned ones.
+	Calls []Call
+	// Plan chooses calls from the listed tools (raw definitions) when
+	// Calls do not fill WarmupCalls; nil plans none.
+	Plan func(tools []json.RawMessage) []Call
+	// Identity is presented on every launch; ExtraIdentities each add one
+	// launch under another client identity.
+	Identity        Identity
+	ExtraIdentities []Identity
+	// Protocol: "auto" (server/discover, then initialize), "legacy" or
+	// "stateless".
+	Protocol        string
+	RequestTimeout  time.Duration // default 30s
+	MaxMessageBytes int           // default 16 MiB
+	MaxStderrBytes  int           // default 64 KiB
+	MaxPages        int           // default 100
+	MaxListChanged  int           // re-lists on list_changed per launch, default 10
+	ShutdownGrace   time.Duration // default 2s
+	// Roots are the root URIs answered to roots/list.
+	Roots []string
+	// Tap sees every payload the server sends, with the current phase
+	// (canary detection).
+	Tap func(phase string, payload []byte)
+	// Progress is told each phase as it starts.
+	Progress func(phase string)
+}
+
+func (o *Options) defaults() {
+	if o.Launches <= 0 {
+		o.Launches = 1
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = 16 << 20
+	}
+	if o.MaxStderrBytes <= 0 {
+		o.MaxStderrBytes = 64 << 10
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = 100
+	}
+	if o.MaxListChanged <= 0 {
+		o.MaxListChanged = 10
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = 2 * time.Second
+	}
+	if o.Identity.Name == "" {
+		o.Identity = Identity{Name: "claude-code", Version: "2.0.14"}
+	}
+	if o.Protocol == "" {
+		o.Protocol = "auto"
+	}
+}
+
+// Result is everything one probe saw.
+type Result struct {
+	Observations []Observation
+	Calls        []CallRecord
+	// Err is set when the probe could not finish: the server is held.
+	Err error
+	// Phase is where Err happened.
+	Phase string
+	// Stderr is the (bounded) stderr of the launch that failed, or of the
+	// last launch.
+	Stderr string
+	// Notes are things a reader should know (no tool could be called, a
+	// list method not implemented, ...).
+	Notes []string
+}
+
+// Run probes one server through every launch and phase.
+func Run(ctx context.Context, launch Launcher, opts Options) *Result {
+	opts.defaults()
+	res := &Result{}
+	ids := []Identity{}
+	for range opts.Launches {
+		ids = append(ids, opts.Identity)
+	}
+	ids = append(ids, opts.ExtraIdentities...)
+	for i, id := range ids {
+		n := i + 1
+		l := &launchRun{opts: &opts, res: res, n: n, id: id}
+		if err := l.run(ctx, launch); err != nil {
+			res.Err = err
+			res.Phase = l.phase
+			return res
+		}
+	}
+	return res
+}
+
+// launchRun is one launch of the server.
+type launchRun struct {
+	opts        *Options
+	res         *Result
+	n           int
+	id          Identity
+	phase       string
+	s           *session
+	p           *process
+	base        Observation // handshake part, copied into every phase
+	listChanged int
+}
+
+func (l *launchRun) setPhase(name string) {
+	l.phase = fmt.Sprintf("launch-%d/%s", l.n, name)
+	if l.opts.Progress != nil {
+		l.opts.Progress(l.phase)
+	}
+}
+
+func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
+	l.setPhase("start")
+	cmd, err := launch(ctx, l.n)
+	if err != nil {
+		return err
+	}
+	p, err := startProcess(ctx, cmd, l.opts.MaxMessageBytes, l.opts.MaxStderrBytes)
+	if err != nil {
+		return err
+	}
+	l.p = p
+	defer func() {
+		p.close(l.opts.ShutdownGrace)
+		l.res.Stderr = p.stderr.String()
+		if err != nil {
+			err = l.explain(err)
+		}
+	}()
+	l.s = newSession(p.conn)
+	l.s.answer = l.answer
+	if l.opts.Tap != nil {
+		l.s.tap = func(_ string, payload []byte) { l.opts.Tap(l.phase, payload) }
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go l.s.run(sctx)
+
+	l.setPhase("initial")
+	if err := l.handshake(ctx); err != nil {
+		return err
+	}
+	if err := l.observe(ctx, "initial"); err != nil {
+		return err
+	}
+	calls := l.plan()
+	if l.opts.WarmupCalls > 0 && len(calls) == 0 {
+		l.note("no tool could be called for the warm-up: no explicit calls, and no tool's arguments could be synthesized")
+	}
+	for i := range l.opts.WarmupCalls {
+		if len(calls) == 0 {
+			break
+		}
+		c := calls[i%len(calls)]
+		name := fmt.Sprintf("after-call-%d", i+1)
+		l.setPhase(fmt.Sprintf("call-%d", i+1))
+		outcome, err := l.callTool(ctx, c)
+		if err != nil {
+			return err
+		}
+		l.res.Calls = append(l.res.Calls, CallRecord{Phase: fmt.Sprintf("launch-%d/%s", l.n, name), Call: c, Outcome: outcome})
+		if err := l.observe(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *launchRun) note(s string) {
+	for _, n := range l.res.Notes {
+		if n == s {
+			return
+		}
+	}
+	l.res.Notes = append(l.res.Notes, s)
+}
+
+// explain turns a failure into a reason a person can act on: a crash with
+// its status, a non-JSON line quoted, a time-out named.
+func (l *launchRun) explain(err error) error {
+	if errors.Is(err, errConnection) || errors.Is(err, context.DeadlineExceeded) {
+		if tail := strings.TrimSpace(lastLine(l.p.stdout.Tail())); tail != "" && !json.Valid([]byte(tail)) && !strings.HasPrefix(tail, "{") {
+			return fmt.Errorf("%w (stdout is not JSON-RPC: %q)", err, clip(tail, 200))
+		}
+		if done, werr := l.p.exited(); done {
+			return fmt.Errorf("%w (%v)", err, errExited(werr))
+		}
+	}
+	return err
+}
+
+func lastLine(b []byte) string {
+	s := strings.TrimRight(string(b), "\r\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// answer responds to requests from the server so it never stalls on us.
+func (l *launchRun) answer(method string, _ json.RawMessage) (any, *jsonrpc.Error) {
+	switch method {
+	case "ping":
+		return struct{}{}, nil
+	case "roots/list":
+		roots := []map[string]string{}
+		for _, r := range l.opts.Roots {
+			roots = append(roots, map[string]string{"uri": r, "name": "workspace"})
+		}
+		return map[string]any{"roots": roots}, nil
+	case "sampling/createMessage", "elicitation/create":
+		return nil, &jsonrpc.Error{Code: -1, Message: "the user declined"}
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+}
+
+func (l *launchRun) request(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	rctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
+	defer cancel()
+	return l.s.call(rctx, method, params)
+}
+
+func (l *launchRun) clientCaps() map[string]any {
+	if l.id.Capabilities != nil {
+		return l.id.Capabilities
+	}
+	return map[string]any{"roots": map[string]any{"listChanged": true}}
+}
+
+// handshake speaks the newest protocol the server accepts: the stateless
+// revision's server/discover when the server answers it, else initialize.
+func (l *launchRun) handshake(ctx context.Context) error {
+	if l.opts.Protocol != "legacy" {
+		ok, err := l.discover(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		if l.opts.Protocol == "stateless" {
+			return errors.New("server/discover: the server does not speak the " + Stateless + " revision")
+		}
+	}
+	return l.initialize(ctx)
+}
+
+// discover tries server/discover. A server that does not know it answers
+// with an error (or, for some, not at all within a short wait): fall back.
+func (l *launchRun) discover(ctx context.Context) (bool, error) {
+	wait := min(3*time.Second, l.opts.RequestTimeout)
+	if l.opts.Protocol == "stateless" {
+		wait = l.opts.RequestTimeout
+	}
+	dctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	raw, err := l.s.call(dctx, "server/discover", map[string]any{"_meta": l.statelessMeta()})
+	if err != nil {
+		var rpc *RPCError
+		if errors.As(err, &rpc) || errors.Is(err, context.DeadlineExceeded) {
+			return false, nil
+		}
+		return false, err
+	}
+	var d struct {
+		SupportedVersions []string        `json:"supportedVersions"`
+		Capabilities      json.RawMessage `json:"capabilities"`
+		ServerInfo        json.RawMessage `json:"serverInfo"`
+		Instructions      json.RawMessage `json:"instructions"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return false, nil
+	}
+	for _, v := range d.SupportedVersions {
+		if v == Stateless {
+			l.base = Observation{ProtocolVersion: Stateless, ServerInfo: d.ServerInfo, Capabilities: d.Capabilities, Instructions: nullToNil(d.Instructions)}
+			l.s.meta = l.statelessMeta()
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (l *launchRun) statelessMeta() map[string]any {
+	return map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    Stateless,
+		"io.modelcontextprotocol/clientCapabilities": l.clientCaps(),
+		"io.modelcontextprotocol/clientInfo":         map[string]string{"name": l.id.Name, "version": l.id.Version},
+	}
+}
+
+func (l *launchRun) initialize(ctx context.Context) error {
+	raw, err := l.request(ctx, "initialize", map[string]any{
+		"protocolVersion": LatestLegacy,
+		"capabilities":    l.clientCaps(),
+		"clientInfo":      map[string]string{"name": l.id.Name, "version": l.id.Version},
+	})
+	if err != nil {
+		return err
+	}
+	var r struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo"`
+		Instructions    json.RawMessage `json:"instructions"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("initialize: result is not an object: %v", err)
+	}
+	if r.ProtocolVersion == "" {
+		return errors.New("initialize: result has no protocolVersion")
+	}
+	known := false
+	for _, v := range legacyVersions {
+		known = known || v == r.ProtocolVersion
+	}
+	if !known {
+		// The spec says to disconnect from a version we do not support;
+		// we still record what the server said, so the version is visible.
+		l.note(fmt.Sprintf("server answered protocol version %q, which this mcp-lockcheck does not know", r.ProtocolVersion))
+	}
+	l.base = Observation{ProtocolVersion: r.ProtocolVersion, ServerInfo: r.ServerInfo, Capabilities: r.Capabilities, Instructions: nullToNil(r.Instructions)}
+	return l.s.notify(ctx, "notifications/initialized", nil)
+}
+
+func nullToNil(r json.RawMessage) json.RawMessage {
+	if string(r) == "null" {
+		return nil
+	}
+	return r
+}
+
+// observe lists everything the server advertises and records it as phase
+// name, then follows any list_changed notifications with their own phases.
+func (l *launchRun) observe(ctx context.Context, name string) error {
+	l.setPhase(name)
+	if err := l.snapshot(ctx, name); err != nil {
+		return err
+	}
+	for {
+		changed := false
+		for _, n := range l.s.takeNotifications() {
+			if strings.HasSuffix(n.Method, "/list_changed") && n.Method != "notifications/roots/list_changed" {
+				changed = true
+			}
+		}
+		if !changed {
+			return nil
+		}
+		if l.listChanged >= l.opts.MaxListChanged {
+			l.note(fmt.Sprintf("the server sent more than %d list_changed notifications in one launch; the rest were not followed", l.opts.MaxListChanged))
+			return nil
+		}
+		l.listChanged++
+		name := fmt.Sprintf("after-list-changed-%d", l.listChanged)
+		l.setPhase(name)
+		if err := l.snapshot(ctx, name); err != nil {
+			return err
+		}
+	}
+}
+
+func (l *launchRun) snapshot(ctx context.Context, name string) error {
+	obs := l.base
+	obs.Phase = l.phase
+	obs.Launch = l.n
+	obs.Identity = l.id
+	obs.Lists = map[string][]Def{}
+	var caps map[string]json.RawMessage
+	_ = json.Unmarshal(l.base.Capabilities, &caps)
+	for _, kind := range Kinds {
+		spec := listSpec[kind]
+		if c, ok := caps[spec.capability]; !ok || string(c) == "null" {
+			continue
+		}
+		defs, err := l.list(ctx, kind)
+		if err != nil {
+			var rpc *RPCError
+			if kind == KindTemplate && errors.As(err, &rpc) && rpc.Err.Code == jsonrpc.CodeMethodNotFound {
+				l.note("resources/templates/list is not implemented by the server (method not found): no templates recorded")
+				continue
+			}
+			return err
+		}
+		obs.Lists[kind] = defs
+	}
+	l.res.Observations = append(l.res.Observations, obs)
+	return nil
+}
+
+// list follows nextCursor through every page, refusing cursor loops and
+// more than MaxPages pages.
+func (l *launchRun) list(ctx context.Context, kind string) ([]Def, error) {
+	spec := listSpec[kind]
+	var defs []Def
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 1; ; page++ {
+		if page > l.opts.MaxPages {
+			return nil, fmt.Errorf("%s: more than %d pages", spec.method, l.opts.MaxPages)
+		}
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		raw, err := l.request(ctx, spec.method, params)
+		if err != nil {
+			return nil, err
+		}
+		var res map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, fmt.Errorf("%s page %d: result is not an object", spec.method, page)
+		}
+		var items []json.RawMessage
+		if r, ok := res[spec.field]; ok && string(r) != "null" {
+			if err := json.Unmarshal(r, &items); err != nil {
+				return nil, fmt.Errorf("%s page %d: %q is not an array", spec.method, page, spec.field)
+			}
+		}
+		for i, it := range items {
+			var key map[string]json.RawMessage
+			if err := json.Unmarshal(it, &key); err != nil {
+				return nil, fmt.Errorf("%s page %d item %d: not an object", spec.method, page, i+1)
+			}
+			var k string
+			if err := json.Unmarshal(key[spec.key], &k); err != nil || k == "" {
+				return nil, fmt.Errorf("%s page %d item %d: no %q", spec.method, page, i+1, spec.key)
+			}
+			defs = append(defs, Def{Key: k, Raw: it})
+		}
+		next := ""
+		if r, ok := res["nextCursor"]; ok && string(r) != "null" {
+			if err := json.Unmarshal(r, &next); err != nil {
+				return nil, fmt.Errorf("%s page %d: nextCursor is not a string", spec.method, page)
+			}
+		}
+		if next == "" {
+			return defs, nil
+		}
+		if seen[next] {
+			return nil, fmt.Errorf("%s: cursor loop: page %d returned cursor %q again", spec.method, page, clip(next, 60))
+		}
+		seen[next] = true
+		cursor = next
+	}
+}
+
+// plan returns the warm-up calls in order: explicit ones first, then the
+// planner's from the tools listed at the start of this launch.
+func (l *launchRun) plan() []Call {
+	calls := append([]Call(nil), l.opts.Calls...)
+	if l.opts.Plan == nil || len(l.res.Observations) == 0 {
+		return calls
+	}
+	last := l.res.Observations[len(l.res.Observations)-1]
+	var tools []json.RawMessage
+	for _, d := range last.Lists[KindTool] {
+		tools = append(tools, d.Raw)
+	}
+	return append(calls, l.opts.Plan(tools)...)
+}
+
+// callTool makes one warm-up call. A call that errors still counts: the
+// counter in the server is what is being baited.
+func (l *launchRun) callTool(ctx context.Context, c Call) (string, error) {
+	args := c.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	cctx, cancel := context.WithTimeout(ctx, min(l.opts.RequestTimeout, 10*time.Second))
+	defer cancel()
+	raw, err := l.s.call(cctx, "tools/call", map[string]any{"name": c.Tool, "arguments": args})
+	if err != nil {
+		var rpc *RPCError
+		switch {
+		case errors.As(err, &rpc):
+			return "rpc-error", nil
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			// A slow tool is not a broken server; the call still counts.
+			return "timeout", nil
+		}
+		return "", err
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	if r.IsError {
+		return "tool-error", nil
+	}
+	return "ok", nil
+}

@@ -1,0 +1,210 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// process is one launch of a stdio server: the child, its pipes wrapped in
+// the SDK's IOTransport, and its bounded stderr.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *tapReader
+	stderr *boundedBuffer
+	conn   mcp.Connection
+	done   chan struct{} // closed when Wait returned
+	err    error         // Wait's result, valid after done
+}
+
+// startProcess starts cmd in its own process group and connects the SDK's
+// IOTransport to its pipes. maxMessage bounds one inbound JSON-RPC message.
+func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int) (*process, error) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// Its own process group, so npx -> sh -> node grandchildren can be
+	// killed together: the SDK's CommandTransport only signals the child.
+	cmd.SysProcAttr.Setpgid = true
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd, stdin: stdin, stderr: &boundedBuffer{limit: maxStderr}, done: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	// Grandchildren holding the stderr pipe would keep Wait from
+	// returning; WaitDelay makes Wait give up on the copy.
+	cmd.WaitDelay = 500 * time.Millisecond
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	p.stdout = &tapReader{r: stdout}
+	t := &mcp.IOTransport{Reader: io.NopCloser(p.stdout), Writer: stdin, MaxLineLength: maxMessage}
+	conn, err := t.Connect(ctx)
+	if err != nil {
+		p.kill()
+		return nil, err
+	}
+	p.conn = conn
+	return p, nil
+}
+
+// close shuts the server down as the MCP specification's stdio transport
+// says: "closing the input stream to the child process (the server)",
+// "waiting for the server to exit, or sending SIGTERM if the server does
+// not exit within a reasonable time", "sending SIGKILL if the server does
+// not exit within a reasonable time after SIGTERM". Signals go to the whole
+// process group, and the group is killed at the end in any case so that no
+// grandchild outlives the probe.
+func (p *process) close(grace time.Duration) {
+	p.stdin.Close()
+	if !p.wait(grace) {
+		p.signal(syscall.SIGTERM)
+		p.wait(grace)
+	}
+	p.kill()
+	if p.conn != nil {
+		p.conn.Close()
+	}
+}
+
+func (p *process) wait(d time.Duration) bool {
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func (p *process) signal(sig syscall.Signal) {
+	if p.cmd.Process == nil {
+		return
+	}
+	// Negative pid: the process group (pgid == pid because of Setpgid).
+	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+}
+
+// kill SIGKILLs the whole group and waits for the leader.
+func (p *process) kill() {
+	p.signal(syscall.SIGKILL)
+	p.wait(5 * time.Second)
+	if p.cmd.Process != nil {
+		procgroup.WaitGone(p.cmd.Process.Pid, 2*time.Second)
+	}
+}
+
+// exited reports the child's exit status if it has exited.
+func (p *process) exited() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// tapReader remembers the tail of what the server wrote to stdout, so an
+// error about a non-JSON line can quote it.
+type tapReader struct {
+	r    io.Reader
+	mu   sync.Mutex
+	tail []byte
+}
+
+const tapTail = 512
+
+func (t *tapReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.mu.Lock()
+		t.tail = append(t.tail, p[:n]...)
+		if len(t.tail) > 4*tapTail {
+			t.tail = append(t.tail[:0], t.tail[len(t.tail)-tapTail:]...)
+		}
+		t.mu.Unlock()
+	}
+	return n, err
+}
+
+// Tail returns the last bytes read (up to 512).
+func (t *tapReader) Tail() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.tail
+	if len(b) > tapTail {
+		b = b[len(b)-tapTail:]
+	}
+	return bytes.Clone(b)
+}
+
+// boundedBuffer keeps the first and last limit/2 bytes of a stream, so a
+// server that floods stderr cannot grow the checker's memory.
+type boundedBuffer struct {
+	mu      sync.Mutex
+	limit   int
+	head    []byte
+	tail    []byte
+	dropped int64
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(p)
+	half := b.limit / 2
+	if room := half - len(b.head); room > 0 {
+		k := min(room, len(p))
+		b.head = append(b.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	b.tail = append(b.tail, p...)
+	if over := len(b.tail) - half; over > 0 {
+		b.dropped += int64(over)
+		b.tail = append(b.tail[:0], b.tail[over:]...)
+	}
+	return n, nil
+}
+
+func (b *boundedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dropped == 0 {
+		return string(b.head) + string(b.tail)
+	}
+	return fmt.Sprintf("%s\n[... %d bytes of stderr dropped ...]\n%s", b.head, b.dropped, b.tail)
+}
+
+// errExited wraps the child's exit in a message that never becomes the
+// checker's own exit status.
+func errExited(err error) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return fmt.Errorf("server exited: %s", ee.ProcessState.String())
+	}
+	if err == nil {
+		return errors.New("server exited with status 0")
+	}
+	return fmt.Errorf("server exited: %v", err)
+}

@@ -1,0 +1,199 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// session is a raw JSON-RPC client over an SDK connection. Results stay
+// json.RawMessage, byte for byte as the server sent them: the typed
+// ClientSession drops unknown fields and rewrites schemas, which would make
+// the lock pin something other than what the model reads.
+type session struct {
+	conn mcp.Connection
+	// meta is merged into every request's params._meta (the 2026-07-28
+	// revision carries protocol version and client capabilities per request).
+	meta map[string]any
+	// answer responds to the server's own requests.
+	answer func(method string, params json.RawMessage) (any, *jsonrpc.Error)
+	// tap sees every payload the server sends (results, errors, params).
+	tap func(method string, payload []byte)
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[jsonrpc.ID]chan *jsonrpc.Response
+	notes   []*jsonrpc.Request // notifications not yet taken
+	readErr error
+	dead    chan struct{}
+}
+
+func newSession(conn mcp.Connection) *session {
+	return &session{conn: conn, pending: map[jsonrpc.ID]chan *jsonrpc.Response{}, dead: make(chan struct{})}
+}
+
+// run reads until the connection fails. Responses go to their callers,
+// requests from the server are answered at once (a server waiting on
+// roots/list stalls otherwise), notifications are queued.
+func (s *session) run(ctx context.Context) {
+	defer close(s.dead)
+	for {
+		msg, err := s.conn.Read(ctx)
+		if err != nil {
+			s.mu.Lock()
+			s.readErr = err
+			for id, ch := range s.pending {
+				close(ch)
+				delete(s.pending, id)
+			}
+			s.mu.Unlock()
+			return
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Response:
+			if s.tap != nil {
+				if m.Result != nil {
+					s.tap("", m.Result)
+				}
+				if m.Error != nil {
+					s.tap("", []byte(m.Error.Error()))
+				}
+			}
+			s.mu.Lock()
+			ch, ok := s.pending[m.ID]
+			delete(s.pending, m.ID)
+			s.mu.Unlock()
+			if ok {
+				ch <- m
+			}
+		case *jsonrpc.Request:
+			if s.tap != nil && m.Params != nil {
+				s.tap(m.Method, m.Params)
+			}
+			if !m.IsCall() {
+				s.mu.Lock()
+				s.notes = append(s.notes, m)
+				s.mu.Unlock()
+				continue
+			}
+			result, rpcErr := s.answer(m.Method, m.Params)
+			resp := &jsonrpc.Response{ID: m.ID}
+			if rpcErr != nil {
+				resp.Error = rpcErr
+			} else {
+				b, err := json.Marshal(result)
+				if err != nil {
+					resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+				} else {
+					resp.Result = b
+				}
+			}
+			// A failed write shows up as a read error next.
+			_ = s.conn.Write(ctx, resp)
+		}
+	}
+}
+
+// takeNotifications returns and clears the queued notifications.
+func (s *session) takeNotifications() []*jsonrpc.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.notes
+	s.notes = nil
+	return n
+}
+
+// RPCError is a JSON-RPC error the server answered with.
+type RPCError struct {
+	Method string
+	Err    *jsonrpc.Error
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("%s: JSON-RPC error %d: %s", e.Method, e.Err.Code, e.Err.Message)
+}
+
+// errConnection marks a request that failed because the connection did.
+var errConnection = errors.New("connection failed")
+
+// call sends a request and waits for its response.
+func (s *session) call(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	if params == nil {
+		params = map[string]any{}
+	}
+	if len(s.meta) > 0 {
+		m, _ := params["_meta"].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+		}
+		for k, v := range s.meta {
+			m[k] = v
+		}
+		params["_meta"] = m
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.readErr != nil {
+		err := s.readErr
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w: %v", method, errConnection, err)
+	}
+	s.nextID++
+	id, _ := jsonrpc.MakeID(float64(s.nextID))
+	ch := make(chan *jsonrpc.Response, 1)
+	s.pending[id] = ch
+	s.mu.Unlock()
+
+	req := &jsonrpc.Request{ID: id, Method: method, Params: raw}
+	if err := s.conn.Write(ctx, req); err != nil {
+		s.forget(id)
+		return nil, fmt.Errorf("%s: %w: %v", method, errConnection, err)
+	}
+	select {
+	case resp, ok := <-ch:
+		if !ok {
+			s.mu.Lock()
+			err := s.readErr
+			s.mu.Unlock()
+			return nil, fmt.Errorf("%s: %w: %v", method, errConnection, err)
+		}
+		if resp.Error != nil {
+			var we *jsonrpc.Error
+			if !errors.As(resp.Error, &we) {
+				we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+			}
+			return nil, &RPCError{Method: method, Err: we}
+		}
+		return resp.Result, nil
+	case <-ctx.Done():
+		s.forget(id)
+		return nil, fmt.Errorf("%s: no answer: %w", method, ctx.Err())
+	}
+}
+
+func (s *session) forget(id jsonrpc.ID) {
+	s.mu.Lock()
+	delete(s.pending, id)
+	s.mu.Unlock()
+}
+
+// notify sends a notification.
+func (s *session) notify(ctx context.Context, method string, params any) error {
+	var raw json.RawMessage
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return err
+		}
+		raw = b
+	}
+	return s.conn.Write(ctx, &jsonrpc.Request{Method: method, Params: raw})
+}

@@ -1,0 +1,74 @@
+// Package report holds the result of a run and renders it: text, JSON,
+// SARIF, markdown, job summary and workflow annotations. Every renderer
+// writes to an io.Writer and treats all server text as hostile.
+package report
+
+import (
+	"encoding/json"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+)
+
+// Server statuses.
+const (
+	StatusOK    = "ok"
+	StatusDrift = "drift"
+	StatusHeld  = "held"
+)
+
+// Report is what one check run found, in a deterministic order.
+// Its JSON form is the `--format json` contract of DESIGN.md.
+type Report struct {
+	LockfileVersion int      `json:"lockfileVersion"`
+	Servers         []Server `json:"servers"`
+	Summary         Summary  `json:"summary"`
+}
+
+// Server is the result for one configured (or orphaned) server.
+type Server struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	// Config is the client config file that named the server ("" for an
+	// orphaned lock entry); ConfigLine is the 1-based line of its entry.
+	Config     string `json:"config,omitempty"`
+	ConfigLine int    `json:"configLine,omitempty"`
+	// Reason says why a held server could not be probed.
+	Reason string `json:"reason,omitempty"`
+	// Isolation says which sandbox was applied ("off", "basic", "strict").
+	Isolation string `json:"isolation,omitempty"`
+	// Phases lists the probe phases that completed, in order.
+	Phases   []string          `json:"phases"`
+	Calls    []Call            `json:"calls,omitempty"`
+	Findings []finding.Finding `json:"findings"`
+}
+
+// Call is one warm-up tools/call the probe made.
+type Call struct {
+	Phase     string          `json:"phase"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Outcome is "ok", "tool-error" (isError true) or "rpc-error".
+	Outcome string `json:"outcome"`
+}
+
+// Summary counts the run.
+type Summary struct {
+	Servers  int            `json:"servers"`
+	OK       int            `json:"ok"`
+	Drift    int            `json:"drift"`
+	Held     int            `json:"held"`
+	Findings int            `json:"findings"`
+	ByRule   map[string]int `json:"byRule"`
+	// FailOn is the threshold the run used; ExitCode what it exits with.
+	FailOn   string `json:"failOn"`
+	ExitCode int    `json:"exitCode"`
+}
+
+// Findings returns every finding of every server, in report order.
+func (r *Report) Findings() []finding.Finding {
+	var out []finding.Finding
+	for _, s := range r.Servers {
+		out = append(out, s.Findings...)
+	}
+	return out
+}
