@@ -1,0 +1,187 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
+)
+
+// Exit codes (DESIGN.md). Precedence: Usage > Drift > Held.
+const (
+	ExitOK    = 0
+	ExitDrift = 1
+	ExitUsage = 2
+	ExitHeld  = 3
+)
+
+// Check probes every configured server and compares it with the lock.
+func Check(ctx context.Context, opts Options) *report.Report {
+	runs := probeAll(ctx, &opts)
+	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
+	idx := lock.Index(opts.LockData)
+	across := acrossRuns(runs)
+	for _, run := range runs {
+		name := run.cfg.Name
+		var ls *lock.Server
+		if opts.Lock != nil {
+			ls = opts.Lock.Servers[name]
+		}
+		fs := append([]finding.Finding(nil), run.findings...)
+		if ls == nil {
+			f := finding.New(finding.ServerNotPinned, name)
+			f.Kind, f.Subject = finding.KindServer, name
+			f.Message = fmt.Sprintf("server %q is configured in %s but has no entry in the lock", name, run.cfg.File)
+			fs = append(fs, f)
+		} else if want := LaunchOf(run.cfg); !want.Equal(ls.Launch) {
+			f := finding.New(finding.LaunchChanged, name)
+			f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
+			f.Message = "the configured launch differs from the approved one"
+			f.Before, f.After = launchText(ls.Launch), launchText(want)
+			fs = append(fs, f)
+		}
+		if ls != nil {
+			ref := lockView(ls)
+			for _, s := range run.snaps {
+				fs = append(fs, compare(name, ref, s, s.obs.Phase, false)...)
+			}
+		}
+		fs = append(fs, stabilityFindings(run)...)
+		fs = append(fs, inspectRun(run)...)
+		for _, f := range across {
+			if f.Server == name {
+				fs = append(fs, f)
+			}
+		}
+		if run.held != "" {
+			fs = append(fs, heldFinding(run))
+		}
+		fs = finding.Dedup(fs)
+		applyAcks(fs, ls)
+		locate(fs, run, ls != nil, opts.LockPath, idx)
+		finding.Sort(fs)
+		srv := report.Server{
+			Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
+			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run), Findings: fs,
+		}
+		srv.Status = status(srv, opts.FailOn)
+		r.Servers = append(r.Servers, srv)
+	}
+	if opts.All && opts.Lock != nil {
+		configured := map[string]bool{}
+		for _, s := range opts.Servers {
+			configured[s.Name] = true
+		}
+		for _, name := range sortedKeys(opts.Lock.Servers) {
+			if configured[name] {
+				continue
+			}
+			f := finding.New(finding.LockEntryOrphaned, name)
+			f.Kind, f.Subject = finding.KindServer, name
+			f.Message = fmt.Sprintf("the lock holds server %q but no config names it", name)
+			f.File, f.Line = opts.LockPath, idx.Line(name, "", "")
+			srv := report.Server{Name: name, Phases: []string{}, Findings: []finding.Finding{f}}
+			srv.Status = status(srv, opts.FailOn)
+			r.Servers = append(r.Servers, srv)
+		}
+	}
+	sort.SliceStable(r.Servers, func(i, j int) bool { return r.Servers[i].Name < r.Servers[j].Name })
+	Summarize(r, opts.FailOn)
+	return r
+}
+
+func launchText(l lock.Launch) string {
+	s := l.Type + ": "
+	if l.URL != "" {
+		return s + l.URL
+	}
+	s += l.Command
+	for _, a := range l.Args {
+		s += " " + a
+	}
+	if len(l.Env) > 0 {
+		s += fmt.Sprintf(" (env %v)", l.Env)
+	}
+	if l.Cwd != "" {
+		s += " (cwd " + l.Cwd + ")"
+	}
+	return s
+}
+
+// locate points each finding at a line in the repository: the entry's line
+// in the lock for a pinned entity, the server's line in its config for
+// launch and availability findings and for servers with no lock entry.
+func locate(fs []finding.Finding, run *serverRun, pinned bool, lockPath string, idx lock.Positions) {
+	for i := range fs {
+		f := &fs[i]
+		useConfig := !pinned
+		switch f.Rule {
+		case finding.ServerNotPinned, finding.LaunchChanged, finding.ServerUnavailable, finding.UnpinnedPackage:
+			useConfig = true
+		}
+		if useConfig {
+			f.File, f.Line = run.cfg.File, run.cfg.Line
+			continue
+		}
+		kind := f.Kind
+		if kind == finding.KindServer {
+			kind = ""
+		}
+		f.File, f.Line = lockPath, idx.Line(run.cfg.Name, kind, f.Subject)
+	}
+}
+
+// counts reports whether a finding can fail the run: unacknowledged, at or
+// above the threshold, and not the held marker (held is exit 3, not 1).
+func counts(f finding.Finding, failOn finding.Severity) bool {
+	return !f.Acknowledged && f.Severity >= failOn && f.Rule != finding.ServerUnavailable
+}
+
+func status(s report.Server, failOn finding.Severity) string {
+	if s.Reason != "" {
+		return report.StatusHeld
+	}
+	for _, f := range s.Findings {
+		if counts(f, failOn) {
+			return report.StatusDrift
+		}
+	}
+	return report.StatusOK
+}
+
+// Summarize fills the report's summary and exit code: 1 when any finding
+// reaches failOn, else 3 when any server is held, else 0. A held server
+// is never reported as passing.
+func Summarize(r *report.Report, failOn finding.Severity) {
+	sum := report.Summary{ByRule: map[string]int{}, FailOn: failOn.String()}
+	drift, held := false, false
+	for _, s := range r.Servers {
+		sum.Servers++
+		switch s.Status {
+		case report.StatusOK:
+			sum.OK++
+		case report.StatusDrift:
+			sum.Drift++
+		case report.StatusHeld:
+			sum.Held++
+			held = true
+		}
+		for _, f := range s.Findings {
+			sum.Findings++
+			sum.ByRule[f.Rule]++
+			if counts(f, failOn) {
+				drift = true
+			}
+		}
+	}
+	switch {
+	case drift:
+		sum.ExitCode = ExitDrift
+	case held:
+		sum.ExitCode = ExitHeld
+	}
+	r.Summary = sum
+}

@@ -1,0 +1,191 @@
+package check
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
+)
+
+// ruleFor maps an entry kind to its added/removed/changed rule ids.
+var ruleFor = map[string][3]string{
+	lock.KindTool:     {finding.ToolAdded, finding.ToolRemoved, finding.ToolChanged},
+	lock.KindPrompt:   {finding.PromptAdded, finding.PromptRemoved, finding.PromptChanged},
+	lock.KindResource: {finding.ResourceAdded, finding.ResourceRemoved, finding.ResourceChanged},
+	lock.KindTemplate: {finding.ResourceTemplateAdded, finding.ResourceTemplateRemoved, finding.ResourceTemplateChanged},
+}
+
+// snapshot is an observation in comparable form: every definition
+// canonicalized once.
+type snapshot struct {
+	obs          probe.Observation
+	serverInfo   lock.Canonical
+	capabilities lock.Canonical
+	instructions lock.Canonical
+	entries      map[string]map[string]lock.Canonical // kind -> key -> canonical
+	order        map[string][]string                  // kind -> keys in listed order
+	dups         []finding.Finding                    // keys listed twice
+	raw          map[string]map[string][]byte         // kind -> key -> raw
+}
+
+func newSnapshot(server string, o probe.Observation) *snapshot {
+	s := &snapshot{
+		obs:          o,
+		serverInfo:   canonOrEmpty(o.ServerInfo),
+		capabilities: canonOrEmpty(o.Capabilities),
+		instructions: canonOrEmpty(o.Instructions),
+		entries:      map[string]map[string]lock.Canonical{},
+		order:        map[string][]string{},
+		raw:          map[string]map[string][]byte{},
+	}
+	for _, kind := range probe.Kinds {
+		defs, ok := o.Lists[kind]
+		if !ok {
+			continue
+		}
+		m := map[string]lock.Canonical{}
+		r := map[string][]byte{}
+		for _, d := range defs {
+			if _, dup := m[d.Key]; dup {
+				f := finding.New(finding.AmbiguousJSON, server)
+				f.Kind, f.Subject, f.Phase = kind, d.Key, o.Phase
+				f.Message = fmt.Sprintf("%s %q is listed more than once; clients may keep either definition", kind, d.Key)
+				s.dups = append(s.dups, f)
+				continue
+			}
+			m[d.Key] = lock.Canonicalize(d.Raw)
+			r[d.Key] = d.Raw
+			s.order[kind] = append(s.order[kind], d.Key)
+		}
+		s.entries[kind] = m
+		s.raw[kind] = r
+	}
+	return s
+}
+
+func canonOrEmpty(raw []byte) lock.Canonical {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return lock.Canonical{}
+	}
+	return lock.Canonicalize(raw)
+}
+
+// lockView is the lock entry in the same comparable form.
+func lockView(ls *lock.Server) *snapshot {
+	s := &snapshot{
+		serverInfo:   canonOrEmpty(ls.ServerInfo),
+		capabilities: canonOrEmpty(ls.Capabilities),
+		instructions: canonOrEmpty(ls.Instructions),
+		entries:      map[string]map[string]lock.Canonical{},
+	}
+	for _, kind := range lock.Kinds {
+		m := map[string]lock.Canonical{}
+		for k, e := range ls.Entries(kind, false) {
+			m[k] = e.Canonical()
+		}
+		s.entries[kind] = m
+	}
+	return s
+}
+
+// compare lists what differs between a reference (the lock, or an earlier
+// phase) and a phase. rules picks the rule ids: drift against the lock, or
+// unstable-manifest between phases.
+func compare(server string, ref, live *snapshot, phase string, stability bool) []finding.Finding {
+	var out []finding.Finding
+	add := func(rule, kind, subject, field, msg, before, after string) {
+		if stability {
+			msg = "changed during the probe: " + msg
+			rule = finding.UnstableManifest
+		}
+		f := finding.New(rule, server)
+		f.Kind, f.Subject, f.Field, f.Phase, f.Message, f.Before, f.After = kind, subject, field, phase, msg, before, after
+		out = append(out, f)
+	}
+	if ref.instructions.SHA256 != live.instructions.SHA256 {
+		add(finding.InstructionsChanged, finding.KindServer, "instructions", "instructions",
+			"the server's initialize instructions differ", textOf(ref.instructions), textOf(live.instructions))
+	}
+	if ref.serverInfo.SHA256 != live.serverInfo.SHA256 {
+		add(finding.ServerInfoChanged, finding.KindServer, "serverInfo", "serverInfo",
+			"serverInfo differs", string(ref.serverInfo.Bytes), string(live.serverInfo.Bytes))
+	}
+	if ref.capabilities.SHA256 != live.capabilities.SHA256 {
+		add(finding.CapabilitiesChanged, finding.KindServer, "capabilities", "capabilities",
+			"capabilities differ", string(ref.capabilities.Bytes), string(live.capabilities.Bytes))
+	}
+	for _, kind := range lock.Kinds {
+		rules := ruleFor[kind]
+		refs, lives := ref.entries[kind], live.entries[kind]
+		for _, key := range sortedKeys(lives) {
+			lc := lives[key]
+			rc, ok := refs[key]
+			if !ok {
+				add(rules[0], kind, key, "", fmt.Sprintf("%s %q is not in the %s", kind, key, refName(stability)), "", string(lc.Bytes))
+				continue
+			}
+			if rc.SHA256 == lc.SHA256 {
+				continue
+			}
+			if rc.Ambiguous != "" || lc.Ambiguous != "" {
+				add(rules[2], kind, key, "", fmt.Sprintf("%s %q differs byte for byte", kind, key), string(rc.Bytes), string(lc.Bytes))
+				continue
+			}
+			changes := diffJSON(rc.Bytes, lc.Bytes)
+			for i, c := range changes {
+				if i == maxFieldChanges {
+					add(rules[2], kind, key, "", fmt.Sprintf("%s %q: %d more changed fields not listed", kind, key, len(changes)-i), "", "")
+					break
+				}
+				field := c.Path
+				add(rules[2], kind, key, field, fmt.Sprintf("%s %q changed (%s)", kind, key, orWhole(field)), c.Before, c.After)
+				if kind == lock.KindTool && c.Added && isInputProperty(field) && !stability {
+					add(finding.NewInputProperty, kind, key, field, fmt.Sprintf("tool %q accepts a new input %q", key, lastElem(field)), "", c.After)
+				}
+			}
+		}
+		for _, key := range sortedKeys(refs) {
+			if _, ok := lives[key]; !ok {
+				add(rules[1], kind, key, "", fmt.Sprintf("%s %q is no longer listed", kind, key), string(refs[key].Bytes), "")
+			}
+		}
+	}
+	return out
+}
+
+func refName(stability bool) string {
+	if stability {
+		return "first phase"
+	}
+	return "lock"
+}
+
+func orWhole(field string) string {
+	if field == "" {
+		return "whole definition"
+	}
+	return field
+}
+
+func lastElem(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[i+1:]
+		}
+	}
+	return p
+}
+
+// textOf renders a canonical JSON string value as its text.
+func textOf(c lock.Canonical) string {
+	if len(c.Bytes) == 0 {
+		return ""
+	}
+	v, err := decode(c.Bytes)
+	if err != nil {
+		return string(c.Bytes)
+	}
+	return render(v)
+}

@@ -1,0 +1,371 @@
+// Package check is the engine: it probes each configured server in its
+// sandbox through every phase, compares every phase with the lock and with
+// the first phase, inspects every definition it saw, and turns all of it
+// into findings and a status per server. pin uses the same probe and
+// writes a lock only when every server was probed and stable.
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os/exec"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/synth"
+)
+
+// Options configure a check or pin run.
+type Options struct {
+	// Servers are the configured servers to probe (already filtered by
+	// --server). All is true when no filter was given, so lock entries no
+	// config names are reported as orphaned.
+	Servers []config.Server
+	All     bool
+	// Lock is the lock to compare with (nil: none yet); LockPath and
+	// LockData locate findings in it.
+	Lock     *lock.File
+	LockPath string
+	LockData []byte
+	// Probe is the template for every server's probe (launches, warm-up
+	// calls, time-outs, extra identities). Identity, Roots, Tap and Plan
+	// are filled in per server.
+	Probe probe.Options
+	// ServerTimeout bounds one server's whole probe (all launches).
+	ServerTimeout time.Duration
+	Sandbox       sandbox.Options
+	FailOn        finding.Severity
+	// Getenv expands config placeholders; nil means os.LookupEnv.
+	Getenv func(string) (string, bool)
+	// Jobs is how many servers are probed at once (at least 1).
+	Jobs int
+	// Progress is told each server's phases as they start.
+	Progress func(server, phase string)
+}
+
+// serverRun is everything learned about one configured server.
+type serverRun struct {
+	cfg       config.Server
+	res       *probe.Result
+	snaps     []*snapshot
+	findings  []finding.Finding
+	isolation string
+	held      string // reason it could not be probed
+}
+
+// LaunchOf is the launch identity of a configured server as the lock
+// records it: placeholders unexpanded, environment and header names only.
+func LaunchOf(s config.Server) lock.Launch {
+	l := lock.Launch{Type: s.Type, Command: s.Command, Args: s.Args, Env: s.EnvNames(), Cwd: s.Cwd}
+	if l.Type == "" {
+		l.Type = "stdio"
+	}
+	if s.URL != "" {
+		l.URL = redactURL(s.URL)
+	}
+	for h := range s.Headers {
+		l.Headers = append(l.Headers, h)
+	}
+	sort.Strings(l.Headers)
+	return l
+}
+
+// redactURL drops credentials from a URL: the lock is committed.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
+}
+
+// probeAll probes every server, Jobs at a time, and returns the runs in
+// the order of opts.Servers whatever finished first.
+func probeAll(ctx context.Context, opts *Options) []*serverRun {
+	runs := make([]*serverRun, len(opts.Servers))
+	jobs := max(opts.Jobs, 1)
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	for i, s := range opts.Servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+				runs[i] = probeServer(ctx, s, opts)
+			case <-ctx.Done():
+				runs[i] = &serverRun{cfg: s, held: "the run was stopped before this server was probed: " + ctx.Err().Error(), res: &probe.Result{}}
+			}
+		}()
+	}
+	wg.Wait()
+	return runs
+}
+
+// probeServer runs one server's probe in its sandbox.
+func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun {
+	run := &serverRun{cfg: s, res: &probe.Result{}}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	if s.Type == "http" || s.Type == "sse" || s.URL != "" {
+		run.held = "remote (" + s.Type + ") servers are not probed by this version; the server is held"
+		return run
+	}
+	command, args, env, err := s.Resolve(getenv)
+	if err != nil {
+		run.held = "cannot resolve the launch: " + err.Error()
+		return run
+	}
+	cwd, err := s.ResolveDir(getenv)
+	if err != nil {
+		run.held = "cannot resolve the working directory: " + err.Error()
+		return run
+	}
+	if cwd != "" && !filepath.IsAbs(cwd) {
+		// A relative cwd is relative to the project the config belongs to.
+		cwd = filepath.Join(projectRoot(s.File), cwd)
+	}
+	sb, err := sandbox.New(s.Name, opts.Sandbox)
+	if err != nil {
+		run.held = "sandbox: " + err.Error()
+		run.isolation = string(opts.Sandbox.Level) + " (could not be applied)"
+		return run
+	}
+	defer sb.Close()
+	run.isolation = sb.Isolation()
+
+	popts := opts.Probe
+	name, version := config.ClientInfo(s.Client)
+	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: clientCapabilities(s.Client)}
+	root := cwd
+	if root == "" {
+		root = sb.Dir()
+	}
+	popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
+	if popts.Plan == nil {
+		popts.Plan = func(tools []json.RawMessage) []probe.Call {
+			var calls []probe.Call
+			for _, c := range synth.Pick(tools) {
+				calls = append(calls, probe.Call{Tool: c.Tool, Arguments: c.Arguments})
+			}
+			return calls
+		}
+	}
+	var mu sync.Mutex
+	leaked := map[string]bool{}
+	popts.Tap = func(phase string, payload []byte) {
+		for _, c := range sb.Leaks(payload) {
+			mu.Lock()
+			if !leaked[c.Where] {
+				leaked[c.Where] = true
+				f := finding.New(finding.CanaryLeak, s.Name)
+				f.Kind, f.Subject, f.Phase = finding.KindServer, c.Where, phase
+				f.Message = fmt.Sprintf("the server sent back the canary secret planted as %s", c.Where)
+				run.findings = append(run.findings, f)
+			}
+			mu.Unlock()
+		}
+	}
+	if opts.Progress != nil {
+		popts.Progress = func(phase string) { opts.Progress(s.Name, phase) }
+	}
+	pctx := ctx
+	if opts.ServerTimeout > 0 {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, opts.ServerTimeout)
+		defer cancel()
+	}
+	launcher := func(ctx context.Context, _ int) (*exec.Cmd, error) {
+		return sb.Command(ctx, command, args, env, cwd)
+	}
+	run.res = probe.Run(pctx, launcher, popts)
+	// stderr is the server's too: a canary it prints is a leak.
+	popts.Tap(run.res.Phase, []byte(run.res.Stderr))
+	run.res.Stderr = sb.Redact(run.res.Stderr)
+	if run.res.Err != nil {
+		reason := sb.Redact(run.res.Err.Error())
+		if errors.Is(run.res.Err, context.DeadlineExceeded) && opts.ServerTimeout > 0 {
+			reason += fmt.Sprintf(" (server time-out %s)", opts.ServerTimeout)
+		}
+		run.held = reason
+	}
+	for _, o := range run.res.Observations {
+		run.snaps = append(run.snaps, newSnapshot(s.Name, o))
+	}
+	return run
+}
+
+// projectRoot is the directory a config file's relative paths mean: the
+// parent of .vscode/.cursor/.gemini, else the file's own directory.
+func projectRoot(file string) string {
+	dir := filepath.Dir(file)
+	switch filepath.Base(dir) {
+	case ".vscode", ".cursor", ".gemini", ".codex", ".zed":
+		return filepath.Dir(dir)
+	}
+	return dir
+}
+
+// clientCapabilities are the capabilities the mainstream client declares:
+// what a server lists can depend on them (server-everything lists more
+// tools to a client that declares sampling and elicitation).
+func clientCapabilities(client string) map[string]any {
+	roots := map[string]any{"listChanged": true}
+	switch client {
+	case "vscode":
+		return map[string]any{"roots": roots, "sampling": map[string]any{}, "elicitation": map[string]any{}}
+	case "claude-code", "cursor":
+		return map[string]any{"roots": roots, "elicitation": map[string]any{}}
+	}
+	return map[string]any{"roots": roots}
+}
+
+// stabilityFindings compares every phase with the first: a manifest that
+// changes during one probe is unstable whatever the lock says.
+func stabilityFindings(run *serverRun) []finding.Finding {
+	if len(run.snaps) < 2 {
+		return nil
+	}
+	first := run.snaps[0]
+	var out []finding.Finding
+	for _, s := range run.snaps[1:] {
+		fs := compare(run.cfg.Name, first, s, s.obs.Phase, true)
+		for i := range fs {
+			if s.obs.Identity.Name != first.obs.Identity.Name {
+				fs[i].Message += fmt.Sprintf(" (client identity %s vs %s)", s.obs.Identity, first.obs.Identity)
+			}
+		}
+		out = append(out, fs...)
+	}
+	return out
+}
+
+// inspectRun inspects every distinct definition the probe saw, in any
+// phase, matched or not: a server poisoned from day one passes its pin.
+func inspectRun(run *serverRun) []finding.Finding {
+	var out []finding.Finding
+	seen := map[string]bool{}
+	for _, s := range run.snaps {
+		out = append(out, s.dups...)
+		if len(s.obs.Instructions) > 0 && !seen["i"+s.instructions.SHA256] {
+			seen["i"+s.instructions.SHA256] = true
+			fs := inspect.Definition(inspect.Subject{Server: run.cfg.Name, Kind: finding.KindServer, Name: "instructions", Raw: s.obs.Instructions, Phase: s.obs.Phase})
+			out = append(out, withHash(fs, s.instructions.SHA256)...)
+		}
+		for _, kind := range probe.Kinds {
+			for _, key := range s.order[kind] {
+				c := s.entries[kind][key]
+				id := kind + "\x00" + key + "\x00" + c.SHA256
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				if c.Ambiguous != "" {
+					f := finding.New(finding.AmbiguousJSON, run.cfg.Name)
+					f.Kind, f.Subject, f.Phase, f.ContentSHA256 = kind, key, s.obs.Phase, c.SHA256
+					f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, c.Ambiguous)
+					out = append(out, f)
+				}
+				fs := inspect.Definition(inspect.Subject{Server: run.cfg.Name, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase})
+				out = append(out, withHash(fs, c.SHA256)...)
+			}
+		}
+	}
+	return out
+}
+
+// withHash binds inspection findings to the canonical hash of their
+// content, the hash an acknowledgement in the lock must match.
+func withHash(fs []finding.Finding, sum string) []finding.Finding {
+	for i := range fs {
+		fs[i].ContentSHA256 = sum
+	}
+	return fs
+}
+
+// acrossRuns checks names across servers (shadowing, confusables) on what
+// each server listed first.
+func acrossRuns(runs []*serverRun) []finding.Finding {
+	var subjects []inspect.Subject
+	for _, r := range runs {
+		if len(r.snaps) == 0 {
+			continue
+		}
+		s := r.snaps[0]
+		for _, kind := range []string{probe.KindTool, probe.KindPrompt} {
+			for _, key := range s.order[kind] {
+				subjects = append(subjects, inspect.Subject{Server: r.cfg.Name, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase})
+			}
+		}
+	}
+	return inspect.Across(subjects)
+}
+
+// applyAcks marks findings a lock acknowledgement covers: same rule, kind,
+// subject and content hash.
+func applyAcks(fs []finding.Finding, ls *lock.Server) {
+	if ls == nil {
+		return
+	}
+	for i, f := range fs {
+		for _, a := range ls.Acknowledgements {
+			if a.Rule == f.Rule && a.Kind == f.Kind && a.Subject == f.Subject && a.SHA256 != "" && a.SHA256 == f.ContentSHA256 {
+				fs[i].Acknowledged = true
+				fs[i].AckReason = a.Reason
+			}
+		}
+	}
+}
+
+// heldFinding is the server-unavailable finding of a held server.
+func heldFinding(run *serverRun) finding.Finding {
+	f := finding.New(finding.ServerUnavailable, run.cfg.Name)
+	f.Kind, f.Subject, f.Phase = finding.KindServer, run.cfg.Name, run.res.Phase
+	f.Message = "held: " + run.held
+	if st := strings.TrimSpace(run.res.Stderr); st != "" {
+		f.Detail = "stderr (last lines):\n" + tailLines(st, 15)
+	}
+	return f
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func phasesOf(run *serverRun) []string {
+	out := []string{}
+	for _, s := range run.snaps {
+		out = append(out, s.obs.Phase)
+	}
+	return out
+}
+
+func callsOf(run *serverRun) []report.Call {
+	var out []report.Call
+	for _, c := range run.res.Calls {
+		out = append(out, report.Call{Phase: c.Phase, Tool: c.Tool, Arguments: c.Arguments, Outcome: c.Outcome})
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
+)
+
+// Approval is who approves what pin writes, and when.
+type Approval struct {
+	By string
+	At time.Time
+}
+
+// Pin probes every configured server through all phases and builds the
+// new lock. It returns a nil lock, so nothing is written, when any server
+// could not be probed or showed different manifests in different phases:
+// a lock is only ever written from a complete, stable probe.
+//
+// Entries whose content is unchanged keep their earlier approval; servers
+// not probed (filtered out with --server) are kept as they were.
+func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.Report) {
+	runs := probeAll(ctx, &opts)
+	next := lock.New()
+	if opts.Lock != nil && !opts.All {
+		for name, s := range opts.Lock.Servers {
+			next.Servers[name] = s
+		}
+	}
+	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
+	failed, held := false, false
+	across := acrossRuns(runs)
+	for _, run := range runs {
+		name := run.cfg.Name
+		var prev *lock.Server
+		if opts.Lock != nil {
+			prev = opts.Lock.Servers[name]
+		}
+		var fs []finding.Finding
+		unstable := stabilityFindings(run)
+		fs = append(fs, unstable...)
+		fs = append(fs, inspectRun(run)...)
+		for _, f := range across {
+			if f.Server == name {
+				fs = append(fs, f)
+			}
+		}
+		srv := report.Server{Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
+			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run)}
+		switch {
+		case run.held != "":
+			held = true
+			fs = append(fs, heldFinding(run))
+			srv.Status = report.StatusHeld
+		case len(unstable) > 0 || len(run.snaps) == 0:
+			failed = true
+			srv.Status = report.StatusDrift
+		default:
+			next.Servers[name] = buildEntry(run, prev, who)
+			srv.Status = report.StatusOK
+		}
+		fs = finding.Dedup(fs)
+		applyAcks(fs, prev)
+		for i := range fs {
+			fs[i].File, fs[i].Line = run.cfg.File, run.cfg.Line
+		}
+		finding.Sort(fs)
+		srv.Findings = fs
+		r.Servers = append(r.Servers, srv)
+	}
+	// Inspection findings are shown on pin but do not stop it: check
+	// reports them on every run until they are acknowledged.
+	Summarize(r, finding.Never)
+	switch {
+	case failed:
+		r.Summary.ExitCode = ExitDrift
+	case held:
+		r.Summary.ExitCode = ExitHeld
+	}
+	if failed || held {
+		return nil, r
+	}
+	return next, r
+}
+
+// buildEntry records the first phase of a stable probe.
+func buildEntry(run *serverRun, prev *lock.Server, who Approval) *lock.Server {
+	first := run.snaps[0]
+	s := &lock.Server{
+		Launch:          LaunchOf(run.cfg),
+		ProtocolVersion: first.obs.ProtocolVersion,
+		ServerInfo:      canonicalRaw(first.serverInfo),
+		Capabilities:    canonicalRaw(first.capabilities),
+		Instructions:    canonicalRaw(first.instructions),
+		Tools:           map[string]*lock.Entry{},
+	}
+	if prev != nil {
+		s.Acknowledgements = prev.Acknowledgements
+	}
+	at := who.At.UTC().Format(time.RFC3339)
+	for _, kind := range lock.Kinds {
+		keys := first.order[kind]
+		if len(keys) == 0 {
+			continue
+		}
+		m := s.Entries(kind, true)
+		for _, key := range keys {
+			e := lock.NewEntry(first.raw[kind][key])
+			if prev != nil {
+				if old := prev.Entries(kind, false)[key]; old != nil && old.SHA256 == e.SHA256 && old.ApprovedAt != "" {
+					e.ApprovedBy, e.ApprovedAt = old.ApprovedBy, old.ApprovedAt
+				}
+			}
+			if e.ApprovedAt == "" {
+				e.ApprovedBy, e.ApprovedAt = who.By, at
+			}
+			m[key] = e
+		}
+	}
+	return s
+}
+
+// canonicalRaw is the canonical JSON of a handshake value (nil if absent
+// or ambiguous: the raw bytes cannot be embedded in the lock's JSON).
+func canonicalRaw(c lock.Canonical) json.RawMessage {
+	if len(c.Bytes) == 0 || c.Ambiguous != "" {
+		return nil
+	}
+	return json.RawMessage(c.Bytes)
+}

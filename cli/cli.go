@@ -1,0 +1,172 @@
+// Package cli is mcp-lockcheck's command line: flags, wiring and exit
+// codes. All I/O is injected so end-to-end tests run it in-process.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/check"
+)
+
+// Exit codes (DESIGN.md): 0 ok, 1 drift or a finding at --fail-on,
+// 2 the tool could not run as asked, 3 a server was held. Precedence 2 > 1 > 3.
+const (
+	ExitOK    = check.ExitOK
+	ExitDrift = check.ExitDrift
+	ExitUsage = check.ExitUsage
+	ExitHeld  = check.ExitHeld
+)
+
+// ErrUsage marks errors that are the caller's: bad flags, an unreadable or
+// invalid config or lock. They exit 2.
+var ErrUsage = errors.New("usage")
+
+// Env is what a command may touch of the outside world.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) (string, bool)
+	Dir            string // working directory ("" = os.Getwd)
+	Now            func() time.Time
+}
+
+// Main runs the command line and returns the exit code. A server's own
+// exit status never becomes ours: only the constants above are returned.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now})
+}
+
+const usage = `mcp-lockcheck: a lockfile for what MCP servers tell your model.
+
+Usage:
+  mcp-lockcheck pin      [flags]   probe each configured server and write the lock
+  mcp-lockcheck check    [flags]   probe each server and compare it with the lock
+  mcp-lockcheck servers  [flags]   list the configured servers
+  mcp-lockcheck version            print the version
+
+Run "mcp-lockcheck COMMAND -h" for a command's flags.
+Exit codes: 0 ok, 1 drift or a finding at --fail-on, 2 usage or invalid input, 3 a server was held.
+`
+
+// Run is Main with the context and environment given.
+func Run(ctx context.Context, args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = func(string) (string, bool) { return "", false }
+	}
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if len(args) < 2 {
+		fmt.Fprint(env.Stderr, usage)
+		return ExitUsage
+	}
+	var code int
+	var err error
+	switch cmd, rest := args[1], args[2:]; cmd {
+	case "pin":
+		code, err = runPin(ctx, rest, env)
+	case "check":
+		code, err = runCheck(ctx, rest, env)
+	case "servers":
+		code, err = runServers(rest, env)
+	case "version", "--version":
+		fmt.Fprintln(env.Stdout, Version())
+		return ExitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(env.Stdout, usage)
+		return ExitOK
+	default:
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: unknown command %q\n\n%s", cmd, usage)
+		return ExitUsage
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %v\n", err)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) || !errors.Is(err, ErrUsage) {
+			// Never let a child's status leak; an unexpected failure of
+			// the tool itself is not a pass.
+			if code == ExitOK {
+				return ExitUsage
+			}
+			return code
+		}
+		return ExitUsage
+	}
+	return code
+}
+
+// Version is the module version and VCS revision from the build info.
+func Version() string {
+	v, rev, dirty := "(devel)", "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	out := "mcp-lockcheck " + v
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		out += " (" + rev
+		if dirty {
+			out += ", modified"
+		}
+		out += ")"
+	}
+	return out + " " + runtime.Version()
+}
+
+// usageError is an exit-2 error whose message is the caller's.
+type usageError struct{ err error }
+
+func (u *usageError) Error() string        { return u.err.Error() }
+func (u *usageError) Unwrap() error        { return u.err }
+func (u *usageError) Is(target error) bool { return target == ErrUsage }
+
+// usageErr makes an exit-2 error.
+func usageErr(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// asUsage marks err as exit 2.
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{err}
+}
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string { return strings.Join(*m, ",") }
+func (m *multi) Set(s string) error {
+	*m = append(*m, s)
+	return nil
+}

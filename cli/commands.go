@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
+)
+
+func runCheck(ctx context.Context, args []string, env Env) (int, error) {
+	var c common
+	fs := newFlagSet("check", env)
+	c.register(fs)
+	format := fs.String("format", "text", "stdout format: text, json, sarif, markdown, summary or annotations")
+	jsonOut := fs.String("json", "", "also write the JSON report to `FILE`")
+	sarifOut := fs.String("sarif", "", "also write SARIF to `FILE`")
+	mdOut := fs.String("markdown", "", "also write the markdown PR comment to `FILE`")
+	summaryOut := fs.String("summary", "", "also write the job summary markdown to `FILE`")
+	failOn := fs.String("fail-on", "error", "lowest severity that fails the run: error, warning, note or never")
+	automation := fs.String("automation-id", "", "SARIF automationDetails.id (unique per job)")
+	if err := parse(fs, args); err != nil {
+		return ExitUsage, err
+	}
+	f, err := report.ParseFormat(*format)
+	if err != nil {
+		return ExitUsage, asUsage(fmt.Errorf("--format: %w", err))
+	}
+	threshold, err := finding.ParseSeverity(*failOn)
+	if err != nil {
+		return ExitUsage, asUsage(fmt.Errorf("--fail-on: %w", err))
+	}
+	servers, all, err := c.loadServers(env)
+	if err != nil {
+		return ExitUsage, err
+	}
+	lk, data, err := c.readLock(env, true)
+	if err != nil {
+		return ExitUsage, err
+	}
+	opts, err := c.options(env, env.Stderr)
+	if err != nil {
+		return ExitUsage, err
+	}
+	opts.Servers, opts.All, opts.Lock, opts.LockData, opts.FailOn = servers, all, lk, data, threshold
+	if lk == nil {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: every server is unpinned\n", c.lockPath)
+	}
+	r := check.Check(ctx, opts)
+	ropts := report.Options{LockPath: c.lockPath, ToolVersion: Version(), AutomationID: *automation}
+	if err := report.Write(env.Stdout, f, r, ropts); err != nil {
+		return ExitUsage, fmt.Errorf("writing report: %w", err)
+	}
+	targets := report.Targets{JSON: c.outPath(env, *jsonOut), SARIF: c.outPath(env, *sarifOut), Markdown: c.outPath(env, *mdOut), Summary: c.outPath(env, *summaryOut)}
+	if err := report.WriteAll(r, targets, ropts); err != nil {
+		return ExitUsage, err
+	}
+	return r.Summary.ExitCode, nil
+}
+
+func (c *common) outPath(env Env, p string) string {
+	if p == "" {
+		return ""
+	}
+	return c.path(env, p)
+}
+
+func runPin(ctx context.Context, args []string, env Env) (int, error) {
+	var c common
+	fs := newFlagSet("pin", env)
+	c.register(fs)
+	approvedBy := fs.String("approved-by", "", "who approves what is pinned (default: git config user.email, else $USER)")
+	if err := parse(fs, args); err != nil {
+		return ExitUsage, err
+	}
+	servers, all, err := c.loadServers(env)
+	if err != nil {
+		return ExitUsage, err
+	}
+	lk, _, err := c.readLock(env, true)
+	if err != nil {
+		return ExitUsage, err
+	}
+	opts, err := c.options(env, env.Stderr)
+	if err != nil {
+		return ExitUsage, err
+	}
+	opts.Servers, opts.All, opts.Lock = servers, all, lk
+	who := check.Approval{By: *approvedBy, At: env.Now()}
+	if who.By == "" {
+		who.By = approver(c.dir(env), env.Getenv)
+	}
+	next, r := check.Pin(ctx, opts, who)
+	if err := report.WriteText(env.Stderr, r, report.Options{LockPath: c.lockPath}); err != nil {
+		return ExitUsage, err
+	}
+	if next == nil {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
+		return r.Summary.ExitCode, nil
+	}
+	data, err := next.Marshal()
+	if err != nil {
+		return ExitUsage, err
+	}
+	if err := lock.WriteAtomic(c.path(env, c.lockPath), data); err != nil {
+		return ExitUsage, err
+	}
+	n := 0
+	for _, s := range r.Servers {
+		if s.Status == report.StatusOK {
+			n++
+		}
+	}
+	fmt.Fprintf(env.Stderr, "mcp-lockcheck: pinned %d server(s) in %s\n", n, c.lockPath)
+	return ExitOK, nil
+}
+
+// approver is who a pin is recorded as approved by: git's user.email,
+// else $USER.
+func approver(dir string, getenv func(string) (string, bool)) string {
+	cmd := exec.Command("git", "config", "user.email")
+	cmd.Dir = dir
+	if out, err := cmd.Output(); err == nil {
+		if s := strings.TrimSpace(string(out)); s != "" {
+			return s
+		}
+	}
+	if u, ok := getenv("USER"); ok && u != "" {
+		return u
+	}
+	return "unknown"
+}
+
+func runServers(args []string, env Env) (int, error) {
+	var c common
+	fs := newFlagSet("servers", env)
+	c.register(fs)
+	if err := parse(fs, args); err != nil {
+		return ExitUsage, err
+	}
+	servers, _, err := c.loadServers(env)
+	if err != nil {
+		return ExitUsage, err
+	}
+	for _, s := range servers {
+		l := check.LaunchOf(s)
+		target := l.Command + " " + strings.Join(l.Args, " ")
+		if l.URL != "" {
+			target = l.URL
+		}
+		fmt.Fprintf(env.Stdout, "%s\t%s:%d\t%s\t%s\n", inspect.Escape(s.Name), s.File, s.Line, l.Type, inspect.Escape(strings.TrimSpace(target)))
+	}
+	return ExitOK, nil
+}
+
+// progress prints one line per server phase on stderr.
+func progress(w io.Writer) func(server, phase string) {
+	var mu sync.Mutex
+	return func(server, phase string) {
+		if strings.HasSuffix(phase, "/start") {
+			mu.Lock()
+			fmt.Fprintf(w, "mcp-lockcheck: %s: %s\n", inspect.Escape(server), strings.TrimSuffix(phase, "/start"))
+			mu.Unlock()
+		}
+	}
+}

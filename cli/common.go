@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+)
+
+// common holds the flags pin and check share.
+type common struct {
+	lockPath       string
+	configs        multi
+	servers        multi
+	sandbox        string
+	passEnv        multi
+	cacheDir       string
+	warmup         int
+	launches       int
+	identities     multi
+	protocol       string
+	timeout        time.Duration
+	requestTimeout time.Duration
+	maxMessage     int
+	jobs           int
+	quiet          bool
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE`")
+	fs.Var(&c.configs, "config", "client config `FILE` (repeatable; default: discover .mcp.json, .vscode/mcp.json, ... in the working directory)")
+	fs.Var(&c.servers, "server", "only this server `NAME` (repeatable; default: all)")
+	fs.StringVar(&c.sandbox, "sandbox", "basic", "isolation for servers: off, basic or strict")
+	fs.Var(&c.passEnv, "pass-env", "pass this environment variable `NAME` to servers (repeatable)")
+	fs.StringVar(&c.cacheDir, "cache-dir", "", "package-manager cache `DIR` for servers (default: the user's caches)")
+	fs.IntVar(&c.warmup, "warmup-calls", 5, "warm-up tools/call requests per launch, with a re-list after each (0 disables)")
+	fs.IntVar(&c.launches, "launches", 2, "launches per server (a sleeper changes on a later launch)")
+	fs.Var(&c.identities, "client-identity", "add a launch presenting clientInfo `NAME/VERSION` (repeatable)")
+	fs.StringVar(&c.protocol, "protocol", "auto", "handshake: auto (server/discover, then initialize), legacy or stateless")
+	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "deadline for one server's whole probe")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "deadline for one request")
+	fs.IntVar(&c.maxMessage, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted from a server")
+	fs.IntVar(&c.jobs, "jobs", max(runtime.NumCPU(), 2), "servers probed at once")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
+}
+
+// newFlagSet makes a flag set whose errors we print ourselves.
+func newFlagSet(name string, env Env) *flag.FlagSet {
+	fs := flag.NewFlagSet("mcp-lockcheck "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	return fs
+}
+
+// parse parses flags and rejects stray arguments.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return asUsage(err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+func (c *common) dir(env Env) string {
+	if env.Dir != "" {
+		return env.Dir
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
+// path resolves a flag path against the working directory.
+func (c *common) path(env Env, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.dir(env), p)
+}
+
+// loadServers reads the configs (or discovers them) and applies --server.
+// all reports whether no --server filter was given.
+func (c *common) loadServers(env Env) (servers []config.Server, all bool, err error) {
+	var paths []string
+	for _, p := range c.configs {
+		paths = append(paths, c.path(env, p))
+	}
+	if len(paths) == 0 {
+		paths = config.Discover(c.dir(env))
+		if len(paths) == 0 {
+			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json); name one with --config", c.dir(env))
+		}
+	}
+	servers, err = config.LoadAll(paths)
+	if err != nil {
+		return nil, false, asUsage(err)
+	}
+	for i := range servers {
+		if rel, err := filepath.Rel(c.dir(env), servers[i].File); err == nil && !strings.HasPrefix(rel, "..") {
+			servers[i].File = rel
+		}
+	}
+	if len(c.servers) == 0 {
+		return servers, true, nil
+	}
+	byName := map[string]config.Server{}
+	for _, s := range servers {
+		byName[s.Name] = s
+	}
+	var out []config.Server
+	for _, n := range c.servers {
+		s, ok := byName[n]
+		if !ok {
+			return nil, false, usageErr("--server %q: no configured server has that name (configured: %s)", n, names(servers))
+		}
+		out = append(out, s)
+	}
+	return out, false, nil
+}
+
+func names(ss []config.Server) string {
+	var n []string
+	for _, s := range ss {
+		n = append(n, s.Name)
+	}
+	if len(n) == 0 {
+		return "none"
+	}
+	return strings.Join(n, ", ")
+}
+
+// readLock reads the lock; missing is not an error when allowMissing.
+func (c *common) readLock(env Env, allowMissing bool) (*lock.File, []byte, error) {
+	f, data, err := lock.Read(c.path(env, c.lockPath))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			if allowMissing {
+				return nil, nil, nil
+			}
+			return nil, nil, usageErr("lockfile %s does not exist: run `mcp-lockcheck pin` first", c.lockPath)
+		}
+		return nil, nil, asUsage(err)
+	}
+	return f, data, nil
+}
+
+// options builds the engine's options from the flags.
+func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
+	var o check.Options
+	lvl, err := sandbox.ParseLevel(c.sandbox)
+	if err != nil {
+		return o, asUsage(fmt.Errorf("--sandbox: %w", err))
+	}
+	if c.warmup < 0 || c.launches < 1 || c.jobs < 1 || c.maxMessage < 1024 {
+		return o, usageErr("--warmup-calls must be >= 0, --launches and --jobs >= 1, --max-message-bytes >= 1024")
+	}
+	switch c.protocol {
+	case "auto", "legacy", "stateless":
+	default:
+		return o, usageErr("--protocol %q: want auto, legacy or stateless", c.protocol)
+	}
+	var ids []probe.Identity
+	for _, s := range c.identities {
+		name, version, ok := strings.Cut(s, "/")
+		if !ok || name == "" || version == "" {
+			return o, usageErr("--client-identity %q: want NAME/VERSION", s)
+		}
+		ids = append(ids, probe.Identity{Name: name, Version: version})
+	}
+	o.Probe = probe.Options{
+		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: c.protocol,
+		RequestTimeout: c.requestTimeout, MaxMessageBytes: c.maxMessage,
+	}
+	o.ServerTimeout = c.timeout
+	o.Sandbox = sandbox.Options{Level: lvl, PassEnv: c.passEnv, CacheDir: c.cacheDir, Getenv: env.Getenv}
+	o.Getenv = env.Getenv
+	o.Jobs = c.jobs
+	o.LockPath = c.lockPath
+	if !c.quiet {
+		o.Progress = progress(stderr)
+	}
+	return o, nil
+}
