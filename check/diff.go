@@ -114,7 +114,6 @@ func join(path, key string) string {
 	return path + "/" + key
 }
 
-
 // isInputProperty reports whether path names a property of a tool's input
 // schema at any depth: inputSchema/.../properties/NAME.
 func isInputProperty(path string) bool {
