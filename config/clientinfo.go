@@ -1,0 +1,28 @@
+package config
+
+// clientInfos are the clientInfo name and version each mainstream client
+// sends in initialize. The probe identifies as the client the config belongs
+// to, never as a checker: a server may show a checker one manifest and the
+// agent another. Versions are those of releases current in late 2025; what
+// matters is that they are plausible, not that they are the newest.
+var clientInfos = map[string][2]string{
+	ClientClaudeCode:    {"claude-code", "2.0.14"},
+	ClientClaudeDesktop: {"claude-ai", "0.1.0"},
+	ClientCursor:        {"cursor-vscode", "1.0.0"},
+	ClientVSCode:        {"Visual Studio Code", "1.105.1"},
+	ClientWindsurf:      {"windsurf-client", "0.0.1"},
+	ClientGeminiCLI:     {"gemini-cli-mcp-client", "0.0.1"},
+	ClientCodex:         {"codex-mcp-client", "0.46.0"},
+	ClientZed:           {"Zed", "0.208.4"},
+}
+
+// ClientInfo returns the clientInfo name and version that client (a
+// Server.Client value) sends in initialize. Unknown clients get Claude
+// Code's, the most common client of project .mcp.json-style files.
+func ClientInfo(client string) (name, version string) {
+	ci, ok := clientInfos[client]
+	if !ok {
+		ci = clientInfos[ClientClaudeCode]
+	}
+	return ci[0], ci[1]
+}

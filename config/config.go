@@ -1,0 +1,229 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Server is one MCP server entry from a client config file.
+type Server struct {
+	Name    string
+	Type    string            // "stdio" (default when command is set), "http", "sse"
+	Command string            // as written, placeholders NOT expanded
+	Args    []string          // as written
+	Env     map[string]string // as written (values may hold ${VAR} placeholders or literal secrets)
+	Cwd     string
+	URL     string
+	Headers map[string]string
+	File    string // path of the config file it came from
+	Line    int    // 1-based line of the server's entry (the line of its key) in File
+	Client  string // which client's config this is: "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "gemini-cli", "codex", "zed", or "unknown"
+}
+
+// Transport types a Server can have after normalisation.
+const (
+	TypeStdio = "stdio"
+	TypeHTTP  = "http" // streamable HTTP
+	TypeSSE   = "sse"  // the deprecated HTTP+SSE transport
+)
+
+// Client names, as stored in Server.Client and accepted by ClientInfo.
+const (
+	ClientClaudeCode    = "claude-code"
+	ClientClaudeDesktop = "claude-desktop"
+	ClientCursor        = "cursor"
+	ClientVSCode        = "vscode"
+	ClientWindsurf      = "windsurf"
+	ClientGeminiCLI     = "gemini-cli"
+	ClientCodex         = "codex"
+	ClientZed           = "zed"
+	ClientUnknown       = "unknown"
+)
+
+// Error is a problem in a config file, with its position.
+// Line and Column are 1-based (Column counts bytes) and 0 when unknown.
+type Error struct {
+	File         string
+	Line, Column int
+	Msg          string
+}
+
+// Error renders "FILE:LINE:COL: MSG", dropping the parts of the position that
+// are unknown rather than printing a misleading ":0".
+func (e *Error) Error() string {
+	switch {
+	case e.Line <= 0:
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	case e.Column <= 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+}
+
+// Load reads one config file and returns its servers sorted by name.
+func Load(path string) ([]Server, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		// *fs.PathError already names the file.
+		return nil, fmt.Errorf("reading MCP config: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads config data as if it came from the file name: the name picks
+// the format (.toml is Codex, anything else JSON with comments) and the client,
+// and is used in errors. Servers are sorted by name. Every error is an *Error.
+func Parse(name string, data []byte) ([]Server, error) {
+	client := detectClient(name)
+	var (
+		servers []Server
+		err     error
+	)
+	if strings.EqualFold(filepath.Ext(name), ".toml") {
+		servers, err = parseTOML(name, data, client)
+	} else {
+		servers, err = parseJSON(name, data, client)
+	}
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(servers, func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
+	return servers, nil
+}
+
+// discoverable are the project-level config files Discover looks for, relative
+// to the project root, in sorted order so that the result is deterministic.
+// User-level files (~/.claude.json, ~/.codex/config.toml, Zed's settings) are
+// deliberately absent: a repository check must not depend on the home
+// directory of whoever runs it; pass those with --config.
+var discoverable = []string{
+	".cursor/mcp.json",
+	".gemini/settings.json",
+	".mcp.json",
+	".vscode/mcp.json",
+	"claude_desktop_config.json",
+	"mcp.json",
+}
+
+// Discover returns the project config files that exist in dir (regular files
+// only), sorted by their path relative to dir.
+func Discover(dir string) []string {
+	var found []string
+	for _, rel := range discoverable {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			found = append(found, p)
+		}
+	}
+	return found
+}
+
+// LoadAll loads every file and merges their servers, sorted by name.
+//
+// Two clients may legitimately configure the same server (say .mcp.json and
+// .vscode/mcp.json both run the filesystem server); when the launch is
+// identical the first file's entry is kept. When it differs the lock could
+// only approve one of them, so that is an error naming both places. Errors of
+// all files are returned together.
+func LoadAll(paths []string) ([]Server, error) {
+	var (
+		errs   []error
+		merged []Server
+		byName = map[string]int{}
+	)
+	for _, p := range paths {
+		servers, err := Load(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, s := range servers {
+			i, seen := byName[s.Name]
+			if !seen {
+				byName[s.Name] = len(merged)
+				merged = append(merged, s)
+				continue
+			}
+			first := merged[i]
+			if field := launchDiff(first, s); field != "" {
+				errs = append(errs, &Error{File: s.File, Line: s.Line, Msg: fmt.Sprintf(
+					"server %q is also defined at %s:%d with a different %s; rename one of them or make them identical",
+					s.Name, first.File, first.Line, field)})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	slices.SortStableFunc(merged, func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
+	return merged, nil
+}
+
+// launchDiff names the first field in which two entries launch differently,
+// or returns "" when they launch the same server. Only field names are
+// returned: values (env in particular) may be secrets.
+func launchDiff(a, b Server) string {
+	switch {
+	case a.Type != b.Type:
+		return "type"
+	case a.Command != b.Command:
+		return "command"
+	case !slices.Equal(a.Args, b.Args):
+		return "args"
+	case !maps.Equal(a.Env, b.Env):
+		return "env"
+	case a.Cwd != b.Cwd:
+		return "cwd"
+	case a.URL != b.URL:
+		return "url"
+	case !maps.Equal(a.Headers, b.Headers):
+		return "headers"
+	}
+	return ""
+}
+
+// EnvNames returns the sorted names of the environment variables the entry
+// sets. Names, never values, are what the lock records.
+func (s Server) EnvNames() []string {
+	return slices.Sorted(maps.Keys(s.Env))
+}
+
+// detectClient tells which client a config file belongs to from its path
+// alone; parseJSON refines "unknown" from the file's shape.
+func detectClient(name string) string {
+	p := filepath.ToSlash(filepath.Clean(name))
+	base := strings.ToLower(filepath.Base(name))
+	parent := strings.ToLower(filepath.Base(filepath.Dir(name)))
+	hasDir := func(d string) bool {
+		for _, part := range strings.Split(strings.ToLower(p), "/") {
+			if part == d {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case base == ".mcp.json" || base == ".claude.json":
+		return ClientClaudeCode
+	case base == "claude_desktop_config.json":
+		return ClientClaudeDesktop
+	case base == "mcp.json" && parent == ".vscode":
+		return ClientVSCode
+	case base == "mcp.json" && parent == ".cursor":
+		return ClientCursor
+	case base == "settings.json" && parent == ".gemini":
+		return ClientGeminiCLI
+	case base == "mcp_config.json" && (hasDir("windsurf") || hasDir(".windsurf") || hasDir(".codeium")):
+		return ClientWindsurf
+	case base == "config.toml" && parent == ".codex":
+		return ClientCodex
+	case base == "settings.json" && (parent == "zed" || parent == ".zed"):
+		return ClientZed
+	}
+	return ClientUnknown
+}
