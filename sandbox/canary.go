@@ -1,0 +1,282 @@
+package sandbox
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Canary is one planted secret: where the server could find it and the
+// token that proves it was read and passed on.
+type Canary struct {
+	// Where names the place: a path under the sandbox's HOME written as
+	// "~/.ssh/id_rsa", ".env" for the file in the working directory, or
+	// "env:NAME" for an environment variable.
+	Where string
+	// Token is the unique random value, different in every Run.
+	Token string
+}
+
+type canaryEntry struct {
+	Canary
+	forms    []string // the token as it could appear on the wire, longest first
+	stripped string   // the token with everything but letters and digits removed
+}
+
+const (
+	alnum  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	base32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	b64url = alnum + "-_"
+)
+
+// randString draws n characters of alphabet from crypto/rand, without
+// modulo bias.
+func randString(alphabet string, n int) string {
+	out := make([]byte, 0, n)
+	limit := 256 - 256%len(alphabet)
+	buf := make([]byte, n+16)
+	for len(out) < n {
+		if _, err := rand.Read(buf); err != nil {
+			panic(err) // crypto/rand never fails on Linux 3.17+.
+		}
+		for _, b := range buf {
+			if int(b) < limit && len(out) < n {
+				out = append(out, alphabet[int(b)%len(alphabet)])
+			}
+		}
+	}
+	return string(out)
+}
+
+// sshKey returns a PEM-armoured OpenSSH private key of body bytes whose
+// header is real (openssh-key-v1, cipher none) and whose rest is random, and
+// as token its second body line, which lies entirely in the random part.
+func sshKey(body int) (pem, token string) {
+	var hdr bytes.Buffer
+	hdr.WriteString("openssh-key-v1\x00")
+	putString := func(s string) {
+		_ = binary.Write(&hdr, binary.BigEndian, uint32(len(s)))
+		hdr.WriteString(s)
+	}
+	putString("none")
+	putString("none")
+	putString("")
+	_ = binary.Write(&hdr, binary.BigEndian, uint32(1))
+	rnd := make([]byte, body)
+	if _, err := rand.Read(rnd); err != nil {
+		panic(err)
+	}
+	// The random part must start before the second line (byte 52).
+	raw := append(hdr.Bytes(), rnd...)
+	enc := base64.StdEncoding.EncodeToString(raw)
+	var lines []string
+	for len(enc) > 70 {
+		lines = append(lines, enc[:70])
+		enc = enc[70:]
+	}
+	lines = append(lines, enc)
+	return "-----BEGIN OPENSSH PRIVATE KEY-----\n" + strings.Join(lines, "\n") +
+		"\n-----END OPENSSH PRIVATE KEY-----\n", lines[1]
+}
+
+// plantCanaries writes the canary files under the run's HOME and work dir
+// and picks the canary variables. Files are 0600 in 0700 directories, as
+// the real ones are (some parsers, ssh's among them, refuse laxer modes).
+func (r *Run) plantCanaries() error {
+	rsa, rsaTok := sshKey(1800)
+	ed, edTok := sshKey(300)
+	akid := "AKIA" + randString(base32, 16)
+	asecret := randString(alnum, 40)
+	netrc := "ghp_" + randString(alnum, 36)
+	gho := "gho_" + randString(alnum, 36)
+	kube := "eyJhbGciOiJSUzI1NiIsImtpZCI6IiJ9." + randString(b64url, 180) + "." + randString(b64url, 342)
+	dotenvKey := "sk-proj-" + randString(alnum, 48)
+	dbPass := randString(alnum, 24)
+
+	files := []struct {
+		rel, content string
+		toks         []string
+	}{
+		{"home/.ssh/id_rsa", rsa, []string{rsaTok}},
+		{"home/.ssh/id_ed25519", ed, []string{edTok}},
+		{"home/.aws/credentials", "[default]\naws_access_key_id = " + akid +
+			"\naws_secret_access_key = " + asecret + "\nregion = us-east-1\n", []string{akid, asecret}},
+		{"home/.netrc", "machine api.github.com\n  login x-access-token\n  password " + netrc + "\n", []string{netrc}},
+		{"home/.config/gh/hosts.yml", "github.com:\n    oauth_token: " + gho +
+			"\n    user: octocat\n    git_protocol: https\n", []string{gho}},
+		{"home/.kube/config", "apiVersion: v1\nkind: Config\ncurrent-context: prod\n" +
+			"clusters:\n- name: prod\n  cluster:\n    server: https://10.0.0.1:6443\n" +
+			"contexts:\n- name: prod\n  context:\n    cluster: prod\n    user: admin\n" +
+			"users:\n- name: admin\n  user:\n    token: " + kube + "\n", []string{kube}},
+		{"work/.env", "OPENAI_API_KEY=" + dotenvKey + "\nDATABASE_URL=postgres://app:" + dbPass +
+			"@db.internal:5432/app\n", []string{dotenvKey, dbPass}},
+	}
+	for _, f := range files {
+		p := filepath.Join(r.dir, filepath.FromSlash(f.rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return fmt.Errorf("sandbox: planting canary: %w", err)
+		}
+		if err := os.WriteFile(p, []byte(f.content), 0o600); err != nil {
+			return fmt.Errorf("sandbox: planting canary: %w", err)
+		}
+		where := "~" + strings.TrimPrefix(f.rel, "home")
+		if strings.HasPrefix(f.rel, "work/") {
+			where = strings.TrimPrefix(f.rel, "work/")
+		}
+		for _, t := range f.toks {
+			r.canary = append(r.canary, newCanaryEntry(where, t))
+		}
+	}
+
+	envs := []struct{ name, tok string }{
+		{"AWS_ACCESS_KEY_ID", "AKIA" + randString(base32, 16)},
+		{"AWS_SECRET_ACCESS_KEY", randString(alnum, 40)},
+		{"GITHUB_TOKEN", "ghs_" + randString(alnum, 36)},
+		{"OPENAI_API_KEY", "sk-proj-" + randString(alnum, 48)},
+		{"ANTHROPIC_API_KEY", "sk-ant-api03-" + randString(b64url, 93) + "AA"},
+	}
+	r.envCan = make(map[string]string)
+	for _, e := range envs {
+		if slices.Contains(r.opts.PassEnv, e.name) {
+			continue // The user passes the real one on purpose.
+		}
+		r.envCan[e.name] = e.tok
+		r.canary = append(r.canary, newCanaryEntry("env:"+e.name, e.tok))
+	}
+	return nil
+}
+
+func newCanaryEntry(where, tok string) canaryEntry {
+	e := canaryEntry{Canary: Canary{Where: where, Token: tok}, stripped: stripToken(tok)}
+	forms := []string{tok, hex.EncodeToString([]byte(tok)), strings.ToUpper(hex.EncodeToString([]byte(tok)))}
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		forms = append(forms, base64Cores([]byte(tok), enc)...)
+	}
+	sort.SliceStable(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
+	e.forms = slices.Compact(forms)
+	return e
+}
+
+// base64Cores returns, for each of the three byte alignments the token can
+// have inside a larger encoded blob, the run of base64 characters that
+// depend on the token's bytes alone: a server that base64-encodes a whole
+// file still shows one of them.
+func base64Cores(tok []byte, enc *base64.Encoding) []string {
+	var out []string
+	for shift := range 3 {
+		buf := append(make([]byte, shift), tok...)
+		s := enc.EncodeToString(buf)
+		start := 0
+		if shift > 0 {
+			start = 4 // the first quantum mixes in bytes before the token
+		}
+		end := len(buf) / 3 * 4 // a partial last quantum mixes in bytes after it
+		if end-start >= 16 {
+			out = append(out, s[start:end])
+		}
+	}
+	return out
+}
+
+// stripToken keeps letters and digits only.
+func stripToken(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if isAlnum(s[i]) {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// stripWire removes from b everything but letters and digits, and JSON
+// escapes (`\n`, `\u00ad`, ...) as a whole, so a token split by newlines,
+// spaces, dashes or escaped separators still reads as one run.
+func stripWire(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == '\\' && i+1 < len(b) {
+			if b[i+1] == 'u' && i+5 < len(b) {
+				i += 5
+			} else {
+				i++
+			}
+			continue
+		}
+		if isAlnum(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Canaries lists every canary of the run, files first, in a stable order.
+// Off plants none.
+func (r *Run) Canaries() []Canary {
+	out := make([]Canary, len(r.canary))
+	for i, c := range r.canary {
+		out[i] = c.Canary
+	}
+	return out
+}
+
+// Leaks reports which canaries appear in b: verbatim, hex-encoded (either
+// case), base64-encoded (standard or URL alphabet, any alignment), or with
+// separators inserted (whitespace, punctuation, JSON escapes). Each canary
+// is reported once, in Canaries order.
+func (r *Run) Leaks(b []byte) []Canary {
+	var out []Canary
+	var stripped []byte
+	for _, c := range r.canary {
+		found := false
+		for _, f := range c.forms {
+			if bytes.Contains(b, []byte(f)) {
+				found = true
+				break
+			}
+		}
+		if !found && len(c.stripped) >= 16 {
+			if stripped == nil {
+				stripped = stripWire(b)
+			}
+			found = bytes.Contains(stripped, []byte(c.stripped))
+		}
+		if found {
+			out = append(out, c.Canary)
+		}
+	}
+	return out
+}
+
+// Redact replaces every canary token in s, verbatim or encoded as Leaks
+// finds it (except the separated form, which has no single span), with
+// "[canary:WHERE]", so reports never carry a token.
+func (r *Run) Redact(s string) string {
+	type rep struct{ form, where string }
+	var reps []rep
+	for _, c := range r.canary {
+		for _, f := range c.forms {
+			reps = append(reps, rep{f, c.Where})
+		}
+	}
+	sort.SliceStable(reps, func(i, j int) bool { return len(reps[i].form) > len(reps[j].form) })
+	for _, x := range reps {
+		if strings.Contains(s, x.form) {
+			s = strings.ReplaceAll(s, x.form, "[canary:"+x.where+"]")
+		}
+	}
+	return s
+}

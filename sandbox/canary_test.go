@@ -1,0 +1,150 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCanaryShapes(t *testing.T) {
+	r := newRun(t, Basic, Options{})
+	seen := map[string]bool{}
+	for _, c := range r.Canaries() {
+		if len(c.Token) < 20 || seen[c.Token] {
+			t.Errorf("canary %s: short or duplicate token %q", c.Where, c.Token)
+		}
+		seen[c.Token] = true
+	}
+	creds, err := os.ReadFile(filepath.Join(r.Dir(), "home", ".aws", "credentials"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(creds), "aws_access_key_id = AKIA") {
+		t.Errorf("credentials:\n%s", creds)
+	}
+	if tok := canaryFor(t, r, "~/.config/gh/hosts.yml"); !strings.HasPrefix(tok, "gho_") || len(tok) != 40 {
+		t.Errorf("gh token %q", tok)
+	}
+	key, err := os.ReadFile(filepath.Join(r.Dir(), "home", ".ssh", "id_ed25519"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Join(strings.Split(string(key), "\n")[1:len(strings.Split(string(key), "\n"))-2], "")
+	raw, err := base64.StdEncoding.DecodeString(body)
+	if err != nil || !strings.HasPrefix(string(raw), "openssh-key-v1\x00") {
+		t.Errorf("id_ed25519 body does not decode to an OpenSSH key: %v", err)
+	}
+
+	// Another run, other tokens.
+	r2 := newRun(t, Basic, Options{})
+	for _, c := range r2.Canaries() {
+		if seen[c.Token] {
+			t.Errorf("token %s reused across runs", c.Where)
+		}
+	}
+}
+
+func TestLeaks(t *testing.T) {
+	r := newRun(t, Basic, Options{})
+	tok := canaryFor(t, r, "env:GITHUB_TOKEN")
+	file, err := os.ReadFile(filepath.Join(r.Dir(), "home", ".netrc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaced := strings.Join(strings.Split(tok, ""), " ")
+	cases := map[string]string{
+		"verbatim":       `{"description":"token ` + tok + ` here"}`,
+		"hex":            "data " + hex.EncodeToString([]byte("xx"+tok+"yy")),
+		"HEX":            strings.ToUpper(hex.EncodeToString([]byte(tok))),
+		"base64 off 0":   base64.StdEncoding.EncodeToString([]byte(tok + "\n")),
+		"base64 off 1":   base64.StdEncoding.EncodeToString([]byte("a" + tok)),
+		"base64 off 2":   base64.URLEncoding.EncodeToString([]byte("ab" + tok + "cd")),
+		"spaced":         spaced,
+		"json escaped":   `"` + tok[:10] + `\n` + tok[10:20] + `\u200b` + tok[20:] + `"`,
+		"dashed":         tok[:4] + "-" + tok[4:8] + "-" + tok[8:],
+		"netrc base64":   base64.StdEncoding.EncodeToString(file),
+		"netrc embedded": "cat ~/.netrc:\n" + string(file),
+	}
+	for name, text := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := r.Leaks([]byte(text))
+			if len(got) == 0 {
+				t.Fatalf("no leak found in %q", text)
+			}
+			if !strings.HasPrefix(name, "netrc") && got[0].Where != "env:GITHUB_TOKEN" {
+				t.Errorf("Leaks = %v", got)
+			}
+			if strings.HasPrefix(name, "netrc") && got[0].Where != "~/.netrc" {
+				t.Errorf("Leaks = %v", got)
+			}
+		})
+	}
+	if got := r.Leaks([]byte(`{"tools":[{"name":"read_file","description":"Reads a file. ghp_ and AKIA are prefixes."}]}`)); len(got) != 0 {
+		t.Errorf("false positive: %v", got)
+	}
+
+	all := r.Canaries()
+	var blob strings.Builder
+	for _, c := range all {
+		blob.WriteString(c.Token + "\n")
+	}
+	if got := r.Leaks([]byte(blob.String())); !slices.Equal(got, all) {
+		t.Errorf("Leaks(all) = %d canaries, want %d in order", len(got), len(all))
+	}
+	red := r.Redact(blob.String() + " " + hex.EncodeToString([]byte(tok)))
+	for _, c := range all {
+		if strings.Contains(red, c.Token) {
+			t.Errorf("Redact left %s", c.Where)
+		}
+	}
+	if strings.Contains(red, hex.EncodeToString([]byte(tok))) || !strings.Contains(red, "[canary:env:GITHUB_TOKEN]") {
+		t.Errorf("Redact: %s", red)
+	}
+}
+
+func TestInstallGrants(t *testing.T) {
+	home := t.TempDir()
+	r := newRun(t, Basic, Options{Getenv: checkerEnv(home)})
+	prefix := filepath.Join(t.TempDir(), "prefix")
+	cli := filepath.Join(prefix, "lib", "node_modules", "pkg", "bin", "cli.js")
+	if err := os.MkdirAll(filepath.Dir(cli), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cli, []byte("#!/usr/bin/env -S node --no-warnings\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(prefix, "bin", "pkg")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../lib/node_modules/pkg/bin/cli.js", bin); err != nil {
+		t.Fatal(err)
+	}
+	got := r.installGrants(bin)
+	for _, want := range []string{bin, cli, prefix, filepath.Join(prefix, "lib", "node_modules")} {
+		if !slices.Contains(got, want) {
+			t.Errorf("installGrants(%s) = %q, missing %s", bin, got, want)
+		}
+	}
+	if interp := shebang(cli); interp != "node" {
+		t.Errorf("shebang = %q", interp)
+	}
+
+	// A binary in ~/bin must not open the real HOME.
+	homeBin := filepath.Join(home, "bin", "tool")
+	if err := os.MkdirAll(filepath.Dir(homeBin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(homeBin, []byte("\x7fELF"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.installGrants(homeBin); !slices.Equal(got, []string{homeBin}) {
+		t.Errorf("installGrants(~/bin/tool) = %q, want only the file", got)
+	}
+}

@@ -1,0 +1,196 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// HelperExitStatus is the exit status of a helper that could not apply its
+// restrictions or exec the server. Its reason is on the cmd's stderr,
+// prefixed "mcp-lockcheck sandbox:".
+const HelperExitStatus = 125
+
+const (
+	// envPolicy carries the helper's policy as JSON. It is the marker
+	// together with argv[0]; the helper removes it before exec, so the
+	// server never sees it.
+	envPolicy = "MCP_LOCKCHECK_SANDBOX_POLICY"
+	// helperArg0 is argv[0] of the helper: `ps` shows what it is, and an
+	// inherited envPolicy alone never turns the CLI into a helper.
+	helperArg0 = "mcp-lockcheck-sandbox-helper"
+	// selfTestOK is what a helper in self-test mode prints.
+	selfTestOK = "mcp-lockcheck-sandbox-helper-ok"
+)
+
+// policy is what Command hands the helper.
+type policy struct {
+	Path     string   // the resolved server executable
+	Limits   Limits   // rlimits, defaults already applied
+	Landlock bool     `json:",omitempty"` // Strict: restrict to RO and RW
+	RO       []string `json:",omitempty"` // read + execute, dirs or files
+	RW       []string `json:",omitempty"` // read + write + execute
+	SelfTest bool     `json:",omitempty"` // apply everything, print selfTestOK, exit
+}
+
+// HelperMain must be called first thing in main (and in TestMain of any test
+// binary that launches servers through this package). If this process was
+// started as the sandbox helper, it applies the rlimits (and in Strict the
+// Landlock ruleset; the namespaces were made at clone) and execs the server:
+// it never returns. Otherwise it returns at once.
+//
+// Doing this in a re-executed helper rather than in the checker keeps the
+// restrictions off the checker itself and in place before the server's first
+// instruction: os/exec has no hook between fork and exec, and setting the
+// limits with prlimit after Start would race a server that forks at once.
+func HelperMain() {
+	raw, ok := os.LookupEnv(envPolicy)
+	if !ok || len(os.Args) == 0 || os.Args[0] != helperArg0 {
+		return
+	}
+	err := runHelper(raw)
+	fmt.Fprintf(os.Stderr, "mcp-lockcheck sandbox: %v\n", err)
+	os.Exit(HelperExitStatus)
+}
+
+func runHelper(raw string) error {
+	var p policy
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		return fmt.Errorf("bad helper policy: %w", err)
+	}
+	if !p.SelfTest && (p.Path == "" || len(os.Args) < 2) {
+		return errors.New("bad helper invocation: no command")
+	}
+	if err := setLimits(p.Limits); err != nil {
+		return err
+	}
+	// restrictSelf locks the goroutine to its thread and never unlocks:
+	// the exec below must happen on the thread that was restricted.
+	if err := restrictSelf(p); err != nil {
+		return err
+	}
+	if p.SelfTest {
+		fmt.Println(selfTestOK)
+		os.Exit(0)
+	}
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, envPolicy+"=") {
+			env = append(env, kv)
+		}
+	}
+	err := syscall.Exec(p.Path, os.Args[1:], env)
+	return fmt.Errorf("exec %s: %w", p.Path, err)
+}
+
+// setLimits applies l (soft = hard, so the server cannot raise them back),
+// never above the inherited hard limit.
+func setLimits(l Limits) error {
+	set := func(name string, res int, want, slack uint64) error {
+		if want == Unlimited {
+			return nil
+		}
+		var cur syscall.Rlimit
+		if err := syscall.Getrlimit(res, &cur); err != nil {
+			return fmt.Errorf("getrlimit %s: %w", name, err)
+		}
+		hard := want + slack
+		if hard > cur.Max {
+			hard = cur.Max
+		}
+		soft := min(want, hard)
+		// syscall.Setrlimit, not x/sys/unix: for RLIMIT_NOFILE it tells the
+		// Go runtime not to restore the soft limit it raised at start-up
+		// when it execs the server.
+		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: soft, Max: hard}); err != nil {
+			return fmt.Errorf("setrlimit %s=%d: %w", name, want, err)
+		}
+		return nil
+	}
+	// CPU: a few seconds between soft and hard so the server gets SIGXCPU
+	// before SIGKILL.
+	if err := set("RLIMIT_CPU", syscall.RLIMIT_CPU, l.CPUSeconds, 5); err != nil {
+		return err
+	}
+	if err := set("RLIMIT_DATA", syscall.RLIMIT_DATA, l.DataBytes, 0); err != nil {
+		return err
+	}
+	if err := set("RLIMIT_AS", syscall.RLIMIT_AS, l.AddressSpaceBytes, 0); err != nil {
+		return err
+	}
+	if err := set("RLIMIT_NOFILE", syscall.RLIMIT_NOFILE, l.OpenFiles, 0); err != nil {
+		return err
+	}
+	if err := set("RLIMIT_FSIZE", syscall.RLIMIT_FSIZE, l.FileSizeBytes, 0); err != nil {
+		return err
+	}
+	return set("RLIMIT_CORE", syscall.RLIMIT_CORE, 0, 0)
+}
+
+var (
+	preflightMu   sync.Mutex
+	preflightDone = map[Level]error{}
+)
+
+// preflight starts the helper once per process and level in self-test mode,
+// so a missing HelperMain, a kernel without Landlock or a denied user
+// namespace is one clear error at New instead of every launch dying with an
+// exit status.
+func preflight(self string, level Level) error {
+	preflightMu.Lock()
+	defer preflightMu.Unlock()
+	if err, ok := preflightDone[level]; ok {
+		return err
+	}
+	err := selfTest(self, level)
+	preflightDone[level] = err
+	return err
+}
+
+func selfTest(self string, level Level) error {
+	if level == Strict {
+		if err := strictSupported(); err != nil {
+			return err
+		}
+	}
+	p := policy{SelfTest: true, Limits: Limits{}.withDefaults(), Landlock: level == Strict}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self)
+	cmd.Args = []string{helperArg0}
+	cmd.Env = []string{envPolicy + "=" + string(raw), "PATH=" + defaultPATH}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if level == Strict {
+		setNamespaces(cmd.SysProcAttr)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		if level == Strict {
+			return userNamespaceError(err)
+		}
+		return fmt.Errorf("sandbox: starting the helper %s: %w", self, err)
+	}
+	err = cmd.Wait()
+	if strings.TrimSpace(stdout.String()) == selfTestOK && err == nil {
+		return nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == HelperExitStatus {
+		msg := strings.TrimSpace(stderr.String())
+		if level == Strict {
+			return fmt.Errorf("sandbox: %w: the helper could not restrict itself: %s", ErrNoLandlock, msg)
+		}
+		return fmt.Errorf("sandbox: the helper could not set limits: %s", msg)
+	}
+	return fmt.Errorf("sandbox: %w: %s did not act as the helper (exit: %v); call sandbox.HelperMain() first thing in main and in TestMain",
+		ErrNoHelper, self, err)
+}

@@ -1,0 +1,519 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// Unlimited in a [Limits] field means "do not set this limit".
+const Unlimited = ^uint64(0)
+
+// Limits are the resource limits (setrlimit, soft = hard) a server runs
+// under in Basic and Strict. A zero field takes the default; [Unlimited]
+// leaves the limit as inherited. Core dumps are always disabled: a core file
+// would copy the canaries and whatever else the server read into the run
+// directory.
+type Limits struct {
+	// CPUSeconds is RLIMIT_CPU, per process. Default 300: a whole probe
+	// (several launches, each its own process) fits with room to spare.
+	CPUSeconds uint64
+	// DataBytes is RLIMIT_DATA (private writable memory). Default 4 GiB. It
+	// is used instead of RLIMIT_AS because node/V8 reserves far more address
+	// space than it uses (PROT_NONE reservations do not count here).
+	DataBytes uint64
+	// AddressSpaceBytes is RLIMIT_AS. Default: not set (see DataBytes).
+	AddressSpaceBytes uint64
+	// OpenFiles is RLIMIT_NOFILE. Default 1024.
+	OpenFiles uint64
+	// FileSizeBytes is RLIMIT_FSIZE, the largest file the server can write.
+	// Default 256 MiB.
+	FileSizeBytes uint64
+}
+
+func (l Limits) withDefaults() Limits {
+	def := func(v *uint64, d uint64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&l.CPUSeconds, 300)
+	def(&l.DataBytes, 4<<30)
+	def(&l.AddressSpaceBytes, Unlimited)
+	def(&l.OpenFiles, 1024)
+	def(&l.FileSizeBytes, 256<<20)
+	return l
+}
+
+// Options configure one server's sandbox.
+type Options struct {
+	// Level is the isolation level; "" is an error.
+	Level Level
+	// PassEnv names variables of the checker's environment to pass through
+	// unchanged (--pass-env). A name here also suppresses that name's canary.
+	PassEnv []string
+	// CacheDir is the package-manager cache root (npm, uv, Go modules go in
+	// subdirectories, created by New). "" uses the user's real caches:
+	// $npm_config_cache or ~/.npm (not `npm config get cache`, which takes
+	// most of a second), $UV_CACHE_DIR or $XDG_CACHE_HOME/uv or
+	// ~/.cache/uv, $GOMODCACHE or $GOPATH/pkg/mod or ~/go/pkg/mod.
+	//
+	// Strict grants a CacheDir read-write and the user's real caches
+	// read-only: a server must not poison a cache the user later runs
+	// unsandboxed. npm cannot use a read-only cache (measured here: `npx -y`
+	// writes _cacache/tmp even with a warm cache and offline, and on
+	// EACCES goes to the network, which Strict does not have), so for npm
+	// servers under Strict set CacheDir to a cache mcp-lockcheck owns,
+	// warmed outside the sandbox; one per server if servers must not be
+	// able to touch each other's installs.
+	CacheDir string
+	// Limits are the resource limits; the zero value means the defaults.
+	Limits Limits
+	// ReadOnly are extra paths Strict makes readable (and executable): paths
+	// among the server's arguments, data the config points at.
+	ReadOnly []string
+	// Getenv reads the checker's environment; nil means os.LookupEnv.
+	// Injected so tests can plant "real" secrets without touching the
+	// process environment. Off ignores it and passes os.Environ() whole.
+	Getenv func(string) (string, bool)
+}
+
+// Sentinel errors for the reasons Strict cannot run; [New] wraps them with
+// details. The caller holds the server (exit code 3), it never downgrades.
+var (
+	ErrNoLandlock      = errors.New("landlock is not available")
+	ErrNoUserNamespace = errors.New("cannot create an unprivileged user and network namespace")
+	ErrNoHelper        = errors.New("the sandbox helper did not run")
+)
+
+// Run is one server's sandbox for one whole check run. Its run directory
+// (HOME, XDG_*, TMPDIR, the default working directory) survives across the
+// launches of the run, so a sleeper counting its launches in a file sees the
+// count rise as it would on a user's machine; [Run.Close] removes it.
+//
+// Command, Canaries, Leaks and Redact may be called concurrently; Close
+// must not race with them.
+type Run struct {
+	opts     Options
+	limits   Limits
+	getenv   func(string) (string, bool)
+	dir      string // run directory root
+	home     string
+	tmp      string
+	work     string
+	self     string // the checker's executable, re-executed as the helper
+	abi      int    // Landlock ABI (Strict only)
+	caches   map[string]string
+	baseRO   []string // Strict: read-only paths that do not depend on the command
+	cacheRW  bool     // Strict: caches are read-write (Options.CacheDir set)
+	canary   []canaryEntry
+	envCan   map[string]string // env var -> canary token
+	realHome string
+}
+
+// New creates the run directory and plants the canaries. For Strict it also
+// checks, once per process, that Landlock is present and that a user and
+// network namespace can be created, and fails with [ErrNoLandlock] or
+// [ErrNoUserNamespace] otherwise.
+func New(server string, opts Options) (*Run, error) {
+	if _, err := ParseLevel(string(opts.Level)); err != nil {
+		return nil, err
+	}
+	r := &Run{opts: opts, limits: opts.Limits.withDefaults(), getenv: opts.Getenv}
+	if r.getenv == nil {
+		r.getenv = os.LookupEnv
+	}
+	if opts.Level != Off {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: locating the helper executable: %w", err)
+		}
+		r.self = self
+		if err := preflight(self, opts.Level); err != nil {
+			return nil, err
+		}
+		if opts.Level == Strict {
+			r.abi = landlockABI()
+		}
+	}
+
+	dir, err := os.MkdirTemp("", "mcp-lockcheck-"+safeName(server)+"-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: creating run directory: %w", err)
+	}
+	// MkdirTemp may return a path through a symlink (macOS /var); Landlock
+	// and the leak messages want the real one.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	r.dir = dir
+	r.home = filepath.Join(dir, "home")
+	r.tmp = filepath.Join(dir, "tmp")
+	r.work = filepath.Join(dir, "work")
+	for _, d := range []string{r.home, r.tmp, r.work, filepath.Join(dir, "run"),
+		filepath.Join(r.home, ".config"), filepath.Join(r.home, ".cache"),
+		filepath.Join(r.home, ".local", "share"), filepath.Join(r.home, ".local", "state")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("sandbox: creating run directory: %w", err)
+		}
+	}
+	if opts.Level == Off {
+		return r, nil
+	}
+	r.realHome, _ = r.getenv("HOME")
+	r.caches = r.cacheDirs()
+	if opts.CacheDir != "" {
+		r.cacheRW = true
+		for _, d := range r.caches {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				r.Close()
+				return nil, fmt.Errorf("sandbox: creating cache directory: %w", err)
+			}
+		}
+	}
+	if err := r.plantCanaries(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if opts.Level == Strict {
+		r.baseRO = r.strictBaseRO()
+	}
+	return r, nil
+}
+
+// Dir is the run directory. It exists from [New] to [Run.Close] at every
+// level (Off does not point the server at it, but the caller may keep logs
+// there).
+func (r *Run) Dir() string { return r.dir }
+
+// Isolation is one line for the report saying what the server ran under.
+func (r *Run) Isolation() string {
+	switch r.opts.Level {
+	case Basic:
+		return fmt.Sprintf("basic: env scrubbed, run dir %s, canaries, rlimits", r.dir)
+	case Strict:
+		return fmt.Sprintf("strict: landlock ABI %d + netns (no network), env scrubbed, run dir %s, canaries, rlimits", r.abi, r.dir)
+	}
+	return "off"
+}
+
+// Close removes the run directory. It is safe to call more than once.
+func (r *Run) Close() error {
+	if r.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(r.dir)
+	if err != nil {
+		// A server may have left read-only directories behind.
+		_ = filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				_ = os.Chmod(p, 0o700)
+			}
+			return nil
+		})
+		err = os.RemoveAll(r.dir)
+	}
+	if err != nil {
+		return fmt.Errorf("sandbox: removing run directory: %w", err)
+	}
+	r.dir = ""
+	return nil
+}
+
+// envAllow are the names passed from the checker's environment in Basic and
+// Strict: what programs need to find binaries, speak the user's locale, and
+// reach the network through a corporate proxy and CA. No credentials:
+// GITHUB_TOKEN, ACTIONS_*, AWS_*, cloud and API keys pass only when the
+// config's env or PassEnv names them.
+var envAllow = []string{
+	"PATH", "USER", "LOGNAME", "TERM", "TZ",
+	"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY",
+	"LC_NUMERIC", "LC_TIME", "LC_ADDRESS", "LC_IDENTIFICATION", "LC_MEASUREMENT",
+	"LC_NAME", "LC_PAPER", "LC_TELEPHONE",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+	"http_proxy", "https_proxy", "no_proxy", "all_proxy",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
+}
+
+const defaultPATH = "/usr/local/bin:/usr/bin:/bin"
+
+// Command builds the cmd for one launch of the server. env is the config's
+// env, already expanded by the caller; cwd is the config's working directory
+// ("" = the run directory's work dir; Off: the checker's own).
+//
+// The child's environment, later entries winning: the allowlist above from
+// the checker; HOME, XDG_*, TMPDIR in the run directory; the package caches
+// with npm_config_prefer_offline=true (DESIGN: `npx -y` in the sandbox takes
+// 71 s by default and 0.9 s offline); the canary variables not named by the
+// config or PassEnv; PassEnv; the config's env (it wins, HOME and TMPDIR
+// included, because that is what the client would do).
+//
+// The command is looked up on the child's PATH, not the checker's. The cmd
+// has Setpgid (the probe kills the group: grandchildren survive a plain kill)
+// and cancels the context by killing the group. Basic and Strict start the
+// helper, which sets the rlimits (and for Strict, Landlock inside a new user
+// and network namespace) and then execs the server; a helper failure exits
+// with status [HelperExitStatus] and a message on the cmd's stderr.
+func (r *Run) Command(ctx context.Context, command string, args []string, env map[string]string, cwd string) (*exec.Cmd, error) {
+	if r.dir == "" {
+		return nil, errors.New("sandbox: Command on a closed Run")
+	}
+	if command == "" {
+		return nil, errors.New("sandbox: empty command")
+	}
+	var childEnv map[string]string
+	if r.opts.Level == Off {
+		childEnv = make(map[string]string)
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				childEnv[k] = v
+			}
+		}
+		for k, v := range env {
+			childEnv[k] = v
+		}
+	} else {
+		childEnv = r.environ(env)
+	}
+
+	dir := cwd
+	if dir == "" && r.opts.Level != Off {
+		dir = r.work
+	}
+	if dir != "" && !filepath.IsAbs(dir) {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: working directory: %w", err)
+		}
+		dir = abs
+	}
+	path, err := lookPath(command, childEnv["PATH"], dir)
+	if err != nil {
+		return nil, err
+	}
+
+	var cmd *exec.Cmd
+	if r.opts.Level == Off {
+		cmd = exec.CommandContext(ctx, path, args...)
+		cmd.Args[0] = command
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	} else {
+		p := policy{Path: path, Limits: r.limits}
+		if r.opts.Level == Strict {
+			p.Landlock = true
+			p.RO = r.commandRO(path, childEnv["PATH"], dir, childEnv)
+			p.RW = []string{r.dir}
+			if r.cacheRW {
+				for _, d := range r.caches {
+					p.RW = append(p.RW, d)
+				}
+				p.RW = dedupe(p.RW)
+			}
+		}
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: encoding helper policy: %w", err)
+		}
+		childEnv[envPolicy] = string(raw)
+		cmd = exec.CommandContext(ctx, r.self)
+		cmd.Args = append([]string{helperArg0, command}, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if r.opts.Level == Strict {
+			setNamespaces(cmd.SysProcAttr)
+		}
+	}
+	cmd.Dir = dir
+	cmd.Env = flatten(childEnv)
+	cmd.Cancel = func() error { return KillGroup(cmd, syscall.SIGKILL) }
+	return cmd, nil
+}
+
+// environ builds the Basic/Strict environment as documented on Command.
+func (r *Run) environ(config map[string]string) map[string]string {
+	e := make(map[string]string)
+	for _, k := range envAllow {
+		if v, ok := r.getenv(k); ok {
+			e[k] = v
+		}
+	}
+	if _, ok := e["PATH"]; !ok {
+		e["PATH"] = defaultPATH
+	}
+	e["HOME"] = r.home
+	e["XDG_CONFIG_HOME"] = filepath.Join(r.home, ".config")
+	e["XDG_CACHE_HOME"] = filepath.Join(r.home, ".cache")
+	e["XDG_DATA_HOME"] = filepath.Join(r.home, ".local", "share")
+	e["XDG_STATE_HOME"] = filepath.Join(r.home, ".local", "state")
+	e["XDG_RUNTIME_DIR"] = filepath.Join(r.dir, "run")
+	e["TMPDIR"] = r.tmp
+	e["TMP"] = r.tmp
+	e["TEMP"] = r.tmp
+	for k, v := range r.caches {
+		e[k] = v
+	}
+	e["npm_config_prefer_offline"] = "true"
+	e["npm_config_update_notifier"] = "false"
+	e["npm_config_fund"] = "false"
+	e["npm_config_audit"] = "false"
+	// npm writes its debug logs into the cache by default, which Strict
+	// keeps read-only.
+	e["npm_config_logs_dir"] = filepath.Join(r.tmp, "npm-logs")
+	if r.opts.Level == Strict {
+		// No network in Strict: fail a cache miss at once instead of
+		// retrying the registry for a minute.
+		e["npm_config_fetch_retries"] = "0"
+	}
+	for k, tok := range r.envCan {
+		if _, named := config[k]; !named {
+			e[k] = tok
+		}
+	}
+	for _, k := range r.opts.PassEnv {
+		if v, ok := r.getenv(k); ok {
+			e[k] = v
+		}
+	}
+	for k, v := range config {
+		e[k] = v
+	}
+	return e
+}
+
+// cacheDirs maps the cache variables to directories, as documented on
+// Options.CacheDir.
+func (r *Run) cacheDirs() map[string]string {
+	c := make(map[string]string)
+	if r.opts.CacheDir != "" {
+		root, err := filepath.Abs(r.opts.CacheDir)
+		if err != nil {
+			root = r.opts.CacheDir
+		}
+		c["npm_config_cache"] = filepath.Join(root, "npm")
+		c["UV_CACHE_DIR"] = filepath.Join(root, "uv")
+		c["GOMODCACHE"] = filepath.Join(root, "gomod")
+		return c
+	}
+	get := func(k string) string { v, _ := r.getenv(k); return v }
+	home := r.realHome
+	first := func(vals ...string) string {
+		for _, v := range vals {
+			if v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	join := func(base string, elem ...string) string {
+		if base == "" {
+			return ""
+		}
+		return filepath.Join(append([]string{base}, elem...)...)
+	}
+	c["npm_config_cache"] = first(get("npm_config_cache"), get("NPM_CONFIG_CACHE"), join(home, ".npm"))
+	c["UV_CACHE_DIR"] = first(get("UV_CACHE_DIR"), join(get("XDG_CACHE_HOME"), "uv"), join(home, ".cache", "uv"))
+	gopath := get("GOPATH")
+	if i := strings.IndexByte(gopath, os.PathListSeparator); i >= 0 {
+		gopath = gopath[:i]
+	}
+	c["GOMODCACHE"] = first(get("GOMODCACHE"), join(gopath, "pkg", "mod"), join(home, "go", "pkg", "mod"))
+	for k, v := range c {
+		if v == "" {
+			delete(c, k)
+		}
+	}
+	return c
+}
+
+// lookPath resolves command the way the child's execve would be asked to:
+// a name without a slash is searched on the child's PATH (the config may set
+// its own), a relative path is taken from the child's working directory.
+func lookPath(command, pathEnv, dir string) (string, error) {
+	if strings.Contains(command, "/") {
+		p := command
+		if !filepath.IsAbs(p) {
+			base := dir
+			if base == "" {
+				base, _ = os.Getwd()
+			}
+			p = filepath.Join(base, p)
+		}
+		if err := isExecutable(p); err != nil {
+			return "", fmt.Errorf("sandbox: command %q: %w", command, err)
+		}
+		return p, nil
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" || !filepath.IsAbs(d) {
+			// An empty or relative PATH entry means "the current
+			// directory": too easy to plant a binary in.
+			continue
+		}
+		p := filepath.Join(d, command)
+		if isExecutable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("sandbox: command %q not found on PATH %q: %w", command, pathEnv, exec.ErrNotFound)
+}
+
+func isExecutable(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%s is a directory", p)
+	}
+	if fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("%s is not executable", p)
+	}
+	return nil
+}
+
+func flatten(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// safeName makes a server name usable in a directory name.
+func safeName(s string) string {
+	s = unsafeChars.ReplaceAllString(s, "_")
+	if len(s) > 32 {
+		s = s[:32]
+	}
+	if s == "" || s == "." || s == ".." {
+		s = "server"
+	}
+	return s
+}
+
+// isAncestorOrSelf reports whether dir is p or one of its parents.
+func isAncestorOrSelf(dir, p string) bool {
+	if dir == "" || p == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func dedupe(paths []string) []string {
+	slices.Sort(paths)
+	return slices.Compact(paths)
+}

@@ -1,0 +1,9 @@
+//go:build linux
+
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+func prctlSubreaper() error {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}

@@ -1,0 +1,654 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// modeEnv selects what the re-executed test binary does. It reaches the
+// child through the config env, which every level passes.
+const modeEnv = "SANDBOX_TEST_MODE"
+
+func TestMain(m *testing.M) {
+	HelperMain()
+	if mode, ok := os.LookupEnv(modeEnv); ok {
+		os.Exit(testProgram(mode, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// testProgram is the scripted "server" the tests launch. It prints results
+// on stdout and returns 0, or prints "ERR ..." and returns 3.
+func testProgram(mode string, args []string) int {
+	fail := func(err error) int { fmt.Println("ERR", err); return 3 }
+	switch mode {
+	case "true":
+		return 0
+	case "env":
+		for _, kv := range os.Environ() {
+			fmt.Println(kv)
+		}
+	case "cat":
+		b, err := os.ReadFile(args[0])
+		if err != nil {
+			return fail(err)
+		}
+		os.Stdout.Write(b)
+	case "write":
+		if err := os.WriteFile(args[0], []byte("x"), 0o600); err != nil {
+			return fail(err)
+		}
+		fmt.Println("OK")
+	case "connect":
+		c, err := net.DialTimeout("tcp", args[0], 2*time.Second)
+		if err != nil {
+			return fail(err)
+		}
+		c.Close()
+		fmt.Println("OK")
+	case "udp":
+		c, err := net.Dial("udp", args[0])
+		if err != nil {
+			return fail(err)
+		}
+		defer c.Close()
+		if _, err := c.Write([]byte("hello")); err != nil {
+			return fail(err)
+		}
+		fmt.Println("OK")
+	case "netif":
+		ifs, err := net.Interfaces()
+		if err != nil {
+			return fail(err)
+		}
+		for _, i := range ifs {
+			fmt.Println(i.Name, i.Flags&net.FlagUp != 0)
+		}
+	case "count":
+		p := filepath.Join(os.Getenv("TMPDIR"), "count")
+		b, _ := os.ReadFile(p)
+		n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		n++
+		if err := os.WriteFile(p, []byte(strconv.Itoa(n)), 0o600); err != nil {
+			return fail(err)
+		}
+		fmt.Println(n)
+	case "rlimits":
+		for _, r := range []struct {
+			name string
+			res  int
+		}{{"nofile", syscall.RLIMIT_NOFILE}, {"core", syscall.RLIMIT_CORE}, {"cpu", syscall.RLIMIT_CPU}, {"data", syscall.RLIMIT_DATA}} {
+			var l syscall.Rlimit
+			if err := syscall.Getrlimit(r.res, &l); err != nil {
+				return fail(err)
+			}
+			fmt.Printf("%s %d %d\n", r.name, l.Cur, l.Max)
+		}
+	case "fork":
+		// A grandchild that ignores SIGTERM, then ignore it ourselves.
+		signal.Ignore(syscall.SIGTERM)
+		c := exec.Command(os.Args[0])
+		c.Env = append(os.Environ(), modeEnv+"=sleep")
+		if err := c.Start(); err != nil {
+			return fail(err)
+		}
+		fmt.Println(c.Process.Pid)
+		time.Sleep(time.Hour)
+	case "sleep":
+		signal.Ignore(syscall.SIGTERM)
+		time.Sleep(time.Hour)
+	default:
+		return fail(fmt.Errorf("unknown mode %q", mode))
+	}
+	return 0
+}
+
+const (
+	realGitHubToken = "ghp_REALREALREALREALREALREALREALREAL0001"
+	realAWSSecret   = "REALawsSECRETrealAWSsecretREALawsSECRET01"
+	realActions     = "REAL-actions-runtime-token"
+)
+
+// checkerEnv is the injected "checker environment": real secrets the
+// sandbox must not pass, and a fake real HOME.
+func checkerEnv(home string) func(string) (string, bool) {
+	m := map[string]string{
+		"PATH":                  os.Getenv("PATH"),
+		"HOME":                  home,
+		"LANG":                  "C.UTF-8",
+		"GITHUB_TOKEN":          realGitHubToken,
+		"AWS_SECRET_ACCESS_KEY": realAWSSecret,
+		"ACTIONS_RUNTIME_TOKEN": realActions,
+	}
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func newRun(tb testing.TB, level Level, opts Options) *Run {
+	tb.Helper()
+	opts.Level = level
+	if opts.Getenv == nil {
+		opts.Getenv = checkerEnv(tb.TempDir())
+	}
+	r, err := New("test/server", opts)
+	if errors.Is(err, ErrNoUserNamespace) || errors.Is(err, ErrNoLandlock) {
+		tb.Skipf("strict sandbox unavailable on this machine, skipping: %v", err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := r.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return r
+}
+
+func testExe(tb testing.TB) string {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return exe
+}
+
+// launch runs the test binary in mode under r and returns its stdout; err is
+// the exit error, with stderr in the message.
+func launch(t *testing.T, r *Run, mode string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd, err := r.Command(ctx, testExe(t), args, map[string]string{modeEnv: mode}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("%w: stdout %q stderr %q", err, stdout.String(), stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+func envMap(out string) map[string]string {
+	m := make(map[string]string)
+	for line := range strings.Lines(out) {
+		if k, v, ok := strings.Cut(strings.TrimRight(line, "\n"), "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func canaryFor(t *testing.T, r *Run, where string) string {
+	t.Helper()
+	for _, c := range r.Canaries() {
+		if c.Where == where {
+			return c.Token
+		}
+	}
+	t.Fatalf("no canary %q in %v", where, r.Canaries())
+	return ""
+}
+
+func TestParseLevel(t *testing.T) {
+	for in, want := range map[string]Level{"off": Off, " Basic ": Basic, "STRICT": Strict} {
+		if got, err := ParseLevel(in); err != nil || got != want {
+			t.Errorf("ParseLevel(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "none", "strictest"} {
+		if _, err := ParseLevel(in); err == nil {
+			t.Errorf("ParseLevel(%q): no error", in)
+		}
+	}
+	if _, err := New("x", Options{}); err == nil {
+		t.Error("New with no level: no error")
+	}
+}
+
+func TestBasicEnvironment(t *testing.T) {
+	r := newRun(t, Basic, Options{})
+	out, err := launch(t, r, "env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := envMap(out)
+	if strings.Contains(out, realGitHubToken) || strings.Contains(out, realAWSSecret) || strings.Contains(out, realActions) {
+		t.Errorf("a real secret reached the child:\n%s", out)
+	}
+	if got, want := env["GITHUB_TOKEN"], canaryFor(t, r, "env:GITHUB_TOKEN"); got != want {
+		t.Errorf("GITHUB_TOKEN = %q, want the canary %q", got, want)
+	}
+	if got, want := env["AWS_SECRET_ACCESS_KEY"], canaryFor(t, r, "env:AWS_SECRET_ACCESS_KEY"); got != want {
+		t.Errorf("AWS_SECRET_ACCESS_KEY = %q, want the canary %q", got, want)
+	}
+	if _, ok := env["ACTIONS_RUNTIME_TOKEN"]; ok {
+		t.Error("ACTIONS_RUNTIME_TOKEN passed")
+	}
+	if _, ok := env[envPolicy]; ok {
+		t.Error("the helper policy reached the server")
+	}
+	for _, k := range []string{"HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
+		if !strings.HasPrefix(env[k], r.Dir()+"/") {
+			t.Errorf("%s = %q, want inside the run dir %s", k, env[k], r.Dir())
+		}
+	}
+	if env["LANG"] != "C.UTF-8" || env["npm_config_prefer_offline"] != "true" {
+		t.Errorf("LANG = %q, npm_config_prefer_offline = %q", env["LANG"], env["npm_config_prefer_offline"])
+	}
+
+	// The canaries are where a server would look, and a leak of one is found
+	// and redacted.
+	key, err := launch(t, r, "cat", filepath.Join(env["HOME"], ".ssh", "id_rsa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(key, "-----BEGIN OPENSSH PRIVATE KEY-----\n") {
+		t.Errorf("id_rsa does not look like a key:\n%s", key)
+	}
+	for _, rel := range []string{"home/.ssh/id_ed25519", "home/.aws/credentials", "home/.netrc",
+		"home/.config/gh/hosts.yml", "home/.kube/config", "work/.env"} {
+		if fi, err := os.Stat(filepath.Join(r.Dir(), rel)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("canary %s: %v %v", rel, fi, err)
+		}
+	}
+	leaked := r.Leaks([]byte(`{"description":` + strconvQuote(key) + `}`))
+	if len(leaked) != 1 || leaked[0].Where != "~/.ssh/id_rsa" {
+		t.Errorf("Leaks(id_rsa) = %v", leaked)
+	}
+	if red := r.Redact(key); strings.Contains(red, canaryFor(t, r, "~/.ssh/id_rsa")) || !strings.Contains(red, "[canary:~/.ssh/id_rsa]") {
+		t.Errorf("Redact left the token:\n%s", red)
+	}
+	if got := r.Isolation(); !strings.HasPrefix(got, "basic: ") || !strings.Contains(got, r.Dir()) {
+		t.Errorf("Isolation() = %q", got)
+	}
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
+func TestConfigEnvAndPassEnv(t *testing.T) {
+	r := newRun(t, Basic, Options{PassEnv: []string{"AWS_SECRET_ACCESS_KEY"}})
+	ctx := context.Background()
+	cmd, err := r.Command(ctx, testExe(t), nil, map[string]string{modeEnv: "env", "GITHUB_TOKEN": "from-config", "HOME": "/config/home"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := envMap(string(out))
+	if env["GITHUB_TOKEN"] != "from-config" || env["HOME"] != "/config/home" {
+		t.Errorf("config env lost: GITHUB_TOKEN=%q HOME=%q", env["GITHUB_TOKEN"], env["HOME"])
+	}
+	if env["AWS_SECRET_ACCESS_KEY"] != realAWSSecret {
+		t.Errorf("PassEnv AWS_SECRET_ACCESS_KEY = %q", env["AWS_SECRET_ACCESS_KEY"])
+	}
+	for _, c := range r.Canaries() {
+		if c.Where == "env:AWS_SECRET_ACCESS_KEY" {
+			t.Error("a canary for a passed variable")
+		}
+	}
+}
+
+func TestRlimits(t *testing.T) {
+	r := newRun(t, Basic, Options{Limits: Limits{OpenFiles: 512}})
+	out, err := launch(t, r, "rlimits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"nofile 512 512\n", "core 0 0\n", "cpu 300 305\n", fmt.Sprintf("data %d %d\n", 4<<30, 4<<30)} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rlimits: want %q in\n%s", want, out)
+		}
+	}
+}
+
+func TestCommandLookup(t *testing.T) {
+	r := newRun(t, Basic, Options{})
+	if _, err := r.Command(context.Background(), "no-such-server-xyz", nil, nil, ""); !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("missing command: %v", err)
+	}
+	// The child's PATH decides, not the checker's.
+	dir := t.TempDir()
+	if err := os.Symlink(testExe(t), filepath.Join(dir, "fake-server")); err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := r.Command(context.Background(), "fake-server", nil, map[string]string{"PATH": dir, modeEnv: "true"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Args[1] != "fake-server" || !cmd.SysProcAttr.Setpgid {
+		t.Errorf("args %q setpgid %v", cmd.Args, cmd.SysProcAttr.Setpgid)
+	}
+}
+
+func TestStrict(t *testing.T) {
+	realHome := t.TempDir()
+	secret := filepath.Join(realHome, ".ssh", "id_rsa")
+	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("REAL KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+
+	// Control: basic reaches the real file and the loopback listener, so
+	// the strict failures below are the sandbox's doing.
+	basic := newRun(t, Basic, Options{Getenv: checkerEnv(realHome)})
+	if out, err := launch(t, basic, "cat", secret); err != nil || out != "REAL KEY" {
+		t.Fatalf("basic could not read %s: %q %v", secret, out, err)
+	}
+
+	r := newRun(t, Strict, Options{Getenv: checkerEnv(realHome)})
+	if got := r.Isolation(); !strings.HasPrefix(got, "strict: landlock ABI ") {
+		t.Errorf("Isolation() = %q", got)
+	}
+
+	t.Run("real home unreadable", func(t *testing.T) {
+		out, err := launch(t, r, "cat", secret)
+		if err == nil || !strings.Contains(out, "permission denied") {
+			t.Errorf("read %s: %q, %v", secret, out, err)
+		}
+		t.Logf("strict read of the real HOME: %s", strings.TrimSpace(out))
+	})
+	t.Run("proc unreadable", func(t *testing.T) {
+		p := fmt.Sprintf("/proc/%d/environ", os.Getpid())
+		if out, err := launch(t, r, "cat", p); err == nil {
+			t.Errorf("read %s: %q", p, out)
+		}
+	})
+	t.Run("canaries readable", func(t *testing.T) {
+		out, err := launch(t, r, "cat", filepath.Join(r.Dir(), "home", ".aws", "credentials"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Leaks([]byte(out)); len(got) != 2 {
+			t.Errorf("Leaks(credentials) = %v", got)
+		}
+	})
+	t.Run("writes only in run dir", func(t *testing.T) {
+		target := filepath.Join(outside, "planted")
+		if out, err := launch(t, r, "write", target); err == nil {
+			t.Errorf("write %s: %q", target, out)
+		}
+		if _, err := os.Stat(target); err == nil {
+			t.Errorf("%s exists", target)
+		}
+		if out, err := launch(t, r, "write", filepath.Join(r.Dir(), "tmp", "ok")); err != nil {
+			t.Errorf("write in run dir: %q %v", out, err)
+		}
+	})
+	t.Run("no network", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		accepted := make(chan struct{}, 1)
+		go func() {
+			if c, err := ln.Accept(); err == nil {
+				c.Close()
+				accepted <- struct{}{}
+			}
+		}()
+		if out, err := launch(t, basic, "connect", ln.Addr().String()); err != nil {
+			t.Fatalf("basic connect: %q %v", out, err)
+		}
+		<-accepted
+		go func() {
+			if c, err := ln.Accept(); err == nil {
+				c.Close()
+				accepted <- struct{}{}
+			}
+		}()
+		out, err := launch(t, r, "connect", ln.Addr().String())
+		if err == nil {
+			t.Errorf("strict connect succeeded: %q", out)
+		}
+		t.Logf("strict connect: %s", strings.TrimSpace(out))
+		select {
+		case <-accepted:
+			t.Error("the listener saw a connection from the strict sandbox")
+		case <-time.After(300 * time.Millisecond):
+		}
+	})
+	t.Run("no udp", func(t *testing.T) {
+		// Landlock before ABI 10 does not cover UDP: only the namespace
+		// stops this datagram.
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pc.Close()
+		out, _ := launch(t, r, "udp", pc.LocalAddr().String())
+		t.Logf("strict udp: %s", strings.TrimSpace(out))
+		_ = pc.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		if n, _, err := pc.ReadFrom(make([]byte, 16)); err == nil {
+			t.Errorf("the UDP listener got %d bytes from the strict sandbox", n)
+		}
+	})
+	t.Run("own network namespace", func(t *testing.T) {
+		out, err := launch(t, r, "netif")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(out) != "lo false" {
+			t.Errorf("interfaces in the sandbox: %q, want only lo, down", out)
+		}
+	})
+	t.Run("launch counter persists", func(t *testing.T) {
+		for want := 1; want <= 2; want++ {
+			out, err := launch(t, r, "count")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(out); got != strconv.Itoa(want) {
+				t.Errorf("launch %d counted %s", want, got)
+			}
+		}
+	})
+}
+
+func TestKillGroup(t *testing.T) {
+	// Orphans must come back to this process to be reaped: the machine's
+	// PID 1 may not reap, and a zombie still counts as a group member.
+	if err := prctlSubreaper(); err != nil {
+		t.Skipf("cannot become a child subreaper: %v", err)
+	}
+	for _, level := range []Level{Off, Basic, Strict} {
+		t.Run(string(level), func(t *testing.T) {
+			r := newRun(t, level, Options{})
+			cmd, err := r.Command(context.Background(), testExe(t), nil, map[string]string{modeEnv: "fork"}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(stdout).ReadString('\n')
+			if err != nil {
+				t.Fatalf("no grandchild pid: %v", err)
+			}
+			grandchild, _ := strconv.Atoi(strings.TrimSpace(line))
+			pgid := cmd.Process.Pid
+			if g, err := syscall.Getpgid(grandchild); err != nil || g != pgid {
+				t.Fatalf("grandchild %d in group %d (%v), want %d", grandchild, g, err, pgid)
+			}
+
+			if err := KillGroup(cmd, syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if err := syscall.Kill(-pgid, 0); err != nil {
+				t.Fatalf("SIGTERM-ignoring group already gone: %v", err)
+			}
+			if err := KillGroup(cmd, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				var ws syscall.WaitStatus
+				_, _ = syscall.Wait4(-pgid, &ws, syscall.WNOHANG, nil)
+				err := syscall.Kill(-pgid, 0)
+				if errors.Is(err, syscall.ESRCH) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("process group %d survives SIGKILL: kill(-pgid, 0) = %v", pgid, err)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := KillGroup(cmd, syscall.SIGKILL); err != nil {
+				t.Errorf("KillGroup on a gone group: %v", err)
+			}
+		})
+	}
+}
+
+func TestNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed")
+	}
+	for _, level := range []Level{Off, Basic, Strict} {
+		t.Run(string(level), func(t *testing.T) {
+			r := newRun(t, level, Options{Getenv: func(k string) (string, bool) {
+				if k == "PATH" {
+					return os.Getenv("PATH"), true
+				}
+				return "", false
+			}})
+			cmd, err := r.Command(context.Background(), node, []string{"-e", "console.log(1)"}, nil, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil || string(out) != "1\n" {
+				t.Errorf("node under %s: %q %v\n%s", level, out, err, stderr.String())
+			}
+		})
+	}
+}
+
+func TestContextCancelKillsGroup(t *testing.T) {
+	r := newRun(t, Basic, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd, err := r.Command(ctx, testExe(t), nil, map[string]string{modeEnv: "sleep"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = KillGroup(cmd, syscall.SIGKILL)
+		t.Fatal("cancel did not kill a SIGTERM-ignoring server")
+	}
+}
+
+func TestCloseRemovesRunDir(t *testing.T) {
+	r, err := New("x", Options{Level: Basic, Getenv: checkerEnv(t.TempDir())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := r.Dir()
+	if err := os.Mkdir(filepath.Join(dir, "work", "ro"), 0o500); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("run dir left behind: %v", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := r.Command(context.Background(), "true", nil, nil, ""); err == nil {
+		t.Error("Command after Close: no error")
+	}
+}
+
+func TestOffLevel(t *testing.T) {
+	r := newRun(t, Off, Options{})
+	if r.Isolation() != "off" || len(r.Canaries()) != 0 {
+		t.Errorf("off: %q, %d canaries", r.Isolation(), len(r.Canaries()))
+	}
+	out, err := launch(t, r, "env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := envMap(out)["HOME"]; got != os.Getenv("HOME") {
+		t.Errorf("off HOME = %q, want the real %q", got, os.Getenv("HOME"))
+	}
+}
+
+func TestUserNamespaceError(t *testing.T) {
+	err := userNamespaceError(syscall.EPERM)
+	if !errors.Is(err, ErrNoUserNamespace) || !strings.Contains(err.Error(), "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0") {
+		t.Errorf("userNamespaceError: %v", err)
+	}
+}
+
+// BenchmarkLaunch measures one launch of /bin/true (start to exit) per level.
+func BenchmarkLaunch(b *testing.B) {
+	for _, level := range []Level{Off, Basic, Strict} {
+		b.Run(string(level), func(b *testing.B) {
+			r := newRun(b, level, Options{})
+			ctx := context.Background()
+			for b.Loop() {
+				cmd, err := r.Command(ctx, "/bin/true", nil, nil, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
+		})
+	}
+}
+
+func TestHelperNotWired(t *testing.T) {
+	// An executable whose main does not call HelperMain is caught at New,
+	// not by every launch dying.
+	if err := selfTest("/bin/true", Basic); !errors.Is(err, ErrNoHelper) {
+		t.Errorf("selfTest(/bin/true) = %v, want ErrNoHelper", err)
+	}
+}
