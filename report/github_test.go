@@ -1,0 +1,256 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+)
+
+func TestAnnotationsAreInert(t *testing.T) {
+	r := payloadReport()
+	// A message that tries to smuggle a second workflow command past the
+	// runner with a real newline and with the runner's own escapes.
+	f := finding.New(finding.ToolChanged, "s")
+	f.Message = "100% done\n::error::pwned %0A::warning::pwned\r\x1b[2K"
+	f.File = "dir,with:odd/mcp.json"
+	r.Servers = append(r.Servers, Server{Name: "s", Status: StatusDrift, Findings: []finding.Finding{f}})
+
+	var buf bytes.Buffer
+	if err := WriteAnnotations(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	want := 0
+	for _, f := range r.Findings() {
+		if !f.Acknowledged {
+			want++
+		}
+	}
+	if len(lines) != want {
+		t.Fatalf("%d lines for %d unacknowledged findings: a message broke a line\n%s", len(lines), want, buf.String())
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "::error ") && !strings.HasPrefix(l, "::warning ") && !strings.HasPrefix(l, "::notice ") {
+			t.Errorf("line is not one annotation: %q", l)
+		}
+		if strings.ContainsAny(l, "\r\x1b\u202E") {
+			t.Errorf("annotation holds a control character: %q", l)
+		}
+	}
+	last := lines[len(lines)-1]
+	for _, want := range []string{
+		"file=dir%2Cwith%3Aodd/mcp.json", // properties: , and : escaped by the library
+		"100%25 done",                    // % escaped so %0A stays literal
+		`\n::error::pwned %250A::warning::pwned\u{000D}\u{001B}[2K`,
+	} {
+		if !strings.Contains(last, want) {
+			t.Errorf("annotation %q lacks %q", last, want)
+		}
+	}
+}
+
+func TestAnnotationsWriteError(t *testing.T) {
+	err := WriteAnnotations(failWriter{}, loadFixture(t), Options{})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("write error = %v, want the writer's error (not a panic)", err)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func envWith(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestSetOutputs(t *testing.T) {
+	if err := SetOutputs(envWith(nil), map[string]string{"a": "b"}); !errors.Is(err, ErrNoOutputFile) {
+		t.Errorf("unset GITHUB_OUTPUT: err = %v, want ErrNoOutputFile", err)
+	}
+	path := filepath.Join(t.TempDir(), "output")
+	if err := os.WriteFile(path, []byte("earlier=step\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := envWith(map[string]string{"GITHUB_OUTPUT": path})
+	hostile := "line one\nghadelimiter_x\n_GitHubActionsFileCommandDelimeter_\nexit-code=0\n"
+	if err := SetOutputs(env, map[string]string{"exit-code": "1", "report": hostile}); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetOutputs(env, map[string]string{"bad\nname": "x"}); err == nil {
+		t.Error("an output name with a newline was accepted")
+	}
+	got := parseOutputFile(t, path)
+	want := map[string]string{"earlier": "step", "exit-code": "1", "report": hostile}
+	if len(got) != len(want) {
+		t.Fatalf("outputs = %q, want %q", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("output %s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// parseOutputFile reads a GITHUB_OUTPUT file the way the runner does:
+// name=value lines and name<<DELIM blocks ended by a line equal to DELIM.
+// A later value for a name does not replace an earlier one here, so an
+// injected duplicate shows up as a wrong count or value.
+func parseOutputFile(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		set := func(k, v string) {
+			if _, dup := out[k]; dup {
+				t.Errorf("output %q set twice", k)
+				return
+			}
+			out[k] = v
+		}
+		if k, delim, ok := strings.Cut(l, "<<"); ok {
+			var v []string
+			for i++; i < len(lines) && lines[i] != delim; i++ {
+				v = append(v, lines[i])
+			}
+			if i == len(lines) {
+				t.Fatalf("delimiter %q never closes", delim)
+			}
+			set(k, strings.Join(v, "\n"))
+			continue
+		}
+		k, v, _ := strings.Cut(l, "=")
+		set(k, v)
+	}
+	return out
+}
+
+func TestAppendSummary(t *testing.T) {
+	r := loadFixture(t)
+	if err := AppendSummary(envWith(nil), r, Options{}); !errors.Is(err, ErrNoSummaryFile) {
+		t.Errorf("unset GITHUB_STEP_SUMMARY: err = %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "summary.md")
+	if err := os.WriteFile(path, []byte("# earlier step\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendSummary(envWith(map[string]string{"GITHUB_STEP_SUMMARY": path}), r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(b), "# earlier step\n"+Marker) {
+		t.Errorf("summary was not appended after the earlier content:\n%.200s", b)
+	}
+}
+
+// TestWriteAll writes SARIF, markdown, JSON and the summary in one call, over
+// longer files left by an earlier run.
+func TestWriteAll(t *testing.T) {
+	r := loadFixture(t)
+	dir := t.TempDir()
+	tg := Targets{
+		SARIF:    filepath.Join(dir, "out.sarif"),
+		Markdown: filepath.Join(dir, "comment.md"),
+		JSON:     filepath.Join(dir, "report.json"),
+		Summary:  filepath.Join(dir, "summary.md"),
+	}
+	for _, p := range []string{tg.SARIF, tg.JSON} {
+		if err := os.WriteFile(p, bytes.Repeat([]byte("stale "), 100000), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := WriteAll(r, tg, fixtureOptions); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []struct {
+		path string
+		f    Format
+	}{{tg.SARIF, FormatSARIF}, {tg.Markdown, FormatMarkdown}, {tg.JSON, FormatJSON}, {tg.Summary, FormatSummary}} {
+		got, err := os.ReadFile(x.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if err := Write(&want, x.f, r, fixtureOptions); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: file differs from the %s renderer's output (stale tail?)", x.path, x.f)
+		}
+		if x.f == FormatJSON || x.f == FormatSARIF {
+			if !json.Valid(got) {
+				t.Errorf("%s is not valid JSON", x.path)
+			}
+		}
+	}
+	if fi, _ := os.Stat(tg.SARIF); fi.Mode().Perm() != 0o600 {
+		t.Errorf("replaced file mode %v, want the old file's 0600", fi.Mode().Perm())
+	}
+	if fi, _ := os.Stat(tg.Markdown); fi.Mode().Perm() != 0o644 {
+		t.Errorf("new file mode %v, want 0644", fi.Mode().Perm())
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func TestWriteAllReportsEveryFailure(t *testing.T) {
+	r := loadFixture(t)
+	dir := t.TempDir()
+	tg := Targets{
+		JSON:     filepath.Join(dir, "missing", "report.json"),
+		SARIF:    filepath.Join(dir, "missing", "out.sarif"),
+		Markdown: filepath.Join(dir, "comment.md"),
+	}
+	err := WriteAll(r, tg, Options{})
+	if err == nil || !strings.Contains(err.Error(), "json") || !strings.Contains(err.Error(), "sarif") {
+		t.Errorf("err = %v, want both failures", err)
+	}
+	if _, statErr := os.Stat(tg.Markdown); statErr != nil {
+		t.Errorf("a failing target stopped the others: %v", statErr)
+	}
+}
+
+func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("render failed")
+	err := WriteFileAtomic(path, func(w io.Writer) error {
+		_, _ = w.Write([]byte("half"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("file = %q after a failed write, want the old content", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, f := range Formats {
+		if got, err := ParseFormat(strings.ToUpper(string(f))); err != nil || got != f {
+			t.Errorf("ParseFormat(%s) = %v, %v", f, got, err)
+		}
+	}
+	if _, err := ParseFormat("xml"); err == nil {
+		t.Error("ParseFormat(xml) accepted")
+	}
+}

@@ -1,0 +1,386 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+)
+
+// Marker starts every PR comment, so the Action can find its own sticky
+// comment among the others and edit it instead of adding a new one.
+const Marker = "<!-- mcp-lockcheck -->"
+
+// Diff block sizes (bytes of diff text per finding) for the PR comment and
+// the job summary: a comment has 60,000 bytes for everything, a summary
+// nearly a mebibyte.
+const (
+	commentDiffLimit = 3000
+	summaryDiffLimit = 30000
+	// A server section in the job summary is folded into <details> when it
+	// holds more findings than this.
+	summaryFoldAfter = 3
+)
+
+// WriteMarkdown writes the PR comment: the marker, a verdict, what the pull
+// request approves (if anything), a table of servers, then each finding
+// with its before/after as a word diff. It is cut at a finding boundary to
+// stay within Options.MarkdownLimit, with a note pointing to the job summary.
+//
+// Every piece of server text is inert: it sits in a code span or fenced
+// block longer than any backtick run in it, after escape has made it one
+// line of visible characters, so no @mention, link, image, HTML or fence
+// break can come from it. Table cells also lose their `|`.
+func WriteMarkdown(w io.Writer, r *Report, opts Options) error {
+	opts = opts.withDefaults()
+	note := "the job summary of this run"
+	if u := safeURL(opts.SummaryURL); u != "" {
+		note = "the [job summary](" + u + ") of this run"
+	}
+	_, err := io.WriteString(w, renderMarkdown(r, opts, mdStyle{
+		limit:     opts.MarkdownLimit,
+		diffLimit: commentDiffLimit,
+		moreAt:    note,
+	}))
+	return err
+}
+
+// WriteSummary writes the job summary (GITHUB_STEP_SUMMARY): the PR
+// comment's content, with each server section holding more than a few
+// findings folded into <details>, capped under Options.SummaryLimit.
+func WriteSummary(w io.Writer, r *Report, opts Options) error {
+	opts = opts.withDefaults()
+	_, err := io.WriteString(w, renderMarkdown(r, opts, mdStyle{
+		summary:   true,
+		limit:     opts.SummaryLimit,
+		diffLimit: summaryDiffLimit,
+		moreAt:    "the JSON or SARIF report of this run",
+	}))
+	return err
+}
+
+type mdStyle struct {
+	summary   bool   // fold long server sections into <details>
+	limit     int    // bytes for the whole document
+	diffLimit int    // bytes of diff text per finding
+	moreAt    string // where the findings a cut leaves out can be read
+}
+
+// mdDoc builds a document within a byte budget. Content is added in units
+// (a finding, a table row, a section heading); a unit that does not fit is
+// not written and nothing after it is, so a cut never lands inside a fence
+// or a table row. reserve keeps room for closing an open <details> and for
+// the note saying what was cut.
+type mdDoc struct {
+	b       strings.Builder
+	limit   int
+	reserve int
+	full    bool
+	omitted int // findings not written
+}
+
+func (d *mdDoc) add(s string) bool {
+	if d.full || d.b.Len()+len(s)+d.reserve > d.limit {
+		d.full = true
+		return false
+	}
+	d.b.WriteString(s)
+	return true
+}
+
+func renderMarkdown(r *Report, opts Options, st mdStyle) string {
+	// The reserve covers the cut note, the footer and a closing </details>.
+	d := &mdDoc{limit: st.limit, reserve: 400 + len(st.moreAt) + 2*len(opts.ToolVersion)}
+	// The marker and verdict are written whatever the limit: without the
+	// marker the Action cannot find its comment again.
+	d.b.WriteString(Marker + "\n\n")
+	d.b.WriteString(mdVerdict(r) + "\n\n")
+
+	var approvals []finding.Finding
+	for _, f := range r.Findings() {
+		if isApproval(f) {
+			approvals = append(approvals, f)
+		}
+	}
+	if len(approvals) > 0 {
+		d.add("### This pull request approves:\n\n")
+		for _, f := range approvals {
+			if !d.add(mdFinding(f, st, true)) {
+				d.omitted++
+			}
+		}
+	}
+
+	d.add("### Servers\n\n| Server | Status | Findings |\n| --- | --- | --- |\n")
+	for _, s := range r.Servers {
+		c := countFindings(live(s.Findings)).String()
+		if c == "" {
+			c = "none"
+		}
+		d.add(fmt.Sprintf("| %s | %s %s | %s |\n", mdCell(s.Name), statusMark(s.Status), mdStatus(s.Status), c))
+	}
+	d.add("\n")
+
+	for _, s := range r.Servers {
+		fs := live(s.Findings)
+		if len(fs) == 0 && s.Status != StatusHeld {
+			continue
+		}
+		fold := st.summary && len(fs) > summaryFoldAfter
+		var open, closing string
+		if fold {
+			open = "<details>\n<summary>" + summaryVerdict(s) + "</summary>\n\n"
+			closing = "</details>\n\n"
+		} else {
+			open = "#### " + mdServerHeading(s) + "\n\n"
+		}
+		if s.Status == StatusHeld {
+			reason := s.Reason
+			if reason == "" {
+				reason = "could not be probed"
+			}
+			open += "Held: " + codeSpan(escape(reason)) + "\n\n"
+		}
+		if !d.add(open) {
+			d.omitted += len(fs)
+			continue
+		}
+		d.reserve += len(closing)
+		for _, f := range fs {
+			if !d.add(mdFinding(f, st, false)) {
+				d.omitted++
+			}
+		}
+		d.reserve -= len(closing)
+		d.b.WriteString(closing) // reserved above: always fits
+	}
+
+	if d.full {
+		what := "the rest of the servers are"
+		if d.omitted > 0 {
+			what = plural(d.omitted, "more finding is", "more findings are")
+		}
+		// The blank line first ends a table the cut may have left open.
+		d.b.WriteString(fmt.Sprintf("\n> [!WARNING]\n> This report was cut to fit: %s not shown here. Read all of them in %s.\n\n",
+			what, st.moreAt))
+	}
+	footer := "mcp-lockcheck"
+	if opts.ToolVersion != "" {
+		footer += " " + codeSpan(escape(opts.ToolVersion))
+	}
+	d.b.WriteString("— " + footer + "\n")
+	return d.b.String()
+}
+
+// live drops the approval findings: they are listed in their own section,
+// not as what a server showed.
+func live(fs []finding.Finding) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range fs {
+		if !isApproval(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// mdVerdict is the comment's first visible line.
+func mdVerdict(r *Report) string {
+	s := r.Summary
+	head := "✔ mcp-lockcheck: every server matches the lock"
+	switch {
+	case s.ExitCode == 2:
+		head = "✖ mcp-lockcheck could not run"
+	case s.Drift > 0 || s.ExitCode == 1:
+		head = "✖ mcp-lockcheck: " + plural(s.Drift, "server drifted", "servers drifted")
+		if s.Held > 0 {
+			head += ", " + plural(s.Held, "held", "held")
+		}
+	case s.Held > 0 || s.ExitCode == 3:
+		head = "⏸ mcp-lockcheck: " + plural(s.Held, "server held", "servers held") + " (could not be probed)"
+	}
+	// The summary line is our words and numbers; the fail-on threshold is
+	// quoted as if it were server text, since it comes from flags or policy.
+	return "## " + head + "\n\n" + summaryLine(r, func(s string) string { return codeSpan(escape(s)) })
+}
+
+// summaryVerdict is the server's verdict for a <summary> line, built from
+// the raw name and reason through htmlSafe (not from serverVerdict, whose
+// escape sequences htmlSafe would spell twice).
+func summaryVerdict(s Server) string {
+	h := statusMark(s.Status) + " " + htmlSafe(s.Name) + ": " + htmlSafe(s.Status)
+	if s.Status == StatusHeld && s.Reason != "" {
+		return h + ": " + htmlSafe(truncate(s.Reason, 120))
+	}
+	if c := countFindings(live(s.Findings)).String(); c != "" {
+		h += " (" + c + ")"
+	}
+	return h
+}
+
+func mdStatus(status string) string {
+	switch status {
+	case StatusOK, StatusDrift, StatusHeld:
+		return status
+	}
+	return codeSpan(escape(status))
+}
+
+// mdServerHeading is "✖ `evil`: drift (2 errors)".
+func mdServerHeading(s Server) string {
+	c := countFindings(live(s.Findings)).String()
+	h := statusMark(s.Status) + " " + codeSpan(escape(s.Name)) + ": " + mdStatus(s.Status)
+	if c != "" {
+		h += " (" + c + ")"
+	}
+	return h
+}
+
+func severityMark(f finding.Finding) string {
+	if f.Acknowledged {
+		return "☑ acknowledged " + f.Severity.String()
+	}
+	switch {
+	case f.Severity >= finding.Error:
+		return "✖ error"
+	case f.Severity == finding.Warning:
+		return "⚠ warning"
+	}
+	return "ℹ note"
+}
+
+// mdFinding renders one finding as a self-contained block: a line naming
+// rule and subject, a list of its attributes, and a diff block for
+// before/after. Self-contained means a cut after it leaves valid markdown.
+// withServer names the server, for findings listed outside their server's
+// section.
+func mdFinding(f finding.Finding, st mdStyle, withServer bool) string {
+	var b strings.Builder
+	b.WriteString("**" + severityMark(f) + "** " + codeSpan(escape(f.Rule)))
+	if f.Subject != "" {
+		kind := f.Kind
+		if kind == "" || kind == finding.KindServer {
+			kind = "subject"
+		}
+		b.WriteString(" · " + kind + " " + codeSpan(escape(f.Subject)))
+	}
+	b.WriteString("\n\n")
+	item := func(label, value string) {
+		if value != "" {
+			b.WriteString("- " + label + ": " + codeSpan(escape(value)) + "\n")
+		}
+	}
+	if withServer {
+		item("server", f.Server)
+	}
+	if strings.HasPrefix(f.Field, "inputSchema") || strings.HasPrefix(f.Field, "outputSchema") {
+		item("schema path", f.Field)
+	} else {
+		item("field", f.Field)
+	}
+	item("phase", f.Phase)
+	item("message", f.Message)
+	if f.Acknowledged {
+		reason := f.AckReason
+		if reason == "" {
+			reason = "acknowledged in the lock"
+		}
+		item("acknowledged", reason)
+	}
+	if tags, where := hiddenTags(f); tags != "" {
+		item("hidden tag text ("+where+"), decoded", tags)
+	}
+	item("detail", f.Detail)
+	b.WriteString("\n")
+	if f.Before != "" || f.After != "" {
+		b.WriteString(fenced("diff", capLines(wordDiff(f.Before, f.After), st.diffLimit)))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// capLines joins lines up to limit bytes, cutting at a line boundary (a line
+// longer than the limit is cut inside) and saying so.
+func capLines(lines []string, limit int) []string {
+	total := 0
+	for i, l := range lines {
+		if total+len(l) > limit {
+			out := append([]string(nil), lines[:i]...)
+			if room := limit - total; room > 200 {
+				out = append(out, truncate(l, room/4))
+			}
+			return append(out, "… (diff cut: see the JSON report for the full text)")
+		}
+		total += len(l) + 1
+	}
+	return lines
+}
+
+// fenced wraps lines in a fenced code block whose fence is longer than any
+// backtick run in them, so no line can close it. The lines are escaped text
+// (no newlines inside them).
+func fenced(info string, lines []string) string {
+	body := strings.Join(lines, "\n")
+	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
+	return fence + info + "\n" + body + "\n" + fence + "\n"
+}
+
+// codeSpan wraps escaped, single-line text in a code span whose delimiter is
+// longer than any backtick run inside, padded with spaces when the text
+// starts or ends with a backtick or space (CommonMark strips one space on
+// each side). Inside a code span, markdown and HTML are literal and GitHub
+// makes no mentions, issue links or autolinks.
+func codeSpan(s string) string {
+	if s == "" {
+		return "*(empty)*"
+	}
+	tick := strings.Repeat("`", longestRun(s, '`')+1)
+	if s[0] == '`' || s[0] == ' ' || s[len(s)-1] == '`' || s[len(s)-1] == ' ' {
+		return tick + " " + s + " " + tick
+	}
+	return tick + s + tick
+}
+
+// mdCell renders server text for a table cell: a code span with no `|` in
+// it at all. GFM splits table rows on `|` before it sees code spans, and `\|`
+// is not enough: the text's own backslash before it would turn `\|` back into
+// a cell break. Spelling the pipe \u{007C}, like any other escaped character,
+// leaves nothing to split on.
+func mdCell(s string) string {
+	return codeSpan(strings.ReplaceAll(escape(s), "|", `\u{007C}`))
+}
+
+// htmlSafe renders text for an HTML block (the <summary> line), where
+// markdown is not parsed and code spans do not exist: only letters, digits
+// and a few harmless ASCII characters pass; everything else, `<`, `&`, `@`,
+// `#`, `[` and every non-ASCII character but our status marks included, is
+// spelled \u{XXXX}. The result holds no tag, entity, mention or reference.
+func htmlSafe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9',
+			strings.ContainsRune(" .,:;()_-/+=", r),
+			r == '✔', r == '✖', r == '⏸', r == '…':
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, `\u{%04X}`, r)
+		}
+	}
+	return b.String()
+}
+
+// safeURL returns u if it is a plain https URL that cannot break out of a
+// markdown link destination, else "".
+func safeURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme != "https" || p.Host == "" {
+		return ""
+	}
+	if strings.ContainsAny(u, " ()<>\"'`\\[]\t\r\n") {
+		return ""
+	}
+	return u
+}
