@@ -171,15 +171,12 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	}
 	var mu sync.Mutex
 	leaked := map[string]bool{}
-	popts.Tap = func(phase string, payload []byte) {
+	popts.Tap = func(phase, method string, payload []byte) {
 		for _, c := range sb.Leaks(payload) {
 			mu.Lock()
 			if !leaked[c.Where] {
 				leaked[c.Where] = true
-				f := finding.New(finding.CanaryLeak, s.Name)
-				f.Kind, f.Subject, f.Phase = finding.KindServer, c.Where, phase
-				f.Message = fmt.Sprintf("the server sent back the canary secret planted as %s", c.Where)
-				run.findings = append(run.findings, f)
+				run.findings = append(run.findings, canaryFinding(s.Name, c.Where, phase, method))
 			}
 			mu.Unlock()
 		}
@@ -198,7 +195,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	}
 	run.res = probe.Run(pctx, launcher, popts)
 	// stderr is the server's too: a canary it prints is a leak.
-	popts.Tap(run.res.Phase, []byte(run.res.Stderr))
+	popts.Tap(run.res.Phase, "stderr", []byte(run.res.Stderr))
 	run.res.Stderr = sb.Redact(run.res.Stderr)
 	if run.res.Err != nil {
 		reason := sb.Redact(run.res.Err.Error())
@@ -211,6 +208,28 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		run.snaps = append(run.snaps, newSnapshot(s.Name, o))
 	}
 	return run
+}
+
+// canaryFinding reports a canary the server sent back. A planted file
+// read and returned is an error wherever it shows up: nothing asked the
+// server to open ~/.ssh. An environment canary in a tools/call result is a
+// warning: the probe itself called the tool, and a tool that prints its
+// environment (server-everything's get-env) hands every variable it was
+// given to the model, which a reviewer should know but is the tool's
+// stated purpose. In a definition, a notification or stderr it is an error.
+func canaryFinding(server, where, phase, method string) finding.Finding {
+	f := finding.New(finding.CanaryLeak, server)
+	f.Kind, f.Subject, f.Phase = finding.KindServer, where, phase
+	via := method
+	if via == "" {
+		via = "a response"
+	}
+	f.Message = fmt.Sprintf("the server sent back the canary secret planted as %s (in %s)", where, via)
+	if method == "tools/call" && strings.HasPrefix(where, "env:") {
+		f.Severity = finding.Warning
+		f.Message += "; the tool returns environment variables it was given"
+	}
+	return f
 }
 
 // projectRoot is the directory a config file's relative paths mean: the

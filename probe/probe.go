@@ -118,9 +118,9 @@ type Options struct {
 	ShutdownGrace   time.Duration // default 2s
 	// Roots are the root URIs answered to roots/list.
 	Roots []string
-	// Tap sees every payload the server sends, with the current phase
-	// (canary detection).
-	Tap func(phase string, payload []byte)
+	// Tap sees every payload the server sends, with the current phase and
+	// the method it answers or notifies (canary detection).
+	Tap func(phase, method string, payload []byte)
 	// Progress is told each phase as it starts.
 	Progress func(phase string)
 }
@@ -233,7 +233,7 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 	l.s = newSession(p.conn)
 	l.s.answer = l.answer
 	if l.opts.Tap != nil {
-		l.s.tap = func(_ string, payload []byte) { l.opts.Tap(l.phase, payload) }
+		l.s.tap = func(method string, payload []byte) { l.opts.Tap(l.phase, method, payload) }
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -27,14 +27,20 @@ type session struct {
 
 	mu      sync.Mutex
 	nextID  int64
-	pending map[jsonrpc.ID]chan *jsonrpc.Response
+	pending map[jsonrpc.ID]pendingCall
 	notes   []*jsonrpc.Request // notifications not yet taken
 	readErr error
 	dead    chan struct{}
 }
 
 func newSession(conn mcp.Connection) *session {
-	return &session{conn: conn, pending: map[jsonrpc.ID]chan *jsonrpc.Response{}, dead: make(chan struct{})}
+	return &session{conn: conn, pending: map[jsonrpc.ID]pendingCall{}, dead: make(chan struct{})}
+}
+
+// pendingCall is a request waiting for its response.
+type pendingCall struct {
+	method string
+	ch     chan *jsonrpc.Response
 }
 
 // run reads until the connection fails. Responses go to their callers,
@@ -47,8 +53,8 @@ func (s *session) run(ctx context.Context) {
 		if err != nil {
 			s.mu.Lock()
 			s.readErr = err
-			for id, ch := range s.pending {
-				close(ch)
+			for id, pc := range s.pending {
+				close(pc.ch)
 				delete(s.pending, id)
 			}
 			s.mu.Unlock()
@@ -56,20 +62,20 @@ func (s *session) run(ctx context.Context) {
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Response:
-			if s.tap != nil {
-				if m.Result != nil {
-					s.tap("", m.Result)
-				}
-				if m.Error != nil {
-					s.tap("", []byte(m.Error.Error()))
-				}
-			}
 			s.mu.Lock()
-			ch, ok := s.pending[m.ID]
+			pc, ok := s.pending[m.ID]
 			delete(s.pending, m.ID)
 			s.mu.Unlock()
+			if s.tap != nil {
+				if m.Result != nil {
+					s.tap(pc.method, m.Result)
+				}
+				if m.Error != nil {
+					s.tap(pc.method, []byte(m.Error.Error()))
+				}
+			}
 			if ok {
-				ch <- m
+				pc.ch <- m
 			}
 		case *jsonrpc.Request:
 			if s.tap != nil && m.Params != nil {
@@ -149,7 +155,7 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 	s.nextID++
 	id, _ := jsonrpc.MakeID(float64(s.nextID))
 	ch := make(chan *jsonrpc.Response, 1)
-	s.pending[id] = ch
+	s.pending[id] = pendingCall{method: method, ch: ch}
 	s.mu.Unlock()
 
 	req := &jsonrpc.Request{ID: id, Method: method, Params: raw}
