@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"strconv"
 	"unicode/utf8"
@@ -37,14 +34,18 @@ type Canonical struct {
 // without choosing a meaning is kept byte for byte and marked Ambiguous.
 func Canonicalize(raw []byte) Canonical {
 	raw = bytes.TrimSpace(raw)
-	if reason := ambiguity(raw); reason != "" {
-		return Canonical{Bytes: bytes.Clone(raw), SHA256: Sum(raw), Ambiguous: reason}
+	if !utf8.Valid(raw) {
+		return Canonical{Bytes: bytes.Clone(raw), SHA256: Sum(raw), Ambiguous: "invalid UTF-8"}
 	}
 	out, err := jcs.Transform(raw)
 	if err != nil {
 		// jcs rejects duplicate keys, lone surrogates and out-of-range
-		// numbers: exactly the inputs with no single meaning.
+		// numbers: exactly the inputs with no single meaning (and syntax
+		// errors, which have none).
 		return Canonical{Bytes: bytes.Clone(raw), SHA256: Sum(raw), Ambiguous: jcsReason(err)}
+	}
+	if reason := inexactNumber(raw); reason != "" {
+		return Canonical{Bytes: bytes.Clone(raw), SHA256: Sum(raw), Ambiguous: reason}
 	}
 	return Canonical{Bytes: out, SHA256: Sum(out)}
 }
@@ -66,35 +67,55 @@ func jcsReason(err error) string {
 	return msg
 }
 
-// ambiguity finds what JCS would silently decide: invalid UTF-8 and numbers
-// whose canonical ES6 form is a different value than the one sent (integers
-// beyond 2^53, over-long fractions). Both would let a server change its text
-// without changing its canonical bytes.
-func ambiguity(raw []byte) string {
-	if !utf8.Valid(raw) {
-		return "invalid UTF-8"
-	}
-	if !json.Valid(raw) {
-		return "not valid JSON"
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return ""
-		}
-		if err != nil {
-			return "not valid JSON: " + err.Error()
-		}
-		n, ok := tok.(json.Number)
-		if !ok {
-			continue
-		}
-		if !exactNumber(string(n)) {
-			return fmt.Sprintf("number %s cannot be kept exact (IEEE 754 double)", n)
+// inexactNumber finds what JCS would silently decide: numbers whose
+// canonical ES6 form is a different value than the one sent (integers
+// beyond 2^53, over-long fractions), which would let a server change its
+// text without changing its canonical bytes. raw must be valid JSON.
+func inexactNumber(raw []byte) string {
+	// The JSON is valid, so outside strings every run of number characters
+	// is one number literal.
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case c == '"':
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i
+			for j < len(raw) && isNumberByte(raw[j]) {
+				j++
+			}
+			if lit := raw[i:j]; !shortInteger(lit) && !exactNumber(string(lit)) {
+				return fmt.Sprintf("number %s cannot be kept exact (IEEE 754 double)", lit)
+			}
+			i = j - 1
 		}
 	}
+	return ""
+}
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// shortInteger is the fast path: an integer of at most 15 digits is exact
+// in a double.
+func shortInteger(lit []byte) bool {
+	if len(lit) > 0 && lit[0] == '-' {
+		lit = lit[1:]
+	}
+	if len(lit) == 0 || len(lit) > 15 {
+		return false
+	}
+	for _, c := range lit {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // exactNumber reports whether the number literal survives the trip through

@@ -1,0 +1,141 @@
+package lock
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCanonicalize(t *testing.T) {
+	tests := []struct {
+		name      string
+		a, b      string
+		same      bool
+		ambiguous string // substring of the reason for b, "" if none
+	}{
+		{"key order and whitespace", `{"b":1,"a":"x"}`, "{ \"a\" : \"x\",\n \"b\" : 1 }", true, ""},
+		{"escape vs literal", `{"d":"café"}`, `{"d":"caf\u00e9"}`, true, ""},
+		{"number forms", `{"n":1}`, `{"n":1.0}`, true, ""},
+		{"exponent", `{"n":100}`, `{"n":1e2}`, true, ""},
+		{"NFC vs NFD", `{"d":"café"}`, "{\"d\":\"cafe\u0301\"}", false, ""},
+		{"one code point", `{"d":"abc"}`, `{"d":"abd"}`, false, ""},
+		{"unknown fields kept", `{"name":"x"}`, `{"name":"x","execution":{"x-y":1}}`, false, ""},
+		{"U+2028 escaped vs literal", `{"d":"a\u2028b"}`, "{\"d\":\"a\u2028b\"}", true, ""},
+		{"duplicate keys", `{"d":"a"}`, `{"d":"a","d":"b"}`, false, "duplicate"},
+		{"lone surrogate", `{"d":"a"}`, `{"d":"\ud800"}`, false, "surrogate"},
+		{"invalid UTF-8", `{"d":"a"}`, "{\"d\":\"\xff\"}", false, "UTF-8"},
+		{"big integer", `{"n":9007199254740992}`, `{"n":9007199254740993}`, false, "exact"},
+		{"out of range", `{"n":1}`, `{"n":1e400}`, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := Canonicalize([]byte(tt.a)), Canonicalize([]byte(tt.b))
+			if a.Ambiguous != "" {
+				t.Fatalf("a is ambiguous: %s", a.Ambiguous)
+			}
+			if (a.SHA256 == b.SHA256) != tt.same {
+				t.Errorf("same = %v, want %v (%s vs %s)", a.SHA256 == b.SHA256, tt.same, a.Bytes, b.Bytes)
+			}
+			if tt.ambiguous != "" && !strings.Contains(b.Ambiguous, tt.ambiguous) {
+				t.Errorf("ambiguous = %q, want it to mention %q", b.Ambiguous, tt.ambiguous)
+			}
+			if b.Ambiguous != "" && !bytes.Equal(b.Bytes, bytes.TrimSpace([]byte(tt.b))) {
+				t.Errorf("ambiguous definition not kept byte for byte")
+			}
+		})
+	}
+}
+
+func sample() *File {
+	f := New()
+	s := &Server{
+		Launch:          Launch{Type: "stdio", Command: "npx", Args: []string{"-y", "pkg@1.0.0"}, Env: []string{"TOKEN"}},
+		ProtocolVersion: "2025-06-18",
+		ServerInfo:      []byte(`{"version":"1","name":"x"}`),
+		Instructions:    []byte(`"Use <these> & tools"`),
+		Tools:           map[string]*Entry{},
+	}
+	s.Tools["b_tool"] = NewEntry([]byte(`{"name":"b_tool","description":"B é"}`))
+	s.Tools["a_tool"] = NewEntry([]byte(`{"name":"a_tool","inputSchema":{"type":"object"}}`))
+	s.Tools["weird"] = NewEntry([]byte(`{"name":"weird","d":1,"d":2}`))
+	s.Acknowledgements = []Ack{{Rule: "model-instruction", Kind: "tool", Subject: "b_tool", SHA256: "00", Reason: "ok"}}
+	f.Servers["srv"] = s
+	return f
+}
+
+func TestMarshalGoldenAndRoundTrip(t *testing.T) {
+	data, err := sample().Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/sample.lock.json", data)
+	f, err := Parse("sample", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, again) {
+		t.Errorf("marshal is not stable across a round trip:\n%s\n---\n%s", data, again)
+	}
+	if f.Servers["srv"].Tools["weird"].Ambiguous == "" {
+		t.Errorf("ambiguous entry lost its marker")
+	}
+	if got := f.Servers["srv"].Tools["weird"].Canonical(); string(got.Bytes) != `{"name":"weird","d":1,"d":2}` {
+		t.Errorf("raw bytes of the ambiguous entry = %s", got.Bytes)
+	}
+	idx := Index(data)
+	lines := strings.Split(string(data), "\n")
+	if l := idx.Line("srv", KindTool, "b_tool"); l == 0 || !strings.Contains(lines[l-1], `"b_tool"`) {
+		t.Errorf("Line(b_tool) = %d", l)
+	}
+	if l := idx.Line("srv", "", ""); l == 0 || !strings.Contains(lines[l-1], `"srv"`) {
+		t.Errorf("Line(srv) = %d", l)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"{\n  \"lockfileVersion\": 1,\n  \"servers\": {\"x\": 12}\n}", "l.json:3:"},
+		{`{"lockfileVersion": 2, "servers": {}}`, "lockfileVersion 2"},
+		{`{"lockfileVersion": 1, "servers": {}, "extra": true}`, "unknown field"},
+		{"{\n\"lockfileVersion\": 1,\n\"servers\": {\"x\": {\"launch\":{\"type\":\"stdio\"},\"protocolVersion\":\"1\",\"tools\":{\"t\":{\"sha256\":\"00\"}}}}}", "l.json:3: invalid lockfile: tool x/t has no definition"},
+		{"{\"lockfileVersion\": 1,,}", "l.json:1:"},
+		{"", "l.json"},
+	}
+	for _, tt := range tests {
+		_, err := Parse("l.json", []byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrInvalid) {
+			t.Errorf("Parse(%q) = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestWriteAtomicKeepsOldOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "mcp-lock.json")
+	if err := WriteAtomic(p, []byte("old\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o700)
+	if os.Geteuid() != 0 {
+		if err := WriteAtomic(p, []byte("new\n")); err == nil {
+			t.Fatal("write into a read-only dir succeeded")
+		}
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old\n" {
+		t.Errorf("lock = %q", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
