@@ -51,6 +51,9 @@ type Options struct {
 	FailOn        finding.Severity
 	// Getenv expands config placeholders; nil means os.LookupEnv.
 	Getenv func(string) (string, bool)
+	// BaseDir is what relative config paths are relative to ("" = the
+	// process's working directory).
+	BaseDir string
 	// Jobs is how many servers are probed at once (at least 1).
 	Jobs int
 	// Progress is told each server's phases as they start.
@@ -141,7 +144,11 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	}
 	if cwd != "" && !filepath.IsAbs(cwd) {
 		// A relative cwd is relative to the project the config belongs to.
-		cwd = filepath.Join(projectRoot(s.File), cwd)
+		file := s.File
+		if !filepath.IsAbs(file) && opts.BaseDir != "" {
+			file = filepath.Join(opts.BaseDir, file)
+		}
+		cwd = filepath.Join(projectRoot(file), cwd)
 	}
 	sb, err := sandbox.New(s.Name, opts.Sandbox)
 	if err != nil {

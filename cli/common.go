@@ -189,6 +189,7 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	o.Sandbox = sandbox.Options{Level: lvl, PassEnv: c.passEnv, CacheDir: c.cacheDir, Getenv: env.Getenv}
 	o.Getenv = env.Getenv
 	o.Jobs = c.jobs
+	o.BaseDir = c.dir(env)
 	o.LockPath = c.lockPath
 	if !c.quiet {
 		o.Progress = progress(stderr)

@@ -402,6 +402,7 @@ func (r *Run) cacheDirs() map[string]string {
 		c["npm_config_cache"] = filepath.Join(root, "npm")
 		c["UV_CACHE_DIR"] = filepath.Join(root, "uv")
 		c["GOMODCACHE"] = filepath.Join(root, "gomod")
+		c["GOCACHE"] = filepath.Join(root, "go-build")
 		return c
 	}
 	get := func(k string) string { v, _ := r.getenv(k); return v }
@@ -427,6 +428,9 @@ func (r *Run) cacheDirs() map[string]string {
 		gopath = gopath[:i]
 	}
 	c["GOMODCACHE"] = first(get("GOMODCACHE"), join(gopath, "pkg", "mod"), join(home, "go", "pkg", "mod"))
+	// The Go build cache: without it a `go run` server recompiles the
+	// standard library on every launch (seconds, not milliseconds).
+	c["GOCACHE"] = first(get("GOCACHE"), join(get("XDG_CACHE_HOME"), "go-build"), join(home, ".cache", "go-build"))
 	for k, v := range c {
 		if v == "" {
 			delete(c, k)

@@ -1,0 +1,37 @@
+package finding
+
+import (
+	"os"
+	"regexp"
+	"testing"
+)
+
+// TestREADMERuleTable keeps the README's rule table and the registry the
+// same: the ids, their order and their default severities are a contract.
+func TestREADMERuleTable(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := regexp.MustCompile("(?m)^\\| `([a-z-]+)` \\| (error|warning|note) \\|").FindAllStringSubmatch(string(b), -1)
+	if len(rows) != len(Rules) {
+		t.Fatalf("README lists %d rules, the registry %d", len(rows), len(Rules))
+	}
+	for i, r := range Rules {
+		if rows[i][1] != r.ID || rows[i][2] != r.Severity.String() {
+			t.Errorf("README row %d = %s/%s, registry %s/%s", i+1, rows[i][1], rows[i][2], r.ID, r.Severity)
+		}
+	}
+}
+
+func TestSeverityRoundTrip(t *testing.T) {
+	for _, s := range []Severity{Note, Warning, Error, Never} {
+		got, err := ParseSeverity(s.String())
+		if err != nil || got != s {
+			t.Errorf("ParseSeverity(%q) = %v, %v", s, got, err)
+		}
+	}
+	if _, err := ParseSeverity("fatal"); err == nil {
+		t.Error("ParseSeverity(fatal) succeeded")
+	}
+}
