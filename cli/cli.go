@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -50,17 +51,40 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now})
 }
 
-const usage = `mcp-lockcheck: a lockfile for what MCP servers tell your model.
+// command is one subcommand. Each lives in its own file and registers
+// itself in init, so commands can be added without touching this file.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, env Env) (int, error)
+}
 
-Usage:
-  mcp-lockcheck pin      [flags]   probe each configured server and write the lock
-  mcp-lockcheck check    [flags]   probe each server and compare it with the lock
-  mcp-lockcheck servers  [flags]   list the configured servers
-  mcp-lockcheck version            print the version
+var commands = map[string]command{}
 
-Run "mcp-lockcheck COMMAND -h" for a command's flags.
-Exit codes: 0 ok, 1 drift or a finding at --fail-on, 2 usage or invalid input, 3 a server was held.
-`
+func register(c command) { commands[c.name] = c }
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("mcp-lockcheck: a lockfile for what MCP servers tell your model.\n\nUsage:\n")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  mcp-lockcheck %-9s %s\n", n, commands[n].summary)
+	}
+	b.WriteString("  mcp-lockcheck version   print the version\n")
+	b.WriteString("\nRun \"mcp-lockcheck COMMAND -h\" for a command's flags.\n")
+	b.WriteString("Exit codes: 0 ok, 1 drift or a finding at --fail-on, 2 usage or invalid input, 3 a server was held.\n")
+	return b.String()
+}
+
+func init() {
+	register(command{"pin", "probe each configured server and write the lock", runPin})
+	register(command{"check", "probe each server and compare it with the lock", runCheck})
+	register(command{"servers", "list the configured servers", func(_ context.Context, args []string, env Env) (int, error) { return runServers(args, env) }})
+}
 
 // Run is Main with the context and environment given.
 func Run(ctx context.Context, args []string, env Env) int {
@@ -71,27 +95,25 @@ func Run(ctx context.Context, args []string, env Env) int {
 		env.Now = time.Now
 	}
 	if len(args) < 2 {
-		fmt.Fprint(env.Stderr, usage)
+		fmt.Fprint(env.Stderr, usage())
 		return ExitUsage
 	}
 	var code int
 	var err error
-	switch cmd, rest := args[1], args[2:]; cmd {
-	case "pin":
-		code, err = runPin(ctx, rest, env)
-	case "check":
-		code, err = runCheck(ctx, rest, env)
-	case "servers":
-		code, err = runServers(rest, env)
+	switch name, rest := args[1], args[2:]; name {
 	case "version", "--version":
 		fmt.Fprintln(env.Stdout, Version())
 		return ExitOK
 	case "help", "-h", "--help":
-		fmt.Fprint(env.Stdout, usage)
+		fmt.Fprint(env.Stdout, usage())
 		return ExitOK
 	default:
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: unknown command %q\n\n%s", cmd, usage)
-		return ExitUsage
+		c, ok := commands[name]
+		if !ok {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: unknown command %q\n\n%s", name, usage())
+			return ExitUsage
+		}
+		code, err = c.run(ctx, rest, env)
 	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Protocol versions, newest first. The stateless 2026-07-28 revision has
@@ -123,6 +124,10 @@ type Options struct {
 	Tap func(phase, method string, payload []byte)
 	// Progress is told each phase as it starts.
 	Progress func(phase string)
+	// Connect, when set, replaces the launcher: it opens a connection to
+	// a remote server (streamable HTTP, SSE) for one launch and returns a
+	// function that closes it.
+	Connect func(ctx context.Context, launch int) (mcp.Connection, func(), error)
 }
 
 func (o *Options) defaults() {
@@ -214,23 +219,34 @@ func (l *launchRun) setPhase(name string) {
 
 func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 	l.setPhase("start")
-	cmd, err := launch(ctx, l.n)
-	if err != nil {
-		return err
-	}
-	p, err := startProcess(ctx, cmd, l.opts.MaxMessageBytes, l.opts.MaxStderrBytes)
-	if err != nil {
-		return err
-	}
-	l.p = p
-	defer func() {
-		p.close(l.opts.ShutdownGrace)
-		l.res.Stderr = p.stderr.String()
+	var conn mcp.Connection
+	if l.opts.Connect != nil {
+		c, closeConn, err := l.opts.Connect(ctx, l.n)
 		if err != nil {
-			err = l.explain(err)
+			return err
 		}
-	}()
-	l.s = newSession(p.conn)
+		defer closeConn()
+		conn = c
+	} else {
+		cmd, err := launch(ctx, l.n)
+		if err != nil {
+			return err
+		}
+		p, err := startProcess(ctx, cmd, l.opts.MaxMessageBytes, l.opts.MaxStderrBytes)
+		if err != nil {
+			return err
+		}
+		l.p = p
+		defer func() {
+			p.close(l.opts.ShutdownGrace)
+			l.res.Stderr = p.stderr.String()
+			if err != nil {
+				err = l.explain(err)
+			}
+		}()
+		conn = p.conn
+	}
+	l.s = newSession(conn)
 	l.s.answer = l.answer
 	if l.opts.Tap != nil {
 		l.s.tap = func(method string, payload []byte) { l.opts.Tap(l.phase, method, payload) }
