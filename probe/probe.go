@@ -228,13 +228,13 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 		defer closeConn()
 		conn = c
 	} else {
-		cmd, err := launch(ctx, l.n)
-		if err != nil {
-			return err
+		cmd, lerr := launch(ctx, l.n)
+		if lerr != nil {
+			return lerr
 		}
-		p, err := startProcess(ctx, cmd, l.opts.MaxMessageBytes, l.opts.MaxStderrBytes)
-		if err != nil {
-			return err
+		p, perr := startProcess(ctx, cmd, l.opts.MaxMessageBytes, l.opts.MaxStderrBytes)
+		if perr != nil {
+			return perr
 		}
 		l.p = p
 		defer func() {
