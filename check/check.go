@@ -49,6 +49,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 				fs = append(fs, compare(name, ref, s, s.obs.Phase, false)...)
 			}
 		}
+		fs = append(fs, launchHygiene(run, ls)...)
 		fs = append(fs, stabilityFindings(run)...)
 		fs = append(fs, inspectRun(run)...)
 		for _, f := range across {

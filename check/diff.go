@@ -8,6 +8,13 @@ import (
 	"strings"
 )
 
+// FieldChange is one differing place between two definitions.
+type FieldChange = fieldChange
+
+// FieldChanges lists the field paths where two canonical definitions
+// differ ("description", "inputSchema/properties/path/description").
+func FieldChanges(before, after []byte) []FieldChange { return diffJSON(before, after) }
+
 // fieldChange is one differing place between two definitions.
 type fieldChange struct {
 	Path          string

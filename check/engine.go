@@ -129,8 +129,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		getenv = os.LookupEnv
 	}
 	if s.Type == "http" || s.Type == "sse" || s.URL != "" {
-		run.held = "remote (" + s.Type + ") servers are not probed by this version; the server is held"
-		return run
+		return probeRemote(ctx, s, opts)
 	}
 	command, args, env, err := s.Resolve(getenv)
 	if err != nil {

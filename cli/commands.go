@@ -3,10 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"os/exec"
 	"strings"
-	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -26,6 +24,9 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	summaryOut := fs.String("summary", "", "also write the job summary markdown to `FILE`")
 	failOn := fs.String("fail-on", "error", "lowest severity that fails the run: error, warning, note or never")
 	automation := fs.String("automation-id", "", "SARIF automationDetails.id (unique per job)")
+	baseLock := fs.String("base-lock", "", "also review what this lock approves against the base branch's lock `FILE`")
+	baseRef := fs.String("base", "", "like --base-lock, reading the lock at git `REF`")
+	comment := fs.Bool("comment", false, "create or update the sticky pull request comment (GitHub Actions)")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
@@ -53,7 +54,17 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	if lk == nil {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: every server is unpinned\n", c.lockPath)
 	}
+	if c.deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.deadline)
+		defer cancel()
+	}
 	r := check.Check(ctx, opts)
+	if *baseLock != "" || *baseRef != "" {
+		if err := baseReview(ctx, env, &c, &opts, r, *baseLock, *baseRef); err != nil {
+			return ExitUsage, err
+		}
+	}
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: Version(), AutomationID: *automation}
 	if err := report.Write(env.Stdout, f, r, ropts); err != nil {
 		return ExitUsage, fmt.Errorf("writing report: %w", err)
@@ -61,6 +72,13 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	targets := report.Targets{JSON: c.outPath(env, *jsonOut), SARIF: c.outPath(env, *sarifOut), Markdown: c.outPath(env, *mdOut), Summary: c.outPath(env, *summaryOut)}
 	if err := report.WriteAll(r, targets, ropts); err != nil {
 		return ExitUsage, err
+	}
+	if *comment {
+		// A comment that cannot be posted (a fork's read-only token) is a
+		// warning, never a failure of the check.
+		if err := postComment(ctx, env, r, ropts); err != nil {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: pull request comment not posted: %v\n", err)
+		}
 	}
 	return r.Summary.ExitCode, nil
 }
@@ -158,16 +176,4 @@ func runServers(args []string, env Env) (int, error) {
 		fmt.Fprintf(env.Stdout, "%s\t%s:%d\t%s\t%s\n", inspect.Escape(s.Name), s.File, s.Line, l.Type, inspect.Escape(strings.TrimSpace(target)))
 	}
 	return ExitOK, nil
-}
-
-// progress prints one line per server phase on stderr.
-func progress(w io.Writer) func(server, phase string) {
-	var mu sync.Mutex
-	return func(server, phase string) {
-		if strings.HasSuffix(phase, "/start") {
-			mu.Lock()
-			fmt.Fprintf(w, "mcp-lockcheck: %s: %s\n", inspect.Escape(server), strings.TrimSuffix(phase, "/start"))
-			mu.Unlock()
-		}
-	}
 }

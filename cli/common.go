@@ -35,6 +35,8 @@ type common struct {
 	maxMessage     int
 	jobs           int
 	quiet          bool
+	verbose        bool
+	deadline       time.Duration
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -53,6 +55,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxMessage, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted from a server")
 	fs.IntVar(&c.jobs, "jobs", max(runtime.NumCPU(), 2), "servers probed at once")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
+	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr")
+	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
 }
 
 // newFlagSet makes a flag set whose errors we print ourselves.
