@@ -278,6 +278,12 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 			return err
 		}
 		l.res.Calls = append(l.res.Calls, CallRecord{Phase: fmt.Sprintf("launch-%d/%s", l.n, name), Call: c, Outcome: outcome})
+		// A server that reacts to the call with list_changed is re-listed
+		// for that notification first, as a client would.
+		l.barrier(ctx)
+		if err := l.follow(ctx); err != nil {
+			return err
+		}
 		if err := l.observe(ctx, name); err != nil {
 			return err
 		}
@@ -456,6 +462,19 @@ func nullToNil(r json.RawMessage) json.RawMessage {
 	return r
 }
 
+// barrier makes sure every notification the server sent before now has
+// been read: the server answers in order, so once a ping is answered,
+// whatever it wrote before the answer is queued. The stateless revision has
+// no ping; there the reader's own ordering has to do.
+func (l *launchRun) barrier(ctx context.Context) {
+	if l.base.ProtocolVersion == Stateless {
+		return
+	}
+	bctx, cancel := context.WithTimeout(ctx, min(time.Second, l.opts.RequestTimeout))
+	defer cancel()
+	_, _ = l.s.call(bctx, "ping", nil)
+}
+
 // observe lists everything the server advertises and records it as phase
 // name, then follows any list_changed notifications with their own phases.
 func (l *launchRun) observe(ctx context.Context, name string) error {
@@ -463,6 +482,12 @@ func (l *launchRun) observe(ctx context.Context, name string) error {
 	if err := l.snapshot(ctx, name); err != nil {
 		return err
 	}
+	return l.follow(ctx)
+}
+
+// follow re-lists once for each batch of pending list_changed
+// notifications, each as its own after-list-changed-N phase.
+func (l *launchRun) follow(ctx context.Context) error {
 	for {
 		changed := false
 		for _, n := range l.s.takeNotifications() {

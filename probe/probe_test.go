@@ -50,7 +50,7 @@ func TestProbePhases(t *testing.T) {
 		{"honest", Options{WarmupCalls: 2, Launches: 2, Calls: []Call{{Tool: "summarize", Arguments: json.RawMessage(`{"text":"x"}`)}}},
 			[]string{"launch-1/initial", "launch-1/after-call-1", "launch-1/after-call-2", "launch-2/initial", "launch-2/after-call-1", "launch-2/after-call-2"}, ""},
 		{"list-changed", Options{WarmupCalls: 3, Calls: []Call{{Tool: "summarize"}}},
-			[]string{"launch-1/initial", "launch-1/after-call-1", "launch-1/after-call-2", "launch-1/after-list-changed-1", "launch-1/after-call-3"}, ""},
+			[]string{"launch-1/initial", "launch-1/after-call-1", "launch-1/after-list-changed-1", "launch-1/after-call-2", "launch-1/after-call-3"}, ""},
 		{"paginated", Options{}, []string{"launch-1/initial"}, ""},
 		{"cursor-loop", Options{}, nil, "cursor loop"},
 		{"crash-after-init", Options{}, nil, "exit status 3"},
