@@ -271,6 +271,7 @@ func stabilityFindings(run *serverRun) []finding.Finding {
 	}
 	first := run.snaps[0]
 	var out []finding.Finding
+	out = append(out, promptGetFindings(run)...)
 	for _, s := range run.snaps[1:] {
 		fs := compare(run.cfg.Name, first, s, s.obs.Phase, true)
 		for i := range fs {
@@ -279,6 +280,35 @@ func stabilityFindings(run *serverRun) []finding.Finding {
 			}
 		}
 		out = append(out, fs...)
+	}
+	return out
+}
+
+// promptGetFindings compares each prompts/get answer with the first answer
+// to the same request in the run.
+func promptGetFindings(run *serverRun) []finding.Finding {
+	var out []finding.Finding
+	firstSeen := map[string]lock.Canonical{}
+	for _, s := range run.snaps {
+		for _, name := range sortedKeys(s.obs.PromptGets) {
+			c := lock.Canonicalize(s.obs.PromptGets[name])
+			prev, ok := firstSeen[name]
+			if !ok {
+				firstSeen[name] = c
+				continue
+			}
+			if prev.SHA256 == c.SHA256 {
+				continue
+			}
+			for _, ch := range diffJSON(prev.Bytes, c.Bytes) {
+				f := finding.New(finding.UnstableManifest, run.cfg.Name)
+				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, join("prompts/get", ch.Path), s.obs.Phase
+				f.Message = fmt.Sprintf("changed during the probe: prompts/get %q answers differently than earlier in the run (%s)", name, orWhole(ch.Path))
+				f.Before, f.After = ch.Before, ch.After
+				out = append(out, f)
+			}
+			firstSeen[name] = c
+		}
 	}
 	return out
 }

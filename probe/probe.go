@@ -66,6 +66,11 @@ type Observation struct {
 	// Lists holds the definitions of each kind in the order listed; a
 	// kind the server does not advertise is absent.
 	Lists map[string][]Def
+	// PromptGets holds the answer to prompts/get for each prompt the probe
+	// could ask for (no required arguments, or string ones it fills in),
+	// keyed by prompt name: the session pin of what a prompt expands to.
+	// An error answer is recorded as {"error": message}.
+	PromptGets map[string]json.RawMessage
 }
 
 // Call is one warm-up tools/call.
@@ -124,6 +129,8 @@ type Options struct {
 	Tap func(phase, method string, payload []byte)
 	// Progress is told each phase as it starts.
 	Progress func(phase string)
+	// NoPromptGets turns off the prompts/get session pin.
+	NoPromptGets bool
 	// Connect, when set, replaces the launcher: it opens a connection to
 	// a remote server (streamable HTTP, SSE) for one launch and returns a
 	// function that closes it.
@@ -535,7 +542,50 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 		}
 		obs.Lists[kind] = defs
 	}
+	if !l.opts.NoPromptGets {
+		if err := l.promptGets(ctx, &obs); err != nil {
+			return err
+		}
+	}
 	l.res.Observations = append(l.res.Observations, obs)
+	return nil
+}
+
+// promptGets asks for every listed prompt once per phase, filling each
+// required argument with a fixed placeholder (prompt arguments are strings).
+// A prompt whose expansion changes later in the run is a rug pull the
+// listing cannot show.
+func (l *launchRun) promptGets(ctx context.Context, obs *Observation) error {
+	prompts := obs.Lists[KindPrompt]
+	if len(prompts) == 0 {
+		return nil
+	}
+	obs.PromptGets = map[string]json.RawMessage{}
+	for _, p := range prompts {
+		var def struct {
+			Arguments []struct {
+				Name     string `json:"name"`
+				Required bool   `json:"required"`
+			} `json:"arguments"`
+		}
+		_ = json.Unmarshal(p.Raw, &def)
+		args := map[string]string{}
+		for _, a := range def.Arguments {
+			if a.Required && a.Name != "" {
+				args[a.Name] = "example"
+			}
+		}
+		raw, err := l.request(ctx, "prompts/get", map[string]any{"name": p.Key, "arguments": args})
+		if err != nil {
+			var rpc *RPCError
+			if !errors.As(err, &rpc) {
+				return err
+			}
+			b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": rpc.Err.Code, "message": rpc.Err.Message}})
+			raw = b
+		}
+		obs.PromptGets[p.Key] = raw
+	}
 	return nil
 }
 

@@ -1,0 +1,341 @@
+package inspect
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+)
+
+// Across checks a whole run across servers: tool-shadowing (a tool name two
+// servers both expose; text of one server that names a distinctive tool of
+// another) and confusable-name (a tool or prompt name whose confusable
+// skeleton equals another name's in any server, or that holds non-ASCII
+// letters or mixes scripts). Subjects may repeat across phases; each finding
+// is reported once, for the first subject that shows it.
+func Across(subjects []Subject) []finding.Finding {
+	var out []finding.Finding
+	seen := map[string]bool{}
+	emit := func(f finding.Finding) {
+		k := f.Key() + "\x00" + f.Message
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	base := func(rule string, s Subject, field string) finding.Finding {
+		f := finding.New(rule, s.Server)
+		f.Kind, f.Subject, f.Field, f.Phase = s.Kind, s.Name, field, s.Phase
+		sum := sha256.Sum256(s.Raw)
+		f.ContentSHA256 = hex.EncodeToString(sum[:])
+		return f
+	}
+
+	// Tool names and the servers that expose them, in first-seen order.
+	owners := map[string][]string{}
+	var toolNames []string
+	for _, s := range subjects {
+		if s.Kind != finding.KindTool {
+			continue
+		}
+		if _, ok := owners[s.Name]; !ok {
+			toolNames = append(toolNames, s.Name)
+		}
+		if !slices.Contains(owners[s.Name], s.Server) {
+			owners[s.Name] = append(owners[s.Name], s.Server)
+		}
+	}
+
+	// Same name, two servers: the client must pick one, and the model may
+	// call the wrong server's tool with the other's arguments.
+	for _, s := range subjects {
+		if s.Kind != finding.KindTool || len(owners[s.Name]) < 2 {
+			continue
+		}
+		others := without(owners[s.Name], s.Server)
+		f := base(finding.ToolShadowing, s, "name")
+		f.Message = fmt.Sprintf("Tool name %q is also exposed by server %s", Escape(s.Name), quoteList(others))
+		emit(f)
+	}
+
+	// Text of one server that names another server's tool: the published
+	// shadowing attack ("when using send_email, always ...").
+	refs := newNameIndex(toolNames)
+	var f folder
+	for _, s := range subjects {
+		var pending []finding.Finding
+		visit := func(t textRef) {
+			if t.key {
+				return
+			}
+			for _, name := range refs.find(&f, t.b) {
+				own := owners[name]
+				if slices.Contains(own, s.Server) {
+					continue // it names its own tool (or a duplicate, reported above)
+				}
+				if s.Kind == finding.KindTool && name == s.Name {
+					continue
+				}
+				fd := base(finding.ToolShadowing, s, t.path())
+				fd.Message = fmt.Sprintf("Text of server %q names tool %q of server %s", Escape(s.Server), Escape(name), quoteList(own))
+				fd.Detail = "A description that talks about another server's tool can steer how the model uses it."
+				pending = append(pending, fd)
+			}
+		}
+		if err := walkStrings(s.Raw, visit); err != nil {
+			pending = pending[:0]
+			visit(textRef{b: s.Raw})
+		}
+		for _, fd := range pending {
+			emit(fd)
+		}
+	}
+
+	// Confusable names among tools and prompts of every server.
+	type named struct {
+		name, server, kind string
+	}
+	bySkeleton := map[string][]named{}
+	for _, s := range subjects {
+		if s.Kind != finding.KindTool && s.Kind != finding.KindPrompt {
+			continue
+		}
+		k := skeleton(s.Name)
+		n := named{s.Name, s.Server, s.Kind}
+		if !slices.Contains(bySkeleton[k], n) {
+			bySkeleton[k] = append(bySkeleton[k], n)
+		}
+	}
+	for _, s := range subjects {
+		if s.Kind != finding.KindTool && s.Kind != finding.KindPrompt {
+			continue
+		}
+		var reasons []string
+		var alike []string
+		for _, o := range bySkeleton[skeleton(s.Name)] {
+			if o.name != s.Name {
+				alike = append(alike, fmt.Sprintf("%s %q of server %q", o.kind, Escape(o.name), Escape(o.server)))
+			}
+		}
+		odd := nonASCII(s.Name)
+		if len(alike) == 0 && len(odd) == 0 {
+			continue
+		}
+		if len(alike) > 0 && len(odd) == 0 && isPlainASCII(s.Name) {
+			// The ASCII original of a look-alike: the finding belongs to
+			// the look-alike, not to the name it imitates.
+			continue
+		}
+		if len(alike) > 0 {
+			reasons = append(reasons, "looks like "+strings.Join(alike, ", "))
+		}
+		if len(odd) > 0 {
+			reasons = append(reasons, "holds non-ASCII characters "+strings.Join(odd, " "))
+		}
+		if sc := scriptsOf(s.Name); len(sc) > 1 {
+			reasons = append(reasons, "mixes scripts "+strings.Join(sc, "+"))
+		}
+		f := base(finding.ConfusableName, s, "name")
+		f.Message = fmt.Sprintf("The %s name %q %s", s.Kind, Escape(s.Name), strings.Join(reasons, "; "))
+		f.Detail = "skeleton: " + Escape(skeleton(s.Name))
+		emit(f)
+	}
+	return out
+}
+
+// nameIndex finds mentions of distinctive tool names in text.
+type nameIndex struct {
+	// ident maps a folded identifier-shaped name to its original names.
+	ident map[string][]string
+	// plain holds long names that are ordinary words: they count only when
+	// quoted, so "cleanup" in prose is not a reference to a cleanup tool.
+	plain map[string][]string
+	// odd are names with characters outside identifiers: substring search.
+	odd map[string][]string
+}
+
+// commonWords are tool names that are also everyday words: never taken as a
+// reference to another server's tool, however long.
+var commonWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`search browse create delete update remove rename insert select filter
+		format render review replace scrape screenshot summarize translate validate navigate request message
+		thinking memory github execute commit export import upload download extract analyze generate convert
+		compare connect publish deploy install restart refresh resolve status health weather calendar
+		calculate convert preview monitor schedule subscribe notify answer explain context documents
+		records results settings profile session storage network command process service resource prompts
+		sampling logging elicit roots complete longrunningoperation`) {
+		commonWords[w] = true
+	}
+}
+
+func newNameIndex(names []string) nameIndex {
+	var f folder
+	ix := nameIndex{ident: map[string][]string{}, plain: map[string][]string{}, odd: map[string][]string{}}
+	for _, n := range names {
+		k := string(f.fold(n, false))
+		if k == "" {
+			continue
+		}
+		switch {
+		case !isIdent(k):
+			if utf8.RuneCountInString(k) >= 6 {
+				ix.odd[k] = append(ix.odd[k], n)
+			}
+		case strings.ContainsAny(k, "_-.") || hasDigit(k) || camel(n):
+			if len(k) >= 4 || strings.ContainsAny(k, "_-.") {
+				ix.ident[k] = append(ix.ident[k], n)
+			}
+		case len(k) >= 6 && !commonWords[k]:
+			ix.plain[k] = append(ix.plain[k], n)
+		}
+	}
+	return ix
+}
+
+func isIdentByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+func isIdent(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if !isIdentByte(k[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasDigit(k string) bool { return strings.ContainsAny(k, "0123456789") }
+
+// camel reports an internal upper-case letter ("longRunningOperation").
+func camel(n string) bool {
+	for i, r := range n {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// find lists the indexed names mentioned in s (folded: case, look-alikes
+// and invisible characters do not hide a mention), each once.
+func (ix nameIndex) find(f *folder, s []byte) []string {
+	if len(ix.ident) == 0 && len(ix.plain) == 0 && len(ix.odd) == 0 {
+		return nil
+	}
+	var t []byte
+	if isPlainASCII(s) {
+		// Lower-casing is all folding does to printable ASCII.
+		t = append(f.text[:0], s...)
+		for i, c := range t {
+			if 'A' <= c && c <= 'Z' {
+				t[i] = c + 'a' - 'A'
+			}
+		}
+		f.text = t
+	} else {
+		t = f.fold(string(s), false)
+	}
+	var out []string
+	add := func(ns []string) {
+		for _, n := range ns {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	for i := 0; i < len(t); {
+		if !isIdentByte(t[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(t) && isIdentByte(t[j]) {
+			j++
+		}
+		tok := bytes.Trim(t[i:j], ".-")
+		if ns, ok := ix.ident[string(tok)]; ok {
+			add(ns)
+		} else if ns, ok := ix.plain[string(tok)]; ok && quotedRef(t, i, j) {
+			add(ns)
+		}
+		i = j
+	}
+	for k, ns := range ix.odd {
+		for at := 0; ; {
+			p := bytes.Index(t[at:], []byte(k))
+			if p < 0 {
+				break
+			}
+			a, z := at+p, at+p+len(k)
+			if (a == 0 || !isIdentByte(t[a-1])) && (z == len(t) || !isIdentByte(t[z])) {
+				add(ns)
+				break
+			}
+			at = z
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// quotedRef says whether the word at t[i:j] is quoted. ("the cleanup
+// function" in prose is not a reference; "`cleanup`" is.)
+func quotedRef(t []byte, i, j int) bool {
+	q := func(c byte) bool { return c == '`' || c == '\'' || c == '"' }
+	return i > 0 && j < len(t) && q(t[i-1]) && q(t[j])
+}
+
+// nonASCII lists the non-ASCII code points of a name as U+XXXX with the
+// character itself escaped when it is invisible.
+func nonASCII(name string) []string {
+	var out []string
+	for _, r := range name {
+		if r < utf8.RuneSelf {
+			continue
+		}
+		d := fmt.Sprintf("U+%04X", r)
+		if !mustEscape(r) {
+			d = fmt.Sprintf("%c (%s)", r, d)
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func isPlainASCII[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7F {
+			return false
+		}
+	}
+	return true
+}
+
+func without(list []string, x string) []string {
+	var out []string
+	for _, v := range list {
+		if v != x {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func quoteList(list []string) string {
+	q := make([]string, len(list))
+	for i, v := range list {
+		q[i] = fmt.Sprintf("%q", Escape(v))
+	}
+	return strings.Join(q, ", ")
+}

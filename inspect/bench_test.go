@@ -1,0 +1,79 @@
+package inspect
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+)
+
+// manifest1000 builds a realistic 1,000-tool manifest from the recorded
+// servers' own tools (renamed so they stay distinct), across ten servers.
+func manifest1000(b *testing.B) []Subject {
+	var tools []Subject
+	for _, cs := range loadCorpus(b) {
+		for _, s := range cs.subjects {
+			if s.Kind == finding.KindTool {
+				tools = append(tools, s)
+			}
+		}
+	}
+	out := make([]Subject, 0, 1000)
+	for i := 0; len(out) < 1000; i++ {
+		s := tools[i%len(tools)]
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(s.Raw, &m); err != nil {
+			b.Fatal(err)
+		}
+		name := fmt.Sprintf("%s_%d", s.Name, i)
+		m["name"], _ = json.Marshal(name)
+		raw, _ := json.Marshal(m)
+		out = append(out, Subject{Server: fmt.Sprintf("server-%d", i%10), Kind: finding.KindTool, Name: name, Raw: raw})
+	}
+	return out
+}
+
+func BenchmarkInspect1000Tools(b *testing.B) {
+	tools := manifest1000(b)
+	size := 0
+	for _, s := range tools {
+		size += len(s.Raw)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	cpu := processCPU()
+	for b.Loop() {
+		for _, s := range tools {
+			_ = Definition(s)
+		}
+		_ = Across(tools)
+	}
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+// BenchmarkInspectLinear scans one huge description of ordinary prose (with
+// the anchor words the heuristics look for, and a few hidden characters) at
+// 1 MB and 10 MB: MB/s must stay flat.
+func BenchmarkInspectLinear(b *testing.B) {
+	para := "Use this tool when the user asks to read a file from a previous session. " +
+		"Returns results from the conversation index; only works within allowed directories. " +
+		"When using the search tool, pass a query. Cafés and naïve façades\u200b render fine. "
+	for _, mb := range []int{1, 10} {
+		b.Run(fmt.Sprintf("%dMB", mb), func(b *testing.B) {
+			desc := strings.Repeat(para, mb<<20/len(para)+1)[:mb<<20]
+			for !strings.HasSuffix(desc, " ") {
+				desc = desc[:len(desc)-1]
+			}
+			raw, _ := json.Marshal(map[string]any{"name": "big", "description": desc})
+			s := Subject{Server: "s", Kind: finding.KindTool, Name: "big", Raw: raw}
+			b.SetBytes(int64(len(raw)))
+			cpu := processCPU()
+			for b.Loop() {
+				_ = Definition(s)
+			}
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
+}

@@ -1,0 +1,415 @@
+package inspect
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+)
+
+// Subject is one definition to inspect.
+type Subject struct {
+	Server string
+	// Kind is finding.KindTool, KindPrompt, KindResource, KindTemplate, or
+	// KindServer for the initialize instructions.
+	Kind string
+	// Name is the tool or prompt name, resource uri, template uriTemplate, or
+	// "instructions" for KindServer.
+	Name string
+	// Raw is the definition as received; for KindServer a JSON string
+	// holding the instructions.
+	Raw json.RawMessage
+	// Phase is copied into findings.
+	Phase string
+}
+
+// Limits on what a finding quotes: enough for a reviewer to see the text,
+// never so much that a 10 MB description floods a report.
+const (
+	spanLimit    = 160 // escaped bytes of an offending span
+	hiddenLimit  = 400 // escaped bytes of decoded hidden text in Detail
+	messageLimit = 100 // runes of decoded hidden text in Message
+	termLimit    = 5   // distinct control sequences described
+	padSpaces    = 64  // a run of this many blanks pushes text out of view
+	padNewlines  = 12  // as does this many line breaks
+)
+
+// Definition scans every string of one definition, keys included (property
+// names, _meta keys: the model reads them too), and returns its findings
+// with Field set to the JSON-pointer-like path of the string ("description",
+// "inputSchema/properties/path/description", "_meta/x",
+// "arguments/0/description"; "" for a definition that is itself a string,
+// like the instructions). Findings are grouped per rule and field, one
+// finding each, listing everything that field matched.
+//
+// A definition that is not JSON is scanned as one raw text, so garbage
+// cannot hide text from the scan.
+func Definition(s Subject) []finding.Finding {
+	sum := sha256.Sum256(s.Raw)
+	sc := scan{subject: s, sha: hex.EncodeToString(sum[:]), index: map[string]int{}}
+	if err := walkStrings(s.Raw, sc.text); err != nil {
+		sc.index, sc.hits = map[string]int{}, nil
+		sc.text(textRef{b: s.Raw})
+	}
+	return sc.findings()
+}
+
+// scan accumulates hits for one subject, keyed by rule and field.
+type scan struct {
+	subject Subject
+	sha     string
+	index   map[string]int
+	hits    []*hit
+	f       folder
+}
+
+type hit struct {
+	rule   string
+	field  string
+	key    bool
+	labels []string
+	detail []string
+	hidden bool // every match was in decoded hidden text
+	extra  string
+}
+
+func (sc *scan) get(rule, field string, key bool) *hit {
+	k := rule + "\x00" + field
+	if i, ok := sc.index[k]; ok {
+		h := sc.hits[i]
+		h.key = h.key && key
+		return h
+	}
+	h := &hit{rule: rule, field: field, key: key, hidden: true}
+	sc.index[k] = len(sc.hits)
+	sc.hits = append(sc.hits, h)
+	return h
+}
+
+func (h *hit) addLabel(l string) {
+	for _, x := range h.labels {
+		if x == l {
+			return
+		}
+	}
+	h.labels = append(h.labels, l)
+}
+
+// text inspects one string of the definition.
+func (sc *scan) text(r textRef) {
+	b := r.b
+	plain, word := true, true
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\t' || c >= 0x7F {
+			plain, word = false, false
+			break
+		}
+		if word && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			word = false
+		}
+	}
+	if word || plain && len(b) < 4 {
+		// A bare word ("string", "owner") or a scrap of printable ASCII:
+		// every rule needs a control, a non-ASCII code point, a space or
+		// punctuation, or more text than this.
+		return
+	}
+	s := string(b)
+	if !plain {
+		sc.terminal(r, s)
+		sc.invisible(r, s)
+	}
+	sc.padding(r, s)
+	sc.phrases(r, s, false)
+}
+
+func (sc *scan) terminal(r textRef, s string) {
+	seqs, n := terminalSequences(s, termLimit)
+	if n == 0 {
+		return
+	}
+	h := sc.get(finding.TerminalEscape, r.path(), r.key)
+	h.hidden = false
+	for _, q := range seqs {
+		h.addLabel(q.desc)
+	}
+	if len(h.detail) == 0 {
+		h.detail = append(h.detail, fmt.Sprintf("%d control sequence(s); first: %s", n, escapeSpan(s, seqs[0].start, seqs[0].end, spanLimit)))
+	}
+}
+
+// invisible finds hidden code points, with the exceptions that ordinary
+// text needs: a BOM at the very start, one variation selector after an
+// emoji or other non-ASCII base (emoji presentation, CJK ideographic
+// variants, keycaps), a zero-width joiner inside an emoji sequence, and
+// ZWJ/ZWNJ between letters of scripts that need them (Persian, Indic).
+// Runs of variation selectors are never benign: that is how bytes are
+// smuggled after a single emoji.
+func (sc *scan) invisible(r textRef, s string) {
+	var counts [classFormat + 1]int
+	first, firstEnd := -1, -1
+	var prev rune // last visible rune
+	for i := 0; i < len(s); {
+		c, n := utf8.DecodeRuneInString(s[i:])
+		cl := classify(c)
+		if cl == visible {
+			prev = c
+			i += n
+			continue
+		}
+		benign := false
+		switch {
+		case c == 0xFEFF && i == 0:
+			benign = true
+		case cl == classVariation:
+			run, z := 0, i
+			for z < len(s) {
+				d, m := utf8.DecodeRuneInString(s[z:])
+				if classify(d) != classVariation {
+					break
+				}
+				run++
+				z += m
+			}
+			next, _ := utf8.DecodeRuneInString(s[z:])
+			if run == 1 && (next == 0x20E3 || prev >= 0x80 && !unicode.IsSpace(prev)) {
+				benign = true
+			}
+			if !benign {
+				counts[cl] += run
+				if first < 0 {
+					first, firstEnd = i, z
+				}
+			}
+			i = z
+			continue
+		case c == 0x200D || c == 0x200C:
+			next, _ := utf8.DecodeRuneInString(s[i+n:])
+			if c == 0x200D && isEmoji(prev) && isEmoji(next) {
+				benign = true
+			}
+			if prev >= 0x370 && next >= 0x370 && (unicode.IsLetter(prev) || unicode.Is(unicode.Mn, prev)) && unicode.IsLetter(next) {
+				benign = true
+			}
+		}
+		if !benign {
+			counts[cl]++
+			if first < 0 {
+				first = i
+				firstEnd = i + n
+				for firstEnd < len(s) {
+					d, m := utf8.DecodeRuneInString(s[firstEnd:])
+					if classify(d) == visible {
+						break
+					}
+					firstEnd += m
+				}
+			}
+		}
+		i += n
+	}
+	if first < 0 {
+		return
+	}
+	h := sc.get(finding.HiddenCharacters, r.path(), r.key)
+	h.hidden = false
+	total := 0
+	for cl, k := range counts {
+		if k > 0 {
+			total += k
+			h.addLabel(fmt.Sprintf("%d %s", k, hiddenClass(cl)))
+		}
+	}
+	var smuggled []string
+	if counts[classTag] > 0 {
+		if t := DecodeTags(s); t != "" {
+			smuggled = append(smuggled, t)
+		}
+	}
+	if counts[classVariation] > 0 {
+		if t := decodeVariationBytes(s); t != "" {
+			smuggled = append(smuggled, t)
+		}
+	}
+	for _, t := range smuggled {
+		if h.extra == "" {
+			h.extra = truncateRunes(Escape(t), messageLimit)
+		}
+		h.detail = append(h.detail, "hidden text: "+escapeSpan(t, 0, len(t), hiddenLimit))
+		// The decoded text is what the model reads: judge it like any other.
+		sc.phrases(r, t, true)
+	}
+	h.detail = append(h.detail, "first span: "+escapeSpan(s, first, firstEnd, spanLimit))
+}
+
+// padding flags long runs of blanks or line breaks: the payload after them
+// sits off-screen in a tool-approval dialog, while the model reads it all.
+func (sc *scan) padding(r textRef, s string) {
+	blanks, lines := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t':
+			blanks++
+			if blanks < padSpaces {
+				continue
+			}
+		case '\n', '\r':
+			blanks = 0
+			if s[i] == '\n' {
+				lines++
+			}
+			if lines < padNewlines {
+				continue
+			}
+		default:
+			blanks, lines = 0, 0
+			continue
+		}
+		// A threshold was reached at i.
+		end := i
+		for end < len(s) && (s[end] == ' ' || s[end] == '\t' || s[end] == '\n' || s[end] == '\r') {
+			end++
+		}
+		if end >= len(s) {
+			return // trailing blanks hide nothing
+		}
+		h := sc.get(finding.HiddenCharacters, r.path(), r.key)
+		h.hidden = false
+		h.addLabel("whitespace padding that pushes text out of view")
+		h.detail = append(h.detail, "text after the padding: "+escapeSpan(s, end, min(len(s), end+spanLimit/2), spanLimit))
+		return
+	}
+}
+
+// phrases runs the model-instruction and sensitive-path heuristics on s
+// (the string itself, or text decoded from hidden characters).
+func (sc *scan) phrases(r textRef, s string, hidden bool) {
+	if len(s) < 4 {
+		return
+	}
+	text := sc.f.fold(s, false)
+	var instr, paths []match
+	var secret, carrier *match
+	for _, m := range allPhrases.find(text) {
+		switch {
+		case m.phrase < firstPath:
+			instr = append(instr, m)
+		case m.phrase < secretIdx:
+			paths = append(paths, m)
+		case m.phrase == secretIdx:
+			secret = &m
+		case m.phrase == channelIdx:
+			carrier = &m
+		}
+	}
+	exA, exZ, exfil := exfiltration(text, paths, secret, carrier)
+	if len(instr) == 0 && len(paths) == 0 && !exfil {
+		return
+	}
+	// Map matches back to the original text for the Detail.
+	sc.f.fold(s, true)
+	show := func(a, z int) string {
+		oa, oz := sc.f.origSpan(s, a, z)
+		return escapeSpan(s, oa, oz, spanLimit)
+	}
+	where := ""
+	if hidden {
+		where = " (in hidden text)"
+	}
+	if len(instr) > 0 || exfil {
+		h := sc.get(finding.ModelInstruction, r.path(), r.key)
+		h.hidden = h.hidden && hidden
+		for _, m := range instr {
+			l := allPhrases.list[m.phrase].label
+			h.addLabel(l)
+			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
+		}
+		if exfil {
+			h.addLabel(exfilLabel)
+			h.detail = append(h.detail, exfilLabel+where+": "+show(exA, exZ))
+		}
+	}
+	if len(paths) > 0 {
+		h := sc.get(finding.SensitivePath, r.path(), r.key)
+		h.hidden = h.hidden && hidden
+		for _, m := range paths {
+			l := allPhrases.list[m.phrase].label
+			h.addLabel(l)
+			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
+		}
+	}
+}
+
+// exfiltration judges "read this secret and pass it along": a data-moving
+// verb shortly before a credential path is enough (no tool description asks
+// the model to open ~/.ssh/id_rsa); a verb before a credential noun ("API
+// keys") also needs a channel to carry it ("as 'sidenote'", "in the notes
+// parameter"), because "authenticate with your API key" is ordinary help.
+// A negation just before the verb ("Do not include API keys") clears it.
+func exfiltration(text []byte, paths []match, secret, carrier *match) (int, int, bool) {
+	for _, p := range paths {
+		lo := max(0, p.a-60)
+		locs := readVerb.FindAllIndex(text[lo:p.a], -1)
+		if len(locs) == 0 {
+			continue
+		}
+		v := lo + locs[len(locs)-1][0]
+		if negation.Match(text[max(0, v-24):v]) {
+			continue
+		}
+		return v, p.z, true
+	}
+	if secret == nil || carrier == nil {
+		return 0, 0, false
+	}
+	return secret.a, secret.z, true
+}
+
+// findings turns the accumulated hits into findings, in the order the
+// fields appeared in the definition.
+func (sc *scan) findings() []finding.Finding {
+	if len(sc.hits) == 0 {
+		return nil
+	}
+	out := make([]finding.Finding, 0, len(sc.hits))
+	for _, h := range sc.hits {
+		f := finding.New(h.rule, sc.subject.Server)
+		f.Kind = sc.subject.Kind
+		f.Subject = sc.subject.Name
+		f.Field = h.field
+		f.Phase = sc.subject.Phase
+		f.ContentSHA256 = sc.sha
+		f.Detail = strings.Join(h.detail, "\n")
+		where := "the text"
+		if h.field != "" {
+			where = Escape(h.field)
+		}
+		if h.key {
+			where = "the key " + where
+		}
+		labels := strings.Join(h.labels, "; ")
+		switch h.rule {
+		case finding.HiddenCharacters:
+			f.Message = fmt.Sprintf("Invisible characters in %s: %s", where, labels)
+			if h.extra != "" {
+				f.Message += fmt.Sprintf(`; they spell hidden text: "%s"`, h.extra)
+			}
+		case finding.TerminalEscape:
+			f.Message = fmt.Sprintf("Terminal control sequences in %s: %s", where, labels)
+		case finding.ModelInstruction:
+			f.Message = fmt.Sprintf("Text addressed to the model in %s: %s", where, labels)
+		case finding.SensitivePath:
+			f.Message = fmt.Sprintf("Credential or config path named in %s: %s", where, labels)
+		}
+		if h.hidden && (h.rule == finding.ModelInstruction || h.rule == finding.SensitivePath) {
+			f.Message += " (in text hidden by invisible characters)"
+		}
+		out = append(out, f)
+	}
+	return out
+}

@@ -1,0 +1,321 @@
+package inspect
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// A phrase is one heuristic of model-instruction or sensitive-path: a
+// regular expression over folded text (see fold: lower case, one space
+// between words, invisible characters gone, look-alikes folded to Latin)
+// and the anchor words every match starts at. The text is tokenized once;
+// only where an anchor word occurs is the expression tried, anchored there
+// (or, for paths, on a short window around it). An anchored attempt dies
+// within a few bytes when the words that follow do not fit, so the scan is
+// linear with a small constant however long the text and however common
+// the anchor ("the", "in"). Go's regexp is RE2: no attempt can backtrack.
+type phrase struct {
+	label   string
+	anchors []string
+	re      *regexp.Regexp
+	// windowed phrases are not anchored: the expression runs on
+	// [anchor-back, anchor+fwd], for paths whose match starts before the
+	// anchor word (the "." of ".ssh").
+	windowed bool
+	// reject, if set, discards a match (a negated one) so later
+	// occurrences are still tried: a decoy "do not include API keys" must
+	// not shield a real request after it.
+	reject func(text []byte, a int) bool
+	// need, if set, lists substrings of which one must occur in the text
+	// for the phrase to be tried at all: a cheap gate for phrases whose
+	// anchors are common verbs.
+	need []string
+}
+
+const (
+	fwd  = 320 // no match is longer than this
+	back = 32  // windowed matches start at most this far before their anchor
+)
+
+// ph builds an anchored phrase: expr must match starting at an anchor.
+func ph(label string, anchors []string, expr string) phrase {
+	return phrase{label: label, anchors: anchors, re: regexp.MustCompile(`^(?:` + expr + `)`)}
+}
+
+// pp builds a windowed (path) phrase.
+func pp(label string, anchors []string, expr string) phrase {
+	return phrase{label: label, anchors: anchors, re: regexp.MustCompile(expr), windowed: true}
+}
+
+// try tests the phrase at anchor position p of text.
+func (ph *phrase) try(text []byte, p int) (int, int, bool) {
+	if !ph.windowed {
+		loc := ph.re.FindIndex(text[p:min(len(text), p+fwd)])
+		if loc == nil {
+			return 0, 0, false
+		}
+		return p + loc[0], p + loc[1], true
+	}
+	lo := max(0, p-back)
+	loc := ph.re.FindIndex(text[lo:min(len(text), p+fwd/4)])
+	if loc == nil {
+		return 0, 0, false
+	}
+	return lo + loc[0], lo + loc[1], true
+}
+
+// isWordByte: tokens are runs of these; '<' and '[' are one-byte tokens.
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '\''
+}
+
+// phraseSet is a list of phrases with their anchors indexed.
+type phraseSet struct {
+	list    []phrase
+	anchors map[string]uint64 // word -> bit set of phrases anchored there
+	gates   []int             // phrase -> index of its need list in needs, or -1
+	needs   [][]string        // distinct need lists, checked once per text
+	needb   [][][]byte        // needs as bytes
+}
+
+func newPhraseSet(list []phrase) *phraseSet {
+	if len(list) > 64 {
+		panic("inspect: more than 64 phrases in one set")
+	}
+	ps := &phraseSet{list: list, anchors: map[string]uint64{}}
+	for i, p := range list {
+		for _, a := range p.anchors {
+			ps.anchors[a] |= 1 << i
+		}
+		g := -1
+		if p.need != nil {
+			g = slices.IndexFunc(ps.needs, func(n []string) bool { return slices.Equal(n, p.need) })
+			if g < 0 {
+				g = len(ps.needs)
+				ps.needs = append(ps.needs, p.need)
+				var nb [][]byte
+				for _, n := range p.need {
+					nb = append(nb, []byte(n))
+				}
+				ps.needb = append(ps.needb, nb)
+			}
+		}
+		ps.gates = append(ps.gates, g)
+	}
+	return ps
+}
+
+// match is the first match of one phrase.
+type match struct {
+	phrase int
+	a, z   int
+}
+
+// find returns the first match of each phrase that matches text, in phrase
+// order.
+func (ps *phraseSet) find(text []byte) []match {
+	var done uint64
+	var first [64]match
+	var skipped uint64     // phrases whose need failed
+	var gated, open uint64 // need lists checked / satisfied
+	for i := 0; i < len(text); {
+		c := text[i]
+		var tok []byte
+		switch {
+		case c == '<' || c == '[':
+			tok = text[i : i+1]
+		case isWordByte(c) && c != '\'':
+			j := i + 1
+			for j < len(text) && isWordByte(text[j]) {
+				j++
+			}
+			tok = text[i:j]
+		default:
+			i++
+			continue
+		}
+		if bits := ps.anchors[string(bytes.TrimRight(tok, "'"))] &^ done; bits != 0 {
+			for k := range ps.list {
+				if bits&(1<<k) == 0 || skipped&(1<<k) != 0 {
+					continue
+				}
+				if g := ps.gates[k]; g >= 0 {
+					// Checked at the first anchor only, once per need
+					// list: most texts never get that far.
+					if gated&(1<<g) == 0 {
+						gated |= 1 << g
+						if containsAny(text, ps.needb[g]) {
+							open |= 1 << g
+						}
+					}
+					if open&(1<<g) == 0 {
+						skipped |= 1 << k
+						continue
+					}
+				}
+				if a, z, ok := ps.list[k].try(text, i); ok && (ps.list[k].reject == nil || !ps.list[k].reject(text, a)) {
+					done |= 1 << k
+					first[k] = match{k, a, z}
+				}
+			}
+		}
+		i += len(tok)
+	}
+	if done == 0 {
+		return nil
+	}
+	var out []match
+	for k := range ps.list {
+		if done&(1<<k) != 0 {
+			out = append(out, first[k])
+		}
+	}
+	return out
+}
+
+func words(s string) []string { return strings.Fields(s) }
+
+const (
+	neg  = `(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|without|avoid)`
+	tell = `(?:tell|telling|mention|mentioning|inform|informing|show|showing|reveal|revealing|notify|notifying|alert|alerting|disclose|disclosing|display|displaying|warn|warning|ask|asking|report|reporting|explain|explaining|let|letting|bother|bothering|confirm with|confirming with)`
+	who  = `(?:user|human|operator|requester)s?`
+	// ident is a distinctive tool-like identifier: words joined by _ - or .
+	ident = "[`'\"(]?(?:[a-z][a-z0-9]*[_.-])+[a-z0-9]+[`'\")]?"
+	// secrets are nouns that name credentials.
+	secrets = `(?:secrets?|credentials?|passwords?|passphrases?|private keys?|ssh keys?|api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)? tokens?|bearer tokens?|session (?:cookies?|tokens?)|cookies|env(?:ironment)? var(?:iable)?s|environment variables|seed phrases?|mnemonics?|wallet keys?)`
+)
+
+// instructionPhrases are the model-instruction heuristics. Each one looks for
+// text that addresses the model about something a tool description has no
+// business with: the user's knowledge, earlier instructions, other tools,
+// other data. Usage guidance ("Use this tool to read a file", "Only works
+// within allowed directories", "You must call X first", "Pass the cursor
+// from a previous response") matches none of them.
+const (
+	labelHide     = "tells the model to keep something from the user"
+	labelOverride = "tells the model to ignore or override its instructions"
+	labelTag      = "an <IMPORTANT>-style block addressed to the model"
+	labelTool     = "tells the model how to use another tool"
+	labelRedirect = "tells the model to redirect messages or payments"
+	labelHistory  = "tells the model to pass along the conversation or other tools' data"
+	labelCoerce   = "threatens that the tool fails unless the model complies"
+)
+
+// users are the words that gate the hide-from-user phrases.
+var users = []string{"user", "human", "operator", "requester"}
+
+// instructionPhrases: each alternative is its own small phrase with its own
+// anchors, because the cost of an attempt grows with the size of the
+// expression, and most attempts fail at the second word.
+var instructionPhrases = []phrase{
+	needing(ph(labelHide, words("do don't dont never must mustn't should shouldn't without avoid"),
+		neg+` (?:ever )?`+tell+`\b[^.!?]{0,80}?\b`+who+`\b`), users...),
+	ph(labelHide, words("user users human humans operator operators requester requesters"),
+		who+` (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|needn't|cannot|can't|won't|will not|is not to|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`),
+	needing(ph(labelHide, words("keep hide conceal mask"),
+		`(?:keep|hide|conceal|mask)\b[^.!?]{0,40}? from (?:the )?`+who+`\b`), users...),
+	needing(ph(labelHide, words("invisible hidden not"),
+		`(?:invisible|hidden|not (?:be )?(?:visible|shown|displayed)) (?:to|from) (?:the )?`+who+`\b`), users...),
+	ph(labelOverride, words("ignore disregard forget override overrule bypass supersede"),
+		`(?:ignore|disregard|forget|override|overrule|bypass|supersede)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|rules|directives|guidelines|guidance|constraints|messages|context|polic(?:y|ies)|commands|orders)\b`),
+	ph(labelOverride, words("instruction instructions rules directives precedence priority"),
+		`(?:instructions?|rules|directives) (?:take|takes|have|has) (?:precedence|priority)\b`+
+			`|(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`),
+	pp(labelOverride, words("instructions system"),
+		`\b(?:new|updated|real|actual|true) (?:system )?instructions ?:`+
+			`|\b(?:reveal|print|show|output|repeat|leak|send|include) (?:your|the) (?:full )?system prompt\b`),
+	ph(labelOverride, words("you from act"),
+		`you are now\b|from now on,? you\b|act as (?:an? |the )?(?:admin|administrator|root|superuser|developer|system)\b`),
+	ph(labelTag, []string{"<", "["},
+		`< ?/? ?(?:important|system|instructions?|admin|critical|secret|hidden|ai|assistant|model|llm|override|sys|system[_ -]?prompt|tool[_ -]?instructions?|attention|urgent|mandatory|note to (?:the )?(?:ai|assistant|model|llm)) ?>`+
+			`|\[/?(?:inst|system)\]|<\|im_start\|>|<\|system\|>`),
+	ph(labelTool, words("when whenever before after if while each every"),
+		`(?:when|whenever|before|after|if|while|each time|every time) (?:you )?(?:use|using|call|calling|invoke|invoking|run|running|execute|executing) (?:the )?`+ident+`(?: tool| function)?[^.!?]{0,80}?\b(?:always|never|must|make sure|ensure|instead|change|replace|redirect|add|bcc|cc|send|include|forward)\b`+
+			`|(?:when|whenever|before|after|if|each time|every time) (?:\([a-z0-9_.-]+\) )?`+ident+` (?:tool |function )?(?:is|gets|are) (?:invoked|called|used|run|executed|requested)\b`),
+	ph(labelRedirect, words("change replace redirect reroute rewrite override switch swap update modify"),
+		`(?:change|replace|redirect|reroute|rewrite|override|switch|swap|update|modify)\b(?: the| all| any| every| each)? (?:recipients?|destinations?|receivers?|to address|to-address|to field|email address|phone number|account number|wallet address|iban|target address|bank account)\b[^.!?]{0,40}?\bto\b`),
+	needing(ph(labelRedirect, words("bcc cc blind also send forward"),
+		`(?:bcc|cc|blind copy|blind-copy|also send|also forward|send a copy|forward a copy)\b[^!?]{0,80}?[a-z0-9._%+-]+@[a-z0-9-]+\.[a-z]`), "@"),
+	ph(labelRedirect, words("always must should"),
+		`always (?:send|forward|deliver|route|email|mail|cc|bcc)\b[^.!?]{0,40}? to\b`+
+			`|(?:must|should) (?:always )?be (?:sent|forwarded|delivered|routed|redirected|copied) to\b`),
+	needing(ph(labelHistory, words("include pass send add append attach copy forward put insert provide embed upload post share dump"),
+		`(?:include|pass|send|add|append|attach|copy|forward|put|insert|provide|embed|upload|post|share|dump)\b[^.!?]{0,60}?\b(?:(?:the |this |our |your )?(?:entire |full |whole |complete )?(?:conversation(?: history| log| transcript| so far)?|(?:chat|dialog(?:ue)?|session) (?:history|log|transcript)|(?:previous|prior|earlier|last|recent|past|preceding) (?:messages?|tool (?:calls?|results?|outputs?)|calls?|conversations?|context|chats?|exchanges?|answers?)|(?:results?|outputs?|responses?) (?:of|from) (?:other|previous|prior|earlier|all|any) (?:tools?|calls?|functions?)|other tools'? (?:outputs?|results?|responses?|data)|system prompt|your instructions))\b`),
+		"conversation", "chat", "dialog", "session", "previous", "prior", "earlier", "last", "recent", "past", "preceding", "other tool", "system prompt", "your instructions"),
+	needing(ph(labelCoerce, words("otherwise or"),
+		`(?:otherwise|or else|or) (?:the |this )?(?:tool|app|application|system|server|function|request|call|operation)s? (?:will|would|won't|wont|will not|may|might) (?:not work|fail|crash|break|stop working|error)\b`),
+		"will", "would", "won't", "wont", "may", "might"),
+}
+
+// Exfiltration is judged in code, from three expressions: a verb that moves
+// data, a credential noun or path after it, and a channel to carry it.
+var (
+	readVerb   = regexp.MustCompile(`\b(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get)\b`)
+	negation   = regexp.MustCompile(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not)\b`)
+	exfilLabel = "tells the model to read secrets and pass them along"
+	secretRead = needing(negatable(ph("secret",
+		words("read reads reading cat open load access fetch retrieve grab collect extract obtain dump harvest steal exfiltrate copy upload leak send pass share forward include attach embed append print output reveal look get"),
+		`(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get)\b[^.!?]{0,60}?\b`+secrets+`\b`)), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic")
+	channel = needing(ph("channel",
+		words("as in into inside via through within to sidenote"),
+		`(?:as|in|into|inside|via|through|within|to) (?:the |a |an |its |their )?(?:`+"['\"`"+`][a-z0-9_-]+`+"['\"`"+`]|[a-z0-9_-]+ (?:parameter|param|argument|arg|field|property))`+
+			`|sidenote\b`), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic")
+)
+
+// pathPhrases are the sensitive-path heuristics: credential and client
+// configuration files a tool has no reason to name. Each is written to
+// match the file, not the word: `.env` but not "environment" or
+// "process.env", `~/.cursor` but not a pagination cursor.
+var pathPhrases = []phrase{
+	pp("~/.ssh", words("ssh"), `(?:^|[^a-z0-9_.-])\.ssh\b`),
+	pp("SSH private key (id_rsa, id_ed25519, ...)", words("id_rsa id_dsa id_ecdsa id_ed25519 id_ecdsa_sk id_ed25519_sk"), `\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b`),
+	pp("~/.aws/credentials", words("aws aws_secret_access_key"), `\.aws[/\\](?:credentials|config)\b|\baws_secret_access_key\b`),
+	pp(".env file", words("env"), `(?:^|[^a-z0-9_.-])\.env(?:\.[a-z0-9_-]+)?\b`),
+	pp("MCP client config (mcp.json, ~/.cursor)", words("mcp mcp_config claude_desktop_config cursor"),
+		`\bmcp\.json\b|\bmcp_config\.json\b|\bclaude_desktop_config\.json\b|(?:^|[^a-z0-9_.-])\.cursor(?:[/\\]|\b)`),
+	pp("~/.kube/config", words("kube"), `\.kube[/\\]config\b`),
+	pp(".netrc", words("netrc _netrc"), `(?:^|[^a-z0-9_.-])[._]netrc\b`),
+	pp(".npmrc / .pypirc", words("npmrc pypirc"), `(?:^|[^a-z0-9_.-])\.(?:npmrc|pypirc)\b`),
+	pp("shell history", words("bash_history zsh_history sh_history fish_history python_history node_repl_history psql_history mysql_history sqlite_history"),
+		`\b(?:bash|zsh|sh|fish|python|node_repl|psql|mysql|sqlite)_history\b`),
+	pp("browser profile (saved logins, cookies)", words("login logins key3 key4 cookies chrome firefox mozilla"),
+		`\blogin data\b|\blogins\.json\b|\bkey[34]\.db\b|\bcookies\.sqlite\b|google[/\\]chrome[/\\]|\bchrome[/\\]user data\b|\.mozilla[/\\]firefox\b|\bfirefox[/\\]profiles\b`),
+	pp("keychain", words("login keychains"), `\blogin\.keychain(?:-db)?\b|[/\\]keychains[/\\]`),
+	pp("/etc/shadow", words("etc"), `/etc/(?:g?shadow|sudoers|master\.passwd)\b`),
+	pp(".git-credentials", words("credentials"), `\.git-credentials\b`),
+	pp("GitHub CLI token (gh/hosts.yml)", words("hosts"), `\bgh[/\\]hosts\.ya?ml\b`),
+	pp("other credential store (~/.gnupg, docker, gcloud, azure)", words("gnupg docker gcloud azure application_default_credentials"),
+		`(?:^|[^a-z0-9_.-])\.gnupg\b|\.docker[/\\]config\.json\b|\bapplication_default_credentials\.json\b|\.config[/\\]gcloud\b|(?:^|[^a-z0-9_.-])\.azure[/\\]`),
+}
+
+// allPhrases indexes every phrase in one set so a text is tokenized once:
+// instruction phrases first, then paths, then the two exfiltration parts.
+var (
+	allPhrases = newPhraseSet(slices.Concat(instructionPhrases, pathPhrases, []phrase{secretRead, channel}))
+	firstPath  = len(instructionPhrases)
+	secretIdx  = len(instructionPhrases) + len(pathPhrases)
+	channelIdx = secretIdx + 1
+)
+
+// negatable makes a phrase skip matches right after a negation.
+func negatable(p phrase) phrase {
+	p.reject = func(text []byte, a int) bool { return negation.Match(text[max(0, a-24):a]) }
+	return p
+}
+
+func containsAny(text []byte, subs [][]byte) bool {
+	for _, n := range subs {
+		if bytes.Contains(text, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// needing sets a phrase's gate.
+func needing(p phrase, subs ...string) phrase {
+	p.need = subs
+	return p
+}

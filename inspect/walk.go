@@ -1,0 +1,327 @@
+package inspect
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxDepth bounds nesting like encoding/json does, so a hostile definition
+// cannot exhaust the stack; deeper input is scanned as raw text instead.
+const maxDepth = 10000
+
+var errSyntax = errors.New("inspect: not JSON")
+
+// textRef is one string of a definition: a value, or an object key (keys are
+// model-visible too: property names of an input schema are read by the
+// model as the parameter's meaning). The path is joined only when a finding
+// needs it: most strings produce none.
+type textRef struct {
+	segs []string // valid only during the visit
+	key  bool
+	// b is the decoded string, valid only during the visit: a view into the
+	// definition, or into a buffer the next string reuses. Most strings
+	// ("string", "object", property names) are dismissed from b without
+	// ever being copied.
+	b []byte
+}
+
+// value copies the string out.
+func (r textRef) value() string { return string(r.b) }
+
+// path is the JSON-pointer-like path of the string.
+func (r textRef) path() string { return strings.Join(r.segs, "/") }
+
+// walkStrings visits every string (keys and values) of a JSON document with
+// its JSON-pointer-like path (segments joined by '/', '~' and '/' inside a
+// segment escaped as "~0" and "~1" as in RFC 6901, the root is "").
+//
+// It is a purpose-built scanner rather than encoding/json: it keeps
+// duplicate keys (each is visited; a model may see either), it never builds
+// maps, and it decodes each string once, so a 1,000-tool manifest is walked
+// in well under a millisecond per tool. It returns errSyntax on anything
+// that is not JSON, possibly after visiting some strings; the caller then
+// discards what it saw and scans the raw bytes as text.
+func walkStrings(data []byte, visit func(textRef)) error {
+	w := walker{data: data, visit: visit}
+	w.skipSpace()
+	if err := w.value(0); err != nil {
+		return err
+	}
+	w.skipSpace()
+	if w.pos != len(w.data) {
+		return errSyntax
+	}
+	return nil
+}
+
+type walker struct {
+	data  []byte
+	pos   int
+	path  []string
+	visit func(textRef)
+	buf   []byte // decoded string with escapes, reused
+}
+
+// commonKeys interns the keys every definition repeats, so the path stack
+// costs no allocation for them.
+var commonKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range strings.Fields(`name title description inputSchema outputSchema annotations _meta type
+		properties items required enum default additionalProperties $schema format minimum maximum
+		anyOf oneOf allOf not const examples readOnlyHint destructiveHint idempotentHint openWorldHint
+		uri mimeType uriTemplate arguments execution taskSupport minLength maxLength pattern minItems
+		maxItems exclusiveMinimum exclusiveMaximum size icons src sizes $ref $defs definitions nullable`) {
+		m[k] = k
+	}
+	return m
+}()
+
+func (w *walker) skipSpace() {
+	for w.pos < len(w.data) {
+		switch w.data[w.pos] {
+		case ' ', '\t', '\n', '\r':
+			w.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (w *walker) value(depth int) error {
+	if depth > maxDepth {
+		return errSyntax
+	}
+	if w.pos >= len(w.data) {
+		return errSyntax
+	}
+	switch c := w.data[w.pos]; {
+	case c == '{':
+		w.pos++
+		w.skipSpace()
+		if w.pos < len(w.data) && w.data[w.pos] == '}' {
+			w.pos++
+			return nil
+		}
+		for {
+			w.skipSpace()
+			if w.pos >= len(w.data) || w.data[w.pos] != '"' {
+				return errSyntax
+			}
+			k, err := w.str()
+			if err != nil {
+				return err
+			}
+			seg, ok := commonKeys[string(k)]
+			if !ok {
+				seg = pointerSegment(string(k))
+			}
+			w.path = append(w.path, seg)
+			w.visit(textRef{segs: w.path, key: true, b: k})
+			w.skipSpace()
+			if w.pos >= len(w.data) || w.data[w.pos] != ':' {
+				return errSyntax
+			}
+			w.pos++
+			w.skipSpace()
+			if err := w.value(depth + 1); err != nil {
+				return err
+			}
+			w.path = w.path[:len(w.path)-1]
+			w.skipSpace()
+			if w.pos >= len(w.data) {
+				return errSyntax
+			}
+			if w.data[w.pos] == ',' {
+				w.pos++
+				continue
+			}
+			if w.data[w.pos] == '}' {
+				w.pos++
+				return nil
+			}
+			return errSyntax
+		}
+	case c == '[':
+		w.pos++
+		w.skipSpace()
+		if w.pos < len(w.data) && w.data[w.pos] == ']' {
+			w.pos++
+			return nil
+		}
+		for i := 0; ; i++ {
+			w.path = append(w.path, index(i))
+			w.skipSpace()
+			if err := w.value(depth + 1); err != nil {
+				return err
+			}
+			w.path = w.path[:len(w.path)-1]
+			w.skipSpace()
+			if w.pos >= len(w.data) {
+				return errSyntax
+			}
+			if w.data[w.pos] == ',' {
+				w.pos++
+				continue
+			}
+			if w.data[w.pos] == ']' {
+				w.pos++
+				return nil
+			}
+			return errSyntax
+		}
+	case c == '"':
+		s, err := w.str()
+		if err != nil {
+			return err
+		}
+		w.visit(textRef{segs: w.path, b: s})
+		return nil
+	case c == 't':
+		return w.literal("true")
+	case c == 'f':
+		return w.literal("false")
+	case c == 'n':
+		return w.literal("null")
+	case c == '-' || ('0' <= c && c <= '9'):
+		start := w.pos
+		for w.pos < len(w.data) && isNumberByte(w.data[w.pos]) {
+			w.pos++
+		}
+		if w.pos == start {
+			return errSyntax
+		}
+		return nil
+	}
+	return errSyntax
+}
+
+func (w *walker) literal(lit string) error {
+	if !strings.HasPrefix(string(w.data[w.pos:min(len(w.data), w.pos+len(lit))]), lit) {
+		return errSyntax
+	}
+	w.pos += len(lit)
+	return nil
+}
+
+// str decodes the JSON string at w.pos, into w.buf when it has escapes
+// (valid until the next call). Invalid UTF-8 is kept as is (the
+// rune scan reports it as U+FFFD; ambiguous-json is another package's rule)
+// and a lone surrogate escape becomes U+FFFD.
+func (w *walker) str() ([]byte, error) {
+	w.pos++ // opening quote
+	start := w.pos
+	// Fast path: no escapes.
+	for w.pos < len(w.data) {
+		c := w.data[w.pos]
+		if c == '"' {
+			s := w.data[start:w.pos:w.pos]
+			w.pos++
+			return s, nil
+		}
+		if c == '\\' {
+			break
+		}
+		w.pos++
+	}
+	if w.pos >= len(w.data) {
+		return nil, errSyntax
+	}
+	b := append(w.buf[:0], w.data[start:w.pos]...)
+	defer func() { w.buf = b[:0] }()
+	for w.pos < len(w.data) {
+		c := w.data[w.pos]
+		switch {
+		case c == '"':
+			w.pos++
+			return b, nil
+		case c == '\\':
+			if w.pos+1 >= len(w.data) {
+				return nil, errSyntax
+			}
+			e := w.data[w.pos+1]
+			w.pos += 2
+			switch e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r, ok := w.hex4()
+				if !ok {
+					return nil, errSyntax
+				}
+				if utf16.IsSurrogate(r) {
+					r2 := rune(utf8.RuneError)
+					if w.pos+1 < len(w.data) && w.data[w.pos] == '\\' && w.data[w.pos+1] == 'u' {
+						save := w.pos
+						w.pos += 2
+						lo, ok := w.hex4()
+						if ok && utf16.DecodeRune(r, lo) != utf8.RuneError {
+							r2 = utf16.DecodeRune(r, lo)
+						} else {
+							w.pos = save
+						}
+					}
+					r = r2
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				return nil, errSyntax
+			}
+		default:
+			b = append(b, c)
+			w.pos++
+		}
+	}
+	return nil, errSyntax
+}
+
+func (w *walker) hex4() (rune, bool) {
+	if w.pos+4 > len(w.data) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(w.data[w.pos:w.pos+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	w.pos += 4
+	return rune(v), true
+}
+
+var smallIndex = func() []string {
+	s := make([]string, 64)
+	for i := range s {
+		s[i] = strconv.Itoa(i)
+	}
+	return s
+}()
+
+func index(i int) string {
+	if i < len(smallIndex) {
+		return smallIndex[i]
+	}
+	return strconv.Itoa(i)
+}
+
+// pointerSegment escapes a key as RFC 6901 does, so "a/b" stays one segment.
+func pointerSegment(k string) string {
+	if !strings.ContainsAny(k, "~/") {
+		return k
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+func isNumberByte(d byte) bool {
+	return '0' <= d && d <= '9' || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E'
+}
