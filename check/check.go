@@ -66,7 +66,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		finding.Sort(fs)
 		srv := report.Server{
 			Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
-			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run), Findings: fs,
+			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run), Findings: fs, Notes: run.notes,
 		}
 		srv.Status = status(srv, opts.FailOn)
 		r.Servers = append(r.Servers, srv)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -58,6 +59,11 @@ type Options struct {
 	Jobs int
 	// Progress is told each server's phases as they start.
 	Progress func(server, phase string)
+	// ClockOffset, when non-zero, adds a launch with the server's clock
+	// moved forward by libfaketime, to bait servers that change after a
+	// date. FakeTimeLib overrides where libfaketime is looked for.
+	ClockOffset time.Duration
+	FakeTimeLib string
 }
 
 // serverRun is everything learned about one configured server.
@@ -68,6 +74,7 @@ type serverRun struct {
 	findings  []finding.Finding
 	isolation string
 	held      string // reason it could not be probed
+	notes     []string
 }
 
 // LaunchOf is the launch identity of a configured server as the lock
@@ -88,12 +95,18 @@ func LaunchOf(s config.Server) lock.Launch {
 }
 
 // redactURL drops credentials from a URL: the lock is committed.
+// Userinfo goes, and secret-named query values (?token=, ?api_key=)
+// become REDACTED (redactQuery, check/remote.go).
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	if err != nil {
+		return stripUserinfo(raw)
+	}
+	q, redacted := redactQuery(u.RawQuery)
+	if u.User == nil && !redacted {
 		return raw
 	}
-	u.User = nil
+	u.User, u.RawQuery = nil, q
 	return u.String()
 }
 
@@ -196,10 +209,34 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		pctx, cancel = context.WithTimeout(ctx, opts.ServerTimeout)
 		defer cancel()
 	}
-	launcher := func(ctx context.Context, _ int) (*exec.Cmd, error) {
-		return sb.Command(ctx, command, args, env, cwd)
+	launchEnv := func(int) map[string]string { return env }
+	if opts.ClockOffset != 0 {
+		if lib := fakeTimeLib(opts.FakeTimeLib); lib == "" {
+			run.notes = append(run.notes, "the clock could not be moved (--clock-offset): libfaketime is not installed (apt-get install faketime); no clock launch was made")
+		} else {
+			popts.Launches = max(popts.Launches, 1)
+			popts.ExtraLaunches++
+			clockLaunch := popts.Launches + len(popts.ExtraIdentities) + popts.ExtraLaunches
+			clock := maps.Clone(env)
+			if clock == nil {
+				clock = map[string]string{}
+			}
+			clock["LD_PRELOAD"] = lib
+			clock["FAKETIME"] = fmt.Sprintf("+%ds", int64(opts.ClockOffset.Seconds()))
+			run.notes = append(run.notes, fmt.Sprintf("launch-%d ran with the clock moved forward %s by libfaketime (programs that read time through libc, such as node; Go binaries are not affected)", clockLaunch, opts.ClockOffset))
+			launchEnv = func(n int) map[string]string {
+				if n == clockLaunch {
+					return clock
+				}
+				return env
+			}
+		}
+	}
+	launcher := func(ctx context.Context, n int) (*exec.Cmd, error) {
+		return sb.Command(ctx, command, args, launchEnv(n), cwd)
 	}
 	run.res = probe.Run(pctx, launcher, popts)
+	run.notes = append(run.notes, run.res.Notes...)
 	// stderr is the server's too: a canary it prints is a leak.
 	popts.Tap(run.res.Phase, "stderr", []byte(run.res.Stderr))
 	run.res.Stderr = sb.Redact(run.res.Stderr)
@@ -236,6 +273,27 @@ func canaryFinding(server, where, phase, method string) finding.Finding {
 		f.Message += "; the tool returns environment variables it was given"
 	}
 	return f
+}
+
+// fakeTimeLib finds libfaketime: the override, else the Debian/Ubuntu
+// package's paths.
+func fakeTimeLib(override string) string {
+	if override != "" {
+		if st, err := os.Stat(override); err == nil && st.Mode().IsRegular() {
+			return override
+		}
+		return ""
+	}
+	cands := []string{"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1"}
+	for _, c := range cands {
+		if c == "" {
+			continue
+		}
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+			return c
+		}
+	}
+	return ""
 }
 
 // projectRoot is the directory a config file's relative paths mean: the

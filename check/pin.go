@@ -50,7 +50,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 			}
 		}
 		srv := report.Server{Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
-			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run)}
+			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run), Notes: run.notes}
 		switch {
 		case run.held != "":
 			held = true

@@ -2,12 +2,303 @@ package check
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/synth"
 )
 
-// probeRemote probes a server reached over streamable HTTP or SSE.
-func probeRemote(_ context.Context, s config.Server, _ *Options) *serverRun {
-	return &serverRun{cfg: s, res: &probe.Result{}, held: "remote (" + s.Type + ") servers are not probed by this version; the server is held"}
+// remoteIsolation is what the report says about a remote server's
+// sandbox: there is none to apply, the server runs on someone else's host.
+const remoteIsolation = "remote: not sandboxed (runs elsewhere)"
+
+// remoteRootCAs, when set, replaces the system roots remote servers'
+// certificates are verified against. Tests set it to trust their own
+// httptest server; nothing else does (a private CA is configured with
+// SSL_CERT_FILE / SSL_CERT_DIR, which Go reads for the system roots).
+var remoteRootCAs *x509.CertPool
+
+// probeRemote probes a server reached over streamable HTTP or SSE. The
+// phases are the stdio probe's, over one connection per launch; a
+// relaunch is a new session. Header values and URL secrets are expanded
+// here only, for the connection: the lock records header names and the
+// URL without credentials (LaunchOf), and every text this run reports is
+// scrubbed of the expanded values.
+func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun {
+	run := &serverRun{cfg: s, res: &probe.Result{}, isolation: remoteIsolation}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	endpoint, headers, err := s.ResolveRemote(getenv)
+	if err != nil {
+		run.held = "cannot resolve the url or headers: " + err.Error()
+		return run
+	}
+	secrets := remoteSecrets(s, endpoint, headers)
+
+	popts := opts.Probe
+	name, version := config.ClientInfo(s.Client)
+	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: clientCapabilities(s.Client)}
+	// A remote server asking roots/list gets the project the config
+	// belongs to, as the client would tell it.
+	file := s.File
+	if !filepath.IsAbs(file) && opts.BaseDir != "" {
+		file = filepath.Join(opts.BaseDir, file)
+	}
+	if root, err := filepath.Abs(projectRoot(file)); err == nil && s.File != "" {
+		popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
+	}
+	if popts.Plan == nil {
+		popts.Plan = remotePlan
+	}
+	var mu sync.Mutex
+	echoed := map[string]bool{}
+	popts.Tap = func(phase, method string, payload []byte) {
+		for _, sec := range secrets {
+			if strings.Contains(string(payload), sec.value) {
+				mu.Lock()
+				if !echoed[sec.where] {
+					echoed[sec.where] = true
+					run.findings = append(run.findings, echoFinding(s.Name, sec.where, phase, method))
+				}
+				mu.Unlock()
+			}
+		}
+	}
+	if opts.Progress != nil {
+		popts.Progress = func(phase string) { opts.Progress(s.Name, phase) }
+	}
+	ropts := probe.RemoteOptions{Timeout: popts.RequestTimeout, MaxMessageBytes: popts.MaxMessageBytes, RootCAs: remoteRootCAs}
+	if s.Type == config.TypeSSE {
+		popts.Connect = probe.SSEConnector(endpoint, headers, ropts)
+	} else {
+		popts.Connect = probe.HTTPConnector(endpoint, headers, ropts)
+	}
+	if opts.ClockOffset != 0 {
+		run.notes = append(run.notes, "the clock of a remote server cannot be moved (--clock-offset): no clock launch was made")
+	}
+	pctx := ctx
+	if opts.ServerTimeout > 0 {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, opts.ServerTimeout)
+		defer cancel()
+	}
+	run.res = probe.Run(pctx, nil, popts)
+	run.notes = append(run.notes, run.res.Notes...)
+	if popts.WarmupCalls > 0 && len(popts.Calls) == 0 {
+		run.notes = append(run.notes, "remote server: warm-up calls go only to tools annotated readOnlyHint (no sandbox contains what a call does on a remote host); name calls in the policy to make others")
+	}
+	if run.res.Err != nil {
+		reason := run.res.Err.Error()
+		if errors.Is(run.res.Err, context.DeadlineExceeded) && opts.ServerTimeout > 0 {
+			reason += fmt.Sprintf(" (server time-out %s)", opts.ServerTimeout)
+		}
+		run.held = redactSecrets(reason, secrets) + " (" + redactURL(s.URL) + ")"
+	}
+	if len(echoed) > 0 {
+		// Whatever carries the credential must not reach the lock.
+		wheres := make([]string, 0, len(echoed))
+		for w := range echoed {
+			wheres = append(wheres, w)
+		}
+		sort.Strings(wheres)
+		run.held = "the server sent back the value of " + strings.Join(wheres, ", ") + "; nothing it showed is pinned"
+		return run
+	}
+	for i, n := range run.notes {
+		run.notes[i] = redactSecrets(n, secrets)
+	}
+	for _, o := range run.res.Observations {
+		run.snaps = append(run.snaps, newSnapshot(s.Name, o))
+	}
+	return run
+}
+
+// remotePlan picks warm-up calls only among tools that declare themselves
+// read-only. A stdio server's calls run in a sandbox; a remote server's
+// act on the real account the configured credentials open, so a tool
+// that does not say it changes nothing is not called uninvited.
+func remotePlan(tools []json.RawMessage) []probe.Call {
+	readOnly := map[string]bool{}
+	for _, raw := range tools {
+		var def struct {
+			Name        string `json:"name"`
+			Annotations struct {
+				ReadOnlyHint    any `json:"readOnlyHint"`
+				DestructiveHint any `json:"destructiveHint"`
+			} `json:"annotations"`
+		}
+		if json.Unmarshal(raw, &def) == nil && def.Annotations.ReadOnlyHint == true && def.Annotations.DestructiveHint != true {
+			readOnly[def.Name] = true
+		}
+	}
+	var calls []probe.Call
+	for _, c := range synth.Pick(tools) {
+		if readOnly[c.Tool] {
+			calls = append(calls, probe.Call{Tool: c.Tool, Arguments: c.Arguments})
+		}
+	}
+	return calls
+}
+
+// secret is an expanded value that must not appear in anything written.
+type secret struct {
+	where string // "header Authorization", "url query token", "url credentials"
+	value string
+}
+
+// remoteSecrets lists what the expansion put into the connection that
+// the config file itself does not show: every header value (and the
+// token after a "Bearer "/"Basic " scheme), URL credentials, and URL
+// query values that are secret by name or came from a placeholder.
+// Values shorter than 6 bytes are left out: they would match too much to
+// be scrubbed meaningfully and are not credentials.
+func remoteSecrets(s config.Server, endpoint string, headers map[string]string) []secret {
+	var out []secret
+	add := func(where, v string) {
+		if len(v) >= 6 {
+			out = append(out, secret{where, v})
+			if e := url.QueryEscape(v); e != v {
+				out = append(out, secret{where, e})
+			}
+		}
+	}
+	names := make([]string, 0, len(headers))
+	for k := range headers {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := headers[k]
+		add("header "+k, v)
+		if _, tok, ok := strings.Cut(v, " "); ok {
+			add("header "+k, strings.TrimSpace(tok))
+		}
+	}
+	if u, err := url.Parse(endpoint); err == nil {
+		if u.User != nil {
+			add("url credentials", u.User.Username())
+			if p, ok := u.User.Password(); ok {
+				add("url credentials", p)
+			}
+		}
+		written := map[string]string{}
+		if w, err := url.Parse(s.URL); err == nil {
+			for k, vs := range w.Query() {
+				written[k] = strings.Join(vs, "")
+			}
+		}
+		for k, vs := range u.Query() {
+			for _, v := range vs {
+				if secretQueryKey(k) || strings.Contains(written[k], "$") {
+					add("url query "+k, v)
+				}
+			}
+		}
+	}
+	// Longest first, so a token inside a longer value is not left half.
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].value) > len(out[j].value) })
+	return out
+}
+
+func redactSecrets(text string, secrets []secret) string {
+	for _, s := range secrets {
+		text = strings.ReplaceAll(text, s.value, "[REDACTED "+s.where+"]")
+	}
+	return text
+}
+
+// echoFinding reports a server that sent back a configured credential:
+// pinning what it showed would write the secret into a committed file.
+func echoFinding(server, where, phase, method string) finding.Finding {
+	f := finding.New(finding.CanaryLeak, server)
+	f.Kind, f.Subject, f.Phase = finding.KindServer, where, phase
+	via := method
+	if via == "" {
+		via = "a response"
+	}
+	f.Message = fmt.Sprintf("the server sent back the value of %s (in %s); the value is not shown", where, via)
+	return f
+}
+
+// secretQueryKey reports whether a URL query parameter's name says its
+// value is a credential (?token=, ?api_key=, ?sig=, ...).
+func secretQueryKey(k string) bool {
+	n := strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(k))
+	switch n {
+	case "key", "sig", "signature", "code", "session", "sessionid", "sid", "jwt", "pat", "auth":
+		return true
+	}
+	for _, part := range []string{"token", "secret", "passw", "apikey", "accesskey", "privatekey", "credential", "authorization"} {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactQuery replaces the values of secret-named query parameters with
+// REDACTED, keeping the order and encoding of the rest (the query is part
+// of the launch identity). A value that is only a ${PLACEHOLDER} is kept:
+// it names a variable, not a secret.
+func redactQuery(raw string) (string, bool) {
+	if raw == "" {
+		return raw, false
+	}
+	parts := strings.Split(raw, "&")
+	changed := false
+	for i, p := range parts {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || v == "" {
+			continue
+		}
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if !secretQueryKey(name) || isPlaceholder(v) {
+			continue
+		}
+		parts[i] = k + "=REDACTED"
+		changed = true
+	}
+	return strings.Join(parts, "&"), changed
+}
+
+func isPlaceholder(v string) bool {
+	if u, err := url.QueryUnescape(v); err == nil {
+		v = u
+	}
+	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "$") == 1
+}
+
+// stripUserinfo drops "user:pass@" from a URL url.Parse refused (a
+// placeholder in the host, say), so credentials are dropped anyway.
+func stripUserinfo(raw string) string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	at := strings.LastIndexByte(authority, '@')
+	if at < 0 {
+		return raw
+	}
+	scheme := raw[:len(raw)-len(rest)]
+	return scheme + rest[at+1:]
 }

@@ -1,14 +1,125 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // baseReview compares the pull request's lock with the base branch's and
-// adds what this pull request approves to the report.
-func baseReview(_ context.Context, _ Env, _ *common, _ *check.Options, _ *report.Report, _, _ string) error {
-	return usageErr("--base and --base-lock are not supported yet")
+// adds what this pull request approves to the report. The base lock comes
+// from a file (--base-lock) or from git (--base REF, the pull request's
+// base SHA in the Action). Anything that keeps the comparison from running
+// as asked (an unknown REF, an unreadable or invalid base lock) is an exit-2
+// error: a review that silently compared with nothing would pass a PR that
+// approves everything.
+func baseReview(ctx context.Context, env Env, c *common, opts *check.Options, r *report.Report, baseLock, baseRef string) error {
+	if baseLock != "" && baseRef != "" {
+		return usageErr("--base and --base-lock both name the base lock: give one")
+	}
+	var base *lock.File
+	if baseLock != "" {
+		f, _, err := lock.Read(c.path(env, baseLock))
+		if errors.Is(err, os.ErrNotExist) {
+			return usageErr("--base-lock %s does not exist (for a base branch without a lock, use --base REF)", baseLock)
+		}
+		if err != nil {
+			return asUsage(fmt.Errorf("--base-lock: %w", err))
+		}
+		base = f
+	} else {
+		data, name, err := lockAtRef(ctx, c.dir(env), baseRef, c.path(env, c.lockPath))
+		if err != nil {
+			return asUsage(err)
+		}
+		if data == nil {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist at %s: first adoption, everything in the lock is a new approval\n", name, baseRef)
+		} else {
+			f, err := lock.Parse(name, data)
+			if err != nil {
+				return asUsage(fmt.Errorf("--base %s: %w", baseRef, err))
+			}
+			base = f
+		}
+	}
+	check.ReviewBase(r, *opts, base)
+	return nil
+}
+
+// lockAtRef reads the lock at lockPath as it is in commit ref of the git
+// repository holding dir. It returns the bytes (nil when the commit has no
+// file there: first adoption) and the name errors and messages use
+// ("REF:path/in/repo"). An unknown ref, a directory outside any repository
+// or a lock path outside the repository is an error.
+func lockAtRef(ctx context.Context, dir, ref, lockPath string) ([]byte, string, error) {
+	// A ref starting with "-" would be read by git as an option.
+	if ref == "" || strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, "\x00\n") {
+		return nil, "", fmt.Errorf("--base %q: not a git revision", ref)
+	}
+	commit, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil {
+		if _, e := git(ctx, dir, "rev-parse", "--git-dir"); e != nil {
+			return nil, "", fmt.Errorf("--base %s: %s is not in a git repository: %w", ref, dir, e)
+		}
+		return nil, "", fmt.Errorf("--base %s: no such commit in the repository at %s (in a shallow clone, fetch the base first)", ref, dir)
+	}
+	commit = strings.TrimSpace(commit)
+	prefix, err := git(ctx, dir, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, "", fmt.Errorf("--base %s: %w", ref, err)
+	}
+	rel, err := filepath.Rel(dir, lockPath)
+	if err != nil {
+		return nil, "", fmt.Errorf("--base %s: %w", ref, err)
+	}
+	p := path.Clean(strings.TrimSpace(prefix) + filepath.ToSlash(rel))
+	name := ref + ":" + p
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return nil, "", fmt.Errorf("--base %s: the lock %s is outside the git repository at %s", ref, lockPath, dir)
+	}
+	// --literal-pathspecs: a lock named "*.json" is that file, not a glob.
+	out, err := git(ctx, dir, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", p)
+	if err != nil {
+		return nil, "", fmt.Errorf("--base %s: %w", ref, err)
+	}
+	if out == "" {
+		return nil, name, nil
+	}
+	// "<mode> SP <type> SP <object> TAB <path> NUL"
+	meta, _, _ := strings.Cut(out, "\t")
+	fields := strings.Fields(meta)
+	if len(fields) != 3 || fields[1] != "blob" || fields[0] == "120000" {
+		return nil, "", fmt.Errorf("--base %s: %s is not a regular file in that commit", ref, name)
+	}
+	data, err := git(ctx, dir, "cat-file", "blob", fields[2])
+	if err != nil {
+		return nil, "", fmt.Errorf("--base %s: reading %s: %w", ref, name, err)
+	}
+	return []byte(data), name, nil
+}
+
+// git runs git in dir and returns its stdout; an error carries git's
+// stderr, which names what went wrong better than an exit status.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return "", fmt.Errorf("git %s: %s", args[0], msg)
+		}
+		return "", fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return stdout.String(), nil
 }

@@ -37,6 +37,7 @@ type common struct {
 	quiet          bool
 	verbose        bool
 	deadline       time.Duration
+	clockOffset    time.Duration
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -55,6 +56,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxMessage, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted from a server")
 	fs.IntVar(&c.jobs, "jobs", max(runtime.NumCPU(), 2), "servers probed at once")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
+	fs.DurationVar(&c.clockOffset, "clock-offset", 0, "add a launch with the server's clock moved forward by `DURATION` (libfaketime)")
 	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr")
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
 }
@@ -194,6 +196,7 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	o.Getenv = env.Getenv
 	o.Jobs = c.jobs
 	o.BaseDir = c.dir(env)
+	o.ClockOffset = c.clockOffset
 	o.LockPath = c.lockPath
 	if !c.quiet {
 		o.Progress = progress(stderr)

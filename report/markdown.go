@@ -113,13 +113,17 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 		}
 	}
 
-	d.add("### Servers\n\n| Server | Status | Findings |\n| --- | --- | --- |\n")
+	d.add("### Servers\n\n| Server | Status | Findings | Sandbox |\n| --- | --- | --- | --- |\n")
 	for _, s := range r.Servers {
 		c := countFindings(live(s.Findings)).String()
 		if c == "" {
 			c = "none"
 		}
-		d.add(fmt.Sprintf("| %s | %s %s | %s |\n", mdCell(s.Name), statusMark(s.Status), mdStatus(s.Status), c))
+		iso := "-"
+		if s.Isolation != "" {
+			iso = mdCell(s.Isolation)
+		}
+		d.add(fmt.Sprintf("| %s | %s %s | %s | %s |\n", mdCell(s.Name), statusMark(s.Status), mdStatus(s.Status), c, iso))
 	}
 	d.add("\n")
 

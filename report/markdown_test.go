@@ -140,8 +140,8 @@ func assertInert(t *testing.T, name, md string, allowLink string) {
 				}
 			}
 			if n.Kind() == extast.KindTableRow || n.Kind() == extast.KindTableHeader {
-				if n.ChildCount() != 3 {
-					return ast.WalkStop, fmt.Errorf("%s with %d cells, want 3: a pipe split a cell", where, n.ChildCount())
+				if n.ChildCount() != 4 {
+					return ast.WalkStop, fmt.Errorf("%s with %d cells, want 4: a pipe split a cell", where, n.ChildCount())
 				}
 			}
 			if n.Kind() == extast.KindTaskCheckBox {

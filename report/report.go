@@ -36,6 +36,10 @@ type Server struct {
 	Reason string `json:"reason,omitempty"`
 	// Isolation says which sandbox was applied ("off", "basic", "strict").
 	Isolation string `json:"isolation,omitempty"`
+	// Notes are what a reader should know about the probe: a clock that
+	// could not be moved, a list method the server does not implement, no
+	// tool that could be called.
+	Notes []string `json:"notes,omitempty"`
 	// Phases lists the probe phases that completed, in order.
 	Phases   []string          `json:"phases"`
 	Calls    []Call            `json:"calls,omitempty"`

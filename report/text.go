@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 	"unicode"
 
 	"github.com/olekukonko/tablewriter"
@@ -49,6 +50,15 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 	fmt.Fprintln(bw)
 	for _, s := range r.Servers {
 		fmt.Fprintln(bw, serverVerdict(s))
+		if s.Isolation != "" {
+			fmt.Fprintf(bw, "    sandbox: %s\n", escape(s.Isolation))
+		}
+		if len(s.Calls) > 0 {
+			fmt.Fprintf(bw, "    warm-up calls: %s\n", escape(callsText(s.Calls)))
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(bw, "    note: %s\n", escape(n))
+		}
 	}
 	fmt.Fprintln(bw)
 	line := summaryLine(r, escape)
@@ -193,4 +203,23 @@ func firstDifference(before, after string) (string, string) {
 	mid := func(rs []rune) string { return truncate(escape(string(rs)), diffRegion) }
 	return pre + "[-" + mid(b[p:len(b)-q]) + "-]" + post,
 		pre + "{+" + mid(a[p:len(a)-q]) + "+}" + post
+}
+
+// callsText summarizes the warm-up calls: "summarize x3 (ok), format_text x2 (tool-error)".
+func callsText(calls []Call) string {
+	type key struct{ tool, outcome string }
+	var order []key
+	n := map[key]int{}
+	for _, c := range calls {
+		k := key{c.Tool, c.Outcome}
+		if n[k] == 0 {
+			order = append(order, k)
+		}
+		n[k]++
+	}
+	parts := make([]string, 0, len(order))
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%s x%d (%s)", k.tool, n[k], k.outcome))
+	}
+	return strings.Join(parts, ", ")
 }

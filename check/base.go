@@ -1,0 +1,322 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
+)
+
+// The base review answers what the live check cannot: in a pull request
+// the author can change the server and the lock in the same commit, so the
+// server matches the PR's lock and the live check passes. What the PR really
+// asks reviewers to approve is the difference between the base branch's
+// lock and the PR's. That difference is listed as approval-added /
+// approval-changed notes, and the new content is inspected as if it had
+// been seen live: invisible text in a new approval fails the check unless
+// the PR's lock acknowledges it, so a PR cannot approve what nobody could
+// see.
+
+// ServerApprovals is what a pull request's lock approves for one server.
+type ServerApprovals struct {
+	Server string
+	// Findings are the approval-added and approval-changed notes: the
+	// server's launch first, then serverInfo, capabilities and instructions,
+	// then tools, prompts, resources and templates by name (one finding per
+	// changed field), then new acknowledgements.
+	Findings []finding.Finding
+	// Inspection holds the inspection findings (hidden-characters,
+	// terminal-escape, model-instruction, sensitive-path, tool-shadowing,
+	// confusable-name, ambiguous-json) on the added or changed content,
+	// bound to its canonical hash, with the PR lock's acknowledgements
+	// applied.
+	Inspection []finding.Finding
+}
+
+// Approvals compares a pull request's lock (pr, read from lockPath whose
+// bytes are lockData, for line numbers) with the base branch's lock (base;
+// nil when the base has no lock: first adoption, everything is a new
+// approval). It returns one ServerApprovals per server of pr with anything
+// to approve, sorted by server name. Servers the PR removes approve
+// nothing and are not listed.
+//
+// Entries are compared by the canonical hash of their definitions, never by
+// the lock's recorded sha256, which a hand-edited lock could leave stale.
+func Approvals(base, pr *lock.File, lockPath string, lockData []byte) []ServerApprovals {
+	if pr == nil {
+		return nil
+	}
+	idx := lock.Index(lockData)
+	var out []ServerApprovals
+	// changed records every added or changed tool and prompt, so that
+	// shadowing found across the whole PR lock is kept only for them: the
+	// live check reports the rest.
+	changed := map[string]string{} // server\x00kind\x00key -> canonical sha256
+	at := map[string]int{}         // server -> index in out
+	for _, name := range sortedKeys(pr.Servers) {
+		ps := pr.Servers[name]
+		var bs *lock.Server
+		if base != nil {
+			bs = base.Servers[name]
+		}
+		a := reviewServer(name, bs, ps, base == nil, changed)
+		if len(a.Findings) == 0 && len(a.Inspection) == 0 {
+			continue
+		}
+		at[name] = len(out)
+		out = append(out, a)
+	}
+
+	// Shadowing and confusable names are judged against every server of
+	// the PR's lock, as the live check judges them against every
+	// configured server.
+	var subjects []inspect.Subject
+	for _, name := range sortedKeys(pr.Servers) {
+		ps := pr.Servers[name]
+		for _, kind := range []string{lock.KindTool, lock.KindPrompt} {
+			entries := ps.Entries(kind, false)
+			for _, key := range sortedKeys(entries) {
+				subjects = append(subjects, inspect.Subject{Server: name, Kind: kind, Name: key, Raw: entries[key].Canonical().Bytes})
+			}
+		}
+	}
+	for _, f := range inspect.Across(subjects) {
+		sum, ok := changed[f.Server+"\x00"+f.Kind+"\x00"+f.Subject]
+		if !ok {
+			continue
+		}
+		f.ContentSHA256 = sum
+		i := at[f.Server]
+		out[i].Inspection = append(out[i].Inspection, f)
+	}
+
+	for i := range out {
+		a := &out[i]
+		ps := pr.Servers[a.Server]
+		a.Inspection = finding.Dedup(a.Inspection)
+		applyAcks(a.Inspection, ps)
+		for _, fs := range [][]finding.Finding{a.Findings, a.Inspection} {
+			for j := range fs {
+				f := &fs[j]
+				kind := f.Kind
+				if kind == finding.KindServer {
+					kind = ""
+				}
+				f.File, f.Line = lockPath, idx.Line(a.Server, kind, f.Subject)
+			}
+		}
+		finding.Sort(a.Inspection)
+	}
+	return out
+}
+
+// reviewServer lists what ps approves over bs (nil: the server is new, or
+// the base has no lock at all when first is set) and inspects the new
+// content. It records added and changed tools and prompts in changed.
+func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[string]string) ServerApprovals {
+	a := ServerApprovals{Server: name}
+	note := func(rule, kind, subject, field, msg, before, after string) *finding.Finding {
+		f := finding.New(rule, name)
+		f.Kind, f.Subject, f.Field, f.Message, f.Before, f.After = kind, subject, field, msg, before, after
+		a.Findings = append(a.Findings, f)
+		return &a.Findings[len(a.Findings)-1]
+	}
+
+	// The launch comes first: a new version or new arguments is what
+	// brings the changed text below it.
+	switch {
+	case bs == nil:
+		msg := fmt.Sprintf("server %q is new in this pull request's lock: everything it holds is a new approval", name)
+		if first {
+			msg = fmt.Sprintf("the base branch has no lock (first adoption): server %q and everything it holds is a new approval", name)
+		}
+		note(finding.ApprovalAdded, finding.KindServer, name, "launch", msg, "", launchIdentity(ps.Launch))
+	case !bs.Launch.Equal(ps.Launch):
+		note(finding.ApprovalChanged, finding.KindServer, name, "launch",
+			"this pull request changes how the server is launched (command, arguments, environment names or URL)",
+			launchIdentity(bs.Launch), launchIdentity(ps.Launch))
+	}
+
+	var empty lock.Server
+	if bs == nil {
+		bs = &empty
+	}
+	bv, pv := lockView(bs), lockView(ps)
+	handshake := []struct {
+		subject string
+		b, p    lock.Canonical
+		text    bool // a JSON string shown as its text
+	}{
+		{"serverInfo", bv.serverInfo, pv.serverInfo, false},
+		{"capabilities", bv.capabilities, pv.capabilities, false},
+		{"instructions", bv.instructions, pv.instructions, true},
+	}
+	for _, h := range handshake {
+		if h.b.SHA256 == h.p.SHA256 || len(h.p.Bytes) == 0 {
+			// Dropping instructions or capabilities approves nothing new.
+			continue
+		}
+		before, after := string(h.b.Bytes), string(h.p.Bytes)
+		if h.text {
+			before, after = textOf(h.b), textOf(h.p)
+		}
+		rule, msg := finding.ApprovalChanged, fmt.Sprintf("this pull request changes the server's %s", h.subject)
+		if len(h.b.Bytes) == 0 {
+			rule, msg = finding.ApprovalAdded, fmt.Sprintf("this pull request approves the server's %s", h.subject)
+		}
+		f := note(rule, finding.KindServer, h.subject, h.subject, msg, before, after)
+		f.ContentSHA256 = h.p.SHA256
+		if h.subject == "instructions" {
+			fs := inspect.Definition(inspect.Subject{Server: name, Kind: finding.KindServer, Name: "instructions", Raw: h.p.Bytes})
+			a.Inspection = append(a.Inspection, withHash(fs, h.p.SHA256)...)
+		}
+	}
+
+	for _, kind := range lock.Kinds {
+		bases, prs := bs.Entries(kind, false), ps.Entries(kind, false)
+		for _, key := range sortedKeys(prs) {
+			e := prs[key]
+			pc := e.Canonical()
+			var bc lock.Canonical
+			if be := bases[key]; be != nil {
+				bc = be.Canonical()
+				if bc.SHA256 == pc.SHA256 {
+					continue
+				}
+			}
+			changed[name+"\x00"+kind+"\x00"+key] = pc.SHA256
+			who := approvedBy(e)
+			add := func(rule, field, msg, before, after string) {
+				f := note(rule, kind, key, field, msg, before, after)
+				f.ContentSHA256, f.Detail = pc.SHA256, who
+			}
+			switch {
+			case bc.Bytes == nil && first:
+				add(finding.ApprovalAdded, "", fmt.Sprintf("%s %q is a new approval (the base branch has no lock)", kind, key), "", string(pc.Bytes))
+			case bc.Bytes == nil:
+				add(finding.ApprovalAdded, "", fmt.Sprintf("%s %q is new in this pull request's lock", kind, key), "", string(pc.Bytes))
+			case bc.Ambiguous != "" || pc.Ambiguous != "":
+				add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q changes byte for byte in this pull request's lock", kind, key), string(bc.Bytes), string(pc.Bytes))
+			default:
+				changes := diffJSON(bc.Bytes, pc.Bytes)
+				for i, c := range changes {
+					if i == maxFieldChanges {
+						add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q: %d more changed fields not listed", kind, key, len(changes)-i), "", "")
+						break
+					}
+					msg := fmt.Sprintf("%s %q changes in this pull request's lock (%s)", kind, key, orWhole(c.Path))
+					if kind == lock.KindTool && c.Added && isInputProperty(c.Path) {
+						msg = fmt.Sprintf("tool %q gains the input %q in this pull request's lock: a new channel the model can be asked to fill", key, lastElem(c.Path))
+					}
+					add(finding.ApprovalChanged, c.Path, msg, c.Before, c.After)
+				}
+			}
+
+			// The new content is inspected as the live check would
+			// inspect it: the PR may approve text no live server shows
+			// (a server that is held, or not configured here).
+			if pc.Ambiguous != "" {
+				f := finding.New(finding.AmbiguousJSON, name)
+				f.Kind, f.Subject, f.ContentSHA256 = kind, key, pc.SHA256
+				f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, pc.Ambiguous)
+				a.Inspection = append(a.Inspection, f)
+			}
+			fs := inspect.Definition(inspect.Subject{Server: name, Kind: kind, Name: key, Raw: pc.Bytes})
+			a.Inspection = append(a.Inspection, withHash(fs, pc.SHA256)...)
+		}
+	}
+
+	// An acknowledgement silences a finding: adding one is an approval
+	// too, and reviewers should read its reason.
+	for _, k := range ps.Acknowledgements {
+		if hasAck(bs.Acknowledgements, k) {
+			continue
+		}
+		msg := fmt.Sprintf("this pull request acknowledges %s on %s %q: %q", k.Rule, k.Kind, k.Subject, k.Reason)
+		f := note(finding.ApprovalAdded, k.Kind, k.Subject, "acknowledgements/"+k.Rule, msg, "", "")
+		f.ContentSHA256 = k.SHA256
+		if k.By != "" || k.At != "" {
+			f.Detail = strings.TrimSpace("acknowledged by " + k.By + " " + k.At)
+		}
+	}
+	return a
+}
+
+// hasAck reports whether list holds an acknowledgement of the same rule,
+// subject and content as k.
+func hasAck(list []lock.Ack, k lock.Ack) bool {
+	for _, b := range list {
+		if b.Rule == k.Rule && b.Kind == k.Kind && b.Subject == k.Subject && b.SHA256 == k.SHA256 {
+			return true
+		}
+	}
+	return false
+}
+
+// approvedBy says who the PR's lock records as approving an entry: the
+// name a reviewer should expect.
+func approvedBy(e *lock.Entry) string {
+	if e.ApprovedBy == "" && e.ApprovedAt == "" {
+		return ""
+	}
+	return strings.TrimSpace("recorded as approved by " + e.ApprovedBy + " " + e.ApprovedAt)
+}
+
+// launchIdentity renders a launch for a reviewer, header names included.
+func launchIdentity(l lock.Launch) string {
+	s := launchText(l)
+	if len(l.Headers) > 0 {
+		s += fmt.Sprintf(" (headers %v)", l.Headers)
+	}
+	return s
+}
+
+// ReviewBase adds what the pull request's lock (opts.Lock, opts.LockPath,
+// opts.LockData) approves over base (nil: the base has no lock) to the
+// report: each reported server gets its approval notes after its other
+// findings, and the inspection findings on its new content among them.
+// Then every touched server's status and the summary are computed again,
+// so an unacknowledged error in a new approval fails the run while
+// approvals alone (notes) leave a server ok. Servers the report does not
+// hold (left out by --server) are not reviewed.
+func ReviewBase(r *report.Report, opts Options, base *lock.File) {
+	for _, a := range Approvals(base, opts.Lock, opts.LockPath, opts.LockData) {
+		var srv *report.Server
+		for i := range r.Servers {
+			if r.Servers[i].Name == a.Server {
+				srv = &r.Servers[i]
+				break
+			}
+		}
+		if srv == nil {
+			continue
+		}
+		fs := append([]finding.Finding(nil), srv.Findings...)
+		for _, f := range a.Inspection {
+			if !repeats(fs, f, opts.FailOn) {
+				fs = append(fs, f)
+			}
+		}
+		finding.Sort(fs)
+		srv.Findings = append(fs, a.Findings...)
+		srv.Status = status(*srv, opts.FailOn)
+	}
+	Summarize(r, opts.FailOn)
+}
+
+// repeats reports whether f adds nothing to fs: the live inspection
+// already reported the same rule, subject, field and message, and that
+// finding fails the run whenever f would. A duplicate that would fail where
+// the reported one does not (the live content was acknowledged, the PR's
+// content is different and is not) is kept: nothing fails open.
+func repeats(fs []finding.Finding, f finding.Finding, failOn finding.Severity) bool {
+	for _, e := range fs {
+		if e.Key() == f.Key() && e.Message == f.Message && (counts(e, failOn) || !counts(f, failOn)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,84 @@
+package check
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+)
+
+func timebomb(t *testing.T) config.Server {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("node is not installed")
+		}
+		t.Skip("node is not installed")
+	}
+	script, _ := filepath.Abs("../testdata/servers/timebomb.mjs")
+	return config.Server{Name: "weather", Type: "stdio", Command: node, Args: []string{script}, File: ".mcp.json", Line: 2, Client: "claude-code"}
+}
+
+func clockOptions(s config.Server) Options {
+	return Options{
+		Servers: []config.Server{s}, All: true, LockPath: "mcp-lock.json",
+		Probe:   probe.Options{Launches: 1, WarmupCalls: 1, RequestTimeout: 20 * time.Second},
+		Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: finding.Error, Jobs: 1,
+	}
+}
+
+// TestClockOffset: a server that changes after a date passes a normal
+// check and is caught by the launch with the clock moved forward.
+func TestClockOffset(t *testing.T) {
+	s := timebomb(t)
+	if fakeTimeLib("") == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("libfaketime is not installed (apt-get install faketime)")
+		}
+		t.Skip("libfaketime is not installed")
+	}
+	opts := clockOptions(s)
+	lk, data := pinReal(t, opts)
+	opts.Lock, opts.LockData = lk, data
+	if r := Check(context.Background(), opts); r.Summary.ExitCode != ExitOK {
+		t.Fatalf("without a clock offset: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
+	}
+	opts.ClockOffset = 10 * 365 * 24 * time.Hour
+	r := Check(context.Background(), opts)
+	if r.Summary.ExitCode != ExitDrift {
+		t.Fatalf("with a clock offset: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
+	}
+	caught := false
+	for _, f := range r.Findings() {
+		if f.Rule == finding.ToolChanged && f.Phase == "launch-2/initial" && f.Subject == "weather" {
+			caught = true
+		}
+	}
+	if !caught || !strings.Contains(strings.Join(r.Servers[0].Notes, "\n"), "clock moved forward") {
+		t.Errorf("clock launch not reported:\n%s\nnotes: %v", dumpFindings(r), r.Servers[0].Notes)
+	}
+}
+
+// TestClockOffsetUnavailable: without libfaketime the report says the
+// clock could not be moved instead of silently passing.
+func TestClockOffsetUnavailable(t *testing.T) {
+	opts := clockOptions(timebomb(t))
+	opts.ClockOffset = time.Hour
+	opts.FakeTimeLib = "/nonexistent/libfaketime.so.1"
+	opts.Probe.WarmupCalls = 0
+	r := Check(context.Background(), opts)
+	if !strings.Contains(strings.Join(r.Servers[0].Notes, "\n"), "could not be moved") {
+		t.Errorf("notes = %v", r.Servers[0].Notes)
+	}
+	if len(r.Servers[0].Phases) != 1 {
+		t.Errorf("phases = %v", r.Servers[0].Phases)
+	}
+}
