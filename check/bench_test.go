@@ -3,8 +3,11 @@ package check
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
@@ -58,5 +61,59 @@ func BenchmarkCompare(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPipeline measures what check does with one listing: canonicalize
+// and hash every definition, compare with the lock, and inspect every
+// definition, at 10 to 10,000 tools (about 3 KB each). peak-heap-MB is the
+// highest live heap seen while the iterations ran (sampled every 200 µs).
+func BenchmarkPipeline(b *testing.B) {
+	for _, n := range []int{10, 100, 1000, 10000} {
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			defs := syntheticManifest(n)
+			ref := lockView(lockFor(defs))
+			b.ReportAllocs()
+			peak := startHeapSampler()
+			b.ResetTimer()
+			for b.Loop() {
+				s := newSnapshot("srv", probe.Observation{Phase: "launch-1/initial", Lists: map[string][]probe.Def{probe.KindTool: defs}})
+				run := &serverRun{snaps: []*snapshot{s}}
+				run.cfg.Name = "srv"
+				fs := compare("srv", ref, s, "launch-1/initial", false)
+				fs = append(fs, inspectRun(run)...)
+				_ = fs
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MB")
+		})
+	}
+}
+
+// startHeapSampler samples the live heap until the returned func is called,
+// which reports the highest value seen.
+func startHeapSampler() func() uint64 {
+	runtime.GC()
+	stop := make(chan struct{})
+	done := make(chan uint64)
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	go func() {
+		var peak uint64
+		t := time.NewTicker(200 * time.Microsecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-stop:
+				done <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(stop)
+		return <-done
 	}
 }

@@ -3,6 +3,8 @@ package check
 import (
 	"bytes"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -47,7 +49,8 @@ func newSnapshot(server string, o probe.Observation) *snapshot {
 		}
 		m := map[string]lock.Canonical{}
 		r := map[string][]byte{}
-		for _, d := range defs {
+		canon := canonicalizeAll(defs)
+		for i, d := range defs {
 			if _, dup := m[d.Key]; dup {
 				f := finding.New(finding.AmbiguousJSON, server)
 				f.Kind, f.Subject, f.Phase = kind, d.Key, o.Phase
@@ -55,7 +58,7 @@ func newSnapshot(server string, o probe.Observation) *snapshot {
 				s.dups = append(s.dups, f)
 				continue
 			}
-			m[d.Key] = lock.Canonicalize(d.Raw)
+			m[d.Key] = canon[i]
 			r[d.Key] = d.Raw
 			s.order[kind] = append(s.order[kind], d.Key)
 		}
@@ -63,6 +66,25 @@ func newSnapshot(server string, o probe.Observation) *snapshot {
 		s.raw[kind] = r
 	}
 	return s
+}
+
+// canonicalizeAll canonicalizes definitions on every CPU: JCS is most of
+// the cost of comparing a large manifest, and definitions are independent.
+func canonicalizeAll(defs []probe.Def) []lock.Canonical {
+	out := make([]lock.Canonical, len(defs))
+	workers := min(runtime.GOMAXPROCS(0), len(defs)/32+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(defs); i += workers {
+				out[i] = lock.Canonicalize(defs[i].Raw)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 func canonOrEmpty(raw []byte) lock.Canonical {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -75,6 +76,7 @@ type serverRun struct {
 	isolation string
 	held      string // reason it could not be probed
 	notes     []string
+	resolved  string // package version the launch resolved to (hygiene.go)
 }
 
 // LaunchOf is the launch identity of a configured server as the lock
@@ -236,6 +238,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		return sb.Command(ctx, command, args, launchEnv(n), cwd)
 	}
 	run.res = probe.Run(pctx, launcher, popts)
+	run.resolved = resolvedVersion(command, args, npmCacheDir(opts, env))
 	run.notes = append(run.notes, run.res.Notes...)
 	// stderr is the server's too: a canary it prints is a leak.
 	popts.Tap(run.res.Phase, "stderr", []byte(run.res.Stderr))
@@ -375,13 +378,13 @@ func promptGetFindings(run *serverRun) []finding.Finding {
 // phase, matched or not: a server poisoned from day one passes its pin.
 func inspectRun(run *serverRun) []finding.Finding {
 	var out []finding.Finding
+	var jobs []inspectJob
 	seen := map[string]bool{}
 	for _, s := range run.snaps {
 		out = append(out, s.dups...)
 		if len(s.obs.Instructions) > 0 && !seen["i"+s.instructions.SHA256] {
 			seen["i"+s.instructions.SHA256] = true
-			fs := inspect.Definition(inspect.Subject{Server: run.cfg.Name, Kind: finding.KindServer, Name: "instructions", Raw: s.obs.Instructions, Phase: s.obs.Phase})
-			out = append(out, withHash(fs, s.instructions.SHA256)...)
+			jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: finding.KindServer, Name: "instructions", Raw: s.obs.Instructions, Phase: s.obs.Phase}, s.instructions.SHA256})
 		}
 		for _, kind := range probe.Kinds {
 			for _, key := range s.order[kind] {
@@ -397,12 +400,34 @@ func inspectRun(run *serverRun) []finding.Finding {
 					f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, c.Ambiguous)
 					out = append(out, f)
 				}
-				fs := inspect.Definition(inspect.Subject{Server: run.cfg.Name, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase})
-				out = append(out, withHash(fs, c.SHA256)...)
+				jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase}, c.SHA256})
 			}
 		}
 	}
+	// Definitions are independent: inspect them on every CPU, then keep
+	// the findings in the order the definitions were seen.
+	results := make([][]finding.Finding, len(jobs))
+	workers := min(runtime.GOMAXPROCS(0), len(jobs)/32+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(jobs); i += workers {
+				results[i] = withHash(inspect.Definition(jobs[i].subject), jobs[i].sum)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, fs := range results {
+		out = append(out, fs...)
+	}
 	return out
+}
+
+type inspectJob struct {
+	subject inspect.Subject
+	sum     string
 }
 
 // withHash binds inspection findings to the canonical hash of their

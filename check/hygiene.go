@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
@@ -154,7 +153,7 @@ func npmSpec(manager string, args []string) (Package, bool) {
 			break
 		}
 		if v, ok := strings.CutPrefix(a, "--package="); ok {
-			if spec == "" || strings.HasPrefix(spec, "\x00") {
+			if spec == "" {
 				spec = v
 			}
 			continue
@@ -377,8 +376,8 @@ func imageSpec(manager string, args []string) (Package, bool) {
 // then unknown rather than guessed. serverInfo.version is not used as a
 // fallback: the server says what it likes there, and server-info-changed
 // already reports it.
-func resolvedVersion(s config.Server, args []string, cacheDir string) string {
-	pkg, ok := PackageOf(s.Command, args)
+func resolvedVersion(command string, args []string, cacheDir string) string {
+	pkg, ok := PackageOf(command, args)
 	if !ok || cacheDir == "" || (pkg.Manager != "npx" && pkg.Manager != "npm exec") {
 		return ""
 	}
@@ -403,7 +402,7 @@ func resolvedVersion(s config.Server, args []string, cacheDir string) string {
 // npmCacheDir is the npm cache a server's npx used: the config's own
 // npm_config_cache, else the one the sandbox points it at (see
 // sandbox.Options.CacheDir), else the user's.
-func npmCacheDir(s config.Server, opts *Options, env map[string]string) string {
+func npmCacheDir(opts *Options, env map[string]string) string {
 	for _, k := range []string{"npm_config_cache", "NPM_CONFIG_CACHE"} {
 		if v := env[k]; v != "" {
 			return v

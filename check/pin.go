@@ -91,7 +91,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 func buildEntry(run *serverRun, prev *lock.Server, who Approval) *lock.Server {
 	first := run.snaps[0]
 	s := &lock.Server{
-		Launch:          LaunchOf(run.cfg),
+		Launch:          launchRecord(run),
 		ProtocolVersion: first.obs.ProtocolVersion,
 		ServerInfo:      canonicalRaw(first.serverInfo),
 		Capabilities:    canonicalRaw(first.capabilities),

@@ -174,6 +174,10 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 		}
 		s.fail(id, -32601, "Method not found")
 	case "initialize":
+		// FAKE_INIT_DELAY makes a slow starter, for the concurrency benchmark.
+		if d, err := time.ParseDuration(os.Getenv("FAKE_INIT_DELAY")); err == nil {
+			time.Sleep(d)
+		}
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 			ClientInfo      struct {

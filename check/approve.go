@@ -1,0 +1,579 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
+)
+
+// Live is what one server showed in an approve probe: the first phase of
+// a probe through every phase, in lock form, or why it must not be
+// approved from.
+type Live struct {
+	Name   string
+	Config config.Server
+	// Server is the first phase as a lock entry, every definition
+	// approved by the approver given to ProbeLive. Nil when Refused.
+	Server *lock.Server
+	// Refused says why nothing of this server may be approved: it was
+	// held, or its phases disagreed. "" when it may.
+	Refused string
+	// Findings are the probe's own findings: stability, inspection,
+	// hygiene, availability. Inspection findings carry the content hash
+	// an acknowledgement binds to.
+	Findings []finding.Finding
+}
+
+// ProbeLive probes every configured server through all phases, as pin
+// does, and returns what each showed. A server that was held or whose
+// phases disagreed is Refused: approval is only ever taken from a
+// complete, stable probe.
+func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *report.Report) {
+	runs := probeAll(ctx, &opts)
+	across := acrossRuns(runs)
+	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
+	var out []*Live
+	for _, run := range runs {
+		name := run.cfg.Name
+		var prev *lock.Server
+		if opts.Lock != nil {
+			prev = opts.Lock.Servers[name]
+		}
+		l := &Live{Name: name, Config: run.cfg}
+		unstable := stabilityFindings(run)
+		fs := append([]finding.Finding(nil), run.findings...)
+		fs = append(fs, unstable...)
+		fs = append(fs, inspectRun(run)...)
+		fs = append(fs, launchHygiene(run, prev)...)
+		for _, f := range across {
+			if f.Server == name {
+				fs = append(fs, f)
+			}
+		}
+		srv := report.Server{Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
+			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run)}
+		switch {
+		case run.held != "":
+			fs = append(fs, heldFinding(run))
+			l.Refused = "held: " + run.held
+			srv.Status = report.StatusHeld
+		case len(run.snaps) == 0:
+			l.Refused = "the probe saw no complete phase"
+			srv.Status = report.StatusDrift
+		case len(unstable) > 0:
+			l.Refused = fmt.Sprintf("the manifest changed during the probe (%d unstable-manifest finding(s)): a server that changes what it shows is not approvable", len(unstable))
+			srv.Status = report.StatusDrift
+		default:
+			l.Server = buildEntry(run, nil, who)
+			l.Server.Acknowledgements = nil
+			srv.Status = report.StatusOK
+		}
+		fs = finding.Dedup(fs)
+		applyAcks(fs, prev)
+		for i := range fs {
+			fs[i].File, fs[i].Line = run.cfg.File, run.cfg.Line
+		}
+		finding.Sort(fs)
+		l.Findings = fs
+		srv.Findings = fs
+		r.Servers = append(r.Servers, srv)
+		out = append(out, l)
+	}
+	Summarize(r, finding.Never)
+	return out, r
+}
+
+// Change operations.
+const (
+	OpAdded   = "added"
+	OpRemoved = "removed"
+	OpChanged = "changed"
+	OpRenamed = "renamed"
+)
+
+// KindServer is the Change kind of the server's own fields: Name is
+// "launch", "protocolVersion", "serverInfo", "capabilities" or
+// "instructions".
+const KindServer = finding.KindServer
+
+// Change is one unit of approval: an entry added, removed, changed or
+// renamed, or one of the server's own fields.
+type Change struct {
+	Server string
+	Kind   string // lock.KindTool ... or KindServer
+	Name   string // the entry key (the new key of a rename)
+	Op     string
+	// From is the old key of a rename.
+	From string
+	// Before and After are the canonical bytes in the lock and live
+	// (nil when absent).
+	Before, After []byte
+	// Fields are the field-level differences of a change or rename.
+	Fields []FieldChange
+}
+
+// ID is "server/kind/name", the form approve takes.
+func (c Change) ID() string { return c.Server + "/" + c.Kind + "/" + c.Name }
+
+// serverFields are the server's own fields, in the order changes list them.
+var serverFields = []string{"launch", "protocolVersion", "serverInfo", "capabilities", "instructions"}
+
+func serverField(s *lock.Server, field string) []byte {
+	if s == nil {
+		return nil
+	}
+	switch field {
+	case "launch":
+		b, _ := json.Marshal(s.Launch)
+		return canonicalBytes(b)
+	case "protocolVersion":
+		if s.ProtocolVersion == "" {
+			return nil
+		}
+		b, _ := json.Marshal(s.ProtocolVersion)
+		return b
+	case "serverInfo":
+		return canonicalBytes(s.ServerInfo)
+	case "capabilities":
+		return canonicalBytes(s.Capabilities)
+	case "instructions":
+		return canonicalBytes(s.Instructions)
+	}
+	return nil
+}
+
+func canonicalBytes(raw []byte) []byte {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	return lock.Canonicalize(raw).Bytes
+}
+
+// Changes lists what differs between a server's lock entry (nil: not
+// pinned) and what it showed live: its own fields first, then entries by
+// kind and key. A removed and an added entry of one kind whose definitions
+// are the same apart from the name (and at most one other field) are one
+// rename.
+func Changes(server string, prev, live *lock.Server) []Change {
+	var out []Change
+	for _, field := range serverFields {
+		b, a := serverField(prev, field), serverField(live, field)
+		if bytes.Equal(b, a) {
+			continue
+		}
+		c := Change{Server: server, Kind: KindServer, Name: field, Op: OpChanged, Before: b, After: a}
+		switch {
+		case b == nil:
+			c.Op = OpAdded
+		case a == nil:
+			c.Op = OpRemoved
+		default:
+			c.Fields = diffJSON(b, a)
+		}
+		out = append(out, c)
+	}
+	for _, kind := range lock.Kinds {
+		var pe, le map[string]*lock.Entry
+		if prev != nil {
+			pe = prev.Entries(kind, false)
+		}
+		if live != nil {
+			le = live.Entries(kind, false)
+		}
+		var added, removed []Change
+		for _, key := range sortedKeys(le) {
+			lc := le[key].Canonical()
+			old, ok := pe[key]
+			if !ok {
+				added = append(added, Change{Server: server, Kind: kind, Name: key, Op: OpAdded, After: lc.Bytes})
+				continue
+			}
+			oc := old.Canonical()
+			if oc.SHA256 == lc.SHA256 {
+				continue
+			}
+			c := Change{Server: server, Kind: kind, Name: key, Op: OpChanged, Before: oc.Bytes, After: lc.Bytes}
+			if oc.Ambiguous == "" && lc.Ambiguous == "" {
+				c.Fields = diffJSON(oc.Bytes, lc.Bytes)
+			}
+			out = append(out, c)
+		}
+		for _, key := range sortedKeys(pe) {
+			if _, ok := le[key]; !ok {
+				removed = append(removed, Change{Server: server, Kind: kind, Name: key, Op: OpRemoved, Before: pe[key].Canonical().Bytes})
+			}
+		}
+		out = append(out, pairRenames(added, removed)...)
+	}
+	return out
+}
+
+// pairRenames turns a removed and an added entry whose definitions are
+// near-identical apart from the name into one rename: the old name
+// replaced by the new one everywhere (a description may say its own
+// name), at most one other field may differ.
+func pairRenames(added, removed []Change) []Change {
+	used := map[int]bool{}
+	var out []Change
+	for _, a := range added {
+		match := -1
+		var fields []FieldChange
+		for i, r := range removed {
+			if used[i] || a.After == nil || r.Before == nil {
+				continue
+			}
+			renamed := lock.Canonicalize(bytes.ReplaceAll(r.Before, []byte(jsonText(r.Name)), []byte(jsonText(a.Name))))
+			if renamed.Ambiguous != "" {
+				continue
+			}
+			if d := diffJSON(renamed.Bytes, a.After); len(d) <= 1 {
+				match, fields = i, diffJSON(r.Before, a.After)
+				break
+			}
+		}
+		if match < 0 {
+			out = append(out, a)
+			continue
+		}
+		used[match] = true
+		r := removed[match]
+		out = append(out, Change{Server: a.Server, Kind: a.Kind, Name: a.Name, From: r.Name, Op: OpRenamed, Before: r.Before, After: a.After, Fields: fields})
+	}
+	for i, r := range removed {
+		if !used[i] {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// jsonText is s as it appears inside a JSON string token.
+func jsonText(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}
+
+// Selector names what to approve: a whole server (Kind "") or one entry
+// ("fs/tool/read_text_file"). Resource keys are URIs and may hold "/":
+// everything after the kind is the name.
+type Selector struct {
+	Server, Kind, Name string
+}
+
+func (s Selector) String() string {
+	if s.Kind == "" {
+		return s.Server
+	}
+	return s.Server + "/" + s.Kind + "/" + s.Name
+}
+
+// ErrSelector marks a SERVER/KIND/NAME argument that cannot be read.
+var ErrSelector = errors.New("bad selector")
+
+// ParseSelector reads SERVER or SERVER/KIND/NAME, KIND one of tool,
+// prompt, resource, template (and server, for acknowledging the
+// instructions: "fs/server/instructions").
+func ParseSelector(arg string) (Selector, error) {
+	parts := strings.SplitN(arg, "/", 3)
+	switch {
+	case parts[0] == "":
+		return Selector{}, fmt.Errorf("%w %q: no server name", ErrSelector, arg)
+	case len(parts) == 1:
+		return Selector{Server: parts[0]}, nil
+	case len(parts) == 2 || parts[2] == "":
+		return Selector{}, fmt.Errorf("%w %q: want SERVER or SERVER/KIND/NAME", ErrSelector, arg)
+	}
+	switch parts[1] {
+	case lock.KindTool, lock.KindPrompt, lock.KindResource, lock.KindTemplate, KindServer:
+	default:
+		return Selector{}, fmt.Errorf("%w %q: kind %q is not tool, prompt, resource or template", ErrSelector, arg, parts[1])
+	}
+	return Selector{Server: parts[0], Kind: parts[1], Name: parts[2]}, nil
+}
+
+// Matches reports whether the selector names the change. A rename is one
+// change: naming either its old or its new name names it.
+func (s Selector) Matches(c Change) bool {
+	if s.Server != c.Server {
+		return false
+	}
+	if s.Kind == "" {
+		return true
+	}
+	return s.Kind == c.Kind && (s.Name == c.Name || (c.Op == OpRenamed && s.Name == c.From))
+}
+
+// Known reports whether the selector names something the lock or the live
+// server holds (changed or not).
+func (s Selector) Known(prev, live *lock.Server) bool {
+	if s.Kind == "" {
+		return true
+	}
+	if s.Kind == KindServer {
+		return true
+	}
+	for _, ls := range []*lock.Server{prev, live} {
+		if ls == nil {
+			continue
+		}
+		if _, ok := ls.Entries(s.Kind, false)[s.Name]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ApplyChanges writes the given changes of one server, and nothing else,
+// into the lock: added and changed entries from the live server (approved
+// by who), removed entries deleted, a rename both. The server's own
+// fields are taken from live only when a change names them, except for a
+// server the lock does not hold yet, which cannot exist without them.
+func ApplyChanges(lk *lock.File, server string, live *lock.Server, changes []Change, who Approval) {
+	cur := lk.Servers[server]
+	if cur == nil {
+		cur = &lock.Server{
+			Launch: live.Launch, ProtocolVersion: live.ProtocolVersion, ServerInfo: live.ServerInfo,
+			Capabilities: live.Capabilities, Instructions: live.Instructions, Tools: map[string]*lock.Entry{},
+		}
+		lk.Servers[server] = cur
+	}
+	at := who.At.UTC().Format(time.RFC3339)
+	approved := func(e *lock.Entry) *lock.Entry {
+		c := *e
+		c.ApprovedBy, c.ApprovedAt = who.By, at
+		return &c
+	}
+	for _, c := range changes {
+		if c.Server != server {
+			continue
+		}
+		if c.Kind == KindServer {
+			switch c.Name {
+			case "launch":
+				cur.Launch = live.Launch
+			case "protocolVersion":
+				cur.ProtocolVersion = live.ProtocolVersion
+			case "serverInfo":
+				cur.ServerInfo = live.ServerInfo
+			case "capabilities":
+				cur.Capabilities = live.Capabilities
+			case "instructions":
+				cur.Instructions = live.Instructions
+			}
+			continue
+		}
+		m := cur.Entries(c.Kind, true)
+		switch c.Op {
+		case OpRemoved:
+			delete(m, c.Name)
+		case OpRenamed:
+			delete(m, c.From)
+			m[c.Name] = approved(live.Entries(c.Kind, false)[c.Name])
+		default:
+			m[c.Name] = approved(live.Entries(c.Kind, false)[c.Name])
+		}
+	}
+	for _, kind := range lock.Kinds[1:] {
+		if m := cur.Entries(kind, false); m != nil && len(m) == 0 {
+			switch kind {
+			case lock.KindPrompt:
+				cur.Prompts = nil
+			case lock.KindResource:
+				cur.Resources = nil
+			case lock.KindTemplate:
+				cur.ResourceTemplates = nil
+			}
+		}
+	}
+}
+
+// ErrNothingToAck marks an --ack for which the live probe shows no such
+// finding: an acknowledgement binds to content the finding was raised on.
+var ErrNothingToAck = errors.New("nothing to acknowledge")
+
+// AckFor builds the acknowledgement of rule on the selected subject, bound
+// to the content hash of the finding the live probe raised for it.
+func AckFor(l *Live, rule string, sel Selector, reason string, who Approval) (lock.Ack, error) {
+	for _, f := range l.Findings {
+		if f.Rule == rule && f.Kind == sel.Kind && f.Subject == sel.Name && f.ContentSHA256 != "" {
+			return lock.Ack{Rule: rule, Kind: sel.Kind, Subject: sel.Name, SHA256: f.ContentSHA256,
+				Reason: reason, By: who.By, At: who.At.UTC().Format(time.RFC3339)}, nil
+		}
+	}
+	return lock.Ack{}, fmt.Errorf("%w: the live probe of %q raises no %s finding on %s", ErrNothingToAck, l.Name, rule, sel)
+}
+
+// AddAck records an acknowledgement in a server's lock entry, replacing
+// an identical one (same rule, kind, subject and hash).
+func AddAck(ls *lock.Server, a lock.Ack) {
+	kept := ls.Acknowledgements[:0]
+	for _, o := range ls.Acknowledgements {
+		if o.Rule == a.Rule && o.Kind == a.Kind && o.Subject == a.Subject && o.SHA256 == a.SHA256 {
+			continue
+		}
+		kept = append(kept, o)
+	}
+	ls.Acknowledgements = append(kept, a)
+}
+
+// ErrReportMismatch marks a change that differs from what a saved report
+// showed: approve --from approves exactly what was reviewed.
+var ErrReportMismatch = errors.New("the live server differs from the report")
+
+// changeRules maps a kind to its added / removed / changed rule ids.
+func changeRules(kind string) [3]string {
+	if kind == KindServer {
+		return [3]string{}
+	}
+	return ruleFor[kind]
+}
+
+// ReportShows reports whether a saved report's findings for a server show
+// the change at all (any drift finding on its subject).
+func ReportShows(fs []finding.Finding, c Change) bool {
+	for _, f := range fs {
+		if reportSubject(f, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// reportSubject reports whether a drift finding is about the change.
+func reportSubject(f finding.Finding, c Change) bool {
+	if c.Kind == KindServer {
+		switch c.Name {
+		case "launch":
+			return f.Rule == finding.LaunchChanged || f.Rule == finding.PackageChanged
+		case "serverInfo":
+			return f.Rule == finding.ServerInfoChanged
+		case "capabilities":
+			return f.Rule == finding.CapabilitiesChanged
+		case "instructions":
+			return f.Rule == finding.InstructionsChanged
+		}
+		return false
+	}
+	rules := changeRules(c.Kind)
+	if f.Kind != c.Kind {
+		return false
+	}
+	if f.Subject == c.Name || (c.Op == OpRenamed && f.Subject == c.From) {
+		return f.Rule == rules[0] || f.Rule == rules[1] || f.Rule == rules[2]
+	}
+	return false
+}
+
+// VerifyAgainstReport checks that the live change is exactly what a saved
+// `check --format json` report showed for its subject: the same full text
+// of an added entry, the same field paths with the same before and after
+// values of a changed one, the same removal. Anything else, including a
+// report too long to hold every changed field, is ErrReportMismatch.
+func VerifyAgainstReport(fs []finding.Finding, c Change) error {
+	var mine []finding.Finding
+	for _, f := range fs {
+		if reportSubject(f, c) {
+			mine = append(mine, f)
+		}
+	}
+	mismatch := func(why string) error {
+		return fmt.Errorf("%w: %s: %s", ErrReportMismatch, c.ID(), why)
+	}
+	if len(mine) == 0 {
+		return mismatch("the report does not show this change")
+	}
+	if c.Kind == KindServer {
+		return verifyServerField(mine, c, mismatch)
+	}
+	rules := changeRules(c.Kind)
+	has := func(rule, subject string) *finding.Finding {
+		for i := range mine {
+			if mine[i].Rule == rule && mine[i].Subject == subject {
+				return &mine[i]
+			}
+		}
+		return nil
+	}
+	switch c.Op {
+	case OpAdded:
+		f := has(rules[0], c.Name)
+		if f == nil || f.After != string(c.After) {
+			return mismatch("the live definition is not the one the report showed as added")
+		}
+	case OpRemoved:
+		if has(rules[1], c.Name) == nil {
+			return mismatch("the report does not show it removed")
+		}
+	case OpRenamed:
+		f := has(rules[0], c.Name)
+		if f == nil || f.After != string(c.After) || has(rules[1], c.From) == nil {
+			return mismatch("the report does not show this rename")
+		}
+	case OpChanged:
+		want := map[string][2]string{}
+		for _, f := range mine {
+			if f.Rule != rules[2] {
+				continue
+			}
+			if f.Field == "" && f.Before == "" && f.After == "" {
+				return mismatch("the report lists only some of the changed fields; approve it from a live review instead")
+			}
+			want[f.Field] = [2]string{f.Before, f.After}
+		}
+		got := map[string][2]string{}
+		if c.Fields == nil {
+			got[""] = [2]string{string(c.Before), string(c.After)}
+		}
+		for _, fc := range c.Fields {
+			got[fc.Path] = [2]string{fc.Before, fc.After}
+		}
+		if len(got) != len(want) {
+			return mismatch(fmt.Sprintf("the report shows %d changed field(s), the live server %d", len(want), len(got)))
+		}
+		for p, v := range got {
+			if w, ok := want[p]; !ok || w != v {
+				return mismatch(fmt.Sprintf("field %q is not what the report showed", orWhole(p)))
+			}
+		}
+	}
+	return nil
+}
+
+func verifyServerField(mine []finding.Finding, c Change, mismatch func(string) error) error {
+	for _, f := range mine {
+		var live string
+		switch f.Rule {
+		case finding.InstructionsChanged:
+			live = textOf(lock.Canonical{Bytes: c.After})
+		case finding.ServerInfoChanged, finding.CapabilitiesChanged:
+			live = string(c.After)
+		case finding.LaunchChanged:
+			var l lock.Launch
+			if json.Unmarshal(c.After, &l) != nil {
+				return mismatch("cannot read the live launch")
+			}
+			live = launchText(l)
+		case finding.PackageChanged:
+			var l lock.Launch
+			if json.Unmarshal(c.After, &l) != nil {
+				return mismatch("cannot read the live launch")
+			}
+			live = l.Resolved
+		}
+		if f.After != live {
+			return mismatch("the live value is not the one the report showed")
+		}
+	}
+	return nil
+}
