@@ -188,3 +188,28 @@ func TestRealFilesystemVersionDrift(t *testing.T) {
 	}
 	t.Logf("2025.7.29 -> 2026.8.31: %v", rules)
 }
+
+// TestRealServersSandboxLevels: the real servers start and pin to the same
+// lock under off, basic and strict.
+func TestRealServersSandboxLevels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real npm servers: not in -short")
+	}
+	servers := []config.Server{realServer(t, "fs"), realServer(t, "everything"), realServer(t, "memory")}
+	var want []byte
+	for _, lvl := range []sandbox.Level{sandbox.Off, sandbox.Basic, sandbox.Strict} {
+		opts := realOptions(servers...)
+		opts.Sandbox.Level = lvl
+		opts.Probe.Launches, opts.Probe.WarmupCalls = 1, 1
+		lk, _ := Pin(context.Background(), opts, Approval{By: "test@example.com", At: time.Unix(0, 0)})
+		if lk == nil {
+			t.Fatalf("%s: pin failed", lvl)
+		}
+		data, _ := lk.Marshal()
+		if want == nil {
+			want = data
+		} else if string(data) != string(want) {
+			t.Errorf("%s: lock differs from --sandbox off's", lvl)
+		}
+	}
+}
