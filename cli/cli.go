@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
@@ -120,18 +119,19 @@ func Run(ctx context.Context, args []string, env Env) int {
 			return ExitOK
 		}
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %v\n", err)
-		var ee *exec.ExitError
-		if errors.As(err, &ee) || !errors.Is(err, ErrUsage) {
-			// Never let a child's status leak; an unexpected failure of
-			// the tool itself is not a pass.
-			if code == ExitOK {
-				return ExitUsage
-			}
-			return code
+		// An error is never a pass: a usage error, or a failure with no
+		// verdict yet, exits 2.
+		if code == ExitOK || errors.Is(err, ErrUsage) {
+			return ExitUsage
 		}
-		return ExitUsage
 	}
-	return code
+	// Only our own constants are returned: a server's exit status is
+	// reported as text, never passed through.
+	switch code {
+	case ExitOK, ExitDrift, ExitUsage, ExitHeld:
+		return code
+	}
+	return ExitUsage
 }
 
 // Version is the module version and VCS revision from the build info.
