@@ -76,6 +76,11 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 		default:
 			l.Server = buildEntry(run, nil, who)
 			l.Server.Acknowledgements = nil
+			// A version npm's cache no longer shows is unknown, not
+			// changed: keep the approved one.
+			if prev != nil && l.Server.Launch.Resolved == "" && l.Server.Launch.Package == prev.Launch.Package {
+				l.Server.Launch.Resolved = prev.Launch.Resolved
+			}
 			srv.Status = report.StatusOK
 		}
 		fs = finding.Dedup(fs)

@@ -313,7 +313,7 @@ func TestReviewBaseHiddenCharacters(t *testing.T) {
 			}
 			md := markdown(t, r)
 			approvals, _, _ := strings.Cut(md, "### Servers")
-			if !strings.Contains(approvals, "This pull request approves:") || !strings.Contains(approvals, hiddenPayload) {
+			if !strings.Contains(approvals, "This pull request approves:") || !strings.Contains(approvals, "hidden tag text (approved), decoded: `"+hiddenPayload) {
 				t.Errorf("the approvals section does not show the decoded hidden text:\n%s", approvals)
 			}
 			if strings.ContainsRune(md, 0xE0041) {

@@ -102,7 +102,7 @@ func LaunchOf(s config.Server) lock.Launch {
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return stripUserinfo(raw)
+		return redactUnparsed(raw)
 	}
 	q, redacted := redactQuery(u.RawQuery)
 	if u.User == nil && !redacted {

@@ -66,6 +66,11 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	var mu sync.Mutex
 	echoed := map[string]bool{}
 	popts.Tap = func(phase, method string, payload []byte) {
+		if method == "tools/call" {
+			// A call's result is not pinned; a tool that tells the user
+			// who they are logged in as is not leaking into the lock.
+			return
+		}
 		for _, sec := range secrets {
 			if strings.Contains(string(payload), sec.value) {
 				mu.Lock()
@@ -284,21 +289,27 @@ func isPlaceholder(v string) bool {
 	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "$") == 1
 }
 
-// stripUserinfo drops "user:pass@" from a URL url.Parse refused (a
-// placeholder in the host, say), so credentials are dropped anyway.
-func stripUserinfo(raw string) string {
-	_, rest, ok := strings.Cut(raw, "://")
+// redactUnparsed redacts a URL url.Parse refused (a placeholder in the
+// host, say): "user:pass@" is dropped and the query redacted as
+// redactQuery does, by string surgery.
+func redactUnparsed(raw string) string {
+	if _, rest, ok := strings.Cut(raw, "://"); ok {
+		authority := rest
+		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+			authority = rest[:i]
+		}
+		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+			raw = raw[:len(raw)-len(rest)] + rest[at+1:]
+		}
+	}
+	base, query, ok := strings.Cut(raw, "?")
 	if !ok {
 		return raw
 	}
-	authority := rest
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		authority = rest[:i]
+	query, frag, hasFrag := strings.Cut(query, "#")
+	query, _ = redactQuery(query)
+	if hasFrag {
+		query += "#" + frag
 	}
-	at := strings.LastIndexByte(authority, '@')
-	if at < 0 {
-		return raw
-	}
-	scheme := raw[:len(raw)-len(rest)]
-	return scheme + rest[at+1:]
+	return base + "?" + query
 }

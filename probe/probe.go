@@ -129,6 +129,10 @@ type Options struct {
 	Tap func(phase, method string, payload []byte)
 	// Progress is told each phase as it starts.
 	Progress func(phase string)
+	// ExtraLaunches adds launches after the identity launches under the
+	// default identity; the launcher decides what differs in them (the
+	// clock launch runs with a moved clock).
+	ExtraLaunches int
 	// NoPromptGets turns off the prompts/get session pin.
 	NoPromptGets bool
 	// Connect, when set, replaces the launcher: it opens a connection to
@@ -192,6 +196,9 @@ func Run(ctx context.Context, launch Launcher, opts Options) *Result {
 		ids = append(ids, opts.Identity)
 	}
 	ids = append(ids, opts.ExtraIdentities...)
+	for range opts.ExtraLaunches {
+		ids = append(ids, opts.Identity)
+	}
 	for i, id := range ids {
 		n := i + 1
 		l := &launchRun{opts: &opts, res: res, n: n, id: id}
@@ -413,6 +420,7 @@ func (l *launchRun) discover(ctx context.Context) (bool, error) {
 	for _, v := range d.SupportedVersions {
 		if v == Stateless {
 			l.base = Observation{ProtocolVersion: Stateless, ServerInfo: d.ServerInfo, Capabilities: d.Capabilities, Instructions: nullToNil(d.Instructions)}
+			l.announceVersion(Stateless)
 			l.s.meta = l.statelessMeta()
 			return true, nil
 		}
@@ -459,6 +467,7 @@ func (l *launchRun) initialize(ctx context.Context) error {
 		l.note(fmt.Sprintf("server answered protocol version %q, which this mcp-lockcheck does not know", r.ProtocolVersion))
 	}
 	l.base = Observation{ProtocolVersion: r.ProtocolVersion, ServerInfo: r.ServerInfo, Capabilities: r.Capabilities, Instructions: nullToNil(r.Instructions)}
+	l.announceVersion(r.ProtocolVersion)
 	return l.s.notify(ctx, "notifications/initialized", nil)
 }
 
