@@ -58,7 +58,9 @@ type Options struct {
 	BaseDir string
 	// Jobs is how many servers are probed at once (at least 1).
 	Jobs int
-	// Progress is told each server's phases as they start.
+	// Progress is told each server's phases as they start, and "done"
+	// when the server's probe has ended (a renderer closes its line or
+	// log group then).
 	Progress func(server, phase string)
 	// ClockOffset, when non-zero, adds a launch with the server's clock
 	// moved forward by libfaketime, to bait servers that change after a
@@ -127,6 +129,9 @@ func probeAll(ctx context.Context, opts *Options) []*serverRun {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 				runs[i] = probeServer(ctx, s, opts)
+				if opts.Progress != nil {
+					opts.Progress(s.Name, "done")
+				}
 			case <-ctx.Done():
 				runs[i] = &serverRun{cfg: s, held: "the run was stopped before this server was probed: " + ctx.Err().Error(), res: &probe.Result{}}
 			}
@@ -454,7 +459,26 @@ func acrossRuns(runs []*serverRun) []finding.Finding {
 			}
 		}
 	}
-	return inspect.Across(subjects)
+	// Bind each finding to the canonical hash the lock and its
+	// acknowledgements use, not to the raw bytes' hash.
+	sums := map[string]string{}
+	for _, r := range runs {
+		if len(r.snaps) == 0 {
+			continue
+		}
+		for kind, m := range r.snaps[0].entries {
+			for key, c := range m {
+				sums[r.cfg.Name+"\x00"+kind+"\x00"+key] = c.SHA256
+			}
+		}
+	}
+	fs := inspect.Across(subjects)
+	for i, f := range fs {
+		if sum, ok := sums[f.Server+"\x00"+f.Kind+"\x00"+f.Subject]; ok {
+			fs[i].ContentSHA256 = sum
+		}
+	}
+	return fs
 }
 
 // applyAcks marks findings a lock acknowledgement covers: same rule, kind,

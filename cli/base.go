@@ -11,49 +11,43 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
-	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-// baseReview compares the pull request's lock with the base branch's and
-// adds what this pull request approves to the report. The base lock comes
-// from a file (--base-lock) or from git (--base REF, the pull request's
-// base SHA in the Action). Anything that keeps the comparison from running
-// as asked (an unknown REF, an unreadable or invalid base lock) is an exit-2
-// error: a review that silently compared with nothing would pass a PR that
-// approves everything.
-func baseReview(ctx context.Context, env Env, c *common, opts *check.Options, r *report.Report, baseLock, baseRef string) error {
+// loadBase reads the base branch's lock for --base-lock FILE or --base REF
+// (the pull request's base SHA in the Action). It runs before any server is
+// probed, so a mistyped flag fails at once. Anything that keeps the
+// comparison from running as asked (an unknown REF, an unreadable or
+// invalid base lock) is an exit-2 error: a review that silently compared
+// with nothing would pass a PR that approves everything. A nil lock with a
+// nil error is first adoption.
+func loadBase(ctx context.Context, env Env, c *common, baseLock, baseRef string) (*lock.File, error) {
 	if baseLock != "" && baseRef != "" {
-		return usageErr("--base and --base-lock both name the base lock: give one")
+		return nil, usageErr("--base and --base-lock both name the base lock: give one")
 	}
-	var base *lock.File
 	if baseLock != "" {
 		f, _, err := lock.Read(c.path(env, baseLock))
 		if errors.Is(err, os.ErrNotExist) {
-			return usageErr("--base-lock %s does not exist (for a base branch without a lock, use --base REF)", baseLock)
+			return nil, usageErr("--base-lock %s does not exist (for a base branch without a lock, use --base REF)", baseLock)
 		}
 		if err != nil {
-			return asUsage(fmt.Errorf("--base-lock: %w", err))
+			return nil, asUsage(fmt.Errorf("--base-lock: %w", err))
 		}
-		base = f
-	} else {
-		data, name, err := lockAtRef(ctx, c.dir(env), baseRef, c.path(env, c.lockPath))
-		if err != nil {
-			return asUsage(err)
-		}
-		if data == nil {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist at %s: first adoption, everything in the lock is a new approval\n", name, baseRef)
-		} else {
-			f, err := lock.Parse(name, data)
-			if err != nil {
-				return asUsage(fmt.Errorf("--base %s: %w", baseRef, err))
-			}
-			base = f
-		}
+		return f, nil
 	}
-	check.ReviewBase(r, *opts, base)
-	return nil
+	data, name, err := lockAtRef(ctx, c.dir(env), baseRef, c.path(env, c.lockPath))
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	if data == nil {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: first adoption, everything in the lock is a new approval\n", name)
+		return nil, nil
+	}
+	f, err := lock.Parse(name, data)
+	if err != nil {
+		return nil, asUsage(fmt.Errorf("--base %s: %w", baseRef, err))
+	}
+	return f, nil
 }
 
 // lockAtRef reads the lock at lockPath as it is in commit ref of the git

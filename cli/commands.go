@@ -59,11 +59,16 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 		ctx, cancel = context.WithTimeout(ctx, c.deadline)
 		defer cancel()
 	}
-	r := check.Check(ctx, opts)
-	if *baseLock != "" || *baseRef != "" {
-		if err := baseReview(ctx, env, &c, &opts, r, *baseLock, *baseRef); err != nil {
+	review := *baseLock != "" || *baseRef != ""
+	var base *lock.File
+	if review {
+		if base, err = loadBase(ctx, env, &c, *baseLock, *baseRef); err != nil {
 			return ExitUsage, err
 		}
+	}
+	r := check.Check(ctx, opts)
+	if review {
+		check.ReviewBase(r, opts, base)
 	}
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: Version(), AutomationID: *automation}
 	if err := report.Write(env.Stdout, f, r, ropts); err != nil {
@@ -160,12 +165,16 @@ func runServers(args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("servers", env)
 	c.register(fs)
+	matrix := fs.Bool("matrix", false, `print a GitHub Actions matrix: {"include":[{"server":NAME,"config":FILE},...]}`)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
 	servers, _, err := c.loadServers(env)
 	if err != nil {
 		return ExitUsage, err
+	}
+	if *matrix {
+		return printMatrix(env, servers)
 	}
 	for _, s := range servers {
 		l := check.LaunchOf(s)

@@ -260,12 +260,17 @@ func isApproval(f finding.Finding) bool {
 
 // hiddenTags returns the text spelled by tag characters in a finding's live
 // text, or in its lock text when the live text has none, and which it was.
+// For an approval the two sides are the pull request's lock and the base's.
 func hiddenTags(f finding.Finding) (text, where string) {
+	after, before := "live", "lock"
+	if isApproval(f) {
+		after, before = "approved", "base"
+	}
 	if t := decodeTags(f.After); t != "" {
-		return t, "live"
+		return t, after
 	}
 	if t := decodeTags(f.Before); t != "" {
-		return t, "lock"
+		return t, before
 	}
 	return "", ""
 }
