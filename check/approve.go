@@ -95,6 +95,11 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 		out = append(out, l)
 	}
 	Summarize(r, finding.Never)
+	for _, l := range out {
+		if l.Refused != "" {
+			r.Summary.ExitCode = ExitDrift
+		}
+	}
 	return out, r
 }
 
@@ -224,9 +229,10 @@ func Changes(server string, prev, live *lock.Server) []Change {
 }
 
 // pairRenames turns a removed and an added entry whose definitions are
-// near-identical apart from the name into one rename: the old name
+// near-identical apart from the name into one rename: with the old name
 // replaced by the new one everywhere (a description may say its own
-// name), at most one other field may differ.
+// name), the definitions are equal, or differ in one string field by a
+// small edit (see similar).
 func pairRenames(added, removed []Change) []Change {
 	used := map[int]bool{}
 	var out []Change
@@ -241,7 +247,7 @@ func pairRenames(added, removed []Change) []Change {
 			if renamed.Ambiguous != "" {
 				continue
 			}
-			if d := diffJSON(renamed.Bytes, a.After); len(d) <= 1 {
+			if d := diffJSON(renamed.Bytes, a.After); len(d) == 0 || (len(d) == 1 && similar(d[0].Before, d[0].After)) {
 				match, fields = i, diffJSON(r.Before, a.After)
 				break
 			}
@@ -261,6 +267,25 @@ func pairRenames(added, removed []Change) []Change {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// similar reports whether two texts share at least 80% of the longer
+// one as a common prefix and suffix: an edited sentence, not a new text.
+func similar(a, b string) bool {
+	ra, rb := []rune(a), []rune(b)
+	n := max(len(ra), len(rb))
+	if n == 0 {
+		return true
+	}
+	p := 0
+	for p < len(ra) && p < len(rb) && ra[p] == rb[p] {
+		p++
+	}
+	q := 0
+	for q < len(ra)-p && q < len(rb)-p && ra[len(ra)-1-q] == rb[len(rb)-1-q] {
+		q++
+	}
+	return (p+q)*5 >= n*4
 }
 
 // jsonText is s as it appears inside a JSON string token.

@@ -36,6 +36,7 @@ type common struct {
 	jobs           int
 	quiet          bool
 	verbose        bool
+	progress       string
 	deadline       time.Duration
 	clockOffset    time.Duration
 }
@@ -58,6 +59,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.DurationVar(&c.clockOffset, "clock-offset", 0, "add a launch with the server's clock moved forward by `DURATION` (libfaketime)")
 	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr")
+	fs.StringVar(&c.progress, "progress", "auto", "progress style on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
 }
 
@@ -199,7 +201,11 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	o.ClockOffset = c.clockOffset
 	o.LockPath = c.lockPath
 	if !c.quiet {
-		o.Progress = progress(stderr)
+		p, err := newProgress(stderr, env, c.progress, c.verbose)
+		if err != nil {
+			return o, err
+		}
+		o.Progress = p
 	}
 	return o, nil
 }

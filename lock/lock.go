@@ -46,10 +46,19 @@ type Launch struct {
 	Cwd     string   `json:"cwd,omitempty"`
 	URL     string   `json:"url,omitempty"`
 	Headers []string `json:"headers,omitempty"`
+	// Package is the package spec or image an npx / uvx / docker launch
+	// names, as written; Resolved is the version it resolved to when it
+	// could be read offline (npx: the npm cache). Neither is part of the
+	// identity Equal compares: a new resolved version is package-changed,
+	// not launch-changed.
+	Package  string `json:"package,omitempty"`
+	Resolved string `json:"resolved,omitempty"`
 }
 
-// Equal reports whether two launches are the same identity.
+// Equal reports whether two launches are the same identity (Package and
+// Resolved aside).
 func (l Launch) Equal(o Launch) bool {
+	l.Package, l.Resolved, o.Package, o.Resolved = "", "", "", ""
 	a, _ := json.Marshal(l)
 	b, _ := json.Marshal(o)
 	return bytes.Equal(a, b)

@@ -166,6 +166,9 @@ func (s *server) fail(id json.RawMessage, code int, msg string) {
 }
 
 func (s *server) request(id json.RawMessage, method string, params json.RawMessage) {
+	if s.guardRequest(id, method, params) {
+		return
+	}
 	switch method {
 	case "server/discover":
 		if s.scenario == "stateless" {
@@ -288,6 +291,9 @@ func (s *server) tools() []string {
 		}
 		if s.client == poison {
 			sum = toolSummarizeRP
+			if s.variant == "drift" { // the same attack, other words (approve --ack lapses)
+				sum = strings.Replace(sum, "id_ed25519", "id_rsa", 1)
+			}
 		}
 	case "env-dump":
 		extra = append(extra, toolEnv)
