@@ -318,8 +318,8 @@ func (l *launchRun) note(s string) {
 // its status, a non-JSON line quoted, a time-out named.
 func (l *launchRun) explain(err error) error {
 	if errors.Is(err, errConnection) || errors.Is(err, context.DeadlineExceeded) {
-		if tail := strings.TrimSpace(lastLine(l.p.stdout.Tail())); tail != "" && !json.Valid([]byte(tail)) && !strings.HasPrefix(tail, "{") {
-			return fmt.Errorf("%w (stdout is not JSON-RPC: %q)", err, clip(tail, 200))
+		if line := nonJSONLine(l.p.stdout.Tail()); line != "" {
+			return fmt.Errorf("%w (stdout is not JSON-RPC: %q)", err, clip(line, 200))
 		}
 		if done, werr := l.p.exited(); done {
 			return fmt.Errorf("%w (%v)", err, errExited(werr))
@@ -328,12 +328,20 @@ func (l *launchRun) explain(err error) error {
 	return err
 }
 
-func lastLine(b []byte) string {
-	s := strings.TrimRight(string(b), "\r\n")
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
+// nonJSONLine finds the first complete line in the tail of stdout that is
+// not JSON: a banner or log line a server printed where only JSON-RPC may go.
+func nonJSONLine(b []byte) string {
+	lines := strings.Split(string(b), "\n")
+	if len(b) >= tapTail && len(lines) > 1 {
+		lines = lines[1:] // the first may be cut mid-line by the tail window
 	}
-	return s
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l != "" && !json.Valid([]byte(l)) && !strings.HasPrefix(l, "{") && !strings.HasPrefix(l, "[") {
+			return l
+		}
+	}
+	return ""
 }
 
 func clip(s string, n int) string {
@@ -376,19 +384,35 @@ func (l *launchRun) clientCaps() map[string]any {
 // handshake speaks the newest protocol the server accepts: the stateless
 // revision's server/discover when the server answers it, else initialize.
 func (l *launchRun) handshake(ctx context.Context) error {
-	if l.opts.Protocol != "legacy" {
+	switch l.opts.Protocol {
+	case "legacy":
+		return l.initialize(ctx)
+	case "stateless":
 		ok, err := l.discover(ctx)
 		if err != nil {
 			return err
 		}
-		if ok {
-			return nil
-		}
-		if l.opts.Protocol == "stateless" {
+		if !ok {
 			return errors.New("server/discover: the server does not speak the " + Stateless + " revision")
 		}
+		return nil
 	}
-	return l.initialize(ctx)
+	// auto: open the way the client we present opens, with initialize; a
+	// checker that sent server/discover first would be recognisable as
+	// one. Only a server that refuses initialize is asked server/discover.
+	err := l.initialize(ctx)
+	var rpc *RPCError
+	if err == nil || !errors.As(err, &rpc) {
+		return err
+	}
+	ok, derr := l.discover(ctx)
+	if derr != nil {
+		return derr
+	}
+	if !ok {
+		return err
+	}
+	return nil
 }
 
 // discover tries server/discover. A server that does not know it answers
@@ -537,17 +561,29 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 	_ = json.Unmarshal(l.base.Capabilities, &caps)
 	for _, kind := range Kinds {
 		spec := listSpec[kind]
-		if c, ok := caps[spec.capability]; !ok || string(c) == "null" {
-			continue
-		}
+		c, advertised := caps[spec.capability]
+		advertised = advertised && string(c) != "null"
 		defs, err := l.list(ctx, kind)
 		if err != nil {
 			var rpc *RPCError
-			if kind == KindTemplate && errors.As(err, &rpc) && rpc.Err.Code == jsonrpc.CodeMethodNotFound {
+			switch {
+			case !advertised && errors.As(err, &rpc):
+				// Not advertised and refused: nothing to record.
+				continue
+			case kind == KindTemplate && errors.As(err, &rpc) && rpc.Err.Code == jsonrpc.CodeMethodNotFound:
 				l.note("resources/templates/list is not implemented by the server (method not found): no templates recorded")
 				continue
 			}
 			return err
+		}
+		if !advertised {
+			// A server that answers a list it does not advertise still
+			// shows a client that asks everything in it (clients do not
+			// all enforce capabilities).
+			if len(defs) == 0 {
+				continue
+			}
+			l.note(fmt.Sprintf("the server answers %s without advertising the %q capability; what it lists is checked", spec.method, spec.capability))
 		}
 		obs.Lists[kind] = defs
 	}

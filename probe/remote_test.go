@@ -86,7 +86,7 @@ func TestRemoteTransports(t *testing.T) {
 	}{
 		{name: "http legacy", server: legacyOnly, wantProto: LatestLegacy},
 		{name: "http auto", wantProto: LatestLegacy},
-		{name: "http stateless", stateless: true, wantProto: Stateless},
+		{name: "http stateless", stateless: true, protocol: "stateless", wantProto: Stateless},
 		{name: "http tls", tls: true, server: legacyOnly, wantProto: LatestLegacy},
 		{name: "sse", sse: true, protocol: "legacy", wantProto: LatestLegacy},
 		{name: "sse tls", sse: true, tls: true, protocol: "legacy", wantProto: LatestLegacy},

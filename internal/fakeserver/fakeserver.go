@@ -177,6 +177,11 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 		}
 		s.fail(id, -32601, "Method not found")
 	case "initialize":
+		if s.scenario == "stateless" {
+			// A server of the stateless revision only: no handshake.
+			s.fail(id, -32601, "Method not found")
+			return
+		}
 		// FAKE_INIT_DELAY makes a slow starter, for the concurrency benchmark.
 		if d, err := time.ParseDuration(os.Getenv("FAKE_INIT_DELAY")); err == nil {
 			time.Sleep(d)
