@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/guard"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+)
+
+func init() {
+	register(command{"guard", "run a server behind a proxy that refuses answers that drift from the lock", runGuard})
+}
+
+// runGuard is `mcp-lockcheck guard [flags] -- COMMAND ARGS...`, and its
+// `install` and `uninstall` subcommands. Exit codes: 0 the client closed a
+// clean session; 1 an answer was refused (or logged in --mode warn) or the
+// server misbehaved; 2 the guard could not run as asked (flags, lock, no
+// entry for the server, a command that does not start).
+func runGuard(ctx context.Context, args []string, env Env) (int, error) {
+	if len(args) > 0 {
+		switch args[0] {
+		case "install":
+			return runGuardInstall(args[1:], env, false)
+		case "uninstall":
+			return runGuardInstall(args[1:], env, true)
+		}
+	}
+	fs := newFlagSet("guard", env)
+	lockPath := fs.String("lock", lock.DefaultPath, "lockfile `FILE`")
+	server := fs.String("server", "", "the lock entry `NAME` this server is held to (required)")
+	mode := fs.String("mode", "enforce", "enforce: refuse a drifted answer and stop the server; warn: forward it and log")
+	sb := fs.String("sandbox", "off", "isolation for the server: off, basic or strict")
+	var passEnv multi
+	fs.Var(&passEnv, "pass-env", "with --sandbox basic|strict: pass this environment variable `NAME` to the server (repeatable)")
+	maxMsg := fs.Int("max-message-bytes", guard.DefaultMaxMessageBytes, "largest JSON-RPC line accepted either way")
+	fs.Usage = func() {
+		fmt.Fprint(env.Stderr, "Usage: mcp-lockcheck guard --lock FILE --server NAME [flags] -- COMMAND ARGS...\n       mcp-lockcheck guard install [--config FILE] --lock FILE\n       mcp-lockcheck guard uninstall [--config FILE]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK, err
+		}
+		return ExitUsage, asUsage(err)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return ExitUsage, usageErr("guard: no server command: mcp-lockcheck guard --lock FILE --server NAME -- COMMAND ARGS...")
+	}
+	if *server == "" {
+		return ExitUsage, usageErr("guard: --server NAME is required (the lock entry the server is held to)")
+	}
+	m, err := guard.ParseMode(*mode)
+	if err != nil {
+		return ExitUsage, asUsage(fmt.Errorf("--mode: %w", err))
+	}
+	lvl, err := sandbox.ParseLevel(*sb)
+	if err != nil {
+		return ExitUsage, asUsage(fmt.Errorf("--sandbox: %w", err))
+	}
+	if *maxMsg < 1024 {
+		return ExitUsage, usageErr("--max-message-bytes must be >= 1024")
+	}
+	c := common{lockPath: *lockPath}
+	lk, _, err := c.readLock(env, false)
+	if err != nil {
+		// Fail closed: without a readable lock nothing can be held to it,
+		// and the server is not started.
+		return ExitUsage, fmt.Errorf("guard: refusing to start server %q: %w", *server, err)
+	}
+	code := guard.Run(ctx, guard.Options{
+		Lock: lk, LockPath: *lockPath, Server: *server, Mode: m,
+		Command: rest[0], Args: rest[1:],
+		Sandbox:         sandbox.Options{Level: lvl, PassEnv: passEnv, Getenv: env.Getenv},
+		MaxMessageBytes: *maxMsg,
+		Stdin:           env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+	})
+	return code, nil
+}
+
+// runGuardInstall rewrites client configs so each pinned server runs behind
+// the guard (or, for uninstall, back). The original file is kept as
+// FILE.bak before the first change.
+func runGuardInstall(args []string, env Env, undo bool) (int, error) {
+	name := "guard install"
+	if undo {
+		name = "guard uninstall"
+	}
+	var c common
+	fs := newFlagSet(name, env)
+	fs.Var(&c.configs, "config", "client config `FILE` to rewrite (repeatable; default: discover .mcp.json, .vscode/mcp.json, ... in the working directory)")
+	fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE` (install)")
+	mode := fs.String("mode", "enforce", "install: the guard's --mode for every server")
+	sb := fs.String("sandbox", "off", "install: the guard's --sandbox for every server")
+	if err := parse(fs, args); err != nil {
+		return ExitUsage, err
+	}
+	var paths []string
+	for _, p := range c.configs {
+		paths = append(paths, c.path(env, p))
+	}
+	if len(paths) == 0 {
+		paths = config.Discover(c.dir(env))
+		if len(paths) == 0 {
+			return ExitUsage, usageErr("no client config found in %s; name one with --config", c.dir(env))
+		}
+	}
+	var o guard.InstallOptions
+	if !undo {
+		if _, err := guard.ParseMode(*mode); err != nil {
+			return ExitUsage, asUsage(fmt.Errorf("--mode: %w", err))
+		}
+		if _, err := sandbox.ParseLevel(*sb); err != nil {
+			return ExitUsage, asUsage(fmt.Errorf("--sandbox: %w", err))
+		}
+		lk, _, err := c.readLock(env, false)
+		if err != nil {
+			return ExitUsage, err
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return ExitUsage, fmt.Errorf("locating mcp-lockcheck: %w", err)
+		}
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		o = guard.InstallOptions{Lock: lk, LockPath: c.path(env, c.lockPath), Executable: exe}
+		if strings.ToLower(*mode) != "enforce" {
+			o.Flags = append(o.Flags, "--mode", strings.ToLower(*mode))
+		}
+		if strings.ToLower(*sb) != "off" {
+			o.Flags = append(o.Flags, "--sandbox", strings.ToLower(*sb))
+		}
+	}
+	for _, p := range paths {
+		if strings.EqualFold(filepath.Ext(p), ".toml") {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s: skipped: %s edits JSON configs only\n", p, name)
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return ExitUsage, asUsage(err)
+		}
+		var out []byte
+		var changes []guard.Change
+		if undo {
+			out, changes, err = guard.Uninstall(p, data)
+		} else {
+			out, changes, err = guard.Install(p, data, o)
+		}
+		if err != nil {
+			return ExitUsage, asUsage(err)
+		}
+		for _, ch := range changes {
+			fmt.Fprintf(env.Stderr, "%s: %s: %s\n", p, escapeName(ch.Server), ch.Action)
+			if ch.Warning != "" {
+				fmt.Fprintf(env.Stderr, "%s: %s: warning: %s\n", p, escapeName(ch.Server), ch.Warning)
+			}
+		}
+		if string(out) == string(data) {
+			continue
+		}
+		if err := os.WriteFile(p+".bak", data, 0o600); err != nil {
+			return ExitUsage, fmt.Errorf("writing backup %s.bak: %w", p, err)
+		}
+		if err := lock.WriteAtomic(p, out); err != nil {
+			return ExitUsage, err
+		}
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: rewrote %s (backup: %s.bak)\n", p, p)
+	}
+	return ExitOK, nil
+}
+
+// escapeName keeps a server name from a config inert on a terminal.
+func escapeName(s string) string { return fmt.Sprintf("%q", s) }

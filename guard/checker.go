@@ -1,0 +1,475 @@
+package guard
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+)
+
+// listSpec says where each list answer keeps its definitions and what keys
+// them, as the lock does.
+var listSpec = map[string]struct{ kind, field, key string }{
+	"tools/list":               {lock.KindTool, "tools", "name"},
+	"prompts/list":             {lock.KindPrompt, "prompts", "name"},
+	"resources/list":           {lock.KindResource, "resources", "uri"},
+	"resources/templates/list": {lock.KindTemplate, "resourceTemplates", "uriTemplate"},
+}
+
+// errorRules are the inspection rules the guard enforces: the error-level
+// ones whose finding does not depend on judgement (invisible characters and
+// terminal control sequences). The phrase heuristics are warnings that feed
+// a human's review in check, not a reason to cut a session.
+var errorRules = map[string]bool{finding.HiddenCharacters: true, finding.TerminalEscape: true}
+
+// maxAccepted bounds the cache of definitions already checked; past it the
+// cache starts over (each definition is then checked again, never skipped).
+const maxAccepted = 10000
+
+// checker holds answers up against one lock entry. It is used from the
+// server-to-client loop only.
+type checker struct {
+	server   string
+	lockPath string
+	ls       *lock.Server
+	locked   map[string]map[string]lock.Canonical // kind -> key -> canonical
+	instr    lock.Canonical
+	info     lock.Canonical
+	caps     lock.Canonical
+
+	// accepted maps kind+"\x00"+key to the exact bytes of the definition
+	// last checked for it: a byte-identical re-list (the common case after
+	// list_changed) is not canonicalized again. Comparing the bytes, not a
+	// hash of them, leaves nothing to collide.
+	accepted map[string][]byte
+	// lastPage is the last accepted result per list method, byte for byte.
+	lastPage map[string][]byte
+	// promptPins is the session pin of prompts/get: canonical params (without
+	// _meta) -> the canonical first answer.
+	promptPins map[string]lock.Canonical
+	// logged avoids repeating a warning (serverInfo, capabilities).
+	logged map[string]bool
+	// warn takes warning-level differences, which are logged, not refused.
+	warn io.Writer
+}
+
+func newChecker(server string, ls *lock.Server, lockPath string) *checker {
+	c := &checker{
+		server: server, lockPath: orLock(lockPath), ls: ls,
+		locked:     map[string]map[string]lock.Canonical{},
+		instr:      canonOrEmpty(ls.Instructions),
+		info:       canonOrEmpty(ls.ServerInfo),
+		caps:       canonOrEmpty(ls.Capabilities),
+		accepted:   map[string][]byte{},
+		lastPage:   map[string][]byte{},
+		promptPins: map[string]lock.Canonical{},
+		logged:     map[string]bool{},
+	}
+	for _, kind := range lock.Kinds {
+		m := map[string]lock.Canonical{}
+		for k, e := range ls.Entries(kind, false) {
+			m[k] = e.Canonical()
+		}
+		c.locked[kind] = m
+	}
+	return c
+}
+
+func canonOrEmpty(raw []byte) lock.Canonical {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return lock.Canonical{}
+	}
+	return lock.Canonicalize(raw)
+}
+
+// problem is one thing wrong with an answer.
+type problem struct {
+	rule    string
+	kind    string // tool, prompt, resource, template, server
+	subject string
+	fields  []string // changed field paths; "" is the whole definition
+	what    string   // for a human: "is not in the lock", "changed", ...
+	changes []check.FieldChange
+	// first is set when the reference is the session's first answer
+	// (prompts/get), not the lock.
+	first bool
+}
+
+// refusal is a refused answer: every problem found in it.
+type refusal struct {
+	server   string
+	lockPath string
+	method   string
+	problems []problem
+}
+
+// label names a problem as the client and the log show it:
+// "summarize (description)", "delete_everything (not in the lock)".
+func (p problem) label() string {
+	var detail string
+	switch {
+	case len(p.fields) > 0:
+		fs := make([]string, len(p.fields))
+		for i, f := range p.fields {
+			if f == "" {
+				f = "whole definition"
+			}
+			fs[i] = escape(f)
+		}
+		detail = strings.Join(fs, ", ")
+		if errorRules[p.rule] {
+			detail += ": " + p.rule
+		}
+	default:
+		detail = p.what
+	}
+	return escape(p.subject) + " (" + detail + ")"
+}
+
+func (r *refusal) message() string {
+	labels := make([]string, len(r.problems))
+	for i, p := range r.problems {
+		labels[i] = p.label()
+	}
+	return fmt.Sprintf("mcp-lockcheck guard refused this %s answer from server %s: %s", r.method, quote(r.server), strings.Join(labels, "; "))
+}
+
+// data is the error's machine-readable part.
+func (r *refusal) data() any {
+	type item struct {
+		Rule    string   `json:"rule"`
+		Kind    string   `json:"kind"`
+		Subject string   `json:"subject"`
+		Fields  []string `json:"fields,omitempty"`
+	}
+	d := struct {
+		Server  string `json:"server"`
+		Lock    string `json:"lock"`
+		Method  string `json:"method"`
+		Refused []item `json:"refused"`
+	}{Server: r.server, Lock: r.lockPath, Method: r.method}
+	for _, p := range r.problems {
+		d.Refused = append(d.Refused, item{p.rule, p.kind, p.subject, p.fields})
+	}
+	return d
+}
+
+// log writes the refusal and its diff to the guard's stderr, every piece
+// of server text escaped.
+func (r *refusal) log(w io.Writer, mode Mode) {
+	verb := "refused"
+	if mode == Warn {
+		verb = "WARNING (--mode warn, forwarded)"
+	}
+	fmt.Fprintf(w, "mcp-lockcheck guard: %s: %s answer from server %s differs from %s:\n", verb, r.method, quote(r.server), r.lockPath)
+	for _, p := range r.problems {
+		fmt.Fprintf(w, "  %s %s [%s]\n", p.kind, p.label(), p.rule)
+		for _, c := range p.changes {
+			path := c.Path
+			if path == "" {
+				path = "whole definition"
+			}
+			fmt.Fprintf(w, "    %s\n", escape(path))
+			ref := "lock"
+			if p.first {
+				ref = "first answer"
+			}
+			if c.Before != "" {
+				fmt.Fprintf(w, "      - %s: %s\n", ref, clip(escape(c.Before)))
+			}
+			if c.After != "" {
+				fmt.Fprintf(w, "      + live: %s\n", clip(escape(c.After)))
+			}
+		}
+	}
+}
+
+func clip(s string) string {
+	const n = 2000
+	if len(s) > n {
+		return s[:n] + fmt.Sprintf("... (%d bytes more)", len(s)-n)
+	}
+	return s
+}
+
+// answer checks one result for the request it answers; nil passes.
+func (c *checker) answer(p pendingReq, result []byte) *refusal {
+	var ps []problem
+	switch p.method {
+	case "initialize", "server/discover":
+		ps = c.initialize(result)
+	case "prompts/get":
+		ps = c.promptGet(p.params, result)
+	default:
+		spec, ok := listSpec[p.method]
+		if !ok {
+			return nil
+		}
+		if prev, ok := c.lastPage[p.method]; ok && bytes.Equal(prev, result) {
+			return nil
+		}
+		ps = c.list(spec.kind, spec.field, spec.key, result)
+		if len(ps) == 0 {
+			c.lastPage[p.method] = bytes.Clone(result)
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return &refusal{server: c.server, lockPath: c.lockPath, method: p.method, problems: ps}
+}
+
+// list checks one page of a list answer. Every definition on it must be in
+// the lock with the same canonical hash; definitions the lock has and the
+// page lacks are not missing, they may be on another page.
+func (c *checker) list(kind, field, keyField string, result []byte) []problem {
+	malformed := func(why string) []problem {
+		return []problem{{rule: finding.ServerUnavailable, kind: finding.KindServer, subject: field, what: "malformed answer: " + why}}
+	}
+	ms, err := objectMembers(result)
+	if err != nil {
+		return malformed(err.Error())
+	}
+	arr, ok := get(ms, field)
+	if !ok {
+		return malformed("no " + field + " array")
+	}
+	elems, err := arrayElems(arr)
+	if err != nil {
+		return malformed(field + ": " + err.Error())
+	}
+	var out []problem
+	for i, e := range elems {
+		em, err := objectMembers(e)
+		if err != nil {
+			out = append(out, problem{rule: finding.AmbiguousJSON, kind: kind, subject: fmt.Sprintf("%s[%d]", field, i), what: err.Error()})
+			continue
+		}
+		kraw, _ := get(em, keyField)
+		key, ok := jsonString(kraw)
+		if !ok {
+			out = append(out, problem{rule: finding.AmbiguousJSON, kind: kind, subject: fmt.Sprintf("%s[%d]", field, i), what: "no string " + keyField})
+			continue
+		}
+		ck := kind + "\x00" + key
+		if prev, ok := c.accepted[ck]; ok && bytes.Equal(prev, e) {
+			continue
+		}
+		ps := c.definition(kind, key, e)
+		out = append(out, ps...)
+		if len(ps) == 0 {
+			if len(c.accepted) >= maxAccepted {
+				clear(c.accepted)
+			}
+			c.accepted[ck] = bytes.Clone(e)
+		}
+	}
+	return out
+}
+
+// definition checks one listed definition against its lock entry and the
+// error-level inspection rules.
+func (c *checker) definition(kind, key string, raw []byte) []problem {
+	rules := ruleIDs[kind]
+	live := lock.Canonicalize(raw)
+	want, ok := c.locked[kind][key]
+	if !ok {
+		return []problem{{rule: rules[0], kind: kind, subject: key, what: "not in the lock"}}
+	}
+	var out []problem
+	if want.SHA256 != live.SHA256 {
+		p := problem{rule: rules[2], kind: kind, subject: key, what: "changed"}
+		if want.Ambiguous != "" || live.Ambiguous != "" {
+			p.fields = []string{""}
+			p.changes = []check.FieldChange{{Before: string(want.Bytes), After: string(live.Bytes)}}
+		} else {
+			p.changes = check.FieldChanges(want.Bytes, live.Bytes)
+			for _, ch := range p.changes {
+				p.fields = append(p.fields, ch.Path)
+			}
+			if len(p.fields) == 0 {
+				p.fields = []string{""}
+			}
+		}
+		out = append(out, p)
+	}
+	return append(out, c.inspect(kind, key, raw, live.SHA256)...)
+}
+
+var ruleIDs = map[string][3]string{
+	lock.KindTool:     {finding.ToolAdded, finding.ToolRemoved, finding.ToolChanged},
+	lock.KindPrompt:   {finding.PromptAdded, finding.PromptRemoved, finding.PromptChanged},
+	lock.KindResource: {finding.ResourceAdded, finding.ResourceRemoved, finding.ResourceChanged},
+	lock.KindTemplate: {finding.ResourceTemplateAdded, finding.ResourceTemplateRemoved, finding.ResourceTemplateChanged},
+}
+
+// inspect runs the error-level inspection rules on text the model reads. A
+// lock acknowledgement for the same rule, subject and content hash silences
+// a finding, as it does in check.
+func (c *checker) inspect(kind, name string, raw []byte, sum string) []problem {
+	var out []problem
+	for _, f := range inspect.Definition(inspect.Subject{Server: c.server, Kind: kind, Name: name, Raw: raw}) {
+		if !errorRules[f.Rule] || f.Severity < finding.Error || c.acked(f.Rule, kind, name, sum) {
+			continue
+		}
+		out = append(out, problem{rule: f.Rule, kind: kind, subject: name, fields: []string{f.Field}, what: f.Message})
+	}
+	return out
+}
+
+func (c *checker) acked(rule, kind, subject, sum string) bool {
+	for _, a := range c.ls.Acknowledgements {
+		if a.Rule == rule && a.Kind == kind && a.Subject == subject && a.SHA256 != "" && a.SHA256 == sum {
+			return true
+		}
+	}
+	return false
+}
+
+// initialize checks the handshake answer: the instructions are refused when
+// they differ (instructions-changed is an error); serverInfo and
+// capabilities are logged (their rules are warnings, as in check).
+func (c *checker) initialize(result []byte) []problem {
+	ms, err := objectMembers(result)
+	if err != nil {
+		return []problem{{rule: finding.ServerUnavailable, kind: finding.KindServer, subject: "initialize", what: "malformed answer: " + err.Error()}}
+	}
+	var out []problem
+	iraw, _ := get(ms, "instructions")
+	live := canonOrEmpty(iraw)
+	if live.SHA256 != c.instr.SHA256 {
+		p := problem{rule: finding.InstructionsChanged, kind: finding.KindServer, subject: "instructions", fields: []string{"instructions"}}
+		p.changes = []check.FieldChange{{Path: "instructions", Before: stringOr(c.instr.Bytes), After: stringOr(live.Bytes)}}
+		out = append(out, p)
+	}
+	if len(iraw) > 0 {
+		out = append(out, c.inspect(finding.KindServer, "instructions", iraw, live.SHA256)...)
+	}
+	for _, w := range []struct {
+		key, rule string
+		want      lock.Canonical
+	}{{"serverInfo", finding.ServerInfoChanged, c.info}, {"capabilities", finding.CapabilitiesChanged, c.caps}} {
+		raw, _ := get(ms, w.key)
+		got := canonOrEmpty(raw)
+		if got.SHA256 == w.want.SHA256 || c.logged[w.key+got.SHA256] {
+			continue
+		}
+		c.logged[w.key+got.SHA256] = true
+		p := problem{rule: w.rule, kind: finding.KindServer, subject: w.key, fields: []string{w.key},
+			changes: []check.FieldChange{{Path: w.key, Before: string(w.want.Bytes), After: string(got.Bytes)}}}
+		if finding.DefaultSeverity(w.rule) >= finding.Error {
+			out = append(out, p)
+			continue
+		}
+		// Warnings are logged, never a reason to end the session.
+		if c.warn != nil {
+			(&refusal{server: c.server, lockPath: c.lockPath, method: "initialize", problems: []problem{p}}).logTo(c.warn)
+		}
+	}
+	return out
+}
+
+func (r *refusal) logTo(w io.Writer) {
+	fmt.Fprintf(w, "mcp-lockcheck guard: warning: %s answer from server %s differs from %s (forwarded: a warning-level rule):\n", r.method, quote(r.server), r.lockPath)
+	for _, p := range r.problems {
+		fmt.Fprintf(w, "  %s [%s]\n", p.label(), p.rule)
+		for _, ch := range p.changes {
+			fmt.Fprintf(w, "      - lock: %s\n      + live: %s\n", clip(escape(ch.Before)), clip(escape(ch.After)))
+		}
+	}
+}
+
+// stringOr renders a canonical JSON string as its text.
+func stringOr(b []byte) string {
+	if s, ok := jsonString(b); ok {
+		return s
+	}
+	return string(b)
+}
+
+// promptGet pins each prompts/get answer for the session: the first answer
+// for given arguments is remembered, a different later one is drift. The
+// params are compared in canonical form without _meta (a progress token
+// differs per request); the answer is compared whole.
+func (c *checker) promptGet(params, result []byte) []problem {
+	name, pkey := "", ""
+	if len(bytes.TrimSpace(params)) > 0 {
+		ms, err := objectMembers(params)
+		if err == nil {
+			if n, ok := get(ms, "name"); ok {
+				name, _ = jsonString(n)
+			}
+			var b bytes.Buffer
+			b.WriteByte('{')
+			first := true
+			for _, m := range ms {
+				if m.fold == fold("_meta") {
+					continue
+				}
+				if !first {
+					b.WriteByte(',')
+				}
+				first = false
+				k, _ := json.Marshal(m.key)
+				b.Write(k)
+				b.WriteByte(':')
+				b.Write(m.val)
+			}
+			b.WriteByte('}')
+			pkey = lock.Canonicalize(b.Bytes()).SHA256
+		} else {
+			pkey = lock.Canonicalize(params).SHA256
+		}
+	}
+	var out []problem
+	if _, ok := c.locked[lock.KindPrompt][name]; !ok {
+		out = append(out, problem{rule: finding.PromptAdded, kind: lock.KindPrompt, subject: name, what: "not in the lock"})
+	}
+	live := lock.Canonicalize(result)
+	if first, ok := c.promptPins[pkey]; !ok {
+		c.promptPins[pkey] = live
+	} else if first.SHA256 != live.SHA256 {
+		p := problem{rule: finding.PromptChanged, kind: lock.KindPrompt, subject: name, what: "changed during the session", first: true}
+		if first.Ambiguous != "" || live.Ambiguous != "" {
+			p.fields = []string{""}
+		} else {
+			p.changes = check.FieldChanges(first.Bytes, live.Bytes)
+			for _, ch := range p.changes {
+				p.fields = append(p.fields, ch.Path)
+			}
+		}
+		out = append(out, p)
+	}
+	return append(out, c.inspect(lock.KindPrompt, name, result, live.SHA256)...)
+}
+
+// errorLine is a JSON-RPC error response to id, newline-terminated.
+func errorLine(id []byte, code int, msg string, data any) []byte {
+	e := struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}{code, msg, data}
+	eb, err := json.Marshal(e)
+	if err != nil {
+		eb = []byte(fmt.Sprintf(`{"code":%d,"message":"mcp-lockcheck guard refused this answer"}`, code))
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(id)
+	b.WriteString(`,"error":`)
+	b.Write(eb)
+	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+// escape makes untrusted text inert for a terminal and a log.
+func escape(s string) string { return inspect.Escape(s) }
+
+func quote(s string) string { return `"` + escape(s) + `"` }

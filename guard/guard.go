@@ -1,0 +1,709 @@
+package guard
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+)
+
+// Exit codes of a guarded session. They follow DESIGN.md's contract: 1 is
+// drift, 2 is "could not run as asked". A server's own exit status never
+// becomes the guard's.
+const (
+	// ExitOK: the client closed the session and nothing was refused.
+	ExitOK = 0
+	// ExitRefused: an answer drifted from the lock (or, in warn mode, drift
+	// was logged), or the server misbehaved: a line that is not JSON, a
+	// line over --max-message-bytes, ambiguous JSON, or an exit before the
+	// client closed the session.
+	ExitRefused = 1
+	// ExitUsage: the guard could not run as asked: no lock entry for the
+	// server, an unreadable lock (the CLI's check), a server command that
+	// could not be started, a client line over --max-message-bytes.
+	ExitUsage = 2
+)
+
+// CodeRefused is the JSON-RPC error code the client gets in place of a
+// refused answer. It is in the range JSON-RPC reserves for implementation
+// defined server errors (-32000 to -32099).
+const CodeRefused = -32001
+
+// Mode is what the guard does with drift.
+type Mode string
+
+const (
+	// Enforce refuses the drifted answer and ends the session.
+	Enforce Mode = "enforce"
+	// Warn forwards the answer and logs the drift, for a trial period.
+	Warn Mode = "warn"
+)
+
+// ParseMode reads "enforce" or "warn".
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case Enforce, Warn:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (want enforce or warn)", s)
+}
+
+// DefaultMaxMessageBytes matches the SDK's own line limit (16 MiB): a
+// message the guard forwards is one an SDK client can read.
+const DefaultMaxMessageBytes = 16 << 20
+
+// Options configure one guarded session.
+type Options struct {
+	// Lock is the lockfile, already read and validated; LockPath names it
+	// in messages.
+	Lock     *lock.File
+	LockPath string
+	// Server is the lock entry the session is held to.
+	Server string
+	// Mode is Enforce ("" means Enforce) or Warn.
+	Mode Mode
+	// Command and Args start the server; Env is added to its environment
+	// (the guard's own environment is the base, as the client gave it), Dir
+	// is its working directory ("" = the guard's).
+	Command string
+	Args    []string
+	Env     map[string]string
+	Dir     string
+	// Sandbox isolates the server; Level "" means sandbox.Off, which is the
+	// default at run time (the client's own launch, plus a process group).
+	// A zero CPUSeconds limit becomes unlimited: a session lasts hours.
+	Sandbox sandbox.Options
+	// MaxMessageBytes bounds one line either way (0: DefaultMaxMessageBytes).
+	MaxMessageBytes int
+	// Stdin and Stdout are the client's side of the pipe; Stderr takes the
+	// guard's own lines. ServerStderr takes the server's stderr (nil:
+	// Stderr), where clients log it.
+	Stdin        io.Reader
+	Stdout       io.Writer
+	Stderr       io.Writer
+	ServerStderr io.Writer
+	// StopWait is how long a server has to exit after its stdin is closed
+	// before SIGTERM (0: 2 s); TermWait how long after SIGTERM before
+	// SIGKILL (0: 1 s). The MCP stdio transport's shutdown: "the client
+	// SHOULD initiate shutdown by: closing the input stream to the child
+	// process, waiting for the server to exit, or sending SIGTERM if the
+	// server does not exit within a reasonable time, sending SIGKILL if the
+	// server does not exit within a reasonable time after SIGTERM".
+	StopWait, TermWait time.Duration
+	// Started, if set, is told the server's pid, which is also its process
+	// group id, once it runs.
+	Started func(pid int)
+}
+
+// Run guards one session: it starts the server, forwards every line both
+// ways and holds every answer that carries text for the model up against
+// the lock entry. It returns an exit code and has written the reason for
+// anything but ExitOK to Stderr.
+func Run(ctx context.Context, o Options) int {
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(o.Stderr, "mcp-lockcheck guard: "+format+"\n", args...)
+	}
+	if o.Lock == nil {
+		logf("no lock given: refusing to start server %q", o.Server)
+		return ExitUsage
+	}
+	ls := o.Lock.Servers[o.Server]
+	if ls == nil {
+		logf("%s has no entry for server %q: refusing to start it (pin it first: mcp-lockcheck pin --server %s)", orLock(o.LockPath), o.Server, o.Server)
+		return ExitUsage
+	}
+	if o.Command == "" {
+		logf("no server command given (mcp-lockcheck guard ... -- COMMAND ARGS...)")
+		return ExitUsage
+	}
+	if o.Mode == "" {
+		o.Mode = Enforce
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if o.StopWait <= 0 {
+		o.StopWait = 2 * time.Second
+	}
+	if o.TermWait <= 0 {
+		o.TermWait = time.Second
+	}
+	if o.ServerStderr == nil {
+		o.ServerStderr = o.Stderr
+	}
+	if o.Sandbox.Level == "" {
+		o.Sandbox.Level = sandbox.Off
+	}
+	if o.Sandbox.Limits.CPUSeconds == 0 {
+		o.Sandbox.Limits.CPUSeconds = sandbox.Unlimited
+	}
+	if w := launchMismatch(ls.Launch, o.Command, o.Args); w != "" {
+		logf("warning: server %q: %s (check reports launch-changed; the guard holds the manifest)", o.Server, w)
+	}
+
+	s := newSession(o, ls, logf)
+	code := s.run(ctx)
+	return code
+}
+
+func orLock(p string) string {
+	if p == "" {
+		return "the lock"
+	}
+	return p
+}
+
+// event is what ends a session, sent by the forwarding loops.
+type event struct {
+	kind string // "client-eof", "server-eof", "refused"
+}
+
+type session struct {
+	o     Options
+	ls    *lock.Server
+	logf  func(string, ...any)
+	check *checker
+
+	serverIn *os.File // write end of the server's stdin
+	cmd      *exec.Cmd
+	exited   chan struct{}
+
+	pmu     sync.Mutex
+	pending map[string]pendingReq
+
+	omu     sync.Mutex // serializes writes to the client and stopped
+	stopped atomic.Bool
+	out     io.Writer
+
+	events   chan event
+	downDone chan struct{}
+	refused  atomic.Int32 // exit code of the first refusal, 0 if none
+	warned   atomic.Bool
+}
+
+// pendingReq is one client request awaiting its answer.
+type pendingReq struct {
+	id     []byte // the id as the client wrote it
+	method string
+	params []byte // kept for prompts/get only
+}
+
+func newSession(o Options, ls *lock.Server, logf func(string, ...any)) *session {
+	c := newChecker(o.Server, ls, o.LockPath)
+	c.warn = o.Stderr
+	return &session{
+		o: o, ls: ls, logf: logf,
+		check:    c,
+		pending:  map[string]pendingReq{},
+		out:      o.Stdout,
+		events:   make(chan event, 8),
+		downDone: make(chan struct{}),
+		exited:   make(chan struct{}),
+	}
+}
+
+func (s *session) run(ctx context.Context) int {
+	sb, err := sandbox.New(s.o.Server, s.o.Sandbox)
+	if err != nil {
+		s.logf("server %q: sandbox %s: %v", s.o.Server, s.o.Sandbox.Level, err)
+		return ExitUsage
+	}
+	defer sb.Close()
+	// The server's lifetime is the session's, not ctx's: on ctx's end the
+	// guard stops it in order (stdin, SIGTERM, SIGKILL) below.
+	cmd, err := sb.Command(context.Background(), s.o.Command, s.o.Args, s.o.Env, s.o.Dir)
+	if err != nil {
+		s.logf("server %q: %v", s.o.Server, err)
+		return ExitUsage
+	}
+	setParentDeathSignal(cmd)
+	// Our own pipes, not StdinPipe/StdoutPipe: Wait closes those as soon as
+	// the process exits, which would lose the last lines a server wrote.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		s.logf("pipe: %v", err)
+		return ExitUsage
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		s.logf("pipe: %v", err)
+		return ExitUsage
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, s.o.ServerStderr
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		s.logf("server %q: cannot start %s: %v", s.o.Server, s.o.Command, err)
+		return ExitUsage
+	}
+	inR.Close()
+	outW.Close()
+	s.cmd, s.serverIn = cmd, inW
+	if s.o.Started != nil {
+		s.o.Started(cmd.Process.Pid)
+	}
+	go func() {
+		cmd.Wait()
+		close(s.exited)
+	}()
+	go s.up()
+	go s.down(outR)
+
+	clientClosed := false
+	var ev event
+	select {
+	case ev = <-s.events:
+	case <-ctx.Done():
+		ev = event{kind: "interrupted"}
+	}
+	switch ev.kind {
+	case "client-eof":
+		clientClosed = true
+	case "server-eof":
+		// A server that ends the session before the client does is held:
+		// the client may be waiting for an answer that will never come.
+		if s.refused.Load() == 0 {
+			status := "exited"
+			select {
+			case <-s.exited:
+				status = cmd.ProcessState.String()
+			case <-time.After(s.o.StopWait):
+			}
+			s.logf("server %q closed its output before the client closed the session (%s)", s.o.Server, status)
+			s.refuse(ExitRefused)
+		}
+	case "interrupted":
+		s.logf("interrupted: stopping server %q", s.o.Server)
+	}
+	s.stop()
+	if clientClosed {
+		// Answers in flight when the client closed still go out; the
+		// server's output ends when the group is gone.
+		select {
+		case <-s.downDone:
+		case <-time.After(time.Second):
+		}
+	}
+	outR.Close()
+	if c := s.refused.Load(); c != 0 {
+		return int(c)
+	}
+	if s.warned.Load() {
+		return ExitRefused
+	}
+	return ExitOK
+}
+
+// refuse records the session's exit code (the first one wins) and stops
+// every further forward. It does not wait for the server.
+func (s *session) refuse(code int) {
+	s.refused.CompareAndSwap(0, int32(code))
+	s.omu.Lock()
+	s.stopped.Store(true)
+	s.omu.Unlock()
+}
+
+// stop ends the server: close its stdin, wait StopWait, SIGTERM the whole
+// process group, wait TermWait, SIGKILL the group. The group is signalled
+// even when the server itself has exited: DESIGN's fact is that grandchildren
+// (`npx` -> node, `sh` -> server) outlive a plain kill.
+func (s *session) stop() {
+	s.serverIn.Close()
+	select {
+	case <-s.exited:
+	case <-time.After(s.o.StopWait):
+	}
+	pgid := s.cmd.Process.Pid
+	if len(procgroup.Live(pgid)) > 0 {
+		sandbox.KillGroup(s.cmd, syscall.SIGTERM)
+		procgroup.WaitGone(pgid, s.o.TermWait)
+	}
+	sandbox.KillGroup(s.cmd, syscall.SIGKILL)
+	select {
+	case <-s.exited:
+	case <-time.After(2 * time.Second):
+		s.logf("server %q (pid %d) did not exit after SIGKILL", s.o.Server, pgid)
+	}
+}
+
+// up forwards client lines to the server, recording each request's id and
+// method on the way.
+func (s *session) up() {
+	lr := newLineReader(s.o.Stdin, s.o.MaxMessageBytes)
+	for {
+		line, err := lr.next()
+		if len(line) > 0 && !s.stopped.Load() {
+			if fwd := s.fromClient(line); fwd {
+				if _, werr := s.serverIn.Write(line); werr != nil && !s.stopped.Load() {
+					// The server is gone; down sees its output end.
+					s.logf("writing to server %q: %v", s.o.Server, werr)
+				}
+			}
+		}
+		if err != nil {
+			if errors.Is(err, errLineTooLong) {
+				s.logf("the client sent a line over --max-message-bytes=%d: the guard cannot look at it, so the session ends", s.o.MaxMessageBytes)
+				s.failPending("the client sent a message over the guard's --max-message-bytes")
+				s.refuse(ExitUsage)
+				s.events <- event{kind: "refused"}
+				return
+			}
+			if !errors.Is(err, io.EOF) && !s.stopped.Load() {
+				s.logf("reading from the client: %v", err)
+			}
+			s.events <- event{kind: "client-eof"}
+			return
+		}
+	}
+}
+
+// fromClient records the requests in one client line and reports whether
+// the line goes to the server. Lines that are not JSON are forwarded: the
+// server answers them (with id null), and a client's message is not what
+// the guard holds to the lock.
+func (s *session) fromClient(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 {
+		return true
+	}
+	var msgs [][]byte
+	if t[0] == '[' {
+		elems, err := arrayElems(t)
+		if err != nil {
+			return true
+		}
+		msgs = elems
+	} else {
+		msgs = [][]byte{t}
+	}
+	var reqs []pendingReq
+	var keys []string
+	for _, m := range msgs {
+		ms, err := objectMembers(m)
+		if err != nil {
+			continue
+		}
+		mraw, hasMethod := get(ms, "method")
+		idRaw, hasID := get(ms, "id")
+		if !hasMethod || !hasID {
+			continue // a notification, or the client's answer to the server
+		}
+		key, ok := idKey(idRaw)
+		if !ok {
+			continue
+		}
+		method, _ := jsonString(mraw)
+		p := pendingReq{id: bytes.Clone(idRaw), method: method}
+		if method == "prompts/get" {
+			prm, _ := get(ms, "params")
+			p.params = bytes.Clone(prm)
+		}
+		reqs = append(reqs, p)
+		keys = append(keys, key)
+	}
+	if len(reqs) == 0 {
+		return true
+	}
+	s.pmu.Lock()
+	var clash []pendingReq
+	for i, k := range keys {
+		if _, busy := s.pending[k]; busy || slicesIndex(keys[:i], k) >= 0 {
+			clash = append(clash, reqs[i])
+		}
+	}
+	if len(clash) == 0 {
+		for i, k := range keys {
+			s.pending[k] = reqs[i]
+		}
+	}
+	s.pmu.Unlock()
+	if len(clash) == 0 {
+		return true
+	}
+	// Two requests in flight with one id: the guard could not tell which
+	// answer is which, so it would not know which to check. The line is
+	// not forwarded; the client learns why.
+	for _, p := range reqs {
+		s.writeClient(errorLine(p.id, -32600, "mcp-lockcheck guard: request id already in use by a request in flight", nil))
+	}
+	return false
+}
+
+func slicesIndex(ks []string, k string) int {
+	for i, x := range ks {
+		if x == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// idKey makes a JSON-RPC id a map key that keeps strings and numbers apart:
+// "1" and 1 are different requests. Strings are compared decoded ("\u0031"
+// is "1"), numbers by their literal.
+func idKey(raw []byte) (string, bool) {
+	if len(raw) == 0 {
+		return "", false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		v, ok := jsonString(raw)
+		return "s" + v, ok
+	case c == '-' || c >= '0' && c <= '9':
+		return "n" + string(raw), true
+	}
+	return "", false // null, objects, arrays: not a valid request id
+}
+
+// writeClient writes one line to the client unless the session stopped.
+func (s *session) writeClient(line []byte) bool {
+	s.omu.Lock()
+	defer s.omu.Unlock()
+	if s.stopped.Load() {
+		return false
+	}
+	if _, err := s.out.Write(line); err != nil {
+		return false
+	}
+	return true
+}
+
+// down forwards server lines to the client, checking every answer that
+// carries text for the model before it goes out.
+func (s *session) down(r io.Reader) {
+	defer close(s.downDone)
+	lr := newLineReader(r, s.o.MaxMessageBytes)
+	for {
+		line, err := lr.next()
+		if len(line) > 0 {
+			if s.stopped.Load() {
+				// Drain so the server is not blocked writing while it is
+				// being stopped; nothing reaches the client.
+			} else {
+				s.fromServer(line)
+			}
+		}
+		if err != nil {
+			if errors.Is(err, errLineTooLong) && !s.stopped.Load() {
+				s.misbehaved(fmt.Sprintf("sent a line over --max-message-bytes=%d", s.o.MaxMessageBytes))
+				// Keep draining to EOF.
+				for {
+					if _, err := lr.next(); err != nil && !errors.Is(err, errLineTooLong) {
+						break
+					}
+				}
+			}
+			s.events <- event{kind: "server-eof"}
+			return
+		}
+	}
+}
+
+// misbehaved refuses the session for something the server did that is not
+// drift: every pending request gets an error, the session ends with 1.
+func (s *session) misbehaved(what string) {
+	s.logf("server %q %s: refusing the session", s.o.Server, what)
+	s.failPending("mcp-lockcheck guard: server " + quote(s.o.Server) + " " + what)
+	s.refuse(ExitRefused)
+	s.events <- event{kind: "refused"}
+}
+
+// failPending answers every request in flight with CodeRefused.
+func (s *session) failPending(msg string) {
+	s.pmu.Lock()
+	ps := make([]pendingReq, 0, len(s.pending))
+	for k, p := range s.pending {
+		ps = append(ps, p)
+		delete(s.pending, k)
+	}
+	s.pmu.Unlock()
+	for _, p := range ps {
+		s.writeClient(errorLine(p.id, CodeRefused, msg, nil))
+	}
+}
+
+func (s *session) fromServer(line []byte) {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 {
+		return // a blank line carries nothing; forwarding it could confuse a strict reader
+	}
+	if t[0] == '[' {
+		elems, err := arrayElems(t)
+		if err != nil {
+			s.misbehaved("sent a line that is not JSON (" + excerpt(t) + ")")
+			return
+		}
+		var refusals []*refusal
+		var ids [][]byte
+		for _, e := range elems {
+			rf, id, ok := s.message(e)
+			if !ok {
+				return
+			}
+			if rf != nil {
+				refusals = append(refusals, rf)
+				ids = append(ids, id)
+			}
+		}
+		if len(refusals) == 0 {
+			s.writeClient(line)
+			return
+		}
+		s.drift(refusals, ids, line)
+		return
+	}
+	rf, id, ok := s.message(t)
+	if !ok {
+		return
+	}
+	if rf == nil {
+		s.writeClient(line)
+		return
+	}
+	s.drift([]*refusal{rf}, [][]byte{id}, line)
+}
+
+// message checks one server message. ok is false when the session was
+// refused for misbehaviour (nothing is to be forwarded). A response to no
+// request in flight that carries a result is dropped (ok false, no
+// refusal): the client never asked for it, and the guard never checked it.
+func (s *session) message(m []byte) (rf *refusal, id []byte, ok bool) {
+	ms, err := objectMembers(m)
+	if err != nil {
+		if errors.Is(err, errAmbiguous) {
+			s.misbehaved("sent ambiguous JSON: " + err.Error())
+		} else {
+			s.misbehaved("sent a line that is not JSON (" + excerpt(m) + ")")
+		}
+		return nil, nil, false
+	}
+	if _, hasMethod := get(ms, "method"); hasMethod {
+		return nil, nil, true // the server's request or notification
+	}
+	idRaw, _ := get(ms, "id")
+	result, hasResult := get(ms, "result")
+	key, valid := idKey(idRaw)
+	var p pendingReq
+	found := false
+	if valid {
+		s.pmu.Lock()
+		p, found = s.pending[key]
+		delete(s.pending, key)
+		s.pmu.Unlock()
+	}
+	if !found {
+		if hasResult {
+			s.logf("server %q answered a request the client did not make (id %s): dropped", s.o.Server, excerpt(idRaw))
+			return nil, nil, false
+		}
+		return nil, nil, true // an error about a line the server could not read
+	}
+	if !hasResult {
+		return nil, nil, true
+	}
+	return s.check.answer(p, result), p.id, true
+}
+
+// drift handles refused answers: in warn mode they are logged and the line
+// forwarded; in enforce mode the client gets CodeRefused in place of the
+// answer(s) and the session ends.
+func (s *session) drift(rs []*refusal, ids [][]byte, line []byte) {
+	for _, r := range rs {
+		r.log(s.o.Stderr, s.o.Mode)
+	}
+	if s.o.Mode == Warn {
+		s.warned.Store(true)
+		s.writeClient(line)
+		return
+	}
+	s.omu.Lock()
+	if !s.stopped.Load() {
+		for i, r := range rs {
+			s.out.Write(errorLine(ids[i], CodeRefused, r.message(), r.data()))
+		}
+	}
+	s.stopped.Store(true)
+	s.omu.Unlock()
+	s.refused.CompareAndSwap(0, ExitRefused)
+	s.events <- event{kind: "refused"}
+}
+
+// errLineTooLong is a line over the size limit.
+var errLineTooLong = errors.New("line too long")
+
+// lineReader reads newline-terminated lines of bounded length. A line is
+// returned with its newline, byte for byte; it is valid until the next call.
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+func (l *lineReader) next() ([]byte, error) {
+	if cap(l.buf) > 1<<20 {
+		l.buf = nil // do not keep one big message's buffer for the session
+	}
+	l.buf = l.buf[:0]
+	for {
+		frag, err := l.r.ReadSlice('\n')
+		if len(l.buf)+len(frag) > l.max+2 { // +2: the line's own "\r\n"
+			l.buf = l.buf[:0]
+			// Skip the rest of the line.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = l.r.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				return nil, err
+			}
+			return nil, errLineTooLong
+		}
+		switch {
+		case err == nil:
+			if len(l.buf) == 0 {
+				return frag, nil
+			}
+			l.buf = append(l.buf, frag...)
+			return l.buf, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			l.buf = append(l.buf, frag...)
+		default:
+			l.buf = append(l.buf, frag...)
+			return l.buf, err
+		}
+	}
+}
+
+// excerpt shows the start of untrusted bytes, escaped, for a log line.
+func excerpt(b []byte) string {
+	const n = 80
+	s := string(b)
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return escape(s)
+}
