@@ -301,7 +301,7 @@ func ReviewBase(r *report.Report, opts Options, base *lock.File) {
 			}
 		}
 		finding.Sort(fs)
-		srv.Findings = append(fs, a.Findings...)
+		srv.Findings, _ = opts.applyRules(a.Server, append(fs, a.Findings...))
 		srv.Status = status(*srv, opts.FailOn)
 	}
 	Summarize(r, opts.FailOn)

@@ -61,12 +61,16 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			fs = append(fs, heldFinding(run))
 		}
 		fs = finding.Dedup(fs)
+		fs, policyNote := opts.applyRules(name, fs)
 		applyAcks(fs, ls)
 		locate(fs, run, ls != nil, opts.LockPath, idx)
 		finding.Sort(fs)
 		srv := report.Server{
 			Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
 			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run), Findings: fs, Notes: run.notes,
+		}
+		if policyNote != "" {
+			srv.Notes = append(srv.Notes, policyNote)
 		}
 		srv.Status = status(srv, opts.FailOn)
 		r.Servers = append(r.Servers, srv)
@@ -84,7 +88,11 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			f.Kind, f.Subject = finding.KindServer, name
 			f.Message = fmt.Sprintf("the lock holds server %q but no config names it", name)
 			f.File, f.Line = opts.LockPath, idx.Line(name, "", "")
-			srv := report.Server{Name: name, Phases: []string{}, Findings: []finding.Finding{f}}
+			fs, policyNote := opts.applyRules(name, []finding.Finding{f})
+			srv := report.Server{Name: name, Phases: []string{}, Findings: fs}
+			if policyNote != "" {
+				srv.Notes = []string{policyNote}
+			}
 			srv.Status = status(srv, opts.FailOn)
 			r.Servers = append(r.Servers, srv)
 		}

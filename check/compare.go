@@ -97,9 +97,9 @@ func canonOrEmpty(raw []byte) lock.Canonical {
 // lockView is the lock entry in the same comparable form.
 func lockView(ls *lock.Server) *snapshot {
 	s := &snapshot{
-		serverInfo:   canonOrEmpty(ls.ServerInfo),
-		capabilities: canonOrEmpty(ls.Capabilities),
-		instructions: canonOrEmpty(ls.Instructions),
+		serverInfo:   ls.Handshake("serverInfo", ls.ServerInfo),
+		capabilities: ls.Handshake("capabilities", ls.Capabilities),
+		instructions: ls.Handshake("instructions", ls.Instructions),
 		entries:      map[string]map[string]lock.Canonical{},
 	}
 	for _, kind := range lock.Kinds {
@@ -163,8 +163,10 @@ func compare(server string, ref, live *snapshot, phase string, stability bool) [
 				}
 				field := c.Path
 				add(rules[2], kind, key, field, fmt.Sprintf("%s %q changed (%s)", kind, key, orWhole(field)), c.Before, c.After)
-				if kind == lock.KindTool && c.Added && isInputProperty(field) && !stability {
-					add(finding.NewInputProperty, kind, key, field, fmt.Sprintf("tool %q accepts a new input %q", key, lastElem(field)), "", c.After)
+				if kind == lock.KindTool && !stability {
+					for _, p := range newInputProperties(c) {
+						add(finding.NewInputProperty, kind, key, p, fmt.Sprintf("tool %q accepts a new input %q", key, lastElem(p)), "", c.After)
+					}
 				}
 			}
 		}

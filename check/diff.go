@@ -20,6 +20,9 @@ type fieldChange struct {
 	Path          string
 	Before, After string // rendered values; "" when absent
 	Added         bool   // present only in the live definition
+	// AfterValue is the live value (decoded), for callers that look inside
+	// an added object.
+	AfterValue any
 }
 
 // maxFieldChanges bounds the field paths reported for one entity; a
@@ -70,7 +73,7 @@ func walkDiff(path string, a, b any, out *[]fieldChange) {
 			bv, inb := bm[k]
 			switch {
 			case !ina:
-				*out = append(*out, fieldChange{Path: p, After: render(bv), Added: true})
+				*out = append(*out, fieldChange{Path: p, After: render(bv), Added: true, AfterValue: bv})
 			case !inb:
 				*out = append(*out, fieldChange{Path: p, Before: render(av)})
 			default:
@@ -113,12 +116,53 @@ func render(v any) string {
 
 // join appends a key to a path, escaping it as a JSON pointer token does
 // ("~" as "~0", "/" as "~1") so a key holding "/" cannot forge a path.
+// A top-level key "" would vanish into the root path and its members would
+// read as top-level fields ({"":{"description":..}} as "description"): it
+// is written "~", which no escaped key can be.
 func join(path, key string) string {
 	key = strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
 	if path == "" {
+		if key == "" {
+			return "~"
+		}
 		return key
 	}
 	return path + "/" + key
+}
+
+// newInputProperties names the input properties an added field brings: the
+// field itself when it is inputSchema/.../properties/NAME, every key of an
+// added properties object, or every top-level property of an input schema
+// that was absent before.
+func newInputProperties(c fieldChange) []string {
+	if !c.Added || !(c.Path == "inputSchema" || strings.HasPrefix(c.Path, "inputSchema/")) {
+		return nil
+	}
+	if isInputProperty(c.Path) {
+		return []string{c.Path}
+	}
+	var props any
+	switch {
+	case c.Path == "inputSchema":
+		if m, ok := c.AfterValue.(map[string]any); ok {
+			props = m["properties"]
+		}
+	case strings.HasSuffix(c.Path, "/properties"):
+		props = c.AfterValue
+	}
+	m, ok := props.(map[string]any)
+	if !ok {
+		return nil
+	}
+	base := c.Path
+	if base == "inputSchema" {
+		base = "inputSchema/properties"
+	}
+	var out []string
+	for _, k := range sortedKeys(m) {
+		out = append(out, join(base, k))
+	}
+	return out
 }
 
 // isInputProperty reports whether path names a property of a tool's input

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -24,7 +25,9 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
@@ -67,6 +70,60 @@ type Options struct {
 	// date. FakeTimeLib overrides where libfaketime is looked for.
 	ClockOffset time.Duration
 	FakeTimeLib string
+	// PerServer, when set, gives one server's settings from the policy
+	// file, already resolved against the flags given on the command line
+	// (policy.Policy.Effective); its set fields override the run-wide
+	// ones above for that server, and its rules re-level or drop the
+	// server's findings.
+	PerServer func(server string) policy.Settings
+}
+
+// forServer is opts with the server's policy settings applied. Calls are
+// added after any run-wide ones; pass-env names add to --pass-env.
+func (opts *Options) forServer(name string) *Options {
+	if opts.PerServer == nil {
+		return opts
+	}
+	st := opts.PerServer(name)
+	o := *opts
+	if st.WarmupCalls != nil {
+		o.Probe.WarmupCalls = *st.WarmupCalls
+	}
+	if st.Launches != nil {
+		o.Probe.Launches = *st.Launches
+	}
+	if len(st.Calls) > 0 {
+		o.Probe.Calls = append(slices.Clone(opts.Probe.Calls), st.Calls...)
+	}
+	if st.RequestTimeout > 0 {
+		o.Probe.RequestTimeout = st.RequestTimeout
+	}
+	if st.Timeout > 0 {
+		o.ServerTimeout = st.Timeout
+	}
+	if st.Sandbox != "" {
+		o.Sandbox.Level = st.Sandbox
+	}
+	if len(st.PassEnv) > 0 {
+		env := slices.Clone(opts.Sandbox.PassEnv)
+		for _, e := range st.PassEnv {
+			if !slices.Contains(env, e) {
+				env = append(env, e)
+			}
+		}
+		o.Sandbox.PassEnv = env
+	}
+	return &o
+}
+
+// applyRules drops or re-levels a server's findings as its policy rules
+// say, before status and summary are computed from them; note says what
+// it did, for the server's notes.
+func (opts *Options) applyRules(server string, fs []finding.Finding) ([]finding.Finding, string) {
+	if opts.PerServer == nil {
+		return fs, ""
+	}
+	return policy.Apply(fs, opts.PerServer(server).Rules)
 }
 
 // serverRun is everything learned about one configured server.
@@ -84,7 +141,7 @@ type serverRun struct {
 // LaunchOf is the launch identity of a configured server as the lock
 // records it: placeholders unexpanded, environment and header names only.
 func LaunchOf(s config.Server) lock.Launch {
-	l := lock.Launch{Type: s.Type, Command: s.Command, Args: s.Args, Env: s.EnvNames(), Cwd: s.Cwd}
+	l := lock.Launch{Type: s.Type, Command: s.Command, Args: redactArgs(s.Args), Env: s.EnvNames(), Cwd: s.Cwd}
 	if l.Type == "" {
 		l.Type = "stdio"
 	}
@@ -107,16 +164,115 @@ func redactURL(raw string) string {
 		return redactUnparsed(raw)
 	}
 	q, redacted := redactQuery(u.RawQuery)
+	// A fragment never reaches the server; keys hide there (#token=...).
+	if u.Fragment != "" || u.RawFragment != "" {
+		u.Fragment, u.RawFragment = "", ""
+		redacted = true
+	}
+	// Keys embedded in the path (/mcp/sk-.../sse).
+	segs := strings.Split(u.Path, "/")
+	for i, seg := range segs {
+		if looksSecret(seg) {
+			segs[i] = redactedValue(seg)
+			redacted = true
+		}
+	}
 	if u.User == nil && !redacted {
 		return raw
 	}
 	u.User, u.RawQuery = nil, q
+	u.Path, u.RawPath = strings.Join(segs, "/"), ""
 	return u.String()
+}
+
+// redactArgs hides the values of secret-named flags (--api-key X,
+// --token=X) and of arguments that look like keys. The lock keeps a short
+// hash in their place, so a changed value is still a changed launch.
+func redactArgs(args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	out := make([]string, len(args))
+	copy(out, args)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if isPlaceholderArg(a) {
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if !secretQueryKey(name) {
+				continue
+			}
+			if hasVal {
+				if !isPlaceholderArg(val) {
+					out[i] = a[:len(a)-len(val)] + redactedValue(val)
+				}
+			} else if i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") && !isPlaceholderArg(out[i+1]) {
+				out[i+1] = redactedValue(out[i+1])
+				i++
+			}
+			continue
+		}
+		if name, val, ok := strings.Cut(a, "="); ok && secretQueryKey(name) && !isPlaceholderArg(val) {
+			out[i] = name + "=" + redactedValue(val)
+			continue
+		}
+		if looksSecret(a) {
+			out[i] = redactedValue(a)
+		}
+	}
+	return out
+}
+
+func isPlaceholderArg(v string) bool {
+	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "$") == 1
+}
+
+// redactedValue stands in for a secret: "REDACTED:" and the first 8 hex
+// digits of its sha256, enough to see that it changed, too little to
+// recover a key.
+func redactedValue(v string) string {
+	return "REDACTED:" + lock.Sum([]byte(v))[:8]
+}
+
+// looksSecret recognises an API-key-shaped token: a known key prefix, or
+// 24+ characters of letters and digits with no separators a word or a
+// path would have.
+func looksSecret(s string) bool {
+	for _, p := range []string{"sk-", "sk_", "ghp_", "gho_", "ghs_", "github_pat_", "xoxb-", "xoxp-", "glpat-", "AKIA", "AIza"} {
+		if strings.HasPrefix(s, p) && len(s) >= len(p)+12 {
+			return true
+		}
+	}
+	if len(s) < 24 || strings.ContainsAny(s, "./@: ") {
+		return false
+	}
+	var lower, upper, digit bool
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			lower = true
+		case r >= 'A' && r <= 'Z':
+			upper = true
+		case r >= '0' && r <= '9':
+			digit = true
+		case r == '-' || r == '_':
+		default:
+			return false
+		}
+	}
+	return digit && (lower || upper) && (lower && upper || digit)
 }
 
 // probeAll probes every server, Jobs at a time, and returns the runs in
 // the order of opts.Servers whatever finished first.
 func probeAll(ctx context.Context, opts *Options) []*serverRun {
+	// Orphans of our servers (a grandchild that called setsid left the
+	// process group we kill) are reparented to us, and killed when every
+	// probe is over: nothing a server started outlives the run.
+	_ = procgroup.EnableSubreaper()
+	defer procgroup.KillDescendants(nil)
 	runs := make([]*serverRun, len(opts.Servers))
 	jobs := max(opts.Jobs, 1)
 	sem := make(chan struct{}, jobs)
@@ -143,6 +299,7 @@ func probeAll(ctx context.Context, opts *Options) []*serverRun {
 
 // probeServer runs one server's probe in its sandbox.
 func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun {
+	opts = opts.forServer(s.Name)
 	run := &serverRun{cfg: s, res: &probe.Result{}}
 	getenv := opts.Getenv
 	if getenv == nil {
@@ -181,6 +338,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	popts := opts.Probe
 	name, version := config.ClientInfo(s.Client)
 	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: clientCapabilities(s.Client)}
+	popts.ExtraIdentities = withCapabilities(popts.ExtraIdentities, popts.Identity.Capabilities)
 	root := cwd
 	if root == "" {
 		root = sb.Dir()
@@ -329,6 +487,20 @@ func clientCapabilities(client string) map[string]any {
 	return map[string]any{"roots": roots}
 }
 
+// withCapabilities gives extra identities (--client-identity) the
+// capabilities of the config's client: only clientInfo changes, so a
+// difference is the identity's, not a capability's.
+func withCapabilities(ids []probe.Identity, caps map[string]any) []probe.Identity {
+	out := make([]probe.Identity, len(ids))
+	for i, id := range ids {
+		if id.Capabilities == nil {
+			id.Capabilities = caps
+		}
+		out[i] = id
+	}
+	return out
+}
+
 // stabilityFindings compares every phase with the first: a manifest that
 // changes during one probe is unstable whatever the lock says.
 func stabilityFindings(run *serverRun) []finding.Finding {
@@ -389,7 +561,31 @@ func inspectRun(run *serverRun) []finding.Finding {
 		out = append(out, s.dups...)
 		if len(s.obs.Instructions) > 0 && !seen["i"+s.instructions.SHA256] {
 			seen["i"+s.instructions.SHA256] = true
-			jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: finding.KindServer, Name: "instructions", Raw: s.obs.Instructions, Phase: s.obs.Phase}, s.instructions.SHA256})
+			jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: finding.KindServer, Name: "instructions", Raw: s.obs.Instructions, Phase: s.obs.Phase}, s.instructions.SHA256, ""})
+		}
+		for field, c := range map[string]lock.Canonical{"instructions": s.instructions, "serverInfo": s.serverInfo, "capabilities": s.capabilities} {
+			if c.Ambiguous != "" && !seen["a"+field+c.SHA256] {
+				seen["a"+field+c.SHA256] = true
+				f := finding.New(finding.AmbiguousJSON, run.cfg.Name)
+				f.Kind, f.Subject, f.Field, f.Phase, f.ContentSHA256 = finding.KindServer, field, field, s.obs.Phase, c.SHA256
+				f.Message = fmt.Sprintf("the server's %s is not JSON with one meaning: %s; it is pinned by its raw bytes", field, c.Ambiguous)
+				out = append(out, f)
+			}
+		}
+		// serverInfo's name and title are shown to users and models too.
+		if len(s.obs.ServerInfo) > 0 && !seen["s"+s.serverInfo.SHA256] {
+			seen["s"+s.serverInfo.SHA256] = true
+			jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: finding.KindServer, Name: "serverInfo", Raw: s.obs.ServerInfo, Phase: s.obs.Phase}, s.serverInfo.SHA256, "serverInfo"})
+		}
+		// What a prompt expands to is model input as much as its listing.
+		for _, name := range sortedKeys(s.obs.PromptGets) {
+			raw := s.obs.PromptGets[name]
+			sum := lock.Sum(raw)
+			if seen["g"+name+sum] {
+				continue
+			}
+			seen["g"+name+sum] = true
+			jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: finding.KindPrompt, Name: name, Raw: raw, Phase: s.obs.Phase}, sum, "prompts/get"})
 		}
 		for _, kind := range probe.Kinds {
 			for _, key := range s.order[kind] {
@@ -405,7 +601,7 @@ func inspectRun(run *serverRun) []finding.Finding {
 					f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, c.Ambiguous)
 					out = append(out, f)
 				}
-				jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase}, c.SHA256})
+				jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase}, c.SHA256, ""})
 			}
 		}
 	}
@@ -419,7 +615,17 @@ func inspectRun(run *serverRun) []finding.Finding {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(jobs); i += workers {
-				results[i] = withHash(inspect.Definition(jobs[i].subject), jobs[i].sum)
+				fs := withHash(inspect.Definition(jobs[i].subject), jobs[i].sum)
+				if p := jobs[i].prefix; p != "" {
+					for k := range fs {
+						if fs[k].Field == "" {
+							fs[k].Field = p
+						} else {
+							fs[k].Field = join(p, fs[k].Field)
+						}
+					}
+				}
+				results[i] = fs
 			}
 		}()
 	}
@@ -433,6 +639,7 @@ func inspectRun(run *serverRun) []finding.Finding {
 type inspectJob struct {
 	subject inspect.Subject
 	sum     string
+	prefix  string // put before each finding's field path
 }
 
 // withHash binds inspection findings to the canonical hash of their

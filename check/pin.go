@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"time"
 
@@ -40,7 +41,10 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 		if opts.Lock != nil {
 			prev = opts.Lock.Servers[name]
 		}
-		var fs []finding.Finding
+		// What the probe itself saw (canary leaks) and launch hygiene come
+		// first: a leak is observed behaviour, not a heuristic.
+		fs := append([]finding.Finding(nil), run.findings...)
+		fs = append(fs, launchHygiene(run, prev)...)
 		unstable := stabilityFindings(run)
 		fs = append(fs, unstable...)
 		fs = append(fs, inspectRun(run)...)
@@ -56,7 +60,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 			held = true
 			fs = append(fs, heldFinding(run))
 			srv.Status = report.StatusHeld
-		case len(unstable) > 0 || len(run.snaps) == 0:
+		case len(unstable) > 0 || len(run.snaps) == 0 || leaked(run.findings, prev):
 			failed = true
 			srv.Status = report.StatusDrift
 		default:
@@ -87,6 +91,19 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 	return next, r
 }
 
+// leaked reports an error-level canary leak no acknowledgement covers: a
+// server caught reading planted secrets is not pinned.
+func leaked(fs []finding.Finding, prev *lock.Server) bool {
+	fs = append([]finding.Finding(nil), fs...)
+	applyAcks(fs, prev)
+	for _, f := range fs {
+		if f.Rule == finding.CanaryLeak && f.Severity >= finding.Error && !f.Acknowledged {
+			return true
+		}
+	}
+	return false
+}
+
 // buildEntry records the first phase of a stable probe.
 func buildEntry(run *serverRun, prev *lock.Server, who Approval) *lock.Server {
 	first := run.snaps[0]
@@ -100,6 +117,14 @@ func buildEntry(run *serverRun, prev *lock.Server, who Approval) *lock.Server {
 	}
 	if prev != nil {
 		s.Acknowledgements = prev.Acknowledgements
+	}
+	for field, c := range map[string]lock.Canonical{"instructions": first.instructions, "serverInfo": first.serverInfo, "capabilities": first.capabilities} {
+		if c.Ambiguous != "" && len(c.Bytes) > 0 {
+			if s.Raw == nil {
+				s.Raw = map[string]string{}
+			}
+			s.Raw[field] = base64.StdEncoding.EncodeToString(c.Bytes)
+		}
 	}
 	at := who.At.UTC().Format(time.RFC3339)
 	for _, kind := range lock.Kinds {

@@ -51,6 +51,7 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	popts := opts.Probe
 	name, version := config.ClientInfo(s.Client)
 	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: clientCapabilities(s.Client)}
+	popts.ExtraIdentities = withCapabilities(popts.ExtraIdentities, popts.Identity.Capabilities)
 	// A remote server asking roots/list gets the project the config
 	// belongs to, as the client would tell it.
 	file := s.File
@@ -251,7 +252,8 @@ func secretQueryKey(k string) bool {
 			return true
 		}
 	}
-	return false
+	// smithery_key, openaiKey, ...
+	return strings.HasSuffix(n, "key")
 }
 
 // redactQuery replaces the values of secret-named query parameters with

@@ -192,3 +192,7 @@ func (m *multi) Set(s string) error {
 	*m = append(*m, s)
 	return nil
 }
+
+// toolVersion is Version without the program's name, for reports that
+// print "mcp-lockcheck" themselves.
+func toolVersion() string { return strings.TrimPrefix(Version(), "mcp-lockcheck ") }

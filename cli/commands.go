@@ -70,7 +70,7 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	if review {
 		check.ReviewBase(r, opts, base)
 	}
-	ropts := report.Options{LockPath: c.lockPath, ToolVersion: Version(), AutomationID: *automation}
+	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation}
 	if err := report.Write(env.Stdout, f, r, ropts); err != nil {
 		return ExitUsage, fmt.Errorf("writing report: %w", err)
 	}
@@ -116,6 +116,11 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	opts.Servers, opts.All, opts.Lock = servers, all, lk
+	if c.deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.deadline)
+		defer cancel()
+	}
 	who := check.Approval{By: *approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)

@@ -131,7 +131,7 @@ func runComment(ctx context.Context, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	ropts := report.Options{LockPath: *lockPath, ToolVersion: Version()}
+	ropts := report.Options{LockPath: *lockPath, ToolVersion: toolVersion()}
 	if err := upsert(ctx, env, r, ropts, commentTarget{repo: *repo, pr: *pr, tokenEnv: *tokenEnv}); err != nil {
 		if *bestEffort {
 			fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: pull request comment not posted: %v\n", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
@@ -39,6 +40,14 @@ type common struct {
 	progress       string
 	deadline       time.Duration
 	clockOffset    time.Duration
+	// policyPath is --policy; flags is the flag set register filled, so
+	// options can tell a flag given on the command line (which overrides
+	// the policy) from its default (which does not). policyFile is the
+	// policy once read (nil: none), so it is read and warned about once.
+	policyPath   string
+	flags        *flag.FlagSet
+	policyFile   *policy.Policy
+	policyLoaded bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -61,6 +70,45 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr")
 	fs.StringVar(&c.progress, "progress", "auto", "progress style on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
+	fs.StringVar(&c.policyPath, "policy", "", "policy `FILE`: per-server warm-up calls, launches, env, sandbox, time-outs and rule levels (default: "+policy.DefaultFile+" in the working directory, if it exists); flags given here override it")
+	c.flags = fs
+}
+
+// loadPolicy reads --policy, else the default policy file if there is
+// one. A policy that exists but cannot be read or parsed is an exit-2
+// error naming its line and column: a setting silently not applied could
+// weaken the check.
+func (c *common) loadPolicy(env Env) (*policy.Policy, error) {
+	if c.policyLoaded {
+		return c.policyFile, nil
+	}
+	name := c.policyPath
+	if name == "" {
+		name = policy.DefaultFile
+	}
+	data, err := os.ReadFile(c.path(env, name))
+	if err != nil {
+		if c.policyPath == "" && errors.Is(err, os.ErrNotExist) {
+			c.policyLoaded = true
+			return nil, nil
+		}
+		return nil, usageErr("policy: %v", err)
+	}
+	p, err := policy.Parse(name, data)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	c.policyFile, c.policyLoaded = p, true
+	return p, nil
+}
+
+// explicit reports whether a flag was given on the command line.
+func (c *common) explicit() func(string) bool {
+	set := map[string]bool{}
+	if c.flags != nil {
+		c.flags.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	}
+	return func(name string) bool { return set[name] }
 }
 
 // newFlagSet makes a flag set whose errors we print ourselves.
@@ -116,6 +164,17 @@ func (c *common) loadServers(env Env) (servers []config.Server, all bool, err er
 	servers, err = config.LoadAll(paths)
 	if err != nil {
 		return nil, false, asUsage(err)
+	}
+	pol, err := c.loadPolicy(env)
+	if err != nil {
+		return nil, false, err
+	}
+	var configured []string
+	for _, s := range servers {
+		configured = append(configured, s.Name)
+	}
+	for _, u := range pol.Unused(configured) {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: %s:%d:%d: the policy names server %q, which no config names (configured: %s)\n", pol.File, u.Line, u.Column, u.Name, names(servers))
 	}
 	for i := range servers {
 		if rel, err := filepath.Rel(c.dir(env), servers[i].File); err == nil && !strings.HasPrefix(rel, "..") {
@@ -200,6 +259,14 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	o.BaseDir = c.dir(env)
 	o.ClockOffset = c.clockOffset
 	o.LockPath = c.lockPath
+	pol, err := c.loadPolicy(env)
+	if err != nil {
+		return o, err
+	}
+	if pol != nil {
+		explicit := c.explicit()
+		o.PerServer = func(name string) policy.Settings { return pol.Effective(name, explicit) }
+	}
 	if !c.quiet {
 		p, err := newProgress(stderr, env, c.progress, c.verbose)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -228,19 +229,13 @@ func normReport(t *testing.T, s string) string {
 	return maskRunDirs(string(b))
 }
 
+// maskRunDirs replaces the per-run sandbox directories (tmp.NNNN) with
+// RUNDIR: they differ between any two runs.
 func maskRunDirs(s string) string {
-	for {
-		i := strings.Index(s, "mcp-lockcheck-")
-		if i < 0 {
-			return s
-		}
-		j := i + len("mcp-lockcheck-")
-		for j < len(s) && (s[j] == '-' || s[j] >= '0' && s[j] <= '9' || s[j] >= 'a' && s[j] <= 'z') {
-			j++
-		}
-		s = s[:i] + "RUNDIR" + s[j:]
-	}
+	return runDir.ReplaceAllString(s, "RUNDIR")
 }
+
+var runDir = regexp.MustCompile(`tmp\.[0-9]+`)
 
 // TestCommentFromUntrustedReport plays the comment workflow: a workflow_run
 // event for a fork's pull request (its pull_requests list is empty) and a

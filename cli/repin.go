@@ -168,7 +168,7 @@ func repinBody(ctx context.Context, c *common, opts check.Options, old *lock.Fil
 	opts.Lock, opts.LockData, opts.LockPath, opts.FailOn = old, oldData, c.lockPath, finding.Note
 	r := check.Check(ctx, opts)
 	var md bytes.Buffer
-	if err := report.WriteMarkdown(&md, r, report.Options{LockPath: c.lockPath, ToolVersion: Version()}); err != nil {
+	if err := report.WriteMarkdown(&md, r, report.Options{LockPath: c.lockPath, ToolVersion: toolVersion()}); err != nil {
 		return "", err
 	}
 	var b strings.Builder

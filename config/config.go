@@ -98,14 +98,19 @@ func Parse(name string, data []byte) ([]Server, error) {
 
 // discoverable are the project-level config files Discover looks for, relative
 // to the project root, in sorted order so that the result is deterministic.
-// User-level files (~/.claude.json, ~/.codex/config.toml, Zed's settings) are
-// deliberately absent: a repository check must not depend on the home
-// directory of whoever runs it; pass those with --config.
+// The project-level files of Codex (.codex/config.toml) and Zed
+// (.zed/settings.json) are included: a server configured there reaches an
+// agent as much as one in .mcp.json. User-level files (~/.claude.json,
+// ~/.codex/config.toml, Zed's user settings) are deliberately absent: a
+// repository check must not depend on the home directory of whoever runs
+// it; pass those with --config.
 var discoverable = []string{
+	".codex/config.toml",
 	".cursor/mcp.json",
 	".gemini/settings.json",
 	".mcp.json",
 	".vscode/mcp.json",
+	".zed/settings.json",
 	"claude_desktop_config.json",
 	"mcp.json",
 }

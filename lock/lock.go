@@ -78,6 +78,27 @@ type Server struct {
 	Resources         map[string]*Entry `json:"resources,omitempty"`
 	ResourceTemplates map[string]*Entry `json:"resourceTemplates,omitempty"`
 	Acknowledgements  []Ack             `json:"acknowledgements,omitempty"`
+	// Raw holds, base64-encoded, a handshake value ("instructions",
+	// "serverInfo", "capabilities") that is not JSON with one meaning and
+	// so cannot be kept in canonical form; it is compared byte for byte.
+	Raw map[string]string `json:"raw,omitempty"`
+}
+
+// Handshake returns the canonical form of a handshake value: the raw bytes
+// when the server sent ambiguous JSON, else the canonical JSON (empty when
+// absent).
+func (s *Server) Handshake(field string, value json.RawMessage) Canonical {
+	if b64, ok := s.Raw[field]; ok {
+		b, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			return Canonical{Ambiguous: "raw is not base64"}
+		}
+		return Canonical{Bytes: b, SHA256: Sum(b), Ambiguous: "kept as raw bytes"}
+	}
+	if len(bytes.TrimSpace(value)) == 0 {
+		return Canonical{}
+	}
+	return Canonicalize(value)
 }
 
 // Kinds of entries, as used in findings and in approve's SERVER/KIND/NAME.
@@ -253,6 +274,18 @@ func Parse(name string, data []byte) (*File, error) {
 		if s == nil {
 			return nil, fmt.Errorf("%s:%d: %w: server %q is null", name, idx.Line(sname, "", ""), ErrInvalid, sname)
 		}
+		// As for definitions: a handshake value without one meaning
+		// belongs in "raw", or the lock could not be written back.
+		for _, h := range []struct {
+			field string
+			value json.RawMessage
+		}{{"serverInfo", s.ServerInfo}, {"capabilities", s.Capabilities}, {"instructions", s.Instructions}} {
+			if _, raw := s.Raw[h.field]; !raw && len(bytes.TrimSpace(h.value)) > 0 {
+				if c := Canonicalize(h.value); c.Ambiguous != "" {
+					return nil, fmt.Errorf("%s:%d: %w: server %q: %s is ambiguous (%s); it belongs in \"raw\"", name, idx.Line(sname, "", ""), ErrInvalid, sname, h.field, c.Ambiguous)
+				}
+			}
+		}
 		for _, kind := range Kinds {
 			for key, e := range s.Entries(kind, false) {
 				line := idx.Line(sname, kind, key)
@@ -261,6 +294,11 @@ func Parse(name string, data []byte) (*File, error) {
 				}
 				if c := e.Canonical(); c.Bytes == nil {
 					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s: %s", name, line, ErrInvalid, kind, sname, key, c.Ambiguous)
+				} else if e.Raw == "" && c.Ambiguous != "" {
+					// Only "raw" may hold JSON without one meaning: a
+					// "definition" that has none could not be written back
+					// (or would be, with a meaning chosen).
+					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s: definition is ambiguous (%s); it belongs in \"raw\"", name, line, ErrInvalid, kind, sname, key, c.Ambiguous)
 				}
 			}
 		}

@@ -258,6 +258,10 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 				err = l.explain(err)
 			}
 		}()
+		// A write to a server that stopped reading blocks in the kernel
+		// once the pipe is full, where no context reaches: the deadline
+		// kills the server instead, which fails the write.
+		defer context.AfterFunc(ctx, p.kill)()
 		conn = p.conn
 	}
 	l.s = newSession(conn)

@@ -120,7 +120,14 @@ func (r *Run) plantCanaries() error {
 			"@db.internal:5432/app\n", []string{dotenvKey, dbPass}},
 	}
 	for _, f := range files {
-		p := filepath.Join(r.dir, filepath.FromSlash(f.rel))
+		// rel is "home/..." (the sandbox HOME) or "work/..." (the
+		// default working directory).
+		base, rest, _ := strings.Cut(f.rel, "/")
+		root := r.home
+		if base == "work" {
+			root = r.work
+		}
+		p := filepath.Join(root, filepath.FromSlash(rest))
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return fmt.Errorf("sandbox: planting canary: %w", err)
 		}

@@ -21,7 +21,7 @@ func TestCanaryShapes(t *testing.T) {
 		}
 		seen[c.Token] = true
 	}
-	creds, err := os.ReadFile(filepath.Join(r.Dir(), "home", ".aws", "credentials"))
+	creds, err := os.ReadFile(filepath.Join(r.Dir(), "home", homeUser(), ".aws", "credentials"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestCanaryShapes(t *testing.T) {
 	if tok := canaryFor(t, r, "~/.config/gh/hosts.yml"); !strings.HasPrefix(tok, "gho_") || len(tok) != 40 {
 		t.Errorf("gh token %q", tok)
 	}
-	key, err := os.ReadFile(filepath.Join(r.Dir(), "home", ".ssh", "id_ed25519"))
+	key, err := os.ReadFile(filepath.Join(r.Dir(), "home", homeUser(), ".ssh", "id_ed25519"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestCanaryShapes(t *testing.T) {
 func TestLeaks(t *testing.T) {
 	r := newRun(t, Basic, Options{})
 	tok := canaryFor(t, r, "env:GITHUB_TOKEN")
-	file, err := os.ReadFile(filepath.Join(r.Dir(), "home", ".netrc"))
+	file, err := os.ReadFile(filepath.Join(r.Dir(), "home", homeUser(), ".netrc"))
 	if err != nil {
 		t.Fatal(err)
 	}

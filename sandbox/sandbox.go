@@ -147,7 +147,11 @@ func New(server string, opts Options) (*Run, error) {
 		}
 	}
 
-	dir, err := os.MkdirTemp("", "mcp-lockcheck-"+safeName(server)+"-")
+	// Nothing in the paths a server can see names the checker: a server
+	// that looked for "mcp-lockcheck" in $HOME or $TMPDIR could behave for
+	// the check and misbehave for the agent. The layout mimics a user's
+	// machine: a temp dir holding a home directory named after the user.
+	dir, err := os.MkdirTemp("", "tmp.")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: creating run directory: %w", err)
 	}
@@ -157,9 +161,9 @@ func New(server string, opts Options) (*Run, error) {
 		dir = real
 	}
 	r.dir = dir
-	r.home = filepath.Join(dir, "home")
+	r.home = filepath.Join(dir, "home", homeUser())
 	r.tmp = filepath.Join(dir, "tmp")
-	r.work = filepath.Join(dir, "work")
+	r.work = filepath.Join(r.home, "project")
 	for _, d := range []string{r.home, r.tmp, r.work, filepath.Join(dir, "run"),
 		filepath.Join(r.home, ".config"), filepath.Join(r.home, ".cache"),
 		filepath.Join(r.home, ".local", "share"), filepath.Join(r.home, ".local", "state")} {
@@ -520,4 +524,15 @@ func isAncestorOrSelf(dir, p string) bool {
 func dedupe(paths []string) []string {
 	slices.Sort(paths)
 	return slices.Compact(paths)
+}
+
+// homeUser is the name of the sandbox's home directory: the real user's
+// login name, as a server would see on the user's own machine.
+func homeUser() string {
+	for _, k := range []string{"USER", "LOGNAME"} {
+		if v := os.Getenv(k); v != "" && safeName(v) == v {
+			return v
+		}
+	}
+	return "user"
 }

@@ -263,8 +263,8 @@ func TestBasicEnvironment(t *testing.T) {
 	if !strings.HasPrefix(key, "-----BEGIN OPENSSH PRIVATE KEY-----\n") {
 		t.Errorf("id_rsa does not look like a key:\n%s", key)
 	}
-	for _, rel := range []string{"home/.ssh/id_ed25519", "home/.aws/credentials", "home/.netrc",
-		"home/.config/gh/hosts.yml", "home/.kube/config", "work/.env"} {
+	for _, rel := range []string{"home/" + homeUser() + "/.ssh/id_ed25519", "home/" + homeUser() + "/.aws/credentials", "home/" + homeUser() + "/.netrc",
+		"home/" + homeUser() + "/.config/gh/hosts.yml", "home/" + homeUser() + "/.kube/config", "home/" + homeUser() + "/project/.env"} {
 		if fi, err := os.Stat(filepath.Join(r.Dir(), rel)); err != nil || fi.Mode().Perm() != 0o600 {
 			t.Errorf("canary %s: %v %v", rel, fi, err)
 		}
@@ -380,7 +380,7 @@ func TestStrict(t *testing.T) {
 		}
 	})
 	t.Run("canaries readable", func(t *testing.T) {
-		out, err := launch(t, r, "cat", filepath.Join(r.Dir(), "home", ".aws", "credentials"))
+		out, err := launch(t, r, "cat", filepath.Join(r.Dir(), "home", homeUser(), ".aws", "credentials"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -588,7 +588,7 @@ func TestCloseRemovesRunDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := r.Dir()
-	if err := os.Mkdir(filepath.Join(dir, "work", "ro"), 0o500); err != nil {
+	if err := os.Mkdir(filepath.Join(dir, "home", homeUser(), "project", "ro"), 0o500); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Close(); err != nil {
@@ -650,5 +650,33 @@ func TestHelperNotWired(t *testing.T) {
 	// not by every launch dying.
 	if err := selfTest("/bin/true", Basic); !errors.Is(err, ErrNoHelper) {
 		t.Errorf("selfTest(/bin/true) = %v, want ErrNoHelper", err)
+	}
+}
+
+// TestPathsDoNotNameTheChecker: a server that looked for the checker's name
+// in HOME, TMPDIR or its working directory would find nothing.
+func TestPathsDoNotNameTheChecker(t *testing.T) {
+	home, err := os.MkdirTemp("", "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(home)
+	r, err := New("my-server", Options{Level: Basic, Getenv: checkerEnv(home)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd, err := r.Command(context.Background(), "/bin/true", nil, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range append(cmd.Env, "DIR="+cmd.Dir) {
+		if strings.HasPrefix(kv, envPolicy+"=") {
+			continue // read and removed by the helper before the server runs
+		}
+		l := strings.ToLower(kv)
+		if strings.Contains(l, "lockcheck") || strings.Contains(l, "checker") || strings.Contains(l, "sandbox") {
+			t.Errorf("the server can see the checker in %s", kv)
+		}
 	}
 }

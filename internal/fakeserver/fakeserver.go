@@ -93,6 +93,14 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 		c := exec.Command(self)
 		c.Env = append(os.Environ(), EnvScenario+"=sleep-forever")
 		c.Start()
+	case "daemon":
+		// A grandchild that leaves our process group and session, as a
+		// daemonizing server does.
+		self, _ := os.Executable()
+		c := exec.Command(self)
+		c.Env = append(os.Environ(), EnvScenario+"=sleep-forever", "FAKE_DAEMON_MARK="+os.Getenv("FAKE_DAEMON_MARK"))
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		c.Start()
 	case "sleep-forever":
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
@@ -199,6 +207,10 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 			caps = `{"tools":{},"prompts":{"listChanged":true}}`
 		}
 		instr := ""
+		if s.scenario == "lone-surrogate" {
+			// Not JSON with one meaning: clients decode it differently.
+			instr = `,"instructions":"Use these tools.\ud800"`
+		}
 		if s.scenario == "instructions" {
 			text := "Use these tools for text."
 			if s.variant == "drift" {
@@ -212,6 +224,10 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 	case "tools/list":
 		s.toolsList(id, params)
 	case "prompts/list":
+		if s.scenario != "prompts-change" && s.scenario != "prompt-get-change" {
+			s.fail(id, -32601, "Method not found")
+			return
+		}
 		p := promptHello
 		if s.scenario == "prompts-change" && s.calls >= 3 {
 			p = promptHelloRP
