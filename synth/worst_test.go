@@ -1,0 +1,68 @@
+package synth
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// explodingSchema is the worst case the budget exists for: depth levels of
+// anyOf with width branches each, every leaf unsatisfiable, so a naive
+// search visits width^depth leaves before giving up.
+func explodingSchema(depth, width int) json.RawMessage {
+	defs := `"l0":{"type":"string","minLength":2,"maxLength":1}`
+	for i := 1; i <= depth; i++ {
+		ref := fmt.Sprintf(`{"$ref":"#/$defs/l%d"}`, i-1)
+		defs += fmt.Sprintf(`,"l%d":{"anyOf":[%s]}`, i, strings.Repeat(ref+",", width-1)+ref)
+	}
+	return json.RawMessage(`{"$defs":{` + defs + `},"type":"object","properties":{"a":{"$ref":"#/$defs/l` + fmt.Sprint(depth) + `"}},"required":["a"]}`)
+}
+
+// wideSchema is a satisfiable schema of n properties, each an allOf of
+// string constraints: the size the work budget must scale with.
+func wideSchema(n int) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"p%d":{"allOf":[{"type":"string"},{"minLength":3},{"pattern":"^[a-z]+$"}]}`, i)
+	}
+	b.WriteString(`},"required":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"p%d"`, i)
+	}
+	b.WriteString("]}")
+	return json.RawMessage(b.String())
+}
+
+// BenchmarkWorstCaseArguments: the exponential anyOf schema must cost the
+// same fixed budget at depth 20 as at depth 200 (10x the schema), and a
+// wide satisfiable schema must cost about 10x at 10x the properties.
+func BenchmarkWorstCaseArguments(b *testing.B) {
+	cases := []struct {
+		name   string
+		schema json.RawMessage
+		ok     bool
+	}{
+		{"anyOf-depth=20", explodingSchema(20, 8), false},
+		{"anyOf-depth=200", explodingSchema(200, 8), false},
+		{"allOf-props=100", wideSchema(100), true},
+		{"allOf-props=1000", wideSchema(1000), true},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.schema)))
+			for b.Loop() {
+				if _, err := Arguments(c.schema); (err == nil) != c.ok {
+					b.Fatalf("err = %v", err)
+				}
+			}
+		})
+	}
+}
