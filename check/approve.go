@@ -50,16 +50,7 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 			prev = opts.Lock.Servers[name]
 		}
 		l := &Live{Name: name, Config: run.cfg}
-		unstable := stabilityFindings(run)
-		fs := append([]finding.Finding(nil), run.findings...)
-		fs = append(fs, unstable...)
-		fs = append(fs, inspectRun(run)...)
-		fs = append(fs, launchHygiene(run, prev)...)
-		for _, f := range across {
-			if f.Server == name {
-				fs = append(fs, f)
-			}
-		}
+		fs, unstable := probeFindings(run, prev, across)
 		srv := report.Server{Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
 			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run)}
 		switch {
@@ -73,6 +64,9 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 		case len(unstable) > 0:
 			l.Refused = fmt.Sprintf("the manifest changed during the probe (%d unstable-manifest finding(s)): a server that changes what it shows is not approvable", len(unstable))
 			srv.Status = report.StatusDrift
+		case leaked(run.findings, prev):
+			l.Refused = "the server sent back a planted canary secret: a server caught reading credentials is not approvable"
+			srv.Status = report.StatusDrift
 		default:
 			l.Server = buildEntry(run, nil, who)
 			l.Server.Acknowledgements = nil
@@ -83,12 +77,7 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 			}
 			srv.Status = report.StatusOK
 		}
-		fs = finding.Dedup(fs)
-		applyAcks(fs, prev)
-		for i := range fs {
-			fs[i].File, fs[i].Line = run.cfg.File, run.cfg.Line
-		}
-		finding.Sort(fs)
+		fs = settle(fs, run, prev)
 		l.Findings = fs
 		srv.Findings = fs
 		r.Servers = append(r.Servers, srv)

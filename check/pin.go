@@ -41,18 +41,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 		if opts.Lock != nil {
 			prev = opts.Lock.Servers[name]
 		}
-		// What the probe itself saw (canary leaks) and launch hygiene come
-		// first: a leak is observed behaviour, not a heuristic.
-		fs := append([]finding.Finding(nil), run.findings...)
-		fs = append(fs, launchHygiene(run, prev)...)
-		unstable := stabilityFindings(run)
-		fs = append(fs, unstable...)
-		fs = append(fs, inspectRun(run)...)
-		for _, f := range across {
-			if f.Server == name {
-				fs = append(fs, f)
-			}
-		}
+		fs, unstable := probeFindings(run, prev, across)
 		srv := report.Server{Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
 			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run), Notes: run.notes}
 		switch {
@@ -67,13 +56,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 			next.Servers[name] = buildEntry(run, prev, who)
 			srv.Status = report.StatusOK
 		}
-		fs = finding.Dedup(fs)
-		applyAcks(fs, prev)
-		for i := range fs {
-			fs[i].File, fs[i].Line = run.cfg.File, run.cfg.Line
-		}
-		finding.Sort(fs)
-		srv.Findings = fs
+		srv.Findings = settle(fs, run, prev)
 		r.Servers = append(r.Servers, srv)
 	}
 	// Inspection findings are shown on pin but do not stop it: check
@@ -89,6 +72,36 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 		return nil, r
 	}
 	return next, r
+}
+
+// probeFindings is what pin and approve report for one probed server: what
+// the probe itself saw (canary leaks) and launch hygiene first, since a
+// leak is observed behaviour, not a heuristic; then stability, inspection
+// and cross-server findings. unstable is the stability part.
+func probeFindings(run *serverRun, prev *lock.Server, across []finding.Finding) (fs, unstable []finding.Finding) {
+	fs = append([]finding.Finding(nil), run.findings...)
+	fs = append(fs, launchHygiene(run, prev)...)
+	unstable = stabilityFindings(run)
+	fs = append(fs, unstable...)
+	fs = append(fs, inspectRun(run)...)
+	for _, f := range across {
+		if f.Server == run.cfg.Name {
+			fs = append(fs, f)
+		}
+	}
+	return fs, unstable
+}
+
+// settle dedups, applies the lock's acknowledgements, points every finding
+// at the server's config entry and sorts.
+func settle(fs []finding.Finding, run *serverRun, prev *lock.Server) []finding.Finding {
+	fs = finding.Dedup(fs)
+	applyAcks(fs, prev)
+	for i := range fs {
+		fs[i].File, fs[i].Line = run.cfg.File, run.cfg.Line
+	}
+	finding.Sort(fs)
+	return fs
 }
 
 // leaked reports an error-level canary leak no acknowledgement covers: a

@@ -34,30 +34,10 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitUsage, asUsage(fmt.Errorf("--format: %w", err))
 	}
-	threshold, err := finding.ParseSeverity(*failOn)
-	if err != nil {
-		return ExitUsage, asUsage(fmt.Errorf("--fail-on: %w", err))
-	}
-	servers, all, err := c.loadServers(env)
+	ctx, cancel, opts, err := c.checkRun(ctx, env, *failOn)
+	defer cancel()
 	if err != nil {
 		return ExitUsage, err
-	}
-	lk, data, err := c.readLock(env, true)
-	if err != nil {
-		return ExitUsage, err
-	}
-	opts, err := c.options(env, env.Stderr)
-	if err != nil {
-		return ExitUsage, err
-	}
-	opts.Servers, opts.All, opts.Lock, opts.LockData, opts.FailOn = servers, all, lk, data, threshold
-	if lk == nil {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: every server is unpinned\n", c.lockPath)
-	}
-	if c.deadline > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.deadline)
-		defer cancel()
 	}
 	review := *baseLock != "" || *baseRef != ""
 	var base *lock.File
@@ -190,4 +170,36 @@ func runServers(args []string, env Env) (int, error) {
 		fmt.Fprintf(env.Stdout, "%s\t%s:%d\t%s\t%s\n", inspect.Escape(s.Name), s.File, s.Line, l.Type, inspect.Escape(strings.TrimSpace(target)))
 	}
 	return ExitOK, nil
+}
+
+// checkRun loads what check and diff share: the --fail-on threshold, the
+// configured servers, the lock (a missing one is said, not an error) and
+// the engine's options, with --deadline applied to the returned context.
+// The caller must call cancel.
+func (c *common) checkRun(ctx context.Context, env Env, failOn string) (context.Context, context.CancelFunc, check.Options, error) {
+	cancel := func() {}
+	threshold, err := finding.ParseSeverity(failOn)
+	if err != nil {
+		return ctx, cancel, check.Options{}, asUsage(fmt.Errorf("--fail-on: %w", err))
+	}
+	servers, all, err := c.loadServers(env)
+	if err != nil {
+		return ctx, cancel, check.Options{}, err
+	}
+	lk, data, err := c.readLock(env, true)
+	if err != nil {
+		return ctx, cancel, check.Options{}, err
+	}
+	opts, err := c.options(env, env.Stderr)
+	if err != nil {
+		return ctx, cancel, check.Options{}, err
+	}
+	opts.Servers, opts.All, opts.Lock, opts.LockData, opts.FailOn = servers, all, lk, data, threshold
+	if lk == nil {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: every server is unpinned\n", c.lockPath)
+	}
+	if c.deadline > 0 {
+		ctx, cancel = context.WithTimeout(ctx, c.deadline)
+	}
+	return ctx, cancel, opts, nil
 }

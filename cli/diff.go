@@ -279,30 +279,10 @@ func runDiff(ctx context.Context, args []string, env Env) (int, error) {
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	threshold, err := finding.ParseSeverity(*failOn)
-	if err != nil {
-		return ExitUsage, asUsage(fmt.Errorf("--fail-on: %w", err))
-	}
-	servers, all, err := c.loadServers(env)
+	ctx, cancel, opts, err := c.checkRun(ctx, env, *failOn)
+	defer cancel()
 	if err != nil {
 		return ExitUsage, err
-	}
-	lk, data, err := c.readLock(env, true)
-	if err != nil {
-		return ExitUsage, err
-	}
-	opts, err := c.options(env, env.Stderr)
-	if err != nil {
-		return ExitUsage, err
-	}
-	opts.Servers, opts.All, opts.Lock, opts.LockData, opts.FailOn = servers, all, lk, data, threshold
-	if lk == nil {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: every server is unpinned\n", c.lockPath)
-	}
-	if c.deadline > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.deadline)
-		defer cancel()
 	}
 	r := check.Check(ctx, opts)
 	WriteDiff(env.Stdout, newPainter(env, env.Stdout), r)

@@ -18,11 +18,34 @@ func Live(pgid int) []int {
 	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
 		return nil
 	}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
+	procs, ok := scan()
+	if !ok {
 		return []int{pgid} // cannot tell: assume alive (fail closed)
 	}
 	var pids []int
+	for _, p := range procs {
+		if p.live() && p.pgrp == pgid {
+			pids = append(pids, p.pid)
+		}
+	}
+	return pids
+}
+
+// proc is one line of /proc/PID/stat, the fields we use.
+type proc struct {
+	pid, ppid, pgrp int
+	state           string
+}
+
+func (p proc) live() bool { return p.state != "Z" && p.state != "X" }
+
+// scan reads every process's state, parent and process group.
+func scan() ([]proc, bool) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, false
+	}
+	var out []proc
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -39,14 +62,14 @@ func Live(pgid int) []int {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
+		if len(f) < 3 {
 			continue
 		}
-		if g, _ := strconv.Atoi(f[2]); g == pgid {
-			pids = append(pids, pid)
-		}
+		ppid, _ := strconv.Atoi(f[1])
+		pgrp, _ := strconv.Atoi(f[2])
+		out = append(out, proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0]})
 	}
-	return pids
+	return out, true
 }
 
 // WaitGone polls until no live process is left in the group or d passes.
@@ -98,33 +121,17 @@ func KillDescendants(keep map[int]bool) int {
 	return killed
 }
 
+// Descendants lists the live processes whose parent chain reaches pid.
+func Descendants(pid int) []int { return descendants(pid) }
+
 // descendants lists the live processes whose parent chain reaches pid.
 func descendants(pid int) []int {
+	procs, _ := scan()
 	parent := map[int]int{}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	for _, p := range procs {
+		if p.live() {
+			parent[p.pid] = p.ppid
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		pp, _ := strconv.Atoi(f[1])
-		parent[p] = pp
 	}
 	var out []int
 	for p := range parent {
@@ -152,31 +159,11 @@ func reapOrphans(keep map[int]bool) {
 }
 
 func zombieChildren(self int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
+	procs, _ := scan()
 	var out []int
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 || f[0] != "Z" {
-			continue
-		}
-		if pp, _ := strconv.Atoi(f[1]); pp == self {
-			out = append(out, p)
+	for _, p := range procs {
+		if p.state == "Z" && p.ppid == self {
+			out = append(out, p.pid)
 		}
 	}
 	return out
