@@ -190,14 +190,14 @@ func concurrency(t *testing.T, bin string) string {
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %.1fx |\n", n, ms(serial), ms(par), float64(serial)/float64(par))
 	}
-	fmt.Fprintf(&b, "\n16 servers take %.2fx the time of 4 with the default --jobs (%d on this machine; target at most 2x).\n", float64(sixteen)/float64(four), max(runtime.NumCPU(), 2))
+	fmt.Fprintf(&b, "\n16 servers take %.2fx the time of 4 with the default --jobs (%d on this machine; target at most 2x).\n", float64(sixteen)/float64(four), min(max(8*runtime.NumCPU(), 16), 64))
 	return b.String()
 }
 
 // spawnToList is the server's own time from spawn to the tools/list
 // answer, with a minimal client and no sandbox.
 func spawnToList(t *testing.T, command string, args ...string) time.Duration {
-	return timeIt(5, func() {
+	return timeIt(9, func() {
 		cmd := exec.Command(command, args...)
 		stdin, _ := cmd.StdinPipe()
 		stdout, _ := cmd.StdoutPipe()
@@ -240,10 +240,10 @@ func realServer(t *testing.T, bin string) string {
 	}
 	root := t.TempDir()
 	own := spawnToList(t, d.Bin("mcp-server-filesystem"), root)
-	check := timeIt(5, func() {
+	check := timeIt(9, func() {
 		run(t, bin, dir, "check", "--quiet", "--server", "fs", "--warmup-calls", "0", "--launches", "1", "--sandbox", "off")
 	})
-	checkBasic := timeIt(5, func() {
+	checkBasic := timeIt(9, func() {
 		run(t, bin, dir, "check", "--quiet", "--server", "fs", "--warmup-calls", "0", "--launches", "1")
 	})
 	var b strings.Builder
@@ -251,7 +251,7 @@ func realServer(t *testing.T, bin string) string {
 	fmt.Fprintf(&b, "| spawn to tools/list answer (minimal client) | %s | 1.00x |\n", ms(own))
 	fmt.Fprintf(&b, "| `check --warmup-calls 0 --launches 1 --sandbox off` | %s | %.2fx |\n", ms(check), float64(check)/float64(own))
 	fmt.Fprintf(&b, "| `check --warmup-calls 0 --launches 1` (basic sandbox) | %s | %.2fx |\n", ms(checkBasic), float64(checkBasic)/float64(own))
-	b.WriteString("\nMedian of 5. Target: at most 1.2x.\n")
+	b.WriteString("\nMedian of 9. The check's time includes starting mcp-lockcheck itself, reading the lock, shutting the server down and writing the report; the baseline stops at the tools/list answer. Target: at most 1.2x.\n")
 	return b.String()
 }
 
