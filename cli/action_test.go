@@ -423,6 +423,41 @@ func TestActionEmulated(t *testing.T) {
 	// --base is tested on its own; the workflow sets base: '' here.
 	event := strings.ReplaceAll(prEvent, "%BASE%", "2222222222222222222222222222222222222222")
 
+	t.Run("base from the event", func(t *testing.T) {
+		// The pull_request event's base SHA reaches check --base: here the
+		// base is this checkout's HEAD, whose demo lock is the one checked,
+		// so the review runs and approves nothing.
+		head, err := exec.Command("git", "-C", repoRootDir(t), "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Skipf("not a git checkout: %v", err)
+		}
+		if st, _ := exec.Command("git", "-C", repoRootDir(t), "status", "--porcelain", "examples/demo/mcp-lock.json").Output(); len(st) > 0 {
+			t.Skip("the demo lock has uncommitted changes")
+		}
+		ev := strings.ReplaceAll(prEvent, "%BASE%", strings.TrimSpace(string(head)))
+		r := newRunner(t, api, ev, map[string]string{
+			"working-directory": "examples/demo", "warmup-calls": "0", "launches": "1", "comment": "false",
+		})
+		r.run()
+		out := r.actionOutputs()
+		if out["exit-code"] != "0" {
+			t.Fatalf("outputs %v\nlog:\n%s", out, r.logs["check"])
+		}
+		if !strings.Contains(r.logs["check"], "--base "+strings.TrimSpace(string(head))) {
+			t.Errorf("check was not run with the event's base SHA:\n%s", r.logs["check"])
+		}
+	})
+
+	t.Run("base missing fails closed", func(t *testing.T) {
+		r := newRunner(t, api, strings.ReplaceAll(prEvent, "%BASE%", "3333333333333333333333333333333333333333"), map[string]string{
+			"working-directory": "examples/demo", "warmup-calls": "0", "launches": "1", "comment": "false",
+		})
+		r.run()
+		if out := r.actionOutputs(); out["exit-code"] != "2" {
+			t.Fatalf("a base that cannot be read: outputs %v\nlog:\n%s", out, r.logs["check"])
+		}
+	})
+
 	t.Run("drift", func(t *testing.T) {
 		r := newRunner(t, api, event, map[string]string{
 			"working-directory": "examples/demo", "warmup-calls": "3", "launches": "1", "base": "",
