@@ -76,7 +76,11 @@ if [ -z "$category" ]; then
 	if [ "$key" != "|.|mcp-lock.json||" ]; then category="$category/$(printf '%s' "$key" | sha)"; fi
 fi
 
-args=(check --format text --lock "$lockfile" --json "$report" --markdown "$comment_md" --summary "$summary_md" --automation-id "$category")
+args=(check --format text --json "$report" --markdown "$comment_md" --summary "$summary_md" --automation-id "$category")
+# The default lock is not named, so a repository adopting the check (no lock
+# yet) gets its servers reported as unpinned; a lock the workflow names must
+# exist.
+if [ -n "${INPUT_LOCK:-}" ] && [ "$INPUT_LOCK" != mcp-lock.json ]; then args+=(--lock "$lockfile"); fi
 if [ -n "${INPUT_FAIL_ON:-}" ]; then args+=(--fail-on "$INPUT_FAIL_ON"); fi
 if [ -n "${INPUT_SANDBOX:-}" ]; then args+=(--sandbox "$INPUT_SANDBOX"); fi
 if [ -n "${INPUT_WARMUP_CALLS:-}" ]; then args+=(--warmup-calls "$INPUT_WARMUP_CALLS"); fi

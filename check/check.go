@@ -153,8 +153,11 @@ func status(s report.Server, failOn finding.Severity) string {
 	if s.Reason != "" {
 		return report.StatusHeld
 	}
+	// An error-level finding is drift whatever --fail-on says: --fail-on
+	// decides the exit code, not whether a server matches its lock.
+	threshold := min(failOn, finding.Error)
 	for _, f := range s.Findings {
-		if counts(f, failOn) {
+		if counts(f, threshold) {
 			return report.StatusDrift
 		}
 	}

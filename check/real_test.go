@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +38,14 @@ func realServer(t *testing.T, name string) config.Server {
 		return config.Server{Name: "fs", Type: "stdio", Command: bin, Args: []string{root}, File: ".mcp.json", Line: 3, Client: "claude-code"}
 	case "everything":
 		return config.Server{Name: "everything", Type: "stdio", Command: d.Bin("mcp-server-everything"), File: ".mcp.json", Line: 4, Client: "claude-code"}
+	case "memory-script":
+		// node with the program as an argument, as many configs name it.
+		node, err := exec.LookPath("node")
+		if err != nil {
+			t.Skip("node is not installed")
+		}
+		script := filepath.Join(d.Root, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")
+		return config.Server{Name: "memory-script", Type: "stdio", Command: node, Args: []string{script}, Env: map[string]string{"MEMORY_FILE_PATH": root + "/memory.jsonl"}, File: ".mcp.json", Line: 6, Client: "claude-code"}
 	case "memory":
 		return config.Server{Name: "memory", Type: "stdio", Command: d.Bin("mcp-server-memory"), Env: map[string]string{"MEMORY_FILE_PATH": root + "/memory.jsonl"}, File: ".mcp.json", Line: 5, Client: "claude-code"}
 	}
@@ -192,7 +202,7 @@ func TestRealServersSandboxLevels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real npm servers: not in -short")
 	}
-	servers := []config.Server{realServer(t, "fs"), realServer(t, "everything"), realServer(t, "memory")}
+	servers := []config.Server{realServer(t, "fs"), realServer(t, "everything"), realServer(t, "memory"), realServer(t, "memory-script")}
 	var want []byte
 	for _, lvl := range []sandbox.Level{sandbox.Off, sandbox.Basic, sandbox.Strict} {
 		opts := realOptions(servers...)

@@ -550,7 +550,11 @@ func TestActionEmulated(t *testing.T) {
 		// A fork's token is read-only: the comment fails, the check does not.
 		api.ReadOnly = true
 		defer func() { api.ReadOnly = false }()
-		lockPath := filepath.Join(t.TempDir(), "missing-lock.json")
+		// An empty lock: the demo server is not pinned in it.
+		lockPath := filepath.Join(t.TempDir(), "empty-lock.json")
+		if err := os.WriteFile(lockPath, []byte(`{"lockfileVersion": 1, "servers": {}}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		r := newRunner(t, api, event, map[string]string{
 			"working-directory": "examples/demo", "lock": lockPath, "warmup-calls": "0", "launches": "1", "base": "",
 		})

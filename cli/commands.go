@@ -110,7 +110,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	if next == nil {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged (a lock is only written when every server was probed and stable; pin the others alone with --server NAME)\n", c.lockPath)
 		return r.Summary.ExitCode, nil
 	}
 	data, err := next.Marshal()
@@ -186,7 +186,9 @@ func (c *common) checkRun(ctx context.Context, env Env, failOn string) (context.
 	if err != nil {
 		return ctx, cancel, check.Options{}, err
 	}
-	lk, data, err := c.readLock(env, true)
+	// A missing lock at the default path is first adoption: every server
+	// is unpinned. A --lock the user named that does not exist is a typo.
+	lk, data, err := c.readLock(env, !c.explicit()("lock"))
 	if err != nil {
 		return ctx, cancel, check.Options{}, err
 	}

@@ -60,11 +60,11 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.warmup, "warmup-calls", 5, "warm-up tools/call requests per launch, with a re-list after each (0 disables)")
 	fs.IntVar(&c.launches, "launches", 2, "launches per server (a sleeper changes on a later launch)")
 	fs.Var(&c.identities, "client-identity", "add a launch presenting clientInfo `NAME/VERSION` (repeatable)")
-	fs.StringVar(&c.protocol, "protocol", "auto", "handshake: auto (server/discover, then initialize), legacy or stateless")
+	fs.StringVar(&c.protocol, "protocol", "auto", "handshake: auto (initialize, as the presented client does; server/discover only when initialize is refused), legacy or stateless")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "deadline for one server's whole probe")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "deadline for one request")
 	fs.IntVar(&c.maxMessage, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted from a server")
-	fs.IntVar(&c.jobs, "jobs", defaultJobs(), "servers probed at once (default: 8 per CPU, 16 to 64)")
+	fs.IntVar(&c.jobs, "jobs", defaultJobs(), "servers probed at once: 8 per CPU, between 16 and 64")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.DurationVar(&c.clockOffset, "clock-offset", 0, "add a launch with the server's clock moved forward by `DURATION` (libfaketime)")
 	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr")
@@ -158,7 +158,7 @@ func (c *common) loadServers(env Env) (servers []config.Server, all bool, err er
 	if len(paths) == 0 {
 		paths = config.Discover(c.dir(env))
 		if len(paths) == 0 {
-			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json); name one with --config", c.dir(env))
+			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .zed/settings.json, .codex/config.toml, mcp.json, claude_desktop_config.json); name one with --config", c.dir(env))
 		}
 	}
 	servers, err = config.LoadAll(paths)

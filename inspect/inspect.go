@@ -384,7 +384,9 @@ func (sc *scan) findings() []finding.Finding {
 		f.Field = h.field
 		f.Phase = sc.subject.Phase
 		f.ContentSHA256 = sc.sha
-		f.Detail = strings.Join(h.detail, "\n")
+		// One line: every renderer escapes a newline, and "; " reads
+		// better than a literal \n.
+		f.Detail = strings.Join(h.detail, "; ")
 		where := "the text"
 		if h.field != "" {
 			where = Escape(h.field)

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -316,6 +317,9 @@ func posError(name string, data []byte, err error) error {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+	}
+	if off < 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
+		off = int64(len(data)) // cut short: the end is where it stops
 	}
 	if off < 0 {
 		return fmt.Errorf("%s: %w: %v", name, ErrInvalid, err)

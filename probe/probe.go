@@ -113,7 +113,8 @@ type Options struct {
 	// launch under another client identity.
 	Identity        Identity
 	ExtraIdentities []Identity
-	// Protocol: "auto" (server/discover, then initialize), "legacy" or
+	// Protocol: "auto" (initialize, as the presented client opens; then
+	// server/discover only if initialize is refused), "legacy" or
 	// "stateless".
 	Protocol        string
 	RequestTimeout  time.Duration // default 30s

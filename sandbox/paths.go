@@ -76,6 +76,37 @@ func (r *Run) commandRO(path, pathEnv, dir string, env map[string]string) []stri
 	return dedupe(ro)
 }
 
+// scriptGrants makes the scripts a command runs readable: `node
+// /abs/server/dist/index.js` names its program as an argument, and node
+// then needs the file and the node_modules its imports resolve in. Only
+// existing regular files with a script's extension, or executables, are
+// granted, with the same install prefixes as the command itself.
+func (r *Run) scriptGrants(args []string, dir string) []string {
+	var ro []string
+	for _, a := range args {
+		p := a
+		if !filepath.IsAbs(p) {
+			if dir == "" || strings.HasPrefix(a, "-") {
+				continue
+			}
+			p = filepath.Join(dir, p)
+		}
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".js", ".mjs", ".cjs", ".ts", ".mts", ".py", ".rb", ".jar":
+		default:
+			if fi.Mode().Perm()&0o111 == 0 {
+				continue
+			}
+		}
+		ro = append(ro, r.installGrants(p)...)
+	}
+	return ro
+}
+
 // installGrants is an executable, its symlink target, and the prefixes it
 // was installed under: the parent of its bin/ directory (node's prefix, a
 // venv) and the outermost node_modules on its real path (an npm package's

@@ -205,9 +205,9 @@ func (r *Run) Dir() string { return r.dir }
 func (r *Run) Isolation() string {
 	switch r.opts.Level {
 	case Basic:
-		return fmt.Sprintf("basic: env scrubbed, run dir %s, canaries, rlimits", r.dir)
+		return "basic: env scrubbed, fresh HOME and TMPDIR, canaries, rlimits"
 	case Strict:
-		return fmt.Sprintf("strict: landlock ABI %d + netns (no network), env scrubbed, run dir %s, canaries, rlimits", r.abi, r.dir)
+		return fmt.Sprintf("strict: landlock ABI %d + netns (no network), env scrubbed, fresh HOME and TMPDIR, canaries, rlimits", r.abi)
 	}
 	return "off"
 }
@@ -316,7 +316,7 @@ func (r *Run) Command(ctx context.Context, command string, args []string, env ma
 		p := policy{Path: path, Limits: r.limits}
 		if r.opts.Level == Strict {
 			p.Landlock = true
-			p.RO = r.commandRO(path, childEnv["PATH"], dir, childEnv)
+			p.RO = append(r.commandRO(path, childEnv["PATH"], dir, childEnv), r.scriptGrants(args, dir)...)
 			p.RW = []string{r.dir}
 			if r.cacheRW {
 				for _, d := range r.caches {

@@ -276,7 +276,7 @@ func TestBasicEnvironment(t *testing.T) {
 	if red := r.Redact(key); strings.Contains(red, canaryFor(t, r, "~/.ssh/id_rsa")) || !strings.Contains(red, "[canary:~/.ssh/id_rsa]") {
 		t.Errorf("Redact left the token:\n%s", red)
 	}
-	if got := r.Isolation(); !strings.HasPrefix(got, "basic: ") || !strings.Contains(got, r.Dir()) {
+	if got := r.Isolation(); !strings.HasPrefix(got, "basic: ") || strings.Contains(got, r.Dir()) {
 		t.Errorf("Isolation() = %q", got)
 	}
 }
