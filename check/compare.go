@@ -26,21 +26,25 @@ type snapshot struct {
 	serverInfo   lock.Canonical
 	capabilities lock.Canonical
 	instructions lock.Canonical
-	entries      map[string]map[string]lock.Canonical // kind -> key -> canonical
-	order        map[string][]string                  // kind -> keys in listed order
-	dups         []finding.Finding                    // keys listed twice
-	raw          map[string]map[string][]byte         // kind -> key -> raw
+	// protocolVersion is the version negotiated ("" in the lock view of
+	// an old lock without one).
+	protocolVersion string
+	entries         map[string]map[string]lock.Canonical // kind -> key -> canonical
+	order           map[string][]string                  // kind -> keys in listed order
+	dups            []finding.Finding                    // keys listed twice
+	raw             map[string]map[string][]byte         // kind -> key -> raw
 }
 
 func newSnapshot(server string, o probe.Observation) *snapshot {
 	s := &snapshot{
-		obs:          o,
-		serverInfo:   canonOrEmpty(o.ServerInfo),
-		capabilities: canonOrEmpty(o.Capabilities),
-		instructions: canonOrEmpty(o.Instructions),
-		entries:      map[string]map[string]lock.Canonical{},
-		order:        map[string][]string{},
-		raw:          map[string]map[string][]byte{},
+		obs:             o,
+		protocolVersion: o.ProtocolVersion,
+		serverInfo:      canonOrEmpty(o.ServerInfo),
+		capabilities:    canonOrEmpty(o.Capabilities),
+		instructions:    canonOrEmpty(o.Instructions),
+		entries:         map[string]map[string]lock.Canonical{},
+		order:           map[string][]string{},
+		raw:             map[string]map[string][]byte{},
 	}
 	for _, kind := range probe.Kinds {
 		defs, ok := o.Lists[kind]
@@ -97,10 +101,11 @@ func canonOrEmpty(raw []byte) lock.Canonical {
 // lockView is the lock entry in the same comparable form.
 func lockView(ls *lock.Server) *snapshot {
 	s := &snapshot{
-		serverInfo:   ls.Handshake("serverInfo", ls.ServerInfo),
-		capabilities: ls.Handshake("capabilities", ls.Capabilities),
-		instructions: ls.Handshake("instructions", ls.Instructions),
-		entries:      map[string]map[string]lock.Canonical{},
+		protocolVersion: ls.ProtocolVersion,
+		serverInfo:      ls.Handshake("serverInfo", ls.ServerInfo),
+		capabilities:    ls.Handshake("capabilities", ls.Capabilities),
+		instructions:    ls.Handshake("instructions", ls.Instructions),
+		entries:         map[string]map[string]lock.Canonical{},
 	}
 	for _, kind := range lock.Kinds {
 		m := map[string]lock.Canonical{}
@@ -129,6 +134,10 @@ func compare(server string, ref, live *snapshot, phase string, stability bool) [
 	if ref.instructions.SHA256 != live.instructions.SHA256 {
 		add(finding.InstructionsChanged, finding.KindServer, "instructions", "instructions",
 			"the server's initialize instructions differ", textOf(ref.instructions), textOf(live.instructions))
+	}
+	if ref.protocolVersion != "" && live.protocolVersion != "" && ref.protocolVersion != live.protocolVersion {
+		add(finding.ServerInfoChanged, finding.KindServer, "protocolVersion", "protocolVersion",
+			"the negotiated protocol version differs", ref.protocolVersion, live.protocolVersion)
 	}
 	if ref.serverInfo.SHA256 != live.serverInfo.SHA256 {
 		add(finding.ServerInfoChanged, finding.KindServer, "serverInfo", "serverInfo",

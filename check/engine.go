@@ -605,6 +605,18 @@ func inspectRun(run *serverRun) []finding.Finding {
 			}
 		}
 	}
+	// What the warm-up calls returned is model input too.
+	for _, c := range run.res.Calls {
+		if len(c.Result) == 0 {
+			continue
+		}
+		sum := lock.Sum(c.Result)
+		if seen["r"+c.Tool+sum] {
+			continue
+		}
+		seen["r"+c.Tool+sum] = true
+		jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: finding.KindTool, Name: c.Tool, Raw: c.Result, Phase: c.Phase}, sum, "tools/call result"})
+	}
 	// Definitions are independent: inspect them on every CPU, then keep
 	// the findings in the order the definitions were seen.
 	results := make([][]finding.Finding, len(jobs))
@@ -621,7 +633,9 @@ func inspectRun(run *serverRun) []finding.Finding {
 						if fs[k].Field == "" {
 							fs[k].Field = p
 						} else {
-							fs[k].Field = join(p, fs[k].Field)
+							// Field is already a path: prefix it, do not
+							// escape it again.
+							fs[k].Field = p + "/" + fs[k].Field
 						}
 					}
 				}

@@ -64,6 +64,33 @@ func Across(subjects []Subject) []finding.Finding {
 		emit(f)
 	}
 
+	// Names that differ only in case or separators (send-email next to
+	// another server's send_email) collide for the model just the same.
+	byLoose := map[string][]Subject{}
+	for _, s := range subjects {
+		if s.Kind == finding.KindTool {
+			k := looseName(s.Name)
+			byLoose[k] = append(byLoose[k], s)
+		}
+	}
+	for _, s := range subjects {
+		if s.Kind != finding.KindTool {
+			continue
+		}
+		var alike []string
+		for _, o := range byLoose[looseName(s.Name)] {
+			if o.Server != s.Server && o.Name != s.Name && !slices.Contains(alike, fmt.Sprintf("%q of server %q", Escape(o.Name), Escape(o.Server))) {
+				alike = append(alike, fmt.Sprintf("%q of server %q", Escape(o.Name), Escape(o.Server)))
+			}
+		}
+		if len(alike) == 0 {
+			continue
+		}
+		f := base(finding.ToolShadowing, s, "name")
+		f.Message = fmt.Sprintf("Tool name %q differs only in case or separators from tool %s", Escape(s.Name), strings.Join(alike, ", "))
+		emit(f)
+	}
+
 	// Text of one server that names another server's tool: the published
 	// shadowing attack ("when using send_email, always ...").
 	refs := newNameIndex(toolNames)
@@ -338,4 +365,16 @@ func quoteList(list []string) string {
 		q[i] = fmt.Sprintf("%q", Escape(v))
 	}
 	return strings.Join(q, ", ")
+}
+
+// looseName folds a tool name the way a reader (or a model) does: case,
+// and the separators '_', '-', '.' and spaces, do not tell names apart.
+func looseName(n string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '_', '-', '.', ' ':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, n)
 }

@@ -249,18 +249,21 @@ func (sc *scan) invisible(r textRef, s string) {
 
 // padding flags long runs of blanks or line breaks: the payload after them
 // sits off-screen in a tool-approval dialog, while the model reads it all.
+// Blanks are every space separator (no-break, em, ideographic spaces...)
+// and the characters that render as nothing (braille blank, Hangul
+// fillers); line breaks include U+2028/U+2029 and NEL.
 func (sc *scan) padding(r textRef, s string) {
 	blanks, lines := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t':
+	for i, c := range s {
+		switch {
+		case padBlank(c):
 			blanks++
 			if blanks < padSpaces {
 				continue
 			}
-		case '\n', '\r':
+		case padBreak(c):
 			blanks = 0
-			if s[i] == '\n' {
+			if c != '\r' {
 				lines++
 			}
 			if lines < padNewlines {
@@ -270,10 +273,14 @@ func (sc *scan) padding(r textRef, s string) {
 			blanks, lines = 0, 0
 			continue
 		}
-		// A threshold was reached at i.
+		// A threshold was reached at i: find where the padding ends.
 		end := i
-		for end < len(s) && (s[end] == ' ' || s[end] == '\t' || s[end] == '\n' || s[end] == '\r') {
-			end++
+		for end < len(s) {
+			c, size := utf8.DecodeRuneInString(s[end:])
+			if !padBlank(c) && !padBreak(c) {
+				break
+			}
+			end += size
 		}
 		if end >= len(s) {
 			return // trailing blanks hide nothing
@@ -284,6 +291,14 @@ func (sc *scan) padding(r textRef, s string) {
 		h.detail = append(h.detail, "text after the padding: "+escapeSpan(s, end, min(len(s), end+spanLimit/2), spanLimit))
 		return
 	}
+}
+
+func padBlank(c rune) bool {
+	return c == ' ' || c == '\t' || unicode.Is(unicode.Zs, c) || c == 0x2800 || c == 0x3164 || c == 0xFFA0 || c == 0x115F || c == 0x1160
+}
+
+func padBreak(c rune) bool {
+	return c == '\n' || c == '\r' || c == 0x2028 || c == 0x2029 || c == 0x85 || c == 0x0B || c == 0x0C
 }
 
 // phrases runs the model-instruction and sensitive-path heuristics on s

@@ -85,7 +85,13 @@ type CallRecord struct {
 	Call
 	// Outcome is "ok", "tool-error" or "rpc-error".
 	Outcome string
+	// Result is the raw result (up to 256 KiB; nil when cut or absent):
+	// what a tool returns is model input too, and is inspected.
+	Result json.RawMessage
 }
+
+// maxKeptResult bounds the tool results kept for inspection.
+const maxKeptResult = 256 << 10
 
 // Identity is the client a probe presents itself as.
 type Identity struct {
@@ -292,11 +298,11 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 		c := calls[i%len(calls)]
 		name := fmt.Sprintf("after-call-%d", i+1)
 		l.setPhase(fmt.Sprintf("call-%d", i+1))
-		outcome, err := l.callTool(ctx, c)
+		outcome, result, err := l.callTool(ctx, c)
 		if err != nil {
 			return err
 		}
-		l.res.Calls = append(l.res.Calls, CallRecord{Phase: fmt.Sprintf("launch-%d/%s", l.n, name), Call: c, Outcome: outcome})
+		l.res.Calls = append(l.res.Calls, CallRecord{Phase: fmt.Sprintf("launch-%d/%s", l.n, name), Call: c, Outcome: outcome, Result: result})
 		// A server that reacts to the call with list_changed is re-listed
 		// for that notification first, as a client would.
 		l.barrier(ctx)
@@ -713,7 +719,7 @@ func (l *launchRun) plan() []Call {
 
 // callTool makes one warm-up call. A call that errors still counts: the
 // counter in the server is what is being baited.
-func (l *launchRun) callTool(ctx context.Context, c Call) (string, error) {
+func (l *launchRun) callTool(ctx context.Context, c Call) (string, json.RawMessage, error) {
 	args := c.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -725,19 +731,26 @@ func (l *launchRun) callTool(ctx context.Context, c Call) (string, error) {
 		var rpc *RPCError
 		switch {
 		case errors.As(err, &rpc):
-			return "rpc-error", nil
+			return "rpc-error", nil, nil
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 			// A slow tool is not a broken server; the call still counts.
-			return "timeout", nil
+			return "timeout", nil, nil
 		}
-		return "", err
+		return "", nil, err
 	}
 	var r struct {
 		IsError bool `json:"isError"`
 	}
 	_ = json.Unmarshal(raw, &r)
 	if r.IsError {
-		return "tool-error", nil
+		return "tool-error", keep(raw), nil
 	}
-	return "ok", nil
+	return "ok", keep(raw), nil
+}
+
+func keep(raw json.RawMessage) json.RawMessage {
+	if len(raw) > maxKeptResult {
+		return nil
+	}
+	return raw
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Unlimited in a [Limits] field means "do not set this limit".
@@ -190,6 +192,10 @@ func New(server string, opts Options) (*Run, error) {
 		r.Close()
 		return nil, err
 	}
+	if err := r.furnishHome(); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if opts.Level == Strict {
 		r.baseRO = r.strictBaseRO()
 	}
@@ -241,7 +247,7 @@ func (r *Run) Close() error {
 // GITHUB_TOKEN, ACTIONS_*, AWS_*, cloud and API keys pass only when the
 // config's env or PassEnv names them.
 var envAllow = []string{
-	"PATH", "USER", "LOGNAME", "TERM", "TZ",
+	"PATH", "USER", "LOGNAME", "TERM", "TZ", "SHELL",
 	"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY",
 	"LC_NUMERIC", "LC_TIME", "LC_ADDRESS", "LC_IDENTIFICATION", "LC_MEASUREMENT",
 	"LC_NAME", "LC_PAPER", "LC_TELEPHONE",
@@ -366,17 +372,11 @@ func (r *Run) environ(config map[string]string) map[string]string {
 	for k, v := range r.caches {
 		e[k] = v
 	}
-	e["npm_config_prefer_offline"] = "true"
-	e["npm_config_update_notifier"] = "false"
-	e["npm_config_fund"] = "false"
-	e["npm_config_audit"] = "false"
-	// npm writes its debug logs into the cache by default, which Strict
-	// keeps read-only.
-	e["npm_config_logs_dir"] = filepath.Join(r.tmp, "npm-logs")
-	if r.opts.Level == Strict {
-		// No network in Strict: fail a cache miss at once instead of
-		// retrying the registry for a minute.
-		e["npm_config_fetch_retries"] = "0"
+	// npm's settings live in ~/.npmrc (furnishHome), not in npm_config_*
+	// variables no user has set: those would tell a server it is probed.
+	delete(e, "npm_config_cache")
+	if _, ok := e["SHELL"]; !ok {
+		e["SHELL"] = "/bin/bash"
 	}
 	for k, tok := range r.envCan {
 		if _, named := config[k]; !named {
@@ -535,4 +535,45 @@ func homeUser() string {
 		}
 	}
 	return "user"
+}
+
+// furnishHome makes the sandbox HOME look lived in: the dotfiles a user's
+// home has, npm's settings in ~/.npmrc (the cache to use, offline first, no
+// notifier: npm_config_* variables would name the checker's intent), and
+// every planted file backdated by months, since a server that saw a home
+// created a second ago, holding nothing but keys, would know.
+func (r *Run) furnishHome() error {
+	npmrc := "prefer-offline=true\nupdate-notifier=false\nfund=false\naudit=false\n" +
+		"logs-dir=" + filepath.Join(r.tmp, "npm-logs") + "\n"
+	if c := r.caches["npm_config_cache"]; c != "" {
+		npmrc += "cache=" + c + "\n"
+	}
+	if r.opts.Level == Strict {
+		// No network in Strict: fail a cache miss at once instead of
+		// retrying the registry for a minute.
+		npmrc += "fetch-retries=0\n"
+	}
+	files := map[string]string{
+		".npmrc":        npmrc,
+		".bashrc":       "# ~/.bashrc\n[ -z \"$PS1\" ] && return\nHISTCONTROL=ignoreboth\nshopt -s histappend\nalias ll='ls -alF'\nexport EDITOR=vim\n",
+		".profile":      "# ~/.profile\nif [ -n \"$BASH_VERSION\" ] && [ -f \"$HOME/.bashrc\" ]; then . \"$HOME/.bashrc\"; fi\nPATH=\"$HOME/.local/bin:$PATH\"\n",
+		".gitconfig":    "[user]\n\tname = " + homeUser() + "\n\temail = " + homeUser() + "@users.noreply.example.com\n[init]\n\tdefaultBranch = main\n[pull]\n\trebase = true\n",
+		".bash_history": "git status\ncd project\nnpm install\ngit pull\nls -la\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(r.home, name), []byte(content), 0o644); err != nil {
+			return fmt.Errorf("sandbox: furnishing HOME: %w", err)
+		}
+	}
+	// Backdate everything under HOME: between 60 and 400 days old.
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	age := time.Duration(60+int(b[0])%340) * 24 * time.Hour
+	old := time.Now().Add(-age).Add(-time.Duration(b[1]) * time.Minute)
+	return filepath.WalkDir(r.home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
 }

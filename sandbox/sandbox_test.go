@@ -250,8 +250,17 @@ func TestBasicEnvironment(t *testing.T) {
 			t.Errorf("%s = %q, want inside the run dir %s", k, env[k], r.Dir())
 		}
 	}
-	if env["LANG"] != "C.UTF-8" || env["npm_config_prefer_offline"] != "true" {
-		t.Errorf("LANG = %q, npm_config_prefer_offline = %q", env["LANG"], env["npm_config_prefer_offline"])
+	npmrc, _ := os.ReadFile(filepath.Join(env["HOME"], ".npmrc"))
+	if env["LANG"] != "C.UTF-8" || !strings.Contains(string(npmrc), "prefer-offline=true") {
+		t.Errorf("LANG = %q, ~/.npmrc = %q", env["LANG"], npmrc)
+	}
+	for k := range env {
+		if strings.HasPrefix(strings.ToLower(k), "npm_config_") {
+			t.Errorf("%s is set: npm settings belong in ~/.npmrc", k)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(env["HOME"], ".ssh", "id_rsa")); err != nil || time.Since(st.ModTime()) < 30*24*time.Hour {
+		t.Errorf("the planted key looks freshly made: %v", err)
 	}
 
 	// The canaries are where a server would look, and a leak of one is found
