@@ -78,7 +78,7 @@ func BenchmarkPipeline(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				s := newSnapshot("srv", probe.Observation{Phase: "launch-1/initial", Lists: map[string][]probe.Def{probe.KindTool: defs}})
-				run := &serverRun{snaps: []*snapshot{s}}
+				run := &serverRun{snaps: []*snapshot{s}, res: &probe.Result{}}
 				run.cfg.Name = "srv"
 				fs := compare("srv", ref, s, "launch-1/initial", false)
 				fs = append(fs, inspectRun(run)...)
@@ -115,5 +115,31 @@ func startHeapSampler() func() uint64 {
 	return func() uint64 {
 		close(stop)
 		return <-done
+	}
+}
+
+// BenchmarkPhases measures one probe's worth of listings: the same 1,000
+// tools in 12 phases (2 launches x initial + 5 after-call re-lists), each
+// canonicalized and compared with the lock, with and without the per-run
+// cache of canonical forms.
+func BenchmarkPhases(b *testing.B) {
+	defs := syntheticManifest(1000)
+	ref := lockView(lockFor(defs))
+	for _, cached := range []bool{false, true} {
+		b.Run(fmt.Sprintf("cached=%v", cached), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var cache *canonCache
+				if cached {
+					cache = &canonCache{}
+				}
+				for range 12 {
+					s := newSnapshotCached("srv", probe.Observation{Phase: "p", Lists: map[string][]probe.Def{probe.KindTool: defs}}, cache)
+					if fs := compare("srv", ref, s, "p", false); len(fs) != 0 {
+						b.Fatal(fs)
+					}
+				}
+			}
+		})
 	}
 }

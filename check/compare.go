@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"runtime"
 	"sync"
@@ -36,6 +37,20 @@ type snapshot struct {
 }
 
 func newSnapshot(server string, o probe.Observation) *snapshot {
+	return newSnapshotCached(server, o, nil)
+}
+
+// canonCache remembers the canonical form of raw definitions already seen
+// in a run, keyed by the sha256 of the raw bytes: a server re-lists the same
+// bytes in every phase, and JCS is most of the cost of a large manifest.
+type canonCache struct {
+	mu sync.Mutex
+	m  map[[32]byte]lock.Canonical
+}
+
+// newSnapshotCached is newSnapshot sharing a cache across the phases of one
+// run (nil: none).
+func newSnapshotCached(server string, o probe.Observation, cache *canonCache) *snapshot {
 	s := &snapshot{
 		obs:             o,
 		protocolVersion: o.ProtocolVersion,
@@ -53,7 +68,7 @@ func newSnapshot(server string, o probe.Observation) *snapshot {
 		}
 		m := map[string]lock.Canonical{}
 		r := map[string][]byte{}
-		canon := canonicalizeAll(defs)
+		canon := canonicalizeAll(defs, cache)
 		for i, d := range defs {
 			if _, dup := m[d.Key]; dup {
 				f := finding.New(finding.AmbiguousJSON, server)
@@ -74,7 +89,7 @@ func newSnapshot(server string, o probe.Observation) *snapshot {
 
 // canonicalizeAll canonicalizes definitions on every CPU: JCS is most of
 // the cost of comparing a large manifest, and definitions are independent.
-func canonicalizeAll(defs []probe.Def) []lock.Canonical {
+func canonicalizeAll(defs []probe.Def, cache *canonCache) []lock.Canonical {
 	out := make([]lock.Canonical, len(defs))
 	workers := min(runtime.GOMAXPROCS(0), len(defs)/32+1)
 	var wg sync.WaitGroup
@@ -83,12 +98,33 @@ func canonicalizeAll(defs []probe.Def) []lock.Canonical {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(defs); i += workers {
-				out[i] = lock.Canonicalize(defs[i].Raw)
+				out[i] = cache.canonicalize(defs[i].Raw)
 			}
 		}()
 	}
 	wg.Wait()
 	return out
+}
+
+func (c *canonCache) canonicalize(raw []byte) lock.Canonical {
+	if c == nil {
+		return lock.Canonicalize(raw)
+	}
+	key := sha256.Sum256(raw)
+	c.mu.Lock()
+	v, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = lock.Canonicalize(raw)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[[32]byte]lock.Canonical{}
+	}
+	c.m[key] = v
+	c.mu.Unlock()
+	return v
 }
 
 func canonOrEmpty(raw []byte) lock.Canonical {

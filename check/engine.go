@@ -413,8 +413,9 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		}
 		run.held = reason
 	}
+	cache := &canonCache{}
 	for _, o := range run.res.Observations {
-		run.snaps = append(run.snaps, newSnapshot(s.Name, o))
+		run.snaps = append(run.snaps, newSnapshotCached(s.Name, o, cache))
 	}
 	return run
 }
@@ -606,7 +607,11 @@ func inspectRun(run *serverRun) []finding.Finding {
 		}
 	}
 	// What the warm-up calls returned is model input too.
-	for _, c := range run.res.Calls {
+	var calls []probe.CallRecord
+	if run.res != nil {
+		calls = run.res.Calls
+	}
+	for _, c := range calls {
 		if len(c.Result) == 0 {
 			continue
 		}

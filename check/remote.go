@@ -126,8 +126,9 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	for i, n := range run.notes {
 		run.notes[i] = redactSecrets(n, secrets)
 	}
+	cache := &canonCache{}
 	for _, o := range run.res.Observations {
-		run.snaps = append(run.snaps, newSnapshot(s.Name, o))
+		run.snaps = append(run.snaps, newSnapshotCached(s.Name, o, cache))
 	}
 	return run
 }

@@ -255,6 +255,11 @@ func (sc *scan) invisible(r textRef, s string) {
 func (sc *scan) padding(r textRef, s string) {
 	blanks, lines := 0, 0
 	for i, c := range s {
+		// Most text is ordinary ASCII: leave the loop's hot path early.
+		if c > ' ' && c < 0x7f {
+			blanks, lines = 0, 0
+			continue
+		}
 		switch {
 		case padBlank(c):
 			blanks++
@@ -294,11 +299,17 @@ func (sc *scan) padding(r textRef, s string) {
 }
 
 func padBlank(c rune) bool {
-	return c == ' ' || c == '\t' || unicode.Is(unicode.Zs, c) || c == 0x2800 || c == 0x3164 || c == 0xFFA0 || c == 0x115F || c == 0x1160
+	if c < 0x80 {
+		return c == ' ' || c == '\t'
+	}
+	return unicode.Is(unicode.Zs, c) || c == 0x2800 || c == 0x3164 || c == 0xFFA0 || c == 0x115F || c == 0x1160
 }
 
 func padBreak(c rune) bool {
-	return c == '\n' || c == '\r' || c == 0x2028 || c == 0x2029 || c == 0x85 || c == 0x0B || c == 0x0C
+	if c < 0x80 {
+		return c == '\n' || c == '\r' || c == 0x0B || c == 0x0C
+	}
+	return c == 0x2028 || c == 0x2029 || c == 0x85
 }
 
 // phrases runs the model-instruction and sensitive-path heuristics on s
