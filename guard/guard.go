@@ -280,6 +280,17 @@ func (s *session) run(ctx context.Context) int {
 	switch ev.kind {
 	case "client-eof":
 		clientClosed = true
+		// A server that already died on its own, with a failure status,
+		// did not serve the session: the client's last requests may have
+		// gone unanswered. Not a clean session.
+		select {
+		case <-s.exited:
+			if st := cmd.ProcessState; st != nil && !st.Success() && s.refused.Load() == 0 {
+				s.logf("server %q exited during the session (%s)", s.o.Server, st.String())
+				s.refuse(ExitRefused)
+			}
+		case <-time.After(50 * time.Millisecond):
+		}
 	case "server-eof":
 		// A server that ends the session before the client does is held:
 		// the client may be waiting for an answer that will never come.
