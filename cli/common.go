@@ -120,11 +120,20 @@ func newFlagSet(name string, env Env) *flag.FlagSet {
 
 // parse parses flags and rejects stray arguments.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	// The flag package would print the error and every flag on a typo;
+	// the error is said once (by Run) with a pointer to -h instead, and the
+	// flags are listed only when asked for.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
 			return err
 		}
-		return asUsage(err)
+		return usageErr("%v (see %s -h)", err, fs.Name())
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q", fs.Arg(0))
