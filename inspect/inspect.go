@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -318,6 +319,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	if len(s) < 4 {
 		return
 	}
+	sc.beacon(r, s)
 	text := sc.f.fold(s, false)
 	var instr, paths []match
 	var secret, carrier *match
@@ -369,6 +371,26 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
 		}
 	}
+}
+
+// beaconURL matches a markdown image or link whose URL has a placeholder
+// for the model to fill in: rendering it sends what the model put there to
+// the URL's host, with no tool call a user would see.
+var beaconURL = regexp.MustCompile(`!?\[[^\]\n]{0,200}\]\(\s*<?https?://[^)\s]{0,500}(\{[^}\s]{1,80}\}|\$\{|%7[bB]|<[a-zA-Z_]{1,40}>)`)
+
+// beacon flags text asking the model to render such a link or image.
+func (sc *scan) beacon(r textRef, s string) {
+	if !strings.Contains(s, "](") {
+		return
+	}
+	loc := beaconURL.FindStringIndex(s)
+	if loc == nil {
+		return
+	}
+	const label = "a markdown image or link whose URL the model is to fill with data (rendering it sends the data away)"
+	h := sc.get(finding.ModelInstruction, r.path(), r.key)
+	h.addLabel(label)
+	h.detail = append(h.detail, label+": "+escapeSpan(s, loc[0], loc[1], spanLimit))
 }
 
 // exfiltration judges "read this secret and pass it along": a data-moving
