@@ -26,6 +26,10 @@ func Check(ctx context.Context, opts Options) *report.Report {
 	across := acrossRuns(runs)
 	for _, run := range runs {
 		name := run.cfg.Name
+		if run.held == "" && len(run.snaps) == 0 {
+			// Nothing was compared: never a pass.
+			run.held = "the probe saw no complete phase"
+		}
 		var ls *lock.Server
 		if opts.Lock != nil {
 			ls = opts.Lock.Servers[name]

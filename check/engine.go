@@ -320,11 +320,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	}
 	if cwd != "" && !filepath.IsAbs(cwd) {
 		// A relative cwd is relative to the project the config belongs to.
-		file := s.File
-		if !filepath.IsAbs(file) && opts.BaseDir != "" {
-			file = filepath.Join(opts.BaseDir, file)
-		}
-		cwd = filepath.Join(projectRoot(file), cwd)
+		cwd = filepath.Join(projectRoot(configFile(s, opts)), cwd)
 	}
 	sb, err := sandbox.New(s.Name, opts.Sandbox)
 	if err != nil {
@@ -335,10 +331,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	defer sb.Close()
 	run.isolation = sb.Isolation()
 
-	popts := opts.Probe
-	name, version := config.ClientInfo(s.Client)
-	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: clientCapabilities(s.Client)}
-	popts.ExtraIdentities = withCapabilities(popts.ExtraIdentities, popts.Identity.Capabilities)
+	popts := probeOptions(s, opts)
 	root := cwd
 	if root == "" {
 		root = sb.Dir()
@@ -365,15 +358,8 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 			mu.Unlock()
 		}
 	}
-	if opts.Progress != nil {
-		popts.Progress = func(phase string) { opts.Progress(s.Name, phase) }
-	}
-	pctx := ctx
-	if opts.ServerTimeout > 0 {
-		var cancel context.CancelFunc
-		pctx, cancel = context.WithTimeout(ctx, opts.ServerTimeout)
-		defer cancel()
-	}
+	pctx, cancel := serverDeadline(ctx, opts)
+	defer cancel()
 	launchEnv := func(int) map[string]string { return env }
 	if opts.ClockOffset != 0 {
 		if lib := fakeTimeLib(opts.FakeTimeLib); lib == "" {
@@ -407,17 +393,61 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	popts.Tap(run.res.Phase, "stderr", []byte(run.res.Stderr))
 	run.res.Stderr = sb.Redact(run.res.Stderr)
 	if run.res.Err != nil {
-		reason := sb.Redact(run.res.Err.Error())
-		if errors.Is(run.res.Err, context.DeadlineExceeded) && opts.ServerTimeout > 0 {
-			reason += fmt.Sprintf(" (server time-out %s)", opts.ServerTimeout)
-		}
-		run.held = reason
+		run.held = sb.Redact(heldReason(run.res.Err, opts))
 	}
+	run.snapshot()
+	return run
+}
+
+// probeOptions is the probe template for one server: the clientInfo and
+// capabilities of the client whose config named it (extra identities keep
+// those capabilities, so only clientInfo differs), and progress under the
+// server's name.
+func probeOptions(s config.Server, opts *Options) probe.Options {
+	popts := opts.Probe
+	name, version := config.ClientInfo(s.Client)
+	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: clientCapabilities(s.Client)}
+	popts.ExtraIdentities = withCapabilities(popts.ExtraIdentities, popts.Identity.Capabilities)
+	if opts.Progress != nil {
+		popts.Progress = func(phase string) { opts.Progress(s.Name, phase) }
+	}
+	return popts
+}
+
+// configFile is the path of the config that named s, made absolute against
+// BaseDir when it is relative.
+func configFile(s config.Server, opts *Options) string {
+	if !filepath.IsAbs(s.File) && opts.BaseDir != "" {
+		return filepath.Join(opts.BaseDir, s.File)
+	}
+	return s.File
+}
+
+// serverDeadline bounds one server's whole probe (all launches).
+func serverDeadline(ctx context.Context, opts *Options) (context.Context, context.CancelFunc) {
+	if opts.ServerTimeout > 0 {
+		return context.WithTimeout(ctx, opts.ServerTimeout)
+	}
+	return ctx, func() {}
+}
+
+// heldReason says why a probe could not finish, naming the time-out that
+// stopped it.
+func heldReason(err error, opts *Options) string {
+	reason := err.Error()
+	if errors.Is(err, context.DeadlineExceeded) && opts.ServerTimeout > 0 {
+		reason += fmt.Sprintf(" (server time-out %s)", opts.ServerTimeout)
+	}
+	return reason
+}
+
+// snapshot turns the probe's observations into comparable snapshots,
+// canonicalizing each distinct definition once per run.
+func (run *serverRun) snapshot() {
 	cache := &canonCache{}
 	for _, o := range run.res.Observations {
-		run.snaps = append(run.snaps, newSnapshotCached(s.Name, o, cache))
+		run.snaps = append(run.snaps, newSnapshotCached(run.cfg.Name, o, cache))
 	}
-	return run
 }
 
 // canaryFinding reports a canary the server sent back. A planted file
@@ -428,13 +458,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 // given to the model, which a reviewer should know but is the tool's
 // stated purpose. In a definition, a notification or stderr it is an error.
 func canaryFinding(server, where, phase, method string) finding.Finding {
-	f := finding.New(finding.CanaryLeak, server)
-	f.Kind, f.Subject, f.Phase = finding.KindServer, where, phase
-	via := method
-	if via == "" {
-		via = "a response"
-	}
-	f.Message = fmt.Sprintf("the server sent back the canary secret planted as %s (in %s)", where, via)
+	f := leakFinding(server, where, phase, method, "the server sent back the canary secret planted as %s (in %s)")
 	if method == "tools/call" && strings.HasPrefix(where, "env:") {
 		f.Severity = finding.Warning
 		f.Message += "; the tool returns environment variables it was given"
@@ -461,6 +485,19 @@ func fakeTimeLib(override string) string {
 		}
 	}
 	return ""
+}
+
+// leakFinding is a canary-leak finding about the secret named where, seen
+// in the answer to method; format gets where and the method.
+func leakFinding(server, where, phase, method, format string) finding.Finding {
+	f := finding.New(finding.CanaryLeak, server)
+	f.Kind, f.Subject, f.Phase = finding.KindServer, where, phase
+	via := method
+	if via == "" {
+		via = "a response"
+	}
+	f.Message = fmt.Sprintf(format, where, via)
+	return f
 }
 
 // projectRoot is the directory a config file's relative paths mean: the

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -48,17 +46,10 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	}
 	secrets := remoteSecrets(s, endpoint, headers)
 
-	popts := opts.Probe
-	name, version := config.ClientInfo(s.Client)
-	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: clientCapabilities(s.Client)}
-	popts.ExtraIdentities = withCapabilities(popts.ExtraIdentities, popts.Identity.Capabilities)
+	popts := probeOptions(s, opts)
 	// A remote server asking roots/list gets the project the config
 	// belongs to, as the client would tell it.
-	file := s.File
-	if !filepath.IsAbs(file) && opts.BaseDir != "" {
-		file = filepath.Join(opts.BaseDir, file)
-	}
-	if root, err := filepath.Abs(projectRoot(file)); err == nil && s.File != "" {
+	if root, err := filepath.Abs(projectRoot(configFile(s, opts))); err == nil && s.File != "" {
 		popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
 	}
 	if popts.Plan == nil {
@@ -83,9 +74,6 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 			}
 		}
 	}
-	if opts.Progress != nil {
-		popts.Progress = func(phase string) { opts.Progress(s.Name, phase) }
-	}
 	ropts := probe.RemoteOptions{Timeout: popts.RequestTimeout, MaxMessageBytes: popts.MaxMessageBytes, RootCAs: remoteRootCAs}
 	if s.Type == config.TypeSSE {
 		popts.Connect = probe.SSEConnector(endpoint, headers, ropts)
@@ -95,23 +83,15 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	if opts.ClockOffset != 0 {
 		run.notes = append(run.notes, "the clock of a remote server cannot be moved (--clock-offset): no clock launch was made")
 	}
-	pctx := ctx
-	if opts.ServerTimeout > 0 {
-		var cancel context.CancelFunc
-		pctx, cancel = context.WithTimeout(ctx, opts.ServerTimeout)
-		defer cancel()
-	}
+	pctx, cancel := serverDeadline(ctx, opts)
+	defer cancel()
 	run.res = probe.Run(pctx, nil, popts)
 	run.notes = append(run.notes, run.res.Notes...)
 	if popts.WarmupCalls > 0 && len(popts.Calls) == 0 {
 		run.notes = append(run.notes, "remote server: warm-up calls go only to tools annotated readOnlyHint (no sandbox contains what a call does on a remote host); name calls in the policy to make others")
 	}
 	if run.res.Err != nil {
-		reason := run.res.Err.Error()
-		if errors.Is(run.res.Err, context.DeadlineExceeded) && opts.ServerTimeout > 0 {
-			reason += fmt.Sprintf(" (server time-out %s)", opts.ServerTimeout)
-		}
-		run.held = redactSecrets(reason, secrets) + " (" + redactURL(s.URL) + ")"
+		run.held = redactSecrets(heldReason(run.res.Err, opts), secrets) + " (" + redactURL(s.URL) + ")"
 	}
 	if len(echoed) > 0 {
 		// Whatever carries the credential must not reach the lock.
@@ -126,10 +106,7 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	for i, n := range run.notes {
 		run.notes[i] = redactSecrets(n, secrets)
 	}
-	cache := &canonCache{}
-	for _, o := range run.res.Observations {
-		run.snaps = append(run.snaps, newSnapshotCached(s.Name, o, cache))
-	}
+	run.snapshot()
 	return run
 }
 
@@ -230,14 +207,7 @@ func redactSecrets(text string, secrets []secret) string {
 // echoFinding reports a server that sent back a configured credential:
 // pinning what it showed would write the secret into a committed file.
 func echoFinding(server, where, phase, method string) finding.Finding {
-	f := finding.New(finding.CanaryLeak, server)
-	f.Kind, f.Subject, f.Phase = finding.KindServer, where, phase
-	via := method
-	if via == "" {
-		via = "a response"
-	}
-	f.Message = fmt.Sprintf("the server sent back the value of %s (in %s); the value is not shown", where, via)
-	return f
+	return leakFinding(server, where, phase, method, "the server sent back the value of %s (in %s); the value is not shown")
 }
 
 // secretQueryKey reports whether a URL query parameter's name says its
@@ -289,7 +259,7 @@ func isPlaceholder(v string) bool {
 	if u, err := url.QueryUnescape(v); err == nil {
 		v = u
 	}
-	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "$") == 1
+	return isPlaceholderArg(v)
 }
 
 // redactUnparsed redacts a URL url.Parse refused (a placeholder in the

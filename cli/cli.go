@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 )
 
 // Exit codes (DESIGN.md): 0 ok, 1 drift or a finding at --fail-on,
@@ -118,7 +119,13 @@ func Run(ctx context.Context, args []string, env Env) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
 		}
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %v\n", err)
+		// Errors quote configs and locks a pull request may have written:
+		// each line is escaped, so no control sequence reaches a terminal.
+		lines := strings.Split(err.Error(), "\n")
+		for i, l := range lines {
+			lines[i] = inspect.Escape(l)
+		}
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s\n", strings.Join(lines, "\n"))
 		// An error is never a pass: a usage error, or a failure with no
 		// verdict yet, exits 2.
 		if code == ExitOK || errors.Is(err, ErrUsage) {

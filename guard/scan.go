@@ -219,18 +219,8 @@ func (s *scanner) object(depth int, out *[]member) error {
 			}
 			*out = append(*out, member{key: key, fold: fold(key), val: s.b[vs:s.pos], off: vs, koff: ks})
 		}
-		s.ws()
-		if s.pos >= len(s.b) {
-			return s.fail("unexpected end")
-		}
-		switch s.b[s.pos] {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return nil
-		default:
-			return s.fail("expected ',' or '}'")
+		if done, err := s.after('}'); done || err != nil {
+			return err
 		}
 	}
 }
@@ -255,20 +245,28 @@ func (s *scanner) array(depth int, out *[][]byte) error {
 		if out != nil {
 			*out = append(*out, s.b[vs:s.pos])
 		}
-		s.ws()
-		if s.pos >= len(s.b) {
-			return s.fail("unexpected end")
-		}
-		switch s.b[s.pos] {
-		case ',':
-			s.pos++
-		case ']':
-			s.pos++
-			return nil
-		default:
-			return s.fail("expected ',' or ']'")
+		if done, err := s.after(']'); done || err != nil {
+			return err
 		}
 	}
+}
+
+// after reads what follows a member or element: a comma (more to come) or
+// the container's closing byte (done).
+func (s *scanner) after(closing byte) (done bool, err error) {
+	s.ws()
+	if s.pos >= len(s.b) {
+		return false, s.fail("unexpected end")
+	}
+	switch s.b[s.pos] {
+	case ',':
+		s.pos++
+		return false, nil
+	case closing:
+		s.pos++
+		return true, nil
+	}
+	return false, s.fail("expected ',' or '" + string(closing) + "'")
 }
 
 // end checks that only whitespace follows the value.

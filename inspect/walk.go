@@ -130,19 +130,9 @@ func (w *walker) value(depth int) error {
 				return err
 			}
 			w.path = w.path[:len(w.path)-1]
-			w.skipSpace()
-			if w.pos >= len(w.data) {
-				return errSyntax
+			if done, err := w.after('}'); done || err != nil {
+				return err
 			}
-			if w.data[w.pos] == ',' {
-				w.pos++
-				continue
-			}
-			if w.data[w.pos] == '}' {
-				w.pos++
-				return nil
-			}
-			return errSyntax
 		}
 	case c == '[':
 		w.pos++
@@ -158,19 +148,9 @@ func (w *walker) value(depth int) error {
 				return err
 			}
 			w.path = w.path[:len(w.path)-1]
-			w.skipSpace()
-			if w.pos >= len(w.data) {
-				return errSyntax
+			if done, err := w.after(']'); done || err != nil {
+				return err
 			}
-			if w.data[w.pos] == ',' {
-				w.pos++
-				continue
-			}
-			if w.data[w.pos] == ']' {
-				w.pos++
-				return nil
-			}
-			return errSyntax
 		}
 	case c == '"':
 		s, err := w.str()
@@ -324,4 +304,22 @@ func pointerSegment(k string) string {
 
 func isNumberByte(d byte) bool {
 	return '0' <= d && d <= '9' || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E'
+}
+
+// after reads what follows a member or element: a comma (more to come) or
+// the container's closing byte (done).
+func (w *walker) after(closing byte) (done bool, err error) {
+	w.skipSpace()
+	if w.pos >= len(w.data) {
+		return false, errSyntax
+	}
+	switch w.data[w.pos] {
+	case ',':
+		w.pos++
+		return false, nil
+	case closing:
+		w.pos++
+		return true, nil
+	}
+	return false, errSyntax
 }
