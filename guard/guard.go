@@ -116,6 +116,10 @@ func Run(ctx context.Context, o Options) int {
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
+	// Several goroutines write to Stderr (client side, server side, the
+	// server's own stderr, shutdown): one write at a time, whatever writer
+	// it is.
+	o.Stderr = &lockedWriter{w: o.Stderr}
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(o.Stderr, "mcp-lockcheck guard: "+format+"\n", args...)
 	}
@@ -717,4 +721,16 @@ func excerpt(b []byte) string {
 		s = s[:n] + "..."
 	}
 	return escape(s)
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
