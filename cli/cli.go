@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
 // Exit codes (DESIGN.md): 0 ok, 1 drift or a finding at --fail-on,
@@ -46,6 +47,12 @@ type Env struct {
 // Main runs the command line and returns the exit code. A server's own
 // exit status never becomes ours: only the constants above are returned.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Before anything else: a server this run launches must not read our
+	// environment (tokens, GITHUB_ENV's path) through /proc.
+	if err := sandbox.ProtectSelf(); err != nil {
+		fmt.Fprintf(stderr, "mcp-lockcheck: cannot protect its own environment from the servers it runs: %v\n", err)
+		return ExitUsage
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now})

@@ -34,14 +34,20 @@ func strictSupported() error {
 	return nil
 }
 
-// setNamespaces makes the helper start in a new user and network namespace,
-// mapping the checker's uid and gid to themselves. DESIGN: "A new
+// setNamespaces makes the helper start in new user, network, PID and mount
+// namespaces, mapping the checker's uid and gid to themselves. DESIGN: "A new
 // user+network namespace (CLONE_NEWUSER|CLONE_NEWNET with a uid/gid map to
 // oneself) is the real deny and works unprivileged here (loopback exists but
 // is down)". A root checker maps root to root: the sandboxee keeps root's
-// file ownership but holds capabilities only over its own empty namespace.
+// file ownership but holds capabilities only over its own namespaces.
+//
+// The PID namespace (with its own /proc, mounted by the helper in the new
+// mount namespace) means the server sees only its own processes: not the
+// checker, not a sibling step's process holding ACTIONS_RUNTIME_TOKEN. Its
+// first process is the namespace's init, so when it dies the kernel kills
+// everything it left behind, however often that re-forked.
 func setNamespaces(a *syscall.SysProcAttr) {
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	// Unprivileged gid maps require setgroups to be denied.
@@ -92,6 +98,9 @@ func restrictSelf(p policy) error {
 	if !p.Landlock {
 		return nil
 	}
+	if err := mountProc(); err != nil {
+		return err
+	}
 	if landlockABI() < 1 {
 		return fmt.Errorf("%w: strict refuses to run without it", ErrNoLandlock)
 	}
@@ -120,7 +129,8 @@ func restrictSelf(p policy) error {
 		}
 		return nil
 	}
-	if err := add(p.RO, false); err != nil {
+	// The /proc just mounted shows this PID namespace only.
+	if err := add(append([]string{"/proc"}, p.RO...), false); err != nil {
 		return err
 	}
 	if err := add(devRO, false); err != nil {
@@ -142,6 +152,24 @@ func restrictSelf(p policy) error {
 	defer unix.Close(fd)
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return nil
+}
+
+// mountProc replaces /proc, in the helper's own mount namespace, with a proc
+// of its own PID namespace. Mount events must not propagate back to the
+// checker's namespace, so every mount is made private first. Failing here
+// fails the launch (and Strict's preflight): a server never runs with the
+// checker's /proc.
+func mountProc() error {
+	if os.Getpid() != 1 {
+		return errors.New("the helper is not in a PID namespace of its own: refusing to mount /proc")
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making mounts private in the sandbox's mount namespace: %w", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting the sandbox's own /proc: %w", err)
 	}
 	return nil
 }
