@@ -62,18 +62,78 @@ func (r *Run) commandRO(path, pathEnv, dir string, env map[string]string) []stri
 			ro = append(ro, r.installGrants(p)...)
 		}
 	}
-	// The config's cwd, unless it would open the real HOME (or /tmp) as a
-	// whole: the server still starts there, but to read it the caller must
-	// say so in Options.ReadOnly.
-	if dir != "" && dir != r.work && r.safeGrant(dir) {
-		ro = append(ro, dir)
+	// The config's cwd (the caller has checked that it lies in the
+	// repository's work tree), without its .git.
+	if dir != "" && dir != r.work {
+		ro = append(ro, r.dirGrants(dir)...)
 	}
+	// Certificate variables come from the config, that is from the pull
+	// request: `"SSL_CERT_DIR": "/"` must not open the filesystem, nor
+	// NODE_EXTRA_CA_CERTS=~/.ssh/id_rsa the key. Only paths that resolve
+	// under the system's certificate directories are granted; the server
+	// still gets the variable, and a path it cannot read.
 	for _, k := range []string{"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS"} {
-		if v := env[k]; filepath.IsAbs(v) {
+		if v := env[k]; filepath.IsAbs(v) && underCertDirs(v) {
 			ro = append(ro, v)
 		}
 	}
 	return dedupe(ro)
+}
+
+// certDirs are where systems keep CA certificates.
+var certDirs = []string{
+	"/etc/ssl", "/etc/pki", "/etc/ca-certificates", "/etc/crypto-policies",
+	"/usr/share/ca-certificates", "/usr/local/share/ca-certificates",
+	"/usr/lib/ssl", "/usr/local/etc/openssl", "/opt/homebrew/etc/openssl",
+}
+
+// underCertDirs reports whether p, symlinks resolved, lies under one of
+// certDirs.
+func underCertDirs(p string) bool {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	for _, d := range certDirs {
+		if isAncestorOrSelf(d, real) {
+			return true
+		}
+		if rd, err := filepath.EvalSymlinks(d); err == nil && isAncestorOrSelf(rd, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// dirGrants makes a working directory readable without what a checkout
+// keeps secret: when dir holds .git (the repository root, where the
+// checkout token sits in .git/config), each entry beside .git is granted
+// instead of dir itself. An entry that is a symlink is granted only when
+// it resolves inside dir: a committed link to ~/.ssh must not open it.
+func (r *Run) dirGrants(dir string) []string {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil || !r.safeGrant(real) {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(real, ".git")); err != nil {
+		return []string{real}
+	}
+	ents, err := os.ReadDir(real)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Name() == ".git" {
+			continue
+		}
+		p, err := filepath.EvalSymlinks(filepath.Join(real, e.Name()))
+		if err != nil || !isAncestorOrSelf(real, p) || p == real || r.denied(p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // scriptGrants makes the scripts a command runs readable: `node
@@ -114,13 +174,21 @@ func (r *Run) scriptGrants(args []string, dir string) []string {
 // directory containing node_modules"; granting node_modules itself is
 // enough for node's resolver and keeps a project's own files (its .env)
 // out of reach. Prefixes that would expose the real HOME or the temp
-// directory as a whole are dropped; the executable itself is always granted.
+// directory as a whole are dropped; the executable itself is granted unless
+// it lies where nothing may be granted ([Run.denied]).
 func (r *Run) installGrants(path string) []string {
-	grants := []string{path}
 	paths := []string{path}
 	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
-		grants = append(grants, real)
 		paths = append(paths, real)
+	}
+	var grants []string
+	for _, p := range paths {
+		if r.denied(p) {
+			// An executable under ~/.ssh or .git is not run: it cannot
+			// be read, so the launch fails and the server is held.
+			return nil
+		}
+		grants = append(grants, p)
 	}
 	for _, p := range paths {
 		var cands []string
@@ -152,7 +220,63 @@ func (r *Run) safeGrant(p string) bool {
 			return false
 		}
 	}
-	return true
+	if real, err := filepath.EvalSymlinks(p); err == nil && real != p && !r.safeGrant(real) {
+		return false
+	}
+	return !r.denied(p)
+}
+
+// sensitiveHome are the places under a user's HOME that hold credentials.
+// An install prefix under HOME (~/.nvm, ~/.local) may be granted; these
+// never are, whatever path leads to them.
+var sensitiveHome = []string{
+	".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh", ".config/hub", ".gnupg",
+	".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".yarnrc",
+	".yarnrc.yml", ".bash_history", ".zsh_history", ".python_history", ".node_repl_history",
+	".password-store", ".vault-token", ".terraform.d", ".cargo/credentials", ".cargo/credentials.toml",
+	".config/op", ".config/mcp", ".claude", ".claude.json", ".cursor", ".codeium",
+	"Library/Application Support", "Library/Keychains", ".config/Code/User",
+}
+
+// denied reports whether p lies where no grant may reach, whatever asked
+// for it: the kernel's views of processes and devices (/proc shows the
+// checker's environment; Strict mounts its own), any .git directory (the
+// checkout token), the runner's own directories (RUNNER_TEMP holds the
+// files behind GITHUB_ENV and GITHUB_PATH, and the binaries later steps
+// run), and the credential stores under the real HOME.
+func (r *Run) denied(p string) bool {
+	p = filepath.Clean(p)
+	for _, d := range []string{"/proc", "/sys", "/dev"} {
+		if isAncestorOrSelf(d, p) {
+			return true
+		}
+	}
+	for _, el := range strings.Split(p, string(filepath.Separator)) {
+		if el == ".git" {
+			return true
+		}
+	}
+	for _, k := range []string{"RUNNER_TEMP", "RUNNER_WORKSPACE_TEMP", "RUNNER_TRACKING_ID_DIR"} {
+		if v, _ := r.getenv(k); v != "" && filepath.IsAbs(v) && (isAncestorOrSelf(v, p) || isAncestorOrSelf(p, v)) {
+			return true
+		}
+	}
+	// The runner's own installation (its .credentials and .runner files,
+	// its _diag logs). Tool caches (setup-node's node) are install
+	// prefixes and stay allowed.
+	for _, el := range []string{"/actions-runner", "/runners", "/_diag"} {
+		if strings.Contains(p+"/", el+"/") {
+			return true
+		}
+	}
+	if r.realHome != "" {
+		for _, s := range sensitiveHome {
+			if isAncestorOrSelf(filepath.Join(r.realHome, s), p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // shebang returns the interpreter a script's #! line names: the program

@@ -730,3 +730,98 @@ func TestPathsDoNotNameTheChecker(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictNotWidenedByConfig attacks Strict with what a pull request's
+// config controls: certificate variables and the working directory. Each
+// case tries to read a secret; basic reads it (the control), strict must
+// not.
+func TestStrictNotWidenedByConfig(t *testing.T) {
+	realHome := t.TempDir()
+	key := filepath.Join(realHome, ".ssh", "id_rsa")
+	repo := t.TempDir()
+	runnerTemp := t.TempDir()
+	envFile := filepath.Join(runnerTemp, "_runner_file_commands", "set_env_1")
+	for p, content := range map[string]string{
+		key:                                  "REAL KEY",
+		filepath.Join(repo, ".git", "config"): "[http]\n\textraheader = AUTHORIZATION: basic REALCHECKOUTTOKEN\n",
+		filepath.Join(repo, "README.md"):      "hello",
+		filepath.Join(repo, "src", "a.js"):    "//",
+		envFile:                               "",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A committed symlink into the real HOME.
+	if err := os.Symlink(filepath.Join(realHome, ".ssh"), filepath.Join(repo, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	linkedCwd := t.TempDir()
+	if err := os.Symlink(filepath.Join(realHome, ".ssh"), filepath.Join(linkedCwd, "cwd")); err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) (string, bool) {
+		switch k {
+		case "RUNNER_TEMP":
+			return runnerTemp, true
+		}
+		return checkerEnv(realHome)(k)
+	}
+	cases := []struct {
+		name   string
+		env    map[string]string
+		cwd    string
+		mode   string
+		target string
+	}{
+		{"SSL_CERT_DIR=/", map[string]string{"SSL_CERT_DIR": "/"}, "", "cat", key},
+		{"SSL_CERT_FILE=key", map[string]string{"SSL_CERT_FILE": key}, "", "cat", key},
+		{"NODE_EXTRA_CA_CERTS=key", map[string]string{"NODE_EXTRA_CA_CERTS": key}, "", "cat", key},
+		{"cwd in real HOME", nil, realHome, "cat", key},
+		{"cwd is a symlink into HOME", nil, filepath.Join(linkedCwd, "cwd"), "cat", "id_rsa"},
+		{"symlink in the repo", nil, repo, "cat", filepath.Join(repo, "keys", "id_rsa")},
+		{"cwd . exposes .git", nil, repo, "cat", filepath.Join(repo, ".git", "config")},
+		{"cwd in .git", nil, filepath.Join(repo, ".git"), "cat", "config"},
+		{"cwd in RUNNER_TEMP", nil, runnerTemp, "write", envFile},
+		{"cwd /proc", nil, "/proc", "cat", "self/environ"},
+	}
+	basic := newRun(t, Basic, Options{Getenv: env})
+	strict := newRun(t, Strict, Options{Getenv: env})
+	run := func(r *Run, mode, target string, cenv map[string]string, cwd string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		e := map[string]string{modeEnv: mode}
+		for k, v := range cenv {
+			e[k] = v
+		}
+		cmd, err := r.Command(ctx, testExe(t), []string{target}, e, cwd)
+		if err != nil {
+			return "", err
+		}
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name != "cwd /proc" {
+				if out, err := run(basic, c.mode, c.target, c.env, c.cwd); err != nil || strings.HasPrefix(out, "ERR") {
+					t.Fatalf("control: basic could not %s %s: %q %v", c.mode, c.target, out, err)
+				}
+			}
+			out, err := run(strict, c.mode, c.target, c.env, c.cwd)
+			if err == nil && !strings.HasPrefix(out, "ERR") && (strings.Contains(out, "REAL") || c.mode == "write") {
+				t.Errorf("strict: %s %s succeeded: %q", c.mode, c.target, out)
+			}
+		})
+	}
+	// What the repository legitimately holds stays readable.
+	if out, err := run(strict, "cat", filepath.Join(repo, "README.md"), nil, repo); err != nil || out != "hello" {
+		t.Errorf("strict could not read the repository's README: %q %v", out, err)
+	}
+	if out, err := run(strict, "cat", filepath.Join(repo, "src", "a.js"), nil, repo); err != nil || out != "//" {
+		t.Errorf("strict could not read src/a.js: %q %v", out, err)
+	}
+}
