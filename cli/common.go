@@ -174,6 +174,9 @@ func (c *common) loadServers(env Env) (servers []config.Server, all bool, err er
 	if err != nil {
 		return nil, false, asUsage(err)
 	}
+	if err := check.ValidateWorkDirs(servers, c.dir(env), env.Getenv); err != nil {
+		return nil, false, asUsage(err)
+	}
 	pol, err := c.loadPolicy(env)
 	if err != nil {
 		return nil, false, err
