@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"net"
 	"os"
 	"os/exec"
@@ -81,24 +82,6 @@ func testProgram(mode string, args []string) int {
 				fmt.Println(e.Name())
 			}
 		}
-	case "reforker":
-		// A process that keeps changing its PID: it forks a copy of
-		// itself and exits, forever, so a sweep that kills the PIDs it
-		// saw a moment ago is always one step behind.
-		signal.Ignore(syscall.SIGTERM)
-		if len(args) > 0 {
-			if f, err := os.OpenFile(args[0], os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
-				fmt.Fprintln(f, os.Getpid())
-				f.Close()
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-		c := exec.Command(os.Args[0], args...)
-		c.Env = os.Environ()
-		if err := c.Start(); err != nil {
-			return fail(err)
-		}
-		return 0
 	case "netif":
 		ifs, err := net.Interfaces()
 		if err != nil {
@@ -742,7 +725,7 @@ func TestStrictNotWidenedByConfig(t *testing.T) {
 	runnerTemp := t.TempDir()
 	envFile := filepath.Join(runnerTemp, "_runner_file_commands", "set_env_1")
 	for p, content := range map[string]string{
-		key:                                  "REAL KEY",
+		key:                                   "REAL KEY",
 		filepath.Join(repo, ".git", "config"): "[http]\n\textraheader = AUTHORIZATION: basic REALCHECKOUTTOKEN\n",
 		filepath.Join(repo, "README.md"):      "hello",
 		filepath.Join(repo, "src", "a.js"):    "//",
@@ -823,5 +806,48 @@ func TestStrictNotWidenedByConfig(t *testing.T) {
 	}
 	if out, err := run(strict, "cat", filepath.Join(repo, "src", "a.js"), nil, repo); err != nil || out != "//" {
 		t.Errorf("strict could not read src/a.js: %q %v", out, err)
+	}
+}
+
+// TestSweepCatchesReforker attacks the end-of-run sweep with a process that
+// keeps changing its PID (fork a copy, exit, repeat), started under basic,
+// where no PID namespace ends it. After procgroup.KillDescendants returns,
+// nothing of it may run: the log of PIDs it writes stops growing and none
+// of them is alive.
+func TestSweepCatchesReforker(t *testing.T) {
+	if err := prctlSubreaper(); err != nil {
+		t.Skipf("cannot become a child subreaper: %v", err)
+	}
+	r := newRun(t, Basic, Options{})
+	logf := filepath.Join(r.Dir(), "tmp", "pids")
+	// A shell starts in about a millisecond, so the chain moves fast; the
+	// generation count bounds it should the sweep fail.
+	script := filepath.Join(r.Dir(), "tmp", "reforker")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nn=$2\n[ \"$n\" -gt 0 ] || exit 0\necho $$ >> \"$1\"\n\"$0\" \"$1\" $((n-1)) &\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := r.Command(context.Background(), script, []string{logf, "30000"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// Let it re-fork a few generations, detached from cmd.
+	for i := 0; i < 200; i++ {
+		if b, _ := os.ReadFile(logf); bytes.Count(b, []byte("\n")) >= 50 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	procgroup.KillDescendants(nil)
+	before, _ := os.ReadFile(logf)
+	time.Sleep(300 * time.Millisecond)
+	after, _ := os.ReadFile(logf)
+	if !bytes.Equal(before, after) {
+		t.Errorf("the re-forking process still ran after the sweep: %d pids logged before, %d after", bytes.Count(before, []byte("\n")), bytes.Count(after, []byte("\n")))
+	}
+	if left := procgroup.Descendants(os.Getpid()); len(left) > 0 {
+		t.Errorf("descendants alive after the sweep: %v", left)
 	}
 }

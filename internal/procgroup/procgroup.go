@@ -97,47 +97,104 @@ func EnableSubreaper() error {
 // those in keep (pids of children still in use), then reaps the orphans
 // it was given as subreaper. It returns how many it killed. Call it when no
 // server of ours should be running any more.
+//
+// A process that keeps forking a copy of itself and exiting changes its
+// PID faster than a scan-then-kill sweep can follow: every round kills the
+// PIDs of a moment ago. So the sweep freezes first: it SIGSTOPs every
+// descendant it finds and scans again until a scan finds none it has not
+// stopped (a stopped process cannot fork), then kills them all. As
+// subreaper, the orphans of a process that exited between two scans are
+// still ours to find. The sweep is bounded by sweepLimit.
 func KillDescendants(keep map[int]bool) int {
 	self := os.Getpid()
-	killed := 0
-	for round := 0; round < 5; round++ {
-		kids := descendants(self)
-		n := 0
-		for _, pid := range kids {
+	deadline := time.Now().Add(sweepLimit)
+	stopped := map[int]bool{}
+	for round := 0; round < 10000 && time.Now().Before(deadline); round++ {
+		// A SIGSTOP takes effect when the target next returns to user
+		// space: until every stopped pid shows state T, one may still
+		// be finishing a fork, so the sweep is not done.
+		fresh, running := 0, 0
+		for pid, state := range descendantStates(self) {
 			if keep[pid] {
 				continue
 			}
+			if stopped[pid] {
+				if state != "T" && state != "t" {
+					running++
+				}
+				continue
+			}
+			if syscall.Kill(pid, syscall.SIGSTOP) == nil {
+				stopped[pid] = true
+				fresh++
+			}
+		}
+		if fresh == 0 && running == 0 {
+			break
+		}
+		if fresh == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for pid := range stopped {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	// Whatever was missed (the deadline passed mid-sweep) gets plain
+	// kill rounds until none is left.
+	for round := 0; round < 100 && time.Now().Before(deadline.Add(time.Second)); round++ {
+		reapOrphans(keep)
+		n := 0
+		for _, pid := range descendants(self) {
+			if keep[pid] || stopped[pid] {
+				continue
+			}
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				stopped[pid] = true
 				n++
 			}
 		}
-		killed += n
-		reapOrphans(keep)
 		if n == 0 {
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
-	return killed
+	reapOrphans(keep)
+	return len(stopped)
 }
+
+// sweepLimit bounds the freezing sweep of KillDescendants.
+const sweepLimit = 3 * time.Second
 
 // Descendants lists the live processes whose parent chain reaches pid.
 func Descendants(pid int) []int { return descendants(pid) }
 
 // descendants lists the live processes whose parent chain reaches pid.
 func descendants(pid int) []int {
+	states := descendantStates(pid)
+	out := make([]int, 0, len(states))
+	for p := range states {
+		out = append(out, p)
+	}
+	return out
+}
+
+// descendantStates maps the live processes whose parent chain reaches pid
+// to their state letter (R, S, D, T, ...).
+func descendantStates(pid int) map[int]string {
 	procs, _ := scan()
 	parent := map[int]int{}
+	state := map[int]string{}
 	for _, p := range procs {
 		if p.live() {
 			parent[p.pid] = p.ppid
+			state[p.pid] = p.state
 		}
 	}
-	var out []int
+	out := map[int]string{}
 	for p := range parent {
 		for q, hops := parent[p], 0; q != 0 && hops < 64; q, hops = parent[q], hops+1 {
 			if q == pid {
-				out = append(out, p)
+				out[p] = state[p]
 				break
 			}
 		}
