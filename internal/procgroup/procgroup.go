@@ -109,6 +109,7 @@ func KillDescendants(keep map[int]bool) int {
 	self := os.Getpid()
 	deadline := time.Now().Add(sweepLimit)
 	stopped := map[int]bool{}
+	quiet := 0
 	for round := 0; round < 10000 && time.Now().Before(deadline); round++ {
 		// A SIGSTOP takes effect when the target next returns to user
 		// space: until every stopped pid shows state T, one may still
@@ -129,8 +130,18 @@ func KillDescendants(keep map[int]bool) int {
 				fresh++
 			}
 		}
+		// One quiet scan is not proof: a scan that read a child before
+		// its parent exited, and the parent after, sees a broken chain
+		// and misses the child. Once everything seen is stopped nothing
+		// exits, so a few quiet scans in a row do see every orphan,
+		// reparented to us.
 		if fresh == 0 && running == 0 {
-			break
+			quiet++
+			if quiet >= 3 {
+				break
+			}
+		} else {
+			quiet = 0
 		}
 		if fresh == 0 {
 			time.Sleep(time.Millisecond)
