@@ -115,7 +115,7 @@ func KillDescendants(keep map[int]bool) int {
 		// space: until every stopped pid shows state T, one may still
 		// be finishing a fork, so the sweep is not done.
 		fresh, running := 0, 0
-		for pid, state := range descendantStates(self) {
+		for pid, state := range liveDescendants(self) {
 			if keep[pid] {
 				continue
 			}
@@ -130,11 +130,10 @@ func KillDescendants(keep map[int]bool) int {
 				fresh++
 			}
 		}
-		// One quiet scan is not proof: a scan that read a child before
-		// its parent exited, and the parent after, sees a broken chain
-		// and misses the child. Once everything seen is stopped nothing
-		// exits, so a few quiet scans in a row do see every orphan,
-		// reparented to us.
+		// One quiet scan is not proof: a process that exits between
+		// two reads hides its child for a moment. Once everything seen
+		// is stopped nothing exits, so a few quiet scans in a row do see
+		// every orphan, reparented to us.
 		if fresh == 0 && running == 0 {
 			quiet++
 			if quiet >= 3 {
@@ -152,10 +151,11 @@ func KillDescendants(keep map[int]bool) int {
 	}
 	// Whatever was missed (the deadline passed mid-sweep) gets plain
 	// kill rounds until none is left.
-	for round := 0; round < 100 && time.Now().Before(deadline.Add(time.Second)); round++ {
+	quiet = 0
+	for round := 0; round < 1000 && quiet < 3 && time.Now().Before(deadline.Add(time.Second)); round++ {
 		reapOrphans(keep)
 		n := 0
-		for _, pid := range descendants(self) {
+		for pid := range liveDescendants(self) {
 			if keep[pid] || stopped[pid] {
 				continue
 			}
@@ -165,16 +165,18 @@ func KillDescendants(keep map[int]bool) int {
 			}
 		}
 		if n == 0 {
-			break
+			quiet++
+		} else {
+			quiet = 0
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 	reapOrphans(keep)
 	return len(stopped)
 }
 
 // sweepLimit bounds the freezing sweep of KillDescendants.
-const sweepLimit = 3 * time.Second
+const sweepLimit = 10 * time.Second
 
 // Descendants lists the live processes whose parent chain reaches pid.
 func Descendants(pid int) []int { return descendants(pid) }
@@ -187,6 +189,73 @@ func descendants(pid int) []int {
 		out = append(out, p)
 	}
 	return out
+}
+
+// liveDescendants maps the live descendants of pid to their state letter.
+// It walks the kernel's children lists (/proc/PID/task/TID/children) from
+// pid down, which reads a few small files: a scan of all of /proc takes
+// long enough on a busy machine that a process re-forking every
+// millisecond is gone, and its successor not yet listed, by the time the
+// scan reads it. Without children lists it falls back to the full scan.
+func liveDescendants(pid int) map[int]string {
+	kids, ok := childrenOf(pid)
+	if !ok {
+		return descendantStates(pid)
+	}
+	out := map[int]string{}
+	for i := 0; i < len(kids) && i < 100000; i++ {
+		k := kids[i]
+		if _, dup := out[k]; dup {
+			continue
+		}
+		st := stateOf(k)
+		if st == "" || st == "Z" || st == "X" {
+			continue
+		}
+		out[k] = st
+		more, _ := childrenOf(k)
+		kids = append(kids, more...)
+	}
+	return out
+}
+
+// childrenOf lists the children of every thread of pid; ok is false when
+// the kernel has no children lists.
+func childrenOf(pid int) ([]int, bool) {
+	base := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(base)
+	if err != nil {
+		return nil, false
+	}
+	var out []int
+	ok := false
+	for _, t := range tasks {
+		b, err := os.ReadFile(base + "/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		ok = true
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, ok
+}
+
+// stateOf is the state letter of pid, "" when it is gone.
+func stateOf(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+3 > len(s) {
+		return ""
+	}
+	return s[i+2 : i+3]
 }
 
 // descendantStates maps the live processes whose parent chain reaches pid
