@@ -322,6 +322,9 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		// A relative cwd is relative to the project the config belongs to.
 		cwd = filepath.Join(projectRoot(configFile(s, opts)), cwd)
 	}
+	if note := prefetch(ctx, command, args, env, opts); note != "" {
+		run.notes = append(run.notes, note)
+	}
 	sb, err := sandbox.New(s.Name, opts.Sandbox)
 	if err != nil {
 		run.held = "sandbox: " + err.Error()
@@ -389,6 +392,12 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	run.res = probe.Run(pctx, launcher, popts)
 	run.resolved = resolvedVersion(command, args, npmCacheDir(opts, env))
 	run.notes = append(run.notes, run.res.Notes...)
+	for _, u := range sb.Used() {
+		f := finding.New(finding.CanaryUsed, s.Name)
+		f.Kind, f.Subject, f.Phase = finding.KindServer, u.Where, run.res.Phase
+		f.Message = fmt.Sprintf("the server connected %d time(s) to %s, the endpoint the credentials planted in %s name: it tried credentials it had no reason to read", u.Connections, u.Address, u.Where)
+		run.findings = append(run.findings, f)
+	}
 	// stderr is the server's too: a canary it prints is a leak.
 	popts.Tap(run.res.Phase, "stderr", []byte(run.res.Stderr))
 	run.res.Stderr = sb.Redact(run.res.Stderr)

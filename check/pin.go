@@ -110,7 +110,7 @@ func leaked(fs []finding.Finding, prev *lock.Server) bool {
 	fs = append([]finding.Finding(nil), fs...)
 	applyAcks(fs, prev)
 	for _, f := range fs {
-		if f.Rule == finding.CanaryLeak && f.Severity >= finding.Error && !f.Acknowledged {
+		if (f.Rule == finding.CanaryLeak || f.Rule == finding.CanaryUsed) && f.Severity >= finding.Error && !f.Acknowledged {
 			return true
 		}
 	}

@@ -138,6 +138,9 @@ type runner struct {
 	outputs   map[string]map[string]string // step id -> outputs
 	logs      map[string]string            // step id -> stdout+stderr
 	exitCodes map[string]int
+	// workspace, when set, is where the steps run (GITHUB_WORKSPACE);
+	// otherwise the repository root, which is also the action's path.
+	workspace string
 }
 
 func newRunner(t *testing.T, api *githubtest.Server, event string, inputs map[string]string) *runner {
@@ -333,6 +336,9 @@ func (r *runner) run() {
 		}
 		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", st.Run)
 		cmd.Dir = r.root
+		if r.workspace != "" {
+			cmd.Dir = r.workspace
+		}
 		cmd.Env = list
 		var log bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &log, &log

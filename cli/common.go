@@ -56,7 +56,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Var(&c.servers, "server", "only this server `NAME` (repeatable; default: all)")
 	fs.StringVar(&c.sandbox, "sandbox", "basic", "isolation for servers: off, basic or strict")
 	fs.Var(&c.passEnv, "pass-env", "pass this environment variable `NAME` to servers (repeatable)")
-	fs.StringVar(&c.cacheDir, "cache-dir", "", "package-manager cache `DIR` for servers (default: the user's caches)")
+	fs.StringVar(&c.cacheDir, "cache-dir", "", "package-manager cache `DIR` for servers (default: the user's caches; under strict, mcp-lockcheck's own cache, since strict servers need it writable)")
 	fs.IntVar(&c.warmup, "warmup-calls", 5, "warm-up tools/call requests per launch, with a re-list after each (0 disables)")
 	fs.IntVar(&c.launches, "launches", 2, "launches per server (a sleeper changes on a later launch)")
 	fs.Var(&c.identities, "client-identity", "add a launch presenting clientInfo `NAME/VERSION` (repeatable)")
@@ -265,7 +265,14 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 		RequestTimeout: c.requestTimeout, MaxMessageBytes: c.maxMessage,
 	}
 	o.ServerTimeout = c.timeout
-	o.Sandbox = sandbox.Options{Level: lvl, PassEnv: c.passEnv, CacheDir: c.cacheDir, Getenv: env.Getenv}
+	cacheDir := c.cacheDir
+	if cacheDir == "" && lvl == sandbox.Strict {
+		// Strict cannot use the user's caches read-write (a server must
+		// not poison what the user later runs unsandboxed) and npm cannot
+		// run from a read-only one: strict gets a cache of its own.
+		cacheDir = defaultCacheDir(env)
+	}
+	o.Sandbox = sandbox.Options{Level: lvl, PassEnv: c.passEnv, CacheDir: cacheDir, Getenv: env.Getenv}
 	o.Getenv = env.Getenv
 	o.Jobs = c.jobs
 	o.BaseDir = c.dir(env)
@@ -287,6 +294,19 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 		o.Progress = p
 	}
 	return o, nil
+}
+
+// defaultCacheDir is the package cache strict servers use when --cache-dir
+// is not given: mcp-lockcheck's own, under the user's cache directory,
+// never the caches the user's own tools read.
+func defaultCacheDir(env Env) string {
+	if v, ok := env.Getenv("XDG_CACHE_HOME"); ok && filepath.IsAbs(v) {
+		return filepath.Join(v, "mcp-lockcheck", "sandbox")
+	}
+	if home, ok := env.Getenv("HOME"); ok && filepath.IsAbs(home) {
+		return filepath.Join(home, ".cache", "mcp-lockcheck", "sandbox")
+	}
+	return filepath.Join(os.TempDir(), "mcp-lockcheck-sandbox-cache")
 }
 
 // defaultJobs is how many servers are probed at once by default. A probe

@@ -41,6 +41,7 @@ const (
 	ToolShadowing           = "tool-shadowing"
 	ConfusableName          = "confusable-name"
 	CanaryLeak              = "canary-leak"
+	CanaryUsed              = "canary-used"
 	ApprovalAdded           = "approval-added"
 	ApprovalChanged         = "approval-changed"
 	UnpinnedPackage         = "unpinned-package"
@@ -80,6 +81,7 @@ var Rules = []Rule{
 	{ToolShadowing, Error, "A tool shadows another server's tool", "Two configured servers expose the same tool name, or a description names a tool of another configured server: one server can steer how the model uses another's tools.", "Rename or remove one of the servers, or acknowledge with a reason."},
 	{ConfusableName, Warning, "A name with confusable characters", "A tool or prompt name holds non-ASCII or mixed-script characters that can look like another name.", "Use ASCII names, or acknowledge with a reason."},
 	{CanaryLeak, Error, "The server sent back a canary secret", "A secret planted in the sandbox (a key file, a credentials file, an environment variable) appeared in something the server sent: it read credentials it had no reason to read.", "Treat the server as hostile; do not approve it."},
+	{CanaryUsed, Error, "The server tried a planted credential", "A credential planted in the sandbox names an endpoint (the kubeconfig's API server, the database in .env, the AWS endpoint); each is a loopback port the checker listens on, and the server connected to it: it read credentials and tried to use them.", "Treat the server as hostile; do not approve it."},
 	{ApprovalAdded, Note, "This pull request approves a new entry", "The pull request's lock adds an entry the base branch's lock did not have.", "Read the approved text before merging."},
 	{ApprovalChanged, Note, "This pull request approves a changed entry", "The pull request's lock changes an entry of the base branch's lock.", "Read the diff before merging."},
 	{UnpinnedPackage, Warning, "The launch names no exact package version", "An `npx`/`uvx`/`docker` launch without an exact version or digest can run different code tomorrow under the same config.", "Pin the package to an exact version or digest in the config."},

@@ -515,7 +515,7 @@ var enforcesLock = map[string]bool{
 	finding.ResourceTemplateAdded: true, finding.ResourceTemplateChanged: true,
 	finding.InstructionsChanged: true, finding.LaunchChanged: true,
 	finding.ServerNotPinned: true, finding.NewInputProperty: true,
-	finding.UnstableManifest: true, finding.CanaryLeak: true,
+	finding.UnstableManifest: true, finding.CanaryLeak: true, finding.CanaryUsed: true,
 	finding.AmbiguousJSON: true, finding.HiddenCharacters: true,
 	finding.TerminalEscape: true,
 }

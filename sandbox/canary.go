@@ -101,6 +101,21 @@ func (r *Run) plantCanaries() error {
 	dotenvKey := "sk-proj-" + randString(alnum, 48)
 	dbPass := randString(alnum, 24)
 
+	// Every endpoint a planted credential names is a loopback port this
+	// Run listens on, or an .invalid name (RFC 2606): never a routable
+	// address.
+	kubeEP, err := r.endpoint("~/.kube/config")
+	if err != nil {
+		return err
+	}
+	dbEP, err := r.endpoint(".env")
+	if err != nil {
+		return err
+	}
+	awsEP, err := r.endpoint("~/.aws/credentials")
+	if err != nil {
+		return err
+	}
 	files := []struct {
 		rel, content string
 		toks         []string
@@ -109,15 +124,17 @@ func (r *Run) plantCanaries() error {
 		{"home/.ssh/id_ed25519", ed, []string{edTok}},
 		{"home/.aws/credentials", "[default]\naws_access_key_id = " + akid +
 			"\naws_secret_access_key = " + asecret + "\nregion = us-east-1\n", []string{akid, asecret}},
-		{"home/.netrc", "machine api.github.com\n  login x-access-token\n  password " + netrc + "\n", []string{netrc}},
-		{"home/.config/gh/hosts.yml", "github.com:\n    oauth_token: " + gho +
+		{"home/.aws/config", "[default]\nregion = us-east-1\noutput = json\nendpoint_url = http://127.0.0.1:" + awsEP.port() + "\n", nil},
+		{"home/.netrc", "machine git.corp.invalid\n  login x-access-token\n  password " + netrc + "\n", []string{netrc}},
+		{"home/.config/gh/hosts.yml", "github.corp.invalid:\n    oauth_token: " + gho +
 			"\n    user: octocat\n    git_protocol: https\n", []string{gho}},
 		{"home/.kube/config", "apiVersion: v1\nkind: Config\ncurrent-context: prod\n" +
-			"clusters:\n- name: prod\n  cluster:\n    server: https://10.0.0.1:6443\n" +
+			"clusters:\n- name: prod\n  cluster:\n    server: https://127.0.0.1:" + kubeEP.port() + "\n" +
+			"    insecure-skip-tls-verify: true\n" +
 			"contexts:\n- name: prod\n  context:\n    cluster: prod\n    user: admin\n" +
 			"users:\n- name: admin\n  user:\n    token: " + kube + "\n", []string{kube}},
 		{"work/.env", "OPENAI_API_KEY=" + dotenvKey + "\nDATABASE_URL=postgres://app:" + dbPass +
-			"@db.internal:5432/app\n", []string{dotenvKey, dbPass}},
+			"@127.0.0.1:" + dbEP.port() + "/app\n", []string{dotenvKey, dbPass}},
 	}
 	for _, f := range files {
 		// rel is "home/..." (the sandbox HOME) or "work/..." (the
@@ -159,6 +176,16 @@ func (r *Run) plantCanaries() error {
 		r.canary = append(r.canary, newCanaryEntry("env:"+e.name, e.tok))
 	}
 	return nil
+}
+
+// endpoint opens a canary endpoint for the credential planted as where.
+func (r *Run) endpoint(where string) (*endpoint, error) {
+	e, err := listenEndpoint(where)
+	if err != nil {
+		return nil, err
+	}
+	r.endpoints = append(r.endpoints, e)
+	return e, nil
 }
 
 func newCanaryEntry(where, tok string) canaryEntry {

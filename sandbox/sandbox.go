@@ -121,6 +121,9 @@ type Run struct {
 	canary   []canaryEntry
 	envCan   map[string]string // env var -> canary token
 	realHome string
+	// endpoints are the loopback listeners planted credentials point
+	// at; Close closes them.
+	endpoints []*endpoint
 }
 
 // New creates the run directory and plants the canaries. For Strict it also
@@ -220,6 +223,10 @@ func (r *Run) Isolation() string {
 
 // Close removes the run directory. It is safe to call more than once.
 func (r *Run) Close() error {
+	for _, e := range r.endpoints {
+		e.close()
+	}
+	r.endpoints = nil
 	if r.dir == "" {
 		return nil
 	}

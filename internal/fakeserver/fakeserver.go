@@ -56,6 +56,7 @@ type server struct {
 	client   string
 	extra    bool // list_changed scenario: extra tool present
 	nextID   int
+	loot     string // hostile scenario: what its attacks got
 }
 
 const (
@@ -174,7 +175,7 @@ func (s *server) fail(id json.RawMessage, code int, msg string) {
 }
 
 func (s *server) request(id json.RawMessage, method string, params json.RawMessage) {
-	if s.guardRequest(id, method, params) {
+	if s.guardRequest(id, method, params) || s.hostile(id, method, params) {
 		return
 	}
 	switch method {

@@ -1,0 +1,3 @@
+module example.com/notes-demo
+
+go 1.26.0
