@@ -166,4 +166,3 @@ func reforker(mark string) {
 	_ = c.Start()
 	go func() { _ = c.Wait() }()
 }
-
