@@ -322,9 +322,6 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		// A relative cwd is relative to the project the config belongs to.
 		cwd = filepath.Join(projectRoot(configFile(s, opts)), cwd)
 	}
-	if note := prefetch(ctx, command, args, env, opts); note != "" {
-		run.notes = append(run.notes, note)
-	}
 	sb, err := sandbox.New(s.Name, opts.Sandbox)
 	if err != nil {
 		run.held = "sandbox: " + err.Error()
@@ -332,6 +329,9 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		return run
 	}
 	defer sb.Close()
+	if note := prefetch(ctx, command, args, env, opts); note != "" {
+		run.notes = append(run.notes, note)
+	}
 	run.isolation = sb.Isolation()
 
 	popts := probeOptions(s, opts)

@@ -50,6 +50,7 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	if review {
 		check.ReviewBase(r, opts, base)
 	}
+	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation}
 	if err := report.Write(env.Stdout, f, r, ropts); err != nil {
 		return ExitUsage, fmt.Errorf("writing report: %w", err)
@@ -204,4 +205,29 @@ func (c *common) checkRun(ctx context.Context, env Env, failOn string) (context.
 		ctx, cancel = context.WithTimeout(ctx, c.deadline)
 	}
 	return ctx, cancel, opts, nil
+}
+
+// basicInCI is the warning a CI run gets when a server ran with less than
+// strict: the check gates code nobody has reviewed yet, and basic was never
+// meant to contain it.
+const basicInCI = "Some servers ran in the `basic` (or `off`) sandbox on a CI runner. Basic scrubs the environment, plants canaries and redacts secrets, but does not contain a hostile server: it can read what the runner's user can read, write where it can write (the workspace, the runner's files), reach the network and keep running. Use `sandbox: strict`."
+
+// containmentWarnings warns when a run in CI (CI or GITHUB_ACTIONS set)
+// probed a server with less than strict.
+func containmentWarnings(env Env, r *report.Report) []string {
+	ci := false
+	for _, k := range []string{"CI", "GITHUB_ACTIONS"} {
+		if v, ok := env.Getenv(k); ok && v != "" && v != "false" && v != "0" {
+			ci = true
+		}
+	}
+	if !ci {
+		return nil
+	}
+	for _, s := range r.Servers {
+		if strings.HasPrefix(s.Isolation, "basic") || strings.HasPrefix(s.Isolation, "off") {
+			return []string{basicInCI}
+		}
+	}
+	return nil
 }

@@ -265,6 +265,13 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 		RequestTimeout: c.requestTimeout, MaxMessageBytes: c.maxMessage,
 	}
 	o.ServerTimeout = c.timeout
+	if lvl == sandbox.Strict {
+		// Fail closed, and early: a strict run that cannot be strict is
+		// not a run with less isolation.
+		if err := sandbox.Available(lvl); err != nil {
+			return o, asUsage(fmt.Errorf("--sandbox strict cannot be applied here: %w", err))
+		}
+	}
 	cacheDir := c.cacheDir
 	if cacheDir == "" && lvl == sandbox.Strict {
 		// Strict cannot use the user's caches read-write (a server must

@@ -97,6 +97,9 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 	// marker the Action cannot find its comment again.
 	d.b.WriteString(Marker + "\n\n")
 	d.b.WriteString(mdVerdict(r) + "\n\n")
+	for _, w := range r.Warnings {
+		d.b.WriteString("> [!WARNING]\n> " + w + "\n\n") // our own text, never a server's
+	}
 
 	var approvals []finding.Finding
 	for _, f := range r.Findings() {

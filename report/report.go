@@ -19,9 +19,14 @@ const (
 // Report is what one check run found, in a deterministic order.
 // Its JSON form is the `--format json` contract of DESIGN.md.
 type Report struct {
-	LockfileVersion int      `json:"lockfileVersion"`
-	Servers         []Server `json:"servers"`
-	Summary         Summary  `json:"summary"`
+	LockfileVersion int `json:"lockfileVersion"`
+	// Warnings are about the run as a whole, shown first by every
+	// renderer: a sandbox that does not contain a hostile server where
+	// one may be running (basic in CI). They are the checker's own text,
+	// never a server's, and are written unescaped.
+	Warnings []string `json:"warnings,omitempty"`
+	Servers  []Server `json:"servers"`
+	Summary  Summary  `json:"summary"`
 }
 
 // Server is the result for one configured (or orphaned) server.

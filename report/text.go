@@ -38,6 +38,9 @@ const (
 func WriteText(w io.Writer, r *Report, opts Options) error {
 	opts = opts.withDefaults()
 	bw := bufio.NewWriter(w)
+	for _, w := range r.Warnings {
+		fmt.Fprintf(bw, "warning: %s\n\n", escape(w))
+	}
 	all := r.Findings()
 	if len(all) > 0 {
 		if err := writeFindingTable(bw, all); err != nil {

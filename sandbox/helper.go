@@ -133,6 +133,21 @@ func setLimits(l Limits) error {
 	return set("RLIMIT_CORE", syscall.RLIMIT_CORE, 0, 0)
 }
 
+// Available reports whether level can be applied on this machine, by
+// starting the helper once in self-test mode (the result is cached). The
+// CLI asks before probing anything: strict that cannot be applied stops
+// the run with the reason and the fix, instead of holding every server.
+func Available(level Level) error {
+	if level == Off {
+		return nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("sandbox: locating the helper executable: %w", err)
+	}
+	return preflight(self, level)
+}
+
 var (
 	preflightMu   sync.Mutex
 	preflightDone = map[Level]error{}
