@@ -76,6 +76,27 @@ if [ -z "$category" ]; then
 	if [ "$key" != "|.|mcp-lock.json||" ]; then category="$category/$(printf '%s' "$key" | sha)"; fi
 fi
 
+# The strict sandbox needs unprivileged user namespaces. GitHub's
+# ubuntu-24.04 runners restrict them through AppArmor; the runner user may
+# sudo, so lift the restriction for this job, only when it is on. Where it
+# cannot be lifted, check stops with exit 2 and says why: strict is never
+# quietly replaced by less.
+sandbox="${INPUT_SANDBOX:-strict}"
+if [ "$sandbox" = strict ] && [ "$(uname -s)" = Linux ]; then
+	restrict=/proc/sys/kernel/apparmor_restrict_unprivileged_userns
+	if [ -r "$restrict" ] && [ "$(cat "$restrict")" = 1 ]; then
+		if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+			echo "Allowing unprivileged user namespaces for the strict sandbox (sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0)"
+			sudo -n sysctl -q -w kernel.apparmor_restrict_unprivileged_userns=0 || warn "could not lift the AppArmor restriction on user namespaces: the strict sandbox will refuse to run"
+		else
+			warn "AppArmor restricts unprivileged user namespaces and sudo is not available: the strict sandbox will refuse to run (set kernel.apparmor_restrict_unprivileged_userns=0 on the runner)"
+		fi
+	fi
+fi
+if [ "$sandbox" != strict ]; then
+	warn "sandbox: $sandbox does not contain a hostile server (it can read what the runner user can read, write to the workspace and the runner's files, and reach the network); use sandbox: strict"
+fi
+
 args=(check --format text --json "$report" --markdown "$comment_md" --summary "$summary_md" --automation-id "$category")
 # The default lock is not named, so a repository adopting the check (no lock
 # yet) gets its servers reported as unpinned; a lock the workflow names must

@@ -428,6 +428,10 @@ func TestActionEmulated(t *testing.T) {
 	// base: the event's base commit is not in this checkout, and check
 	// --base is tested on its own; the workflow sets base: '' here.
 	event := strings.ReplaceAll(prEvent, "%BASE%", "2222222222222222222222222222222222222222")
+	// The demo server is `go run ./server`: under strict it compiles the
+	// standard library into strict's own empty cache, half a minute on a
+	// cold machine. These subtests are about the reports, so they choose
+	// basic; TestActionHostileServer runs the action's defaults.
 
 	t.Run("base from the event", func(t *testing.T) {
 		// The pull_request event's base SHA reaches check --base: here the
@@ -442,7 +446,7 @@ func TestActionEmulated(t *testing.T) {
 		}
 		ev := strings.ReplaceAll(prEvent, "%BASE%", strings.TrimSpace(string(head)))
 		r := newRunner(t, api, ev, map[string]string{
-			"working-directory": "examples/demo", "warmup-calls": "0", "launches": "1", "comment": "false",
+			"working-directory": "examples/demo", "sandbox": "basic", "warmup-calls": "0", "launches": "1", "comment": "false",
 		})
 		r.run()
 		out := r.actionOutputs()
@@ -456,7 +460,7 @@ func TestActionEmulated(t *testing.T) {
 
 	t.Run("base missing fails closed", func(t *testing.T) {
 		r := newRunner(t, api, strings.ReplaceAll(prEvent, "%BASE%", "3333333333333333333333333333333333333333"), map[string]string{
-			"working-directory": "examples/demo", "warmup-calls": "0", "launches": "1", "comment": "false",
+			"working-directory": "examples/demo", "sandbox": "basic", "warmup-calls": "0", "launches": "1", "comment": "false",
 		})
 		r.run()
 		if out := r.actionOutputs(); out["exit-code"] != "2" {
@@ -466,7 +470,7 @@ func TestActionEmulated(t *testing.T) {
 
 	t.Run("drift", func(t *testing.T) {
 		r := newRunner(t, api, event, map[string]string{
-			"working-directory": "examples/demo", "warmup-calls": "3", "launches": "1", "base": "",
+			"working-directory": "examples/demo", "sandbox": "basic", "warmup-calls": "3", "launches": "1", "base": "",
 		})
 		r.run()
 		out := r.actionOutputs()
@@ -530,7 +534,7 @@ func TestActionEmulated(t *testing.T) {
 			t.Fatalf("pin: %v\n%s", err, out)
 		}
 		r := newRunner(t, api, event, map[string]string{
-			"working-directory": "examples/demo", "lock": lockPath, "warmup-calls": "2", "launches": "1", "base": "",
+			"working-directory": "examples/demo", "sandbox": "basic", "lock": lockPath, "warmup-calls": "2", "launches": "1", "base": "",
 		})
 		r.run()
 		out := r.actionOutputs()
@@ -562,7 +566,7 @@ func TestActionEmulated(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := newRunner(t, api, event, map[string]string{
-			"working-directory": "examples/demo", "lock": lockPath, "warmup-calls": "0", "launches": "1", "base": "",
+			"working-directory": "examples/demo", "sandbox": "basic", "lock": lockPath, "warmup-calls": "0", "launches": "1", "base": "",
 		})
 		r.run()
 		out := r.actionOutputs()
