@@ -401,3 +401,57 @@ func TestCheckComment(t *testing.T) {
 		t.Errorf("summary: %q", s)
 	}
 }
+
+// TestRepinTwoSteps is the re-pin as the example workflow runs it: a first
+// step with no token in its environment probes and writes the lock and the
+// body; a second, holding the token, proposes them and launches nothing (its
+// config names a server that cannot start, which a probe would hold).
+func TestRepinTwoSteps(t *testing.T) {
+	dir := t.TempDir()
+	exe, _ := os.Executable()
+	cfg := `{"mcpServers":{"text":{"command":` + jsonString(exe) + `,"env":{"FAKE_SCENARIO":"${SCENARIO:-honest}"}}}}`
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, dir, nil, withProbe("pin")...); code != 0 {
+		t.Fatalf("pin: exit %d\n%s", code, stderr)
+	}
+	base := readFile(t, filepath.Join(dir, "mcp-lock.json"))
+	api := githubtest.New("o", "r", map[string]string{"mcp-lock.json": base})
+	t.Cleanup(api.Close)
+	body := filepath.Join(dir, "repin.md")
+	propose := map[string]string{"GITHUB_TOKEN": "t", "GITHUB_API_URL": api.APIURL(), "GITHUB_REPOSITORY": "o/r"}
+
+	// Nothing changed: no body, nothing proposed.
+	if code, _, stderr := runCLI(t, dir, map[string]string{"SCENARIO": "honest"}, withProbe("repin", "--markdown", body)...); code != 0 {
+		t.Fatalf("repin: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, dir, propose, "repin", "--open-pr", "--from-body", body); code != 0 || !strings.Contains(stderr, "no change") {
+		t.Fatalf("propose without a body: exit %d\n%s", code, stderr)
+	}
+	if len(api.Pulls()) != 0 {
+		t.Fatalf("a pull request was opened for no change")
+	}
+
+	if code, _, stderr := runCLI(t, dir, map[string]string{"SCENARIO": "desc-changed"}, withProbe("repin", "--markdown", body)...); code != 0 {
+		t.Fatalf("repin: exit %d\n%s", code, stderr)
+	}
+	broken := `{"mcpServers":{"text":{"command":"/nonexistent/server"}}}`
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, dir, propose, "repin", "--open-pr", "--from-body", body)
+	if code != 0 || !strings.Contains(stderr, "opened pull request #") {
+		t.Fatalf("propose: exit %d\n%s", code, stderr)
+	}
+	pulls := api.Pulls()
+	if len(pulls) != 1 || !strings.Contains(pulls[0].Body, "keep it short") {
+		t.Fatalf("pulls %+v", pulls)
+	}
+	if onBranch, _ := api.File("mcp-lockcheck/repin", "mcp-lock.json"); onBranch != readFile(t, filepath.Join(dir, "mcp-lock.json")) {
+		t.Errorf("the branch does not hold the re-pinned lock")
+	}
+	if code, _, stderr := runCLI(t, dir, nil, "repin", "--from-body", body); code != 2 || !strings.Contains(stderr, "--from-body goes with --open-pr") {
+		t.Errorf("--from-body alone: exit %d\n%s", code, stderr)
+	}
+}

@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -39,8 +41,17 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 	var labels multi
 	fs.Var(&labels, "label", "label the pull request with `NAME` (repeatable; default mcp-lockcheck)")
 	mdOut := fs.String("markdown", "", "also write the pull request body to `FILE`")
+	fromBody := fs.String("from-body", "", "with --open-pr: probe nothing; propose the lock as it is on disk with the body an earlier `repin --markdown FILE` wrote (no FILE: nothing changed, nothing proposed). The process holding the token then never launched a server")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
+	}
+	if *fromBody != "" {
+		if !*openPR {
+			return ExitUsage, usageErr("--from-body goes with --open-pr")
+		}
+		return proposeRepin(ctx, &c, env, *fromBody, *tokenEnv, func() (github.RepinPR, error) {
+			return repinTarget(&c, env, *repo, *branch, *base, *title, labels)
+		})
 	}
 	servers, all, err := c.loadServers(env)
 	if err != nil {
@@ -102,12 +113,18 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 	if !*openPR {
 		return ExitOK, nil
 	}
-	client, err := github.ClientFromEnv(github.Getenv(env.Getenv), *tokenEnv)
+	return openRepin(ctx, env, *tokenEnv, target, data, body)
+}
+
+// openRepin commits data on the target's branch and opens or updates its
+// pull request with body.
+func openRepin(ctx context.Context, env Env, tokenEnv string, t github.RepinPR, data []byte, body string) (int, error) {
+	client, err := github.ClientFromEnv(github.Getenv(env.Getenv), tokenEnv)
 	if err != nil {
 		return ExitUsage, asUsage(err)
 	}
-	target.Content, target.Body = data, body
-	res, err := github.OpenRepinPR(ctx, client, target)
+	t.Content, t.Body = data, body
+	res, err := github.OpenRepinPR(ctx, client, t)
 	if err != nil {
 		return ExitUsage, fmt.Errorf("re-pin pull request: %w", err)
 	}
@@ -117,6 +134,35 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s pull request #%d: %s\n", verb, res.Number, res.URL)
 	return ExitOK, nil
+}
+
+// proposeRepin is the second half of a re-pin split in two steps: the
+// first (`repin --markdown FILE`, no token in its environment) probed the
+// servers and wrote the lock and the body; this one, holding the token,
+// launches nothing and only proposes what the first wrote. Splitting the
+// workflow this way keeps the token out of every process a server ran
+// beside, whatever the sandbox.
+func proposeRepin(ctx context.Context, c *common, env Env, bodyFile, tokenEnv string, target func() (github.RepinPR, error)) (int, error) {
+	body, err := os.ReadFile(c.path(env, bodyFile))
+	if errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: no change: %s was not written (the re-pin found nothing new); no pull request opened\n", bodyFile)
+		return ExitOK, nil
+	}
+	if err != nil {
+		return ExitUsage, err
+	}
+	data, err := os.ReadFile(c.path(env, c.lockPath))
+	if err != nil {
+		return ExitUsage, fmt.Errorf("reading the re-pinned lock: %w", err)
+	}
+	if _, err := lock.Parse(c.lockPath, data); err != nil {
+		return ExitUsage, asUsage(err)
+	}
+	t, err := target()
+	if err != nil {
+		return ExitUsage, err
+	}
+	return openRepin(ctx, env, tokenEnv, t, data, string(body))
 }
 
 // repinTarget resolves the repository, the lock's path in it and the
