@@ -93,7 +93,7 @@ func runHelper(raw string) error {
 // never above the inherited hard limit.
 func setLimits(l Limits) error {
 	set := func(name string, res int, want, slack uint64) error {
-		if want == Unlimited {
+		if want == Unlimited || res < 0 {
 			return nil
 		}
 		var cur syscall.Rlimit
@@ -128,6 +128,9 @@ func setLimits(l Limits) error {
 		return err
 	}
 	if err := set("RLIMIT_FSIZE", syscall.RLIMIT_FSIZE, l.FileSizeBytes, 0); err != nil {
+		return err
+	}
+	if err := set("RLIMIT_NPROC", rlimitNPROC, l.Processes, 0); err != nil {
 		return err
 	}
 	return set("RLIMIT_CORE", syscall.RLIMIT_CORE, 0, 0)

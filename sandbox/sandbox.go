@@ -41,6 +41,12 @@ type Limits struct {
 	// FileSizeBytes is RLIMIT_FSIZE, the largest file the server can write.
 	// Default 256 MiB.
 	FileSizeBytes uint64
+	// Processes is RLIMIT_NPROC (processes and threads). Strict only,
+	// default 512: inside Strict's own user namespace the kernel counts
+	// the server's tasks alone, so this caps the whole server, forks and
+	// threads of every descendant together, whatever uid it runs as. In
+	// Basic the count is the user's across the machine, so no cap is set.
+	Processes uint64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -54,8 +60,13 @@ func (l Limits) withDefaults() Limits {
 	def(&l.AddressSpaceBytes, Unlimited)
 	def(&l.OpenFiles, 1024)
 	def(&l.FileSizeBytes, 256<<20)
+	def(&l.Processes, Unlimited)
 	return l
 }
+
+// defaultStrictProcesses is Strict's RLIMIT_NPROC: node with its worker
+// threads uses a dozen tasks, npx and a shell a few more.
+const defaultStrictProcesses = 512
 
 // Options configure one server's sandbox.
 type Options struct {
@@ -328,6 +339,9 @@ func (r *Run) Command(ctx context.Context, command string, args []string, env ma
 	} else {
 		p := policy{Path: path, Limits: r.limits}
 		if r.opts.Level == Strict {
+			if r.opts.Limits.Processes == 0 {
+				p.Limits.Processes = defaultStrictProcesses
+			}
 			p.Landlock = true
 			p.RO = append(r.commandRO(path, childEnv["PATH"], dir, childEnv), r.scriptGrants(args, dir)...)
 			p.RW = []string{r.dir}

@@ -72,6 +72,22 @@ func testProgram(mode string, args []string) int {
 			return fail(err)
 		}
 		fmt.Println("OK")
+	case "forkmany":
+		// Start up to 600 sleeping children; report how many started.
+		var kids []*exec.Cmd
+		n := 0
+		for ; n < 600; n++ {
+			c := exec.Command("/bin/sleep", "30")
+			if err := c.Start(); err != nil {
+				break
+			}
+			kids = append(kids, c)
+		}
+		for _, c := range kids {
+			c.Process.Kill()
+			c.Wait()
+		}
+		fmt.Println(n)
 	case "procs":
 		ents, err := os.ReadDir("/proc")
 		if err != nil {
@@ -103,7 +119,7 @@ func testProgram(mode string, args []string) int {
 		for _, r := range []struct {
 			name string
 			res  int
-		}{{"nofile", syscall.RLIMIT_NOFILE}, {"core", syscall.RLIMIT_CORE}, {"cpu", syscall.RLIMIT_CPU}, {"data", syscall.RLIMIT_DATA}} {
+		}{{"nofile", syscall.RLIMIT_NOFILE}, {"nproc", 6 /* RLIMIT_NPROC */}, {"core", syscall.RLIMIT_CORE}, {"cpu", syscall.RLIMIT_CPU}, {"data", syscall.RLIMIT_DATA}} {
 			var l syscall.Rlimit
 			if err := syscall.Getrlimit(r.res, &l); err != nil {
 				return fail(err)
@@ -488,6 +504,29 @@ func TestStrict(t *testing.T) {
 		if strings.TrimSpace(out) != "lo false" {
 			t.Errorf("interfaces in the sandbox: %q, want only lo, down", out)
 		}
+	})
+	t.Run("process cap", func(t *testing.T) {
+		out, err := launch(t, r, "rlimits")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("nproc %d %d", defaultStrictProcesses, defaultStrictProcesses); !strings.Contains(out, want) {
+			t.Errorf("strict rlimits %q, want %q", out, want)
+		}
+		if os.Getuid() == 0 {
+			// The kernel does not enforce RLIMIT_NPROC on uid 0 (the
+			// runner is not root; this test machine is).
+			t.Skip("running as root: RLIMIT_NPROC is set but not enforced for uid 0")
+		}
+		out, err = launch(t, r, "forkmany")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := strconv.Atoi(strings.TrimSpace(out))
+		if n == 0 || n >= defaultStrictProcesses {
+			t.Errorf("strict started %d processes, want fewer than %d (RLIMIT_NPROC in its user namespace)", n, defaultStrictProcesses)
+		}
+		t.Logf("strict: %d children before the cap", n)
 	})
 	t.Run("launch counter persists", func(t *testing.T) {
 		for want := 1; want <= 2; want++ {

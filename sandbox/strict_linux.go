@@ -173,3 +173,6 @@ func mountProc() error {
 	}
 	return nil
 }
+
+// rlimitNPROC is RLIMIT_NPROC, which package syscall does not name.
+const rlimitNPROC = unix.RLIMIT_NPROC

@@ -26,3 +26,6 @@ func restrictSelf(p policy) error {
 	}
 	return nil
 }
+
+// rlimitNPROC: the per-server process cap is Strict's, which is Linux only.
+const rlimitNPROC = -1
