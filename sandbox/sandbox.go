@@ -158,9 +158,8 @@ func New(server string, opts Options) (*Run, error) {
 		if err := preflight(self, opts.Level); err != nil {
 			return nil, err
 		}
-		if opts.Level == Strict {
-			r.abi = landlockABI()
-		}
+		r.abi = landlockABI() // Basic uses it for writes, when the kernel has it
+
 	}
 
 	// Nothing in the paths a server can see names the checker: a server
@@ -225,7 +224,10 @@ func (r *Run) Dir() string { return r.dir }
 func (r *Run) Isolation() string {
 	switch r.opts.Level {
 	case Basic:
-		return "basic: env scrubbed, fresh HOME and TMPDIR, canaries, rlimits"
+		if r.abi > 0 {
+			return fmt.Sprintf("basic: env scrubbed, fresh HOME and TMPDIR, canaries, rlimits, writes only to the run dir and caches (landlock ABI %d)", r.abi)
+		}
+		return "basic: env scrubbed, fresh HOME and TMPDIR, canaries, rlimits (writes not restricted: no landlock)"
 	case Strict:
 		return fmt.Sprintf("strict: landlock ABI %d + netns (no network), env scrubbed, fresh HOME and TMPDIR, canaries, rlimits", r.abi)
 	}
@@ -338,6 +340,20 @@ func (r *Run) Command(ctx context.Context, command string, args []string, env ma
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	} else {
 		p := policy{Path: path, Limits: r.limits}
+		if r.opts.Level == Basic && r.abi > 0 {
+			// Basic reads what the user can read, but writes only where a
+			// server has business writing: its run directory and the
+			// package caches it installs into. Not the workspace, not the
+			// runner's GITHUB_ENV, not the binary later steps run.
+			p.WriteOnly = true
+			p.RW = []string{r.dir, "/dev/shm"}
+			for _, d := range r.caches {
+				if r.safeGrant(d) {
+					p.RW = append(p.RW, d)
+				}
+			}
+			p.RW = dedupe(p.RW)
+		}
 		if r.opts.Level == Strict {
 			if r.opts.Limits.Processes == 0 {
 				p.Limits.Processes = defaultStrictProcesses

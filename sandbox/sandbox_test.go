@@ -828,7 +828,7 @@ func TestStrictNotWidenedByConfig(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.name != "cwd /proc" {
+			if c.name != "cwd /proc" && c.mode != "write" { // basic restricts writes too
 				if out, err := run(basic, c.mode, c.target, c.env, c.cwd); err != nil || strings.HasPrefix(out, "ERR") {
 					t.Fatalf("control: basic could not %s %s: %q %v", c.mode, c.target, out, err)
 				}
@@ -888,5 +888,38 @@ func TestSweepCatchesReforker(t *testing.T) {
 	}
 	if left := procgroup.Descendants(os.Getpid()); len(left) > 0 {
 		t.Errorf("descendants alive after the sweep: %v", left)
+	}
+}
+
+// TestBasicWrites attacks basic's write restriction: a server in basic may
+// read what the user can (basic is not containment), but writes only in its
+// run directory and the package caches, so it cannot append to the runner's
+// GITHUB_ENV, replace a binary or write into the workspace.
+func TestBasicWrites(t *testing.T) {
+	if landlockABI() < 1 {
+		t.Skip("no landlock: basic cannot restrict writes here")
+	}
+	outside := t.TempDir()
+	target := filepath.Join(outside, "GITHUB_ENV")
+	if err := os.WriteFile(target, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	r := newRun(t, Basic, Options{})
+	if got := r.Isolation(); !strings.Contains(got, "writes only to the run dir") {
+		t.Errorf("Isolation() = %q", got)
+	}
+	for _, p := range []string{target, filepath.Join(outside, "new-file")} {
+		if out, err := launch(t, r, "write", p); err == nil {
+			t.Errorf("basic wrote %s: %q", p, out)
+		}
+	}
+	if b, _ := os.ReadFile(target); len(b) != 0 {
+		t.Errorf("%s was changed: %q", target, b)
+	}
+	if out, err := launch(t, r, "write", filepath.Join(r.Dir(), "tmp", "ok")); err != nil {
+		t.Errorf("basic could not write in its run dir: %q %v", out, err)
+	}
+	if out, err := launch(t, r, "cat", target); err != nil {
+		t.Errorf("basic could not read %s: %q %v", target, out, err)
 	}
 }

@@ -95,6 +95,9 @@ func restrictSelf(p policy) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
+	if p.WriteOnly {
+		return restrictWrites(p.RW)
+	}
 	if !p.Landlock {
 		return nil
 	}
@@ -176,3 +179,35 @@ func mountProc() error {
 
 // rlimitNPROC is RLIMIT_NPROC, which package syscall does not name.
 const rlimitNPROC = unix.RLIMIT_NPROC
+
+// writeRights are the filesystem rights that change something.
+const writeRights = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
+	ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock |
+	ll.AccessFSMakeFifo | ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSTruncate
+
+// restrictWrites is Basic's Landlock ruleset: only the rights that write
+// are handled, so reads are untouched, and writes are allowed beneath rw
+// (and to /dev/null). Best effort: on a kernel without Landlock nothing is
+// enforced, and the report's isolation line says so.
+func restrictWrites(rw []string) error {
+	if landlockABI() < 1 {
+		return nil
+	}
+	rules := []landlock.Rule{landlock.PathAccess(ll.AccessFSWriteFile|ll.AccessFSTruncate, devRW...).IgnoreIfMissing()}
+	for _, p := range rw {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			rules = append(rules, landlock.PathAccess(writeRights, p))
+		} else {
+			rules = append(rules, landlock.PathAccess(ll.AccessFSWriteFile|ll.AccessFSTruncate, p))
+		}
+	}
+	cfg := landlock.Config{HandledAccessFS: writeRights}.BestEffort()
+	if err := cfg.RestrictPaths(rules...); err != nil {
+		return fmt.Errorf("landlock (basic, writes): %w", err)
+	}
+	return nil
+}
