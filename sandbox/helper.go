@@ -31,15 +31,15 @@ const (
 
 // policy is what Command hands the helper.
 type policy struct {
-	Path     string   // the resolved server executable
-	Limits   Limits   // rlimits, defaults already applied
-	Landlock bool     `json:",omitempty"` // Strict: restrict to RO and RW
+	Path     string // the resolved server executable
+	Limits   Limits // rlimits, defaults already applied
+	Landlock bool   `json:",omitempty"` // Strict: restrict to RO and RW
 	// WriteOnly (Basic): restrict writes to RW, leave reads alone; best
 	// effort, like the rest of Basic.
-	WriteOnly bool `json:",omitempty"`
-	RO       []string `json:",omitempty"` // read + execute, dirs or files
-	RW       []string `json:",omitempty"` // read + write + execute
-	SelfTest bool     `json:",omitempty"` // apply everything, print selfTestOK, exit
+	WriteOnly bool     `json:",omitempty"`
+	RO        []string `json:",omitempty"` // read + execute, dirs or files
+	RW        []string `json:",omitempty"` // read + write + execute
+	SelfTest  bool     `json:",omitempty"` // apply everything, print selfTestOK, exit
 }
 
 // HelperMain must be called first thing in main (and in TestMain of any test
