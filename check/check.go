@@ -193,6 +193,13 @@ func Summarize(r *report.Report, failOn finding.Severity) {
 			}
 		}
 	}
+	for _, f := range r.Repository {
+		sum.Findings++
+		sum.ByRule[f.Rule]++
+		if counts(f, failOn) {
+			drift = true
+		}
+	}
 	switch {
 	case drift:
 		sum.ExitCode = ExitDrift

@@ -82,10 +82,7 @@ func (c *common) loadPolicy(env Env) (*policy.Policy, error) {
 	if c.policyLoaded {
 		return c.policyFile, nil
 	}
-	name := c.policyPath
-	if name == "" {
-		name = policy.DefaultFile
-	}
+	name := c.policyName()
 	data, err := os.ReadFile(c.path(env, name))
 	if err != nil {
 		if c.policyPath == "" && errors.Is(err, os.ErrNotExist) {
@@ -100,6 +97,21 @@ func (c *common) loadPolicy(env Env) (*policy.Policy, error) {
 	}
 	c.policyFile, c.policyLoaded = p, true
 	return p, nil
+}
+
+// policyName is --policy, else the default policy file's name.
+func (c *common) policyName() string {
+	if c.policyPath != "" {
+		return c.policyPath
+	}
+	return policy.DefaultFile
+}
+
+// run is what a server gets where no policy sets a value: the flags'
+// values, given or default.
+func (c *common) run() policy.Run {
+	lvl, _ := sandbox.ParseLevel(c.sandbox)
+	return policy.Run{WarmupCalls: c.warmup, Launches: c.launches, Sandbox: lvl, Timeout: c.timeout, RequestTimeout: c.requestTimeout}
 }
 
 // explicit reports whether a flag was given on the command line.
