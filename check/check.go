@@ -54,6 +54,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			}
 		}
 		fs = append(fs, launchHygiene(run, ls)...)
+		fs = append(fs, envDependence(run.cfg)...)
 		fs = append(fs, stabilityFindings(run)...)
 		fs = append(fs, inspectRun(run)...)
 		for _, f := range across {
@@ -132,7 +133,7 @@ func locate(fs []finding.Finding, run *serverRun, pinned bool, lockPath string, 
 		f := &fs[i]
 		useConfig := !pinned
 		switch f.Rule {
-		case finding.ServerNotPinned, finding.LaunchChanged, finding.ServerUnavailable, finding.UnpinnedPackage:
+		case finding.ServerNotPinned, finding.LaunchChanged, finding.ServerUnavailable, finding.UnpinnedPackage, finding.LaunchDependsOnEnv:
 			useConfig = true
 		}
 		if useConfig {
