@@ -49,7 +49,11 @@ func (s Server) EnvRefs() []EnvRef {
 	}
 	var out []EnvRef
 	for _, f := range fields {
-		for _, r := range placeholderRefs(f.v, s.Client == ClientGeminiCLI) {
+		refs := placeholderRefs(f.v, s.Client == ClientGeminiCLI)
+		if s.Client == ClientOpenCode {
+			refs = openCodeRefs(f.v)
+		}
+		for _, r := range refs {
 			if s.editorVar(r.name, r.env) {
 				continue
 			}
@@ -85,6 +89,26 @@ func (s Server) editorVar(name string, env bool) bool {
 // developer's machine by construction.
 func CISets(name string) bool {
 	return name == "CI" || strings.HasPrefix(name, "GITHUB_") || strings.HasPrefix(name, "RUNNER_")
+}
+
+// openCodeRefs finds opencode's {env:NAME} placeholders.
+func openCodeRefs(s string) []ref {
+	var out []ref
+	for off := 0; ; {
+		i := strings.Index(s[off:], "{env:")
+		if i < 0 {
+			return out
+		}
+		i += off
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			return out
+		}
+		if name := s[i+len("{env:") : i+end]; validName(name) {
+			out = append(out, ref{start: i, end: i + end + 1, name: name, env: true})
+		}
+		off = i + end + 1
+	}
 }
 
 // ref is one placeholder in a field: s[start:end] is its whole text.

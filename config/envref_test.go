@@ -49,3 +49,27 @@ func TestEnvRefs(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenCodePlaceholders(t *testing.T) {
+	s := Server{Client: ClientOpenCode, Type: TypeHTTP, URL: "https://x.invalid/{env:REGION}/mcp", Headers: map[string]string{"Authorization": "Bearer {env:TOKEN}", "X": "${NOT_OPENCODE}"}}
+	env := map[string]string{"REGION": "eu", "TOKEN": "t0k"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	url, headers, err := s.ResolveRemote(lookup)
+	if err != nil || url != "https://x.invalid/eu/mcp" || headers["Authorization"] != "Bearer t0k" || headers["X"] != "${NOT_OPENCODE}" {
+		t.Errorf("ResolveRemote = %q %v %v", url, headers, err)
+	}
+	delete(env, "TOKEN")
+	if _, _, err := s.ResolveRemote(lookup); err == nil || !strings.Contains(err.Error(), "TOKEN is not set") {
+		t.Errorf("unset: %v", err)
+	}
+	if _, err := expandOpenCode("{file:~/.secret}", lookup); err == nil {
+		t.Error("{file:} accepted")
+	}
+	var got []string
+	for _, r := range s.EnvRefs() {
+		got = append(got, r.Field+" "+r.Var)
+	}
+	if strings.Join(got, ",") != "url REGION,header Authorization TOKEN" {
+		t.Errorf("EnvRefs = %q", got)
+	}
+}
