@@ -80,8 +80,12 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	if review {
 		check.ReviewBase(r, opts, base)
 	}
-	if len(weakened) > 0 {
-		r.Repository = append(r.Repository, weakened...)
+	unchecked, err := uncheckedConfigs(ctx, env, &c, opts.All)
+	if err != nil {
+		return ExitUsage, err
+	}
+	if repo := append(weakened, unchecked...); len(repo) > 0 {
+		r.Repository = append(r.Repository, repo...)
 		check.Summarize(r, opts.FailOn)
 	}
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation}

@@ -48,6 +48,9 @@ type common struct {
 	flags        *flag.FlagSet
 	policyFile   *policy.Policy
 	policyLoaded bool
+	// readPaths are the config files loadServers read (absolute or
+	// relative to the working directory, as given).
+	readPaths []string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -179,9 +182,10 @@ func (c *common) loadServers(env Env) (servers []config.Server, all bool, err er
 	if len(paths) == 0 {
 		paths = config.Discover(c.dir(env))
 		if len(paths) == 0 {
-			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .zed/settings.json, .codex/config.toml, mcp.json, claude_desktop_config.json); name one with --config", c.dir(env))
+			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .zed/settings.json, .codex/config.toml, .roo/mcp.json, .kiro/settings/mcp.json, .amazonq/mcp.json, .junie/mcp/mcp.json, .continue/mcpServers/, opencode.json, mcp.json, claude_desktop_config.json and the others listed in the README); name one with --config", c.dir(env))
 		}
 	}
+	c.readPaths = paths
 	servers, err = config.LoadAll(paths)
 	if err != nil {
 		return nil, false, asUsage(err)
