@@ -76,13 +76,15 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	} else if review {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
 	}
-	r := check.Check(ctx, opts)
-	if review {
-		check.ReviewBase(r, opts, base)
-	}
+	// Before the probe: the repository is read while the deadline is
+	// fresh, not after the servers have used it up.
 	unchecked, err := uncheckedConfigs(ctx, env, &c, opts.All)
 	if err != nil {
 		return ExitUsage, err
+	}
+	r := check.Check(ctx, opts)
+	if review {
+		check.ReviewBase(r, opts, base)
 	}
 	if repo := append(weakened, unchecked...); len(repo) > 0 {
 		r.Repository = append(r.Repository, repo...)
