@@ -80,7 +80,8 @@ func durOr(v, d time.Duration) time.Duration {
 // Effective is the settings in force for one server: for each setting the
 // stricter of the base's and the pull request's (more warm-up calls, more
 // launches, the stricter sandbox, the shorter time-out, the higher rule
-// level), the base's warm-up calls followed by any the pull request adds,
+// level), the base's warm-up calls followed by any the pull request adds
+// (with the count raised by as many, so they displace none of the base's),
 // and only the pass-env names both allow. As with Policy.Effective, a
 // field whose flag was given on the command line is left unset.
 func (c *Combined) Effective(name string, explicit func(flag string) bool) Settings {
@@ -108,10 +109,20 @@ func (c *Combined) Effective(name string, explicit func(flag string) bool) Setti
 		out.RequestTimeout = min(durOr(b.RequestTimeout, c.Run.RequestTimeout), durOr(p.RequestTimeout, c.Run.RequestTimeout))
 	}
 	out.Calls = slices.Clone(b.Calls)
+	added := 0
 	for _, call := range p.Calls {
 		if !hasCall(out.Calls, call) {
 			out.Calls = append(out.Calls, call)
+			added++
 		}
+	}
+	if added > 0 {
+		// Listed calls are made first: calls the pull request adds would
+		// take the places of the calls the base makes (a harmless tool
+		// called over and over, so the one that triggers the change is
+		// never reached). The count grows by as many.
+		v := min(intOr(out.WarmupCalls, c.Run.WarmupCalls)+added, MaxWarmupCalls)
+		out.WarmupCalls = &v
 	}
 	for _, e := range p.PassEnv {
 		if slices.Contains(b.PassEnv, e) {

@@ -96,8 +96,15 @@ func TestCombined(t *testing.T) {
 			base:   "version: 1\nservers:\n  fs:\n    calls:\n      - tool: a\n      - tool: b\n",
 			pr:     "version: 1\nservers:\n  fs:\n    calls:\n      - tool: b\n      - tool: c\n",
 			server: "fs",
-			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=3",
+			want:   "warmup=6 launches=- sandbox= env=[] rules=map[] calls=3",
 			weak:   []string{"servers.fs.calls a\nb -> b\nc @4"},
+		},
+		{
+			name:   "added calls do not take the base's places",
+			base:   "version: 1\ndefaults:\n  warmup-calls: 3\n",
+			pr:     "version: 1\ndefaults:\n  warmup-calls: 3\nservers:\n  fs:\n    calls:\n      - tool: harmless\n      - tool: harmless2\n",
+			server: "fs",
+			want:   "warmup=5 launches=- sandbox= env=[] rules=map[] calls=2",
 		},
 		{
 			name:   "raised counts, stricter sandbox and shorter time-outs are in force",
