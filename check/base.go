@@ -236,13 +236,32 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 			continue
 		}
 		msg := fmt.Sprintf("this pull request acknowledges %s on %s %q: %q", k.Rule, k.Kind, k.Subject, k.Reason)
-		f := note(finding.ApprovalAdded, k.Kind, k.Subject, "acknowledgements/"+k.Rule, msg, "", "")
+		f := note(finding.ApprovalAdded, k.Kind, k.Subject, "acknowledgements/"+k.Rule, msg, "", ackedText(ps, pv, k))
 		f.ContentSHA256 = k.SHA256
 		if k.By != "" || k.At != "" {
 			f.Detail = strings.TrimSpace("acknowledged by " + k.By + " " + k.At)
 		}
 	}
 	return a
+}
+
+// ackedText is the content an acknowledgement silences, as the reports
+// show it (hidden tag text decoded beside it): a reviewer reads what the
+// pull request asks them to let through, not only its reason. "" when
+// the lock holds no content with the acknowledged hash.
+func ackedText(ps *lock.Server, pv *snapshot, k lock.Ack) string {
+	if k.Kind == finding.KindServer && k.Subject == "instructions" {
+		if pv.instructions.SHA256 == k.SHA256 {
+			return textOf(pv.instructions)
+		}
+		return ""
+	}
+	if e := ps.Entries(k.Kind, false)[k.Subject]; e != nil {
+		if c := e.Canonical(); c.SHA256 == k.SHA256 {
+			return string(c.Bytes)
+		}
+	}
+	return ""
 }
 
 // hasAck reports whether list holds an acknowledgement of the same rule,

@@ -54,6 +54,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			}
 		}
 		fs = append(fs, launchHygiene(run, ls)...)
+		fs = append(fs, envDependence(run.cfg)...)
 		fs = append(fs, stabilityFindings(run)...)
 		fs = append(fs, inspectRun(run)...)
 		for _, f := range across {
@@ -132,7 +133,7 @@ func locate(fs []finding.Finding, run *serverRun, pinned bool, lockPath string, 
 		f := &fs[i]
 		useConfig := !pinned
 		switch f.Rule {
-		case finding.ServerNotPinned, finding.LaunchChanged, finding.ServerUnavailable, finding.UnpinnedPackage:
+		case finding.ServerNotPinned, finding.LaunchChanged, finding.ServerUnavailable, finding.UnpinnedPackage, finding.LaunchDependsOnEnv:
 			useConfig = true
 		}
 		if useConfig {
@@ -191,6 +192,13 @@ func Summarize(r *report.Report, failOn finding.Severity) {
 			if counts(f, failOn) {
 				drift = true
 			}
+		}
+	}
+	for _, f := range r.Repository {
+		sum.Findings++
+		sum.ByRule[f.Rule]++
+		if counts(f, failOn) {
+			drift = true
 		}
 	}
 	switch {

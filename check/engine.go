@@ -101,7 +101,9 @@ func (opts *Options) forServer(name string) *Options {
 	if st.Timeout > 0 {
 		o.ServerTimeout = st.Timeout
 	}
-	if st.Sandbox != "" {
+	// A policy never lowers the sandbox below what the command line asked
+	// (or its default): the file comes with pull requests.
+	if st.Sandbox != "" && policy.SandboxRank(st.Sandbox) > policy.SandboxRank(o.Sandbox.Level) {
 		o.Sandbox.Level = st.Sandbox
 	}
 	if len(st.PassEnv) > 0 {

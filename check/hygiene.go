@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
@@ -426,4 +427,32 @@ func npmCacheDir(opts *Options, env map[string]string) string {
 		return filepath.Join(home, ".npm")
 	}
 	return ""
+}
+
+// envDependence reports each launch field that expands a variable the
+// config does not set (launch-depends-on-environment): the lock records
+// the template, so CI may approve one expansion while a developer runs
+// another. A warning, and an error for a variable CI sets (CI, GITHUB_*,
+// RUNNER_*): then the two differ by construction. With a default both
+// expansions are named, as templates: a variable's value may be a secret.
+func envDependence(cfg config.Server) []finding.Finding {
+	var out []finding.Finding
+	for _, r := range cfg.EnvRefs() {
+		f := finding.New(finding.LaunchDependsOnEnv, cfg.Name)
+		f.Kind, f.Subject, f.Field = finding.KindServer, cfg.Name, r.Field
+		ci := ""
+		if config.CISets(r.Var) {
+			f.Severity = finding.Error
+			ci = " (CI sets it)"
+		}
+		if r.HasDefault {
+			f.Message = fmt.Sprintf("%s expands %s, which the config does not set%s: %q where it is set, %q where it is not; the lock records only the template",
+				r.Field, r.Var, ci, r.WhenSet, r.WhenUnset)
+		} else {
+			f.Message = fmt.Sprintf("%s expands %s, which the config does not set%s: what runs depends on where it runs; the lock records only the template %q",
+				r.Field, r.Var, ci, r.Template)
+		}
+		out = append(out, f)
+	}
+	return out
 }

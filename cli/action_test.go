@@ -468,6 +468,65 @@ func TestActionEmulated(t *testing.T) {
 		}
 	})
 
+	t.Run("pull request lowers warmup-calls", func(t *testing.T) {
+		// The base branch's policy makes four warm-up calls; the pull
+		// request's makes none. The check of the pull request runs with
+		// the base's: the counter server (honest for three calls) is
+		// still caught, and the weakening is an error of its own.
+		dir := t.TempDir()
+		fakeConfig(t, dir, map[string]string{"notes": "counter"})
+		write := func(name, content string) {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(".mcp-lockcheck.yaml", "version: 1\ndefaults:\n  warmup-calls: 4\n  launches: 1\n")
+		if code, _, stderr := runCLI(t, dir, nil, "pin", "--quiet", "--warmup-calls", "0"); code != 0 {
+			t.Fatalf("pin: exit %d\n%s", code, stderr)
+		}
+		git := func(args ...string) string {
+			cmd := exec.Command("git", append([]string{"-c", "user.name=CI", "-c", "user.email=ci@example.com"}, args...)...)
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+			return strings.TrimSpace(string(out))
+		}
+		git("init", "-q")
+		git("add", ".")
+		git("commit", "-q", "-m", "base")
+		baseSHA := git("rev-parse", "HEAD")
+		write(".mcp-lockcheck.yaml", "version: 1\ndefaults:\n  warmup-calls: 0\n  launches: 1\n")
+		git("commit", "-q", "-am", "no warm-up calls")
+
+		r := newRunner(t, api, strings.ReplaceAll(prEvent, "%BASE%", baseSHA), map[string]string{
+			"working-directory": dir, "comment": "false",
+		})
+		r.run()
+		out := r.actionOutputs()
+		if out["exit-code"] != "1" || r.jobExit() != 1 {
+			t.Fatalf("outputs %v, job exit %d\nlog:\n%s", out, r.jobExit(), r.logs["check"])
+		}
+		var rep report.Report
+		if err := json.Unmarshal([]byte(readFile(t, out["report-file"])), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Repository) != 1 || rep.Repository[0].Rule != "policy-weakened" || rep.Repository[0].Field != "defaults.warmup-calls" {
+			t.Errorf("repository findings %+v", rep.Repository)
+		}
+		caught := false
+		for _, f := range rep.Findings() {
+			caught = caught || (f.Rule == "tool-changed" && f.Phase == "launch-1/after-call-3")
+		}
+		if !caught {
+			t.Errorf("the counter server was not caught:\n%s", r.logs["check"])
+		}
+		if s := readFile(t, r.summary); !strings.Contains(s, "This pull request changes the policy") {
+			t.Errorf("the job summary does not show the policy change:\n%s", s)
+		}
+	})
+
 	t.Run("drift", func(t *testing.T) {
 		r := newRunner(t, api, event, map[string]string{
 			"working-directory": "examples/demo", "sandbox": "basic", "warmup-calls": "3", "launches": "1", "base": "",

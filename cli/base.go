@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 )
 
 // loadBase reads the base branch's lock for --base-lock FILE or --base REF
@@ -35,7 +36,7 @@ func loadBase(ctx context.Context, env Env, c *common, baseLock, baseRef string)
 		}
 		return f, nil
 	}
-	data, name, err := lockAtRef(ctx, c.dir(env), baseRef, c.path(env, c.lockPath))
+	data, name, err := fileAtRef(ctx, c.dir(env), baseRef, c.path(env, c.lockPath), "lock")
 	if err != nil {
 		return nil, asUsage(err)
 	}
@@ -50,12 +51,46 @@ func loadBase(ctx context.Context, env Env, c *common, baseLock, baseRef string)
 	return f, nil
 }
 
-// lockAtRef reads the lock at lockPath as it is in commit ref of the git
-// repository holding dir. It returns the bytes (nil when the commit has no
-// file there: first adoption) and the name errors and messages use
-// ("REF:path/in/repo"). An unknown ref, a directory outside any repository
-// or a lock path outside the repository is an error.
-func lockAtRef(ctx context.Context, dir, ref, lockPath string) ([]byte, string, error) {
+// loadBasePolicy reads the base branch's policy for --base-policy FILE or
+// --base REF (at the path the pull request's policy is read from). ok is
+// false when neither is given (--base-lock alone): the policy is then not
+// reviewed. A nil policy with ok set is a base without a policy file.
+func loadBasePolicy(ctx context.Context, env Env, c *common, basePolicy, baseRef string) (p *policy.Policy, ok bool, err error) {
+	if basePolicy == "" && baseRef == "" {
+		return nil, false, nil
+	}
+	if basePolicy != "" {
+		data, err := os.ReadFile(c.path(env, basePolicy))
+		if err != nil {
+			return nil, false, usageErr("--base-policy: %v", err)
+		}
+		p, err := policy.Parse(basePolicy, data)
+		if err != nil {
+			return nil, false, asUsage(fmt.Errorf("--base-policy: %w", err))
+		}
+		return p, true, nil
+	}
+	data, name, err := fileAtRef(ctx, c.dir(env), baseRef, c.path(env, c.policyName()), "policy")
+	if err != nil {
+		return nil, false, asUsage(err)
+	}
+	if data == nil {
+		return nil, true, nil
+	}
+	p, err = policy.Parse(name, data)
+	if err != nil {
+		return nil, false, asUsage(fmt.Errorf("--base %s: %w", baseRef, err))
+	}
+	return p, true, nil
+}
+
+// fileAtRef reads the file at path (the lock or the policy: what) as it
+// is in commit ref of the git repository holding dir. It returns the bytes
+// (nil when the commit has no file there: first adoption) and the name
+// errors and messages use ("REF:path/in/repo"). An unknown ref, a
+// directory outside any repository or a path outside the repository is an
+// error.
+func fileAtRef(ctx context.Context, dir, ref, lockPath, what string) ([]byte, string, error) {
 	// A ref starting with "-" would be read by git as an option.
 	if ref == "" || strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, "\x00\n") {
 		return nil, "", fmt.Errorf("--base %q: not a git revision", ref)
@@ -79,7 +114,7 @@ func lockAtRef(ctx context.Context, dir, ref, lockPath string) ([]byte, string, 
 	p := path.Clean(strings.TrimSpace(prefix) + filepath.ToSlash(rel))
 	name := ref + ":" + p
 	if p == ".." || strings.HasPrefix(p, "../") {
-		return nil, "", fmt.Errorf("--base %s: the lock %s is outside the git repository at %s", ref, lockPath, dir)
+		return nil, "", fmt.Errorf("--base %s: the %s %s is outside the git repository at %s", ref, what, lockPath, dir)
 	}
 	// --literal-pathspecs: a lock named "*.json" is that file, not a glob.
 	out, err := git(ctx, dir, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", p)

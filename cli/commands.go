@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
@@ -25,7 +26,8 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	failOn := fs.String("fail-on", "error", "lowest severity that fails the run: error, warning, note or never")
 	automation := fs.String("automation-id", "", "SARIF automationDetails.id (unique per job)")
 	baseLock := fs.String("base-lock", "", "also review what this lock approves against the base branch's lock `FILE`")
-	baseRef := fs.String("base", "", "like --base-lock, reading the lock at git `REF`")
+	baseRef := fs.String("base", "", "like --base-lock, reading the lock (and the policy) at git `REF`")
+	basePolicy := fs.String("base-policy", "", "with --base-lock: the base branch's policy `FILE`, in force over this one (which can only tighten it)")
 	comment := fs.Bool("comment", false, "create or update the sticky pull request comment (GitHub Actions)")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
@@ -45,10 +47,48 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 		if base, err = loadBase(ctx, env, &c, *baseLock, *baseRef); err != nil {
 			return ExitUsage, err
 		}
+	} else if *basePolicy != "" {
+		return ExitUsage, usageErr("--base-policy needs --base-lock")
+	}
+	if *basePolicy != "" && *baseRef != "" {
+		return ExitUsage, usageErr("--base reads the base branch's policy itself: drop --base-policy")
+	}
+	// Under review the base branch's policy is in force: the pull
+	// request's own policy file can only tighten it.
+	var weakened []finding.Finding
+	basePol, reviewPolicy, err := loadBasePolicy(ctx, env, &c, *basePolicy, *baseRef)
+	if err != nil {
+		return ExitUsage, err
+	}
+	if reviewPolicy {
+		prPol, err := c.loadPolicy(env)
+		if err != nil {
+			return ExitUsage, err
+		}
+		comb := &policy.Combined{Base: basePol, PR: prPol, Run: c.run()}
+		explicit := c.explicit()
+		opts.PerServer = func(name string) policy.Settings { return comb.Effective(name, explicit) }
+		var names []string
+		for _, s := range opts.Servers {
+			names = append(names, s.Name)
+		}
+		weakened = comb.Weakenings(names, c.policyName())
+	} else if review {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
+	}
+	// Before the probe: the repository is read while the deadline is
+	// fresh, not after the servers have used it up.
+	unchecked, err := uncheckedConfigs(ctx, env, &c, opts.All)
+	if err != nil {
+		return ExitUsage, err
 	}
 	r := check.Check(ctx, opts)
 	if review {
 		check.ReviewBase(r, opts, base)
+	}
+	if repo := append(weakened, unchecked...); len(repo) > 0 {
+		r.Repository = append(r.Repository, repo...)
+		check.Summarize(r, opts.FailOn)
 	}
 	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation}

@@ -205,6 +205,16 @@ func readReport(path string, env Env) (*report.Report, error) {
 			}
 		}
 	}
+	for j, fd := range r.Repository {
+		if _, ok := finding.Lookup(fd.Rule); !ok {
+			return nil, usageErr("%s: repository finding %d: unknown rule %q", path, j+1, fd.Rule)
+		}
+		switch fd.Kind {
+		case "", finding.KindServer, finding.KindTool, finding.KindPrompt, finding.KindResource, finding.KindTemplate:
+		default:
+			return nil, usageErr("%s: repository finding %d: unknown kind %q", path, j+1, fd.Kind)
+		}
+	}
 	check.Summarize(&r, failOn)
 	return &r, nil
 }

@@ -48,6 +48,9 @@ type common struct {
 	flags        *flag.FlagSet
 	policyFile   *policy.Policy
 	policyLoaded bool
+	// readPaths are the config files loadServers read (absolute or
+	// relative to the working directory, as given).
+	readPaths []string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -82,10 +85,7 @@ func (c *common) loadPolicy(env Env) (*policy.Policy, error) {
 	if c.policyLoaded {
 		return c.policyFile, nil
 	}
-	name := c.policyPath
-	if name == "" {
-		name = policy.DefaultFile
-	}
+	name := c.policyName()
 	data, err := os.ReadFile(c.path(env, name))
 	if err != nil {
 		if c.policyPath == "" && errors.Is(err, os.ErrNotExist) {
@@ -100,6 +100,21 @@ func (c *common) loadPolicy(env Env) (*policy.Policy, error) {
 	}
 	c.policyFile, c.policyLoaded = p, true
 	return p, nil
+}
+
+// policyName is --policy, else the default policy file's name.
+func (c *common) policyName() string {
+	if c.policyPath != "" {
+		return c.policyPath
+	}
+	return policy.DefaultFile
+}
+
+// run is what a server gets where no policy sets a value: the flags'
+// values, given or default.
+func (c *common) run() policy.Run {
+	lvl, _ := sandbox.ParseLevel(c.sandbox)
+	return policy.Run{WarmupCalls: c.warmup, Launches: c.launches, Sandbox: lvl, Timeout: c.timeout, RequestTimeout: c.requestTimeout}
 }
 
 // explicit reports whether a flag was given on the command line.
@@ -167,9 +182,10 @@ func (c *common) loadServers(env Env) (servers []config.Server, all bool, err er
 	if len(paths) == 0 {
 		paths = config.Discover(c.dir(env))
 		if len(paths) == 0 {
-			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .zed/settings.json, .codex/config.toml, mcp.json, claude_desktop_config.json); name one with --config", c.dir(env))
+			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .zed/settings.json, .codex/config.toml, .roo/mcp.json, .kiro/settings/mcp.json, .amazonq/mcp.json, .junie/mcp/mcp.json, .continue/mcpServers/, opencode.json, mcp.json, claude_desktop_config.json and the others listed in the README); name one with --config", c.dir(env))
 		}
 	}
+	c.readPaths = paths
 	servers, err = config.LoadAll(paths)
 	if err != nil {
 		return nil, false, asUsage(err)

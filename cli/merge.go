@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,6 +143,13 @@ func mergeReports(files []string, env Env) (*report.Report, error) {
 		} else if r.Summary.FailOn != failOn {
 			return nil, usageErr("%s: fail-on %q, but %s used %q: check every server with the same --fail-on", f, r.Summary.FailOn, files[0], failOn)
 		}
+		// Every job of a matrix reads the same policy and the same
+		// repository: its findings about them are kept once.
+		for _, f := range r.Repository {
+			if !slices.ContainsFunc(out.Repository, func(g finding.Finding) bool { return g.Key() == f.Key() && g.Message == f.Message }) {
+				out.Repository = append(out.Repository, f)
+			}
+		}
 		for _, s := range r.Servers {
 			if prev, ok := seen[s.Name]; ok {
 				return nil, usageErr("%s: server %q is also in %s: check each server in one job only (--server)", f, s.Name, prev)
@@ -171,6 +179,12 @@ func reroot(r *report.Report, dir string) {
 			if f.File != "" && !path.IsAbs(f.File) {
 				f.File = path.Join(dir, f.File)
 			}
+		}
+	}
+	for j := range r.Repository {
+		f := &r.Repository[j]
+		if f.File != "" && !path.IsAbs(f.File) {
+			f.File = path.Join(dir, f.File)
 		}
 	}
 }

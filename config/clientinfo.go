@@ -14,6 +14,12 @@ var clientInfos = map[string][2]string{
 	ClientGeminiCLI:     {"gemini-cli-mcp-client", "0.0.1"},
 	ClientCodex:         {"codex-mcp-client", "0.46.0"},
 	ClientZed:           {"Zed", "0.208.4"},
+	ClientRooCode:       {"Roo Code", "3.28.15"},
+	ClientKiro:          {"Kiro", "0.5.0"},
+	ClientAmazonQ:       {"Q DEV CLI", "1.19.0"},
+	ClientJunie:         {"Junie", "252.1"},
+	ClientContinue:      {"continue-client", "1.2.0"},
+	ClientOpenCode:      {"opencode", "0.15.0"},
 }
 
 // ClientInfo returns the clientInfo name and version that client (a

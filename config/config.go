@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,7 +23,7 @@ type Server struct {
 	Headers map[string]string
 	File    string // path of the config file it came from
 	Line    int    // 1-based line of the server's entry (the line of its key) in File
-	Client  string // which client's config this is: "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "gemini-cli", "codex", "zed", or "unknown"
+	Client  string // which client's config this is: "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "gemini-cli", "codex", "zed", "roo-code", "kiro", "amazon-q", "junie", "continue", "opencode", or "unknown"
 }
 
 // Transport types a Server can have after normalisation.
@@ -42,6 +43,12 @@ const (
 	ClientGeminiCLI     = "gemini-cli"
 	ClientCodex         = "codex"
 	ClientZed           = "zed"
+	ClientRooCode       = "roo-code"
+	ClientKiro          = "kiro"
+	ClientAmazonQ       = "amazon-q"
+	ClientJunie         = "junie"
+	ClientContinue      = "continue"
+	ClientOpenCode      = "opencode"
 	ClientUnknown       = "unknown"
 )
 
@@ -84,9 +91,14 @@ func Parse(name string, data []byte) ([]Server, error) {
 		servers []Server
 		err     error
 	)
-	if strings.EqualFold(filepath.Ext(name), ".toml") {
+	switch ext := strings.ToLower(filepath.Ext(name)); {
+	case ext == ".toml":
 		servers, err = parseTOML(name, data, client)
-	} else {
+	case ext == ".yaml" || ext == ".yml":
+		servers, err = parseContinueYAML(name, data, client)
+	case client == ClientOpenCode:
+		servers, err = parseOpenCode(name, data)
+	default:
 		servers, err = parseJSON(name, data, client)
 	}
 	if err != nil {
@@ -97,35 +109,78 @@ func Parse(name string, data []byte) ([]Server, error) {
 }
 
 // discoverable are the project-level config files Discover looks for, relative
-// to the project root, in sorted order so that the result is deterministic.
-// The project-level files of Codex (.codex/config.toml) and Zed
-// (.zed/settings.json) are included: a server configured there reaches an
-// agent as much as one in .mcp.json. User-level files (~/.claude.json,
-// ~/.codex/config.toml, Zed's user settings) are deliberately absent: a
+// to the project root, in sorted order so that the result is deterministic:
+// every file a mainstream client reads from a project, since a server
+// configured in any of them reaches an agent as much as one in .mcp.json
+// (Roo Code's .roo/mcp.json, Kiro's .kiro/settings/mcp.json, Amazon Q's
+// .amazonq/mcp.json and .amazonq/default.json, Junie's .junie/mcp/mcp.json,
+// opencode's opencode.json(c), Windsurf's mcp_config.json under .windsurf;
+// Continue's .continue/mcpServers/ directory is listed by Discover).
+// User-level files (~/.claude.json, ~/.codex/config.toml, Zed's user
+// settings, Cline's cline_mcp_settings.json) are deliberately absent: a
 // repository check must not depend on the home directory of whoever runs
 // it; pass those with --config.
 var discoverable = []string{
+	".amazonq/default.json",
+	".amazonq/mcp.json",
 	".codex/config.toml",
 	".cursor/mcp.json",
 	".gemini/settings.json",
+	".junie/mcp/mcp.json",
+	".kiro/settings/mcp.json",
 	".mcp.json",
+	".opencode/opencode.json",
+	".opencode/opencode.jsonc",
+	".roo/mcp.json",
 	".vscode/mcp.json",
+	".windsurf/mcp_config.json",
 	".zed/settings.json",
 	"claude_desktop_config.json",
 	"mcp.json",
+	"opencode.json",
+	"opencode.jsonc",
 }
+
+// continueDir holds Continue's per-server block files (YAML, or JSON in
+// the mcpServers shape), one or more servers each.
+const continueDir = ".continue/mcpServers"
 
 // Discover returns the project config files that exist in dir (regular files
 // only), sorted by their path relative to dir.
 func Discover(dir string) []string {
+	var rels []string
+	rels = append(rels, discoverable...)
+	if ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(continueDir))); err == nil {
+		for _, e := range ents {
+			switch strings.ToLower(filepath.Ext(e.Name())) {
+			case ".yaml", ".yml", ".json":
+				rels = append(rels, continueDir+"/"+e.Name())
+			}
+		}
+	}
+	slices.Sort(rels)
 	var found []string
-	for _, rel := range discoverable {
+	for _, rel := range rels {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			found = append(found, p)
 		}
 	}
 	return found
+}
+
+// Discoverable reports whether rel (slash-separated, relative to the
+// project root) is a path Discover looks at.
+func Discoverable(rel string) bool {
+	if slices.Contains(discoverable, rel) {
+		return true
+	}
+	dir, file := path.Split(rel)
+	switch strings.ToLower(path.Ext(file)) {
+	case ".yaml", ".yml", ".json":
+		return dir == continueDir+"/"
+	}
+	return false
 }
 
 // LoadAll loads every file and merges their servers, sorted by name.
@@ -229,6 +284,18 @@ func detectClient(name string) string {
 		return ClientCodex
 	case base == "settings.json" && (parent == "zed" || parent == ".zed"):
 		return ClientZed
+	case base == "mcp.json" && parent == ".roo":
+		return ClientRooCode
+	case base == "mcp.json" && parent == "settings" && hasDir(".kiro"):
+		return ClientKiro
+	case (base == "mcp.json" || base == "default.json") && parent == ".amazonq":
+		return ClientAmazonQ
+	case base == "mcp.json" && parent == "mcp" && hasDir(".junie"):
+		return ClientJunie
+	case parent == "mcpservers" && hasDir(".continue"):
+		return ClientContinue
+	case base == "opencode.json" || base == "opencode.jsonc":
+		return ClientOpenCode
 	}
 	return ClientUnknown
 }

@@ -28,6 +28,12 @@ var samples = []struct {
 	{"testdata/clients/vscode/.vscode/mcp.json", ClientVSCode},
 	{"testdata/clients/windsurf/.codeium/windsurf/mcp_config.json", ClientWindsurf},
 	{"testdata/clients/zed/.zed/settings.json", ClientZed},
+	{"testdata/clients/roo-code/.roo/mcp.json", ClientRooCode},
+	{"testdata/clients/kiro/.kiro/settings/mcp.json", ClientKiro},
+	{"testdata/clients/amazon-q/.amazonq/mcp.json", ClientAmazonQ},
+	{"testdata/clients/junie/.junie/mcp/mcp.json", ClientJunie},
+	{"testdata/clients/continue/.continue/mcpServers/playwright.yaml", ClientContinue},
+	{"testdata/clients/opencode/opencode.jsonc", ClientOpenCode},
 }
 
 func TestLoadClients(t *testing.T) {
@@ -112,6 +118,15 @@ func TestParseErrors(t *testing.T) {
 			"{\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"npx\"}\n  }\n\n",
 			`x.json:4:4: invalid JSON: unexpected end of JSON input`},
 		{"syntax: empty file", "x.json", "", `x.json:1:1: invalid JSON: unexpected end of JSON input`},
+		{"opencode: command is a list", "opencode.json", "{\"mcp\": {\n \"a\": {\"type\": \"local\", \"command\": \"npx x\"}}}",
+			`opencode.json:2:36: server "a": "command" must be an array of strings, not a string`},
+		{"opencode: no type", "opencode.json", `{"mcp": {"a": {"command": ["x"]}}}`, `opencode.json:1:10: server "a" has no "type" (opencode wants "local" or "remote")`},
+		{"opencode: twice", "opencode.json", "{\"mcp\": {\"a\": {\"type\": \"remote\", \"url\": \"u\"},\n\"a\": {}}}", `opencode.json:2:1: server "a" is defined twice (first on line 1)`},
+		{"continue: alias", ".continue/mcpServers/x.yaml", "base: &b {command: x}\nmcpServers:\n  - name: a\n    <<: *b\n", `.continue/mcpServers/x.yaml:1:7: anchors, aliases, tags and merge keys are not supported in an MCP config: write the value out`},
+		{"continue: no name", ".continue/mcpServers/x.yaml", "mcpServers:\n  - command: x\n", `.continue/mcpServers/x.yaml:2:5: a server in "mcpServers" has no "name"`},
+		{"continue: twice", ".continue/mcpServers/x.yaml", "mcpServers:\n  - name: a\n    command: x\n  - name: a\n    command: y\n", `.continue/mcpServers/x.yaml:4:5: server "a" is defined twice (first on line 2)`},
+		{"continue: not a list", ".continue/mcpServers/x.yaml", "mcpServers:\n  a:\n    command: x\n", `.continue/mcpServers/x.yaml:1:1: no MCP servers: expected an "mcpServers" list of servers`},
+		{"continue: duplicate key", ".continue/mcpServers/x.yaml", "mcpServers:\n  - name: a\n    command: x\n    command: y\n", `.continue/mcpServers/x.yaml:4:5: invalid YAML: mapping key "command" already defined at [3:5]`},
 		{"syntax: after a comment", "x.json",
 			"{ // c\n  /* é */ \"mcpServers\": x }",
 			`x.json:2:26: invalid JSON: invalid character 'x' looking for beginning of value`},
@@ -237,6 +252,18 @@ func TestParseShapes(t *testing.T) {
 			Server{Name: "a", Type: TypeStdio, Command: "x", Client: ClientUnknown}},
 		{"BOM", "claude_desktop_config.json", "\ufeff{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}",
 			Server{Name: "a", Type: TypeStdio, Command: "x", Client: ClientClaudeDesktop}},
+		{"opencode 2.x mcp.servers", "opencode.json", `{"mcp": {"servers": {"a": {"type": "local", "command": ["node", "s.js"], "disabled": true}}}}`,
+			Server{Name: "a", Type: TypeStdio, Command: "node", Args: []string{"s.js"}, Client: ClientOpenCode}},
+		{"opencode 1.x server named servers", ".opencode/opencode.jsonc", `{"mcp": {"servers": {"type": "remote", "url": "u"}}}`,
+			Server{Name: "servers", Type: TypeHTTP, URL: "u", Client: ClientOpenCode}},
+		{"continue JSON block is mcpServers", ".continue/mcpServers/x.json", `{"mcpServers": {"a": {"command": "x"}}}`,
+			Server{Name: "a", Type: TypeStdio, Command: "x", Client: ClientContinue}},
+		{"continue sse", ".continue/mcpServers/x.yml", "mcpServers:\n  - name: a\n    type: sse\n    url: u\n",
+			Server{Name: "a", Type: TypeSSE, URL: "u", Client: ClientContinue}},
+		{"kiro", ".kiro/settings/mcp.json", `{"mcpServers": {"a": {"url": "u"}}}`,
+			Server{Name: "a", Type: TypeHTTP, URL: "u", Client: ClientKiro}},
+		{"amazon q agent config", ".amazonq/default.json", `{"name": "default", "mcpServers": {"a": {"command": "x"}}, "tools": ["*"]}`,
+			Server{Name: "a", Type: TypeStdio, Command: "x", Client: ClientAmazonQ}},
 		{"codex env headers", ".codex/config.toml", "[mcp_servers.a]\nurl = \"u\"\nhttp_headers = { X-Org = \"acme\" }\nenv_http_headers = { X-Key = \"KEY\" }\n",
 			Server{Name: "a", Type: TypeHTTP, URL: "u", Client: ClientCodex, Headers: map[string]string{"X-Org": "acme", "X-Key": "${KEY}"}}},
 	}
@@ -323,7 +350,8 @@ func TestLoadAll(t *testing.T) {
 
 func TestDiscover(t *testing.T) {
 	dir := t.TempDir()
-	for _, rel := range []string{"mcp.json", ".vscode/mcp.json", ".mcp.json", ".gemini/settings.json", "claude_desktop_config.json", ".cursor/mcp.json", "other.json"} {
+	for _, rel := range []string{"mcp.json", ".vscode/mcp.json", ".mcp.json", ".gemini/settings.json", "claude_desktop_config.json", ".cursor/mcp.json", "other.json",
+		".roo/mcp.json", ".kiro/settings/mcp.json", ".amazonq/mcp.json", ".junie/mcp/mcp.json", ".continue/mcpServers/a.yaml", ".continue/mcpServers/b.json", ".continue/mcpServers/notes.md", "opencode.jsonc", ".windsurf/mcp_config.json"} {
 		p := filepath.Join(dir, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -342,7 +370,7 @@ func TestDiscover(t *testing.T) {
 		r, _ := filepath.Rel(dir, p)
 		rel = append(rel, filepath.ToSlash(r))
 	}
-	want := []string{".cursor/mcp.json", ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json", "claude_desktop_config.json", "mcp.json"}
+	want := []string{".amazonq/mcp.json", ".continue/mcpServers/a.yaml", ".continue/mcpServers/b.json", ".cursor/mcp.json", ".gemini/settings.json", ".junie/mcp/mcp.json", ".kiro/settings/mcp.json", ".mcp.json", ".roo/mcp.json", ".vscode/mcp.json", ".windsurf/mcp_config.json", "claude_desktop_config.json", "mcp.json", "opencode.jsonc"}
 	if !slices.Equal(rel, want) {
 		t.Errorf("Discover = %v, want %v", rel, want)
 	}

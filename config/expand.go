@@ -225,12 +225,55 @@ func (s Server) ResolveRemote(lookup func(string) (string, bool)) (url string, h
 }
 
 func (s Server) expandField(field, v string, vars, env func(string) (string, bool)) (string, error) {
-	// Gemini CLI expands $NAME as well as ${NAME} in its settings.
-	out, err := expand(v, vars, env, s.Client == ClientGeminiCLI)
+	var (
+		out string
+		err error
+	)
+	if s.Client == ClientOpenCode {
+		out, err = expandOpenCode(v, env)
+	} else {
+		// Gemini CLI expands $NAME as well as ${NAME} in its settings.
+		out, err = expand(v, vars, env, s.Client == ClientGeminiCLI)
+	}
 	if err != nil {
 		return "", &Error{File: s.File, Line: s.Line, Msg: fmt.Sprintf("server %q: %s: %v", s.Name, field, err)}
 	}
 	return out, nil
+}
+
+// expandOpenCode replaces opencode's own placeholders: {env:NAME} is the
+// variable (opencode writes "" for an unset one; here that is an error, as
+// for ${NAME}: a launch that silently lost a value is not what was
+// reviewed). {file:PATH} reads a file at launch and is not supported.
+// "${...}" is literal text to opencode, so it is to this function.
+func expandOpenCode(s string, env func(string) (string, bool)) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "{env:")
+		j := strings.Index(s, "{file:")
+		if j >= 0 && (i < 0 || j < i) {
+			return "", fmt.Errorf("{file:...} placeholders read a file at launch and are not supported; put the value in the environment and use {env:NAME}")
+		}
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			return "", fmt.Errorf(`"{env:" has no closing "}"`)
+		}
+		name := s[i+len("{env:") : i+end]
+		if !validName(name) {
+			return "", fmt.Errorf(`invalid variable name in an "{env:...}"`)
+		}
+		v, ok := env(name)
+		if !ok {
+			return "", fmt.Errorf("environment variable %s is not set", name)
+		}
+		b.WriteString(s[:i])
+		b.WriteString(v)
+		s = s[i+end+1:]
+	}
 }
 
 // vars adds the editor-defined variables of VS Code and Cursor in front of

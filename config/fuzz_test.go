@@ -11,6 +11,7 @@ import (
 var fuzzNames = []string{
 	".mcp.json", ".vscode/mcp.json", ".gemini/settings.json", ".zed/settings.json",
 	"mcp.json", ".codex/config.toml", "servers.toml",
+	".continue/mcpServers/x.yaml", "opencode.jsonc", ".roo/mcp.json", ".amazonq/default.json",
 }
 
 // FuzzParse checks that no input panics Parse and that every error it
@@ -45,6 +46,25 @@ func FuzzParse(f *testing.F) {
 			}
 			// Placeholders must never panic either.
 			_, _, _, _ = s.Resolve(func(string) (string, bool) { return "", false })
+		}
+	})
+}
+
+// FuzzHoldsServers checks that no file in a repository panics the search
+// for unread configs, whatever its format.
+func FuzzHoldsServers(f *testing.F) {
+	for i, s := range samples {
+		data, err := os.ReadFile(s.path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), data)
+	}
+	names := []string{"a.json", "a.jsonc", "a.yaml", "a.toml"}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		name := names[int(which)%len(names)]
+		if h, ok := HoldsServers(name, data); ok && h.File != name {
+			t.Fatalf("holder names %q, not %q", h.File, name)
 		}
 	})
 }

@@ -103,7 +103,9 @@ func (f *jsonFile) line(off int) int {
 // file, which need not configure any MCP server.
 func isGeneralSettings(name, client string) bool {
 	base := strings.ToLower(filepath.Base(name))
-	return client == ClientGeminiCLI || client == ClientZed || base == "settings.json" || base == ".claude.json"
+	// Amazon Q's default.json is an agent config: MCP servers are optional in it.
+	return client == ClientGeminiCLI || client == ClientZed || base == "settings.json" || base == ".claude.json" ||
+		client == ClientAmazonQ && base == "default.json"
 }
 
 // syntaxError positions encoding/json's error. SyntaxError.Offset counts the

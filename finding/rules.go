@@ -48,6 +48,9 @@ const (
 	PackageChanged          = "package-changed"
 	UnstableManifest        = "unstable-manifest"
 	AmbiguousJSON           = "ambiguous-json"
+	PolicyWeakened          = "policy-weakened"
+	UncheckedConfig         = "unchecked-config"
+	LaunchDependsOnEnv      = "launch-depends-on-environment"
 )
 
 const repin = "If the change is expected, review the new text and record it with `mcp-lockcheck approve` (or re-run `mcp-lockcheck pin`); otherwise do not merge, and pin the server to the approved version."
@@ -88,6 +91,9 @@ var Rules = []Rule{
 	{PackageChanged, Warning, "The resolved package version changed", "The package the launch resolved to differs from the lock's.", repin},
 	{UnstableManifest, Error, "The manifest changed during one probe", "Phases of one probe disagree: after a tool call, after `list_changed`, across launches, clocks or client identities. A server that changes what it shows is not pinnable.", "Find out why the server changes its manifest; do not approve it until it is stable."},
 	{AmbiguousJSON, Error, "A definition is JSON with more than one meaning", "Duplicate keys, lone surrogates, invalid UTF-8 or numbers that cannot be kept exact: two clients may read the definition two ways. It is pinned by its raw bytes.", "Ask the server's authors to send well-formed JSON."},
+	{PolicyWeakened, Error, "This pull request weakens the policy", "With --base, the pull request's policy file lowers a setting of the base branch's: fewer warm-up calls or launches, a weaker sandbox, a rule lowered or turned off, a variable added to pass-env, a warm-up call removed. The check ran with the base branch's value; the pull request's takes effect once merged.", "Have the policy's code owners review the change; if it is not wanted, restore the base branch's value."},
+	{UncheckedConfig, Error, "An MCP config the run did not read", "A file in the repository holds an MCP server map (mcpServers, servers, mcp, context_servers, mcp_servers) that this run did not read: a client that is not discovered, or a path nobody passed with --config. Its servers reach whoever uses that client, unreviewed.", "Pass the file with --config (and pin its servers), or remove it."},
+	{LaunchDependsOnEnv, Warning, "The launch depends on the environment", "The command, arguments, cwd, URL or headers expand a variable the config does not set, so what runs depends on where it runs: CI may run one thing and a developer's machine another, while the lock records only the template. An error when the variable is one CI sets (CI, GITHUB_*, RUNNER_*).", "Write the value into the config, or set the variable in the config's env."},
 }
 
 var ruleIndex = func() map[string]int {

@@ -103,7 +103,17 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"{\n  \"lockfileVersion\": 1,\n  \"servers\": {\"x\": 12}\n}", "l.json:3:"},
 		{`{"lockfileVersion": 2, "servers": {}}`, "lockfileVersion 2"},
-		{`{"lockfileVersion": 1, "servers": {}, "extra": true}`, "unknown field"},
+		{`{"lockfileVersion": 1, "servers": {}, "extra": true}`, `l.json:1:39: invalid lockfile: unknown field "extra" in the top level`},
+		// One meaning only: a second lockfileVersion, however spelt, a key
+		// twice anywhere (server, tool, inside a definition), an unknown
+		// field at any depth, each with line and column.
+		{"{\"lockfileVersion\": 1,\n \"lockfileVersion\": 1, \"servers\": {}}", `l.json:2:2: invalid lockfile: key "lockfileVersion" appears twice in the top level (first on line 1)`},
+		{`{"lockfileVersion": 1, "LockfileVersion": 2, "servers": {}}`, `l.json:1:24: invalid lockfile: unknown field "LockfileVersion"`},
+		{"{\"lockfileVersion\": 1, \"servers\": {\n\"x\": {\"launch\":{\"type\":\"stdio\"},\"protocolVersion\":\"1\",\"tools\":{}},\n\"x\": {}}}", `l.json:3:1: invalid lockfile: key "x" appears twice in servers (first on line 2)`},
+		{`{"lockfileVersion": 1, "servers": {"x": {"launch":{"type":"stdio"},"protocolVersion":"1","tools":{"t":{"definition":{"name":"t"},"sha256":"00"},"t":{"definition":{"name":"u"},"sha256":"01"}}}}}`, `key "t" appears twice in servers.x.tools`},
+		{`{"lockfileVersion": 1, "servers": {"x": {"launch":{"type":"stdio"},"protocolVersion":"1","tools":{"t":{"definition":{"name":"t","description":"a","description":"b"},"sha256":"00"}}}}}`, `key "description" appears twice in servers.x.tools.t.definition`},
+		{`{"lockfileVersion": 1, "servers": {"x": {"launch":{"type":"stdio","argv":["a"]},"protocolVersion":"1","tools":{}}}}`, `unknown field "argv" in servers.x.launch; known: args, command`},
+		{`{"lockfileVersion": 1, "servers": {"x": {"launch":{"type":"stdio"},"protocolVersion":"1","tools":{},"acknowledgements":[{"rule":"r","kind":"tool","subject":"t","sha256":"00","reason":"x","reason":"y"}]}}}`, `key "reason" appears twice in servers.x.acknowledgements[0]`},
 		{"{\n\"lockfileVersion\": 1,\n\"servers\": {\"x\": {\"launch\":{\"type\":\"stdio\"},\"protocolVersion\":\"1\",\"tools\":{\"t\":{\"sha256\":\"00\"}}}}}", "l.json:3: invalid lockfile: tool x/t has no definition"},
 		{"{\"lockfileVersion\": 1,,}", "l.json:1:"},
 		{"", "l.json"},

@@ -54,13 +54,31 @@ func Parse(name string, data []byte) (p *Policy, err error) {
 		return nil, d.at(docs[1].Body, "a policy is one YAML document; this is a second one")
 	}
 	p = &Policy{File: name}
+	d.pos = map[string]Position{}
 	if err := d.top(docs[0].Body, p); err != nil {
 		return nil, err
 	}
+	p.pos = d.pos
 	return p, nil
 }
 
-type decoder struct{ file string }
+type decoder struct {
+	file string
+	// prefix is the section being read ("defaults.", "servers.fs."), and
+	// pos where each setting's key was found under its dotted path
+	// ("servers.fs.warmup-calls", "rules.sensitive-path"): a finding about
+	// a setting points at it.
+	prefix string
+	pos    map[string]Position
+}
+
+// mark records where the key of the setting at path is.
+func (d *decoder) mark(path string, keyN ast.Node) {
+	if d.pos != nil {
+		line, col := pos(keyN)
+		d.pos[path] = Position{line, col}
+	}
+}
 
 // yamlErr turns the YAML parser's error into an *Error at its token.
 func (d *decoder) yamlErr(err error) error {
@@ -280,6 +298,8 @@ func (d *decoder) top(body ast.Node, p *Policy) error {
 			}
 			haveVersion = true
 		case "defaults":
+			d.mark("defaults", e.keyN)
+			d.prefix = "defaults."
 			ds, err := d.mapping(e.value, "defaults")
 			if err != nil {
 				return err
@@ -300,6 +320,7 @@ func (d *decoder) top(body ast.Node, p *Policy) error {
 				}
 			}
 		case "rules":
+			d.mark("rules", e.keyN)
 			r, err := d.rules(e.value, "rules")
 			if err != nil {
 				return err
@@ -330,6 +351,8 @@ func (d *decoder) top(body ast.Node, p *Policy) error {
 func (d *decoder) server(se entry) (Server, error) {
 	s := Server{Name: se.key}
 	s.Line, s.Column = pos(se.keyN)
+	d.prefix = "servers." + se.key + "."
+	d.mark("servers."+se.key, se.keyN)
 	if strings.TrimSpace(se.key) == "" {
 		return s, d.at(se.keyN, "a server name is empty")
 	}
@@ -340,12 +363,14 @@ func (d *decoder) server(se entry) (Server, error) {
 	for _, e := range es {
 		switch {
 		case e.key == "calls":
+			d.mark(d.prefix+"calls", e.keyN)
 			calls, err := d.calls(e.value, se.key)
 			if err != nil {
 				return s, err
 			}
 			s.Calls = calls
 		case e.key == "rules":
+			d.mark(d.prefix+"rules", e.keyN)
 			r, err := d.rules(e.value, fmt.Sprintf("servers.%s.rules", se.key))
 			if err != nil {
 				return s, err
@@ -367,6 +392,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // setting reads one of settingKeys into st.
 func (d *decoder) setting(e entry, st *Settings) error {
+	d.mark(d.prefix+e.key, e.keyN)
 	switch e.key {
 	case "warmup-calls", "launches":
 		s, n, err := d.text(e.value, e.key, e.keyN)
@@ -410,6 +436,14 @@ func (d *decoder) setting(e entry, st *Settings) error {
 		}
 		if v <= 0 {
 			return d.at(n, "%s: %s: want a duration above zero", e.key, s)
+		}
+		if limit := MaxTimeout; e.key == "timeout" && v > limit || e.key != "timeout" && v > MaxRequestTimeout {
+			if e.key != "timeout" {
+				limit = MaxRequestTimeout
+			}
+			// A policy travels with pull requests: an hour-long time-out
+			// would hold the job until the runner gives up.
+			return d.at(n, "%s: %s is above the cap of %s", e.key, s, limit)
 		}
 		if e.key == "timeout" {
 			st.Timeout = v
@@ -501,6 +535,7 @@ func (d *decoder) rules(n ast.Node, what string) (map[string]RuleLevel, error) {
 				return nil, d.at(vn, "%s enforces the lock and cannot be turned off or lowered below %s (it can be raised)", e.key, def)
 			}
 		}
+		d.mark(what+"."+e.key, e.keyN)
 		out[e.key] = l
 	}
 	return out, nil
@@ -518,6 +553,8 @@ var enforcesLock = map[string]bool{
 	finding.UnstableManifest: true, finding.CanaryLeak: true, finding.CanaryUsed: true,
 	finding.AmbiguousJSON: true, finding.HiddenCharacters: true,
 	finding.TerminalEscape: true,
+	// What keeps a pull request from lowering the bar or hiding a config.
+	finding.PolicyWeakened: true, finding.UncheckedConfig: true,
 }
 
 // suggest names the closest rule id to a misspelt one, if any is close.

@@ -44,6 +44,11 @@ const Version = 1
 const (
 	MaxWarmupCalls = 1000
 	MaxLaunches    = 100
+	// MaxTimeout and MaxRequestTimeout cap what a policy may set: the
+	// file comes with pull requests, and a time-out of days would hold the
+	// job until the runner's own limit.
+	MaxTimeout        = 10 * time.Minute
+	MaxRequestTimeout = 2 * time.Minute
 	// MaxFileBytes bounds what Parse reads: a policy is a short hand-written file.
 	MaxFileBytes = 1 << 20
 )
@@ -150,6 +155,21 @@ type Policy struct {
 	Defaults Settings
 	// Servers are the per-server sections in file order.
 	Servers []Server
+	// pos locates each setting's key by dotted path
+	// ("servers.fs.warmup-calls", "rules.sensitive-path").
+	pos map[string]Position
+}
+
+// Position is a 1-based line and column in the policy file.
+type Position struct{ Line, Column int }
+
+// Pos returns where the setting at a dotted path is written ("defaults.launches",
+// "servers.fs.rules.tool-removed"), or the zero Position.
+func (p *Policy) Pos(path string) Position {
+	if p == nil {
+		return Position{}
+	}
+	return p.pos[path]
 }
 
 // Server returns the named server's section, or nil.

@@ -55,6 +55,10 @@ func TestParseFull(t *testing.T) {
 			}},
 		},
 	}
+	if got := p.Pos("servers.fs.warmup-calls"); got != (Position{15, 5}) {
+		t.Errorf("Pos(servers.fs.warmup-calls) = %v", got)
+	}
+	p.pos = nil // compared on its own above
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("Parse:\n got %s\nwant %s", dump(p), dump(want))
 	}

@@ -101,20 +101,46 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 		d.b.WriteString("> [!WARNING]\n> " + w + "\n\n") // our own text, never a server's
 	}
 
-	var approvals []finding.Finding
+	// What a pull request does to its own bar comes first: acknowledgements
+	// it adds for error-level findings (it silences its own failure), then
+	// settings of the policy it lowers, then files nobody checked, then
+	// what it approves.
+	var selfAcks, approvals, policyChanges, repo []finding.Finding
 	for _, f := range r.Findings() {
-		if isApproval(f) {
+		switch {
+		case isSelfAck(f):
+			selfAcks = append(selfAcks, f)
+		case isApproval(f):
 			approvals = append(approvals, f)
 		}
 	}
-	if len(approvals) > 0 {
-		d.add("### This pull request approves:\n\n")
-		for _, f := range approvals {
-			if !d.add(mdFinding(f, st, true)) {
+	for _, f := range r.Repository {
+		if f.Rule == finding.PolicyWeakened {
+			policyChanges = append(policyChanges, f)
+		} else if !isApproval(f) {
+			repo = append(repo, f)
+		}
+	}
+	section := func(head string, fs []finding.Finding) {
+		if len(fs) == 0 {
+			return
+		}
+		if !d.add(head) {
+			d.omitted += len(fs)
+			return
+		}
+		for _, f := range fs {
+			if !d.add(mdFinding(f, st, f.Server != "")) {
 				d.omitted++
 			}
 		}
 	}
+	section("### Acknowledged in this pull request\n\n"+
+		"> [!CAUTION]\n> This pull request adds acknowledgements that silence error-level findings on content it approves itself. Read the decoded text; a second person should decide.\n\n", selfAcks)
+	section("### This pull request changes the policy\n\n"+
+		"This check ran with the base branch's value of each setting below; the pull request's takes effect once merged.\n\n", policyChanges)
+	section("### Not checked\n\n", repo)
+	section("### This pull request approves:\n\n", approvals)
 
 	d.add("### Servers\n\n| Server | Status | Findings | Sandbox |\n| --- | --- | --- | --- |\n")
 	for _, s := range r.Servers {
@@ -200,6 +226,11 @@ func mdVerdict(r *Report) string {
 	switch {
 	case s.ExitCode == 2:
 		head = "✖ mcp-lockcheck could not run"
+	case s.Drift == 0 && s.ExitCode == 1:
+		head = "✖ mcp-lockcheck: the repository check failed"
+		if s.Held > 0 {
+			head += ", " + plural(s.Held, "server held", "servers held")
+		}
 	case s.Drift > 0 || s.ExitCode == 1:
 		head = "✖ mcp-lockcheck: " + plural(s.Drift, "server drifted", "servers drifted")
 		if s.Held > 0 {

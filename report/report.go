@@ -26,7 +26,12 @@ type Report struct {
 	// never a server's, and are written unescaped.
 	Warnings []string `json:"warnings,omitempty"`
 	Servers  []Server `json:"servers"`
-	Summary  Summary  `json:"summary"`
+	// Repository holds findings about the repository rather than one
+	// server's probe: a pull request that weakens the policy
+	// (policy-weakened), a file with MCP servers the run did not read
+	// (unchecked-config). They count toward the exit code like any other.
+	Repository []finding.Finding `json:"repository,omitempty"`
+	Summary    Summary           `json:"summary"`
 }
 
 // Server is the result for one configured (or orphaned) server.
@@ -73,9 +78,10 @@ type Summary struct {
 	ExitCode int    `json:"exitCode"`
 }
 
-// Findings returns every finding of every server, in report order.
+// Findings returns every finding, in report order: the repository's
+// first, then every server's.
 func (r *Report) Findings() []finding.Finding {
-	var out []finding.Finding
+	out := append([]finding.Finding(nil), r.Repository...)
 	for _, s := range r.Servers {
 		out = append(out, s.Findings...)
 	}

@@ -42,6 +42,7 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 		fmt.Fprintf(bw, "warning: %s\n\n", escape(w))
 	}
 	all := r.Findings()
+	writeTextPRSections(bw, all)
 	if len(all) > 0 {
 		if err := writeFindingTable(bw, all); err != nil {
 			return err
@@ -70,6 +71,51 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 	}
 	fmt.Fprintln(bw, line)
 	return bw.Flush()
+}
+
+// writeTextPRSections lists, before the table, what a pull request does
+// to its own bar: acknowledgements it adds for error-level findings (with
+// the hidden text decoded), then the policy settings it lowers, with the
+// base's value the check ran with and the pull request's.
+func writeTextPRSections(w io.Writer, fs []finding.Finding) {
+	first := true
+	for _, f := range fs {
+		if !isSelfAck(f) {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "Acknowledged in this pull request (error-level findings it silences on its own content):")
+			first = false
+		}
+		fmt.Fprintf(w, "  %s › %s › %s\n", escape(f.Server), escape(subjectText(f)), truncate(escape(f.Message), widthDetail))
+		if tags, _ := hiddenTags(f); tags != "" {
+			fmt.Fprintln(w, "    hidden tag text, decoded: "+truncate(escape(tags), widthDetail))
+		}
+		if f.Detail != "" {
+			fmt.Fprintln(w, "    "+truncate(escape(f.Detail), widthDetail))
+		}
+	}
+	if !first {
+		fmt.Fprintln(w)
+	}
+	first = true
+	for _, f := range fs {
+		if f.Rule != finding.PolicyWeakened {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "This pull request changes the policy (the check ran with the base branch's values):")
+			first = false
+		}
+		where := escape(f.File)
+		if f.Line > 0 {
+			where += fmt.Sprintf(":%d", f.Line)
+		}
+		fmt.Fprintf(w, "  %s: %s -> %s (%s)\n", escape(f.Field), truncate(escape(f.Before), widthDetail), truncate(escape(f.After), widthDetail), where)
+	}
+	if !first {
+		fmt.Fprintln(w)
+	}
 }
 
 func writeFindingTable(w io.Writer, fs []finding.Finding) error {

@@ -258,6 +258,14 @@ func isApproval(f finding.Finding) bool {
 	return f.Rule == finding.ApprovalAdded || f.Rule == finding.ApprovalChanged
 }
 
+// isSelfAck reports whether f is an acknowledgement the pull request adds
+// for a rule whose default level is error: the pull request silencing a
+// failure of its own content. Reports list these first, loudly.
+func isSelfAck(f finding.Finding) bool {
+	rule, ok := strings.CutPrefix(f.Field, "acknowledgements/")
+	return f.Rule == finding.ApprovalAdded && ok && finding.DefaultSeverity(rule) >= finding.Error
+}
+
 // hiddenTags returns the text spelled by tag characters in a finding's live
 // text, or in its lock text when the live text has none, and which it was.
 // For an approval the two sides are the pull request's lock and the base's.

@@ -1,0 +1,178 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// continueServer is one entry of a Continue block file's mcpServers list.
+// Other fields (name of the block, version, schema, connectionTimeout,
+// ...) do not change what is launched and are ignored.
+type continueServer struct {
+	Name           string            `yaml:"name"`
+	Type           string            `yaml:"type"`
+	Command        string            `yaml:"command"`
+	Args           []string          `yaml:"args"`
+	Env            map[string]string `yaml:"env"`
+	Cwd            string            `yaml:"cwd"`
+	URL            string            `yaml:"url"`
+	RequestOptions struct {
+		Headers map[string]string `yaml:"headers"`
+	} `yaml:"requestOptions"`
+}
+
+// parseContinueYAML reads a Continue block file
+// (.continue/mcpServers/NAME.yaml): a YAML document whose "mcpServers" is a
+// list of servers, each named by its "name". Anchors, aliases, tags and
+// merge keys are refused, as in the policy file: a value defined elsewhere
+// is a value a reviewer does not see where it is used (and aliases are the
+// YAML "billion laughs").
+func parseContinueYAML(name string, data []byte, client string) (servers []Server, err error) {
+	// The YAML parser is a dependency reading pull request content: a
+	// panic in it must be an error naming the file, not a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			servers, err = nil, &Error{File: name, Msg: fmt.Sprintf("the YAML parser failed on this file: %v", r)}
+		}
+	}()
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, yamlError(name, err)
+	}
+	if len(f.Docs) != 1 || f.Docs[0].Body == nil {
+		return nil, &Error{File: name, Line: 1, Msg: "want one YAML document with an \"mcpServers\" list"}
+	}
+	var bad error
+	ast.Walk(visitFunc(func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.AliasNode, *ast.AnchorNode, *ast.TagNode, *ast.MergeKeyNode:
+			if bad == nil {
+				bad = yamlAt(name, n, "anchors, aliases, tags and merge keys are not supported in an MCP config: write the value out")
+			}
+			return false
+		}
+		return true
+	}), f.Docs[0].Body)
+	if bad != nil {
+		return nil, bad
+	}
+	top, ok := f.Docs[0].Body.(*ast.MappingNode)
+	if !ok {
+		if mv, isMV := f.Docs[0].Body.(*ast.MappingValueNode); isMV {
+			top = &ast.MappingNode{Values: []*ast.MappingValueNode{mv}}
+		} else {
+			return nil, yamlAt(name, f.Docs[0].Body, "top level must be a mapping with an \"mcpServers\" list")
+		}
+	}
+	var list ast.Node
+	for _, mv := range top.Values {
+		if mv.Key != nil && mv.Key.String() == "mcpServers" {
+			list = mv.Value
+		}
+	}
+	seq, ok := list.(*ast.SequenceNode)
+	if !ok {
+		return nil, yamlAt(name, top, "no MCP servers: expected an \"mcpServers\" list of servers")
+	}
+	seen := map[string]int{}
+	for _, item := range seq.Values {
+		line, col := yamlPos(item)
+		var cs continueServer
+		if err := yaml.NodeToValue(item, &cs); err != nil {
+			return nil, &Error{File: name, Line: line, Column: col, Msg: "invalid server entry: " + yamlMessage(err)}
+		}
+		if cs.Name == "" {
+			return nil, &Error{File: name, Line: line, Column: col, Msg: "a server in \"mcpServers\" has no \"name\""}
+		}
+		if first, dup := seen[cs.Name]; dup {
+			return nil, &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q is defined twice (first on line %d)", cs.Name, first)}
+		}
+		seen[cs.Name] = line
+		s := Server{Name: cs.Name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL,
+			Headers: cs.RequestOptions.Headers, File: name, Line: line, Client: client}
+		switch cs.Type {
+		case "":
+			switch {
+			case s.Command != "":
+				s.Type = TypeStdio
+			case s.URL != "":
+				s.Type = TypeHTTP
+			default:
+				return nil, &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q has neither \"command\" nor \"url\"", cs.Name)}
+			}
+		case "stdio":
+			s.Type = TypeStdio
+		case "sse":
+			s.Type = TypeSSE
+		case "streamable-http", "http":
+			s.Type = TypeHTTP
+		default:
+			return nil, &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q: unknown \"type\" %q (want \"stdio\", \"sse\" or \"streamable-http\")", cs.Name, cs.Type)}
+		}
+		switch {
+		case s.Type == TypeStdio && s.Command == "":
+			return nil, &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q: type %q needs a \"command\"", cs.Name, s.Type)}
+		case s.Type != TypeStdio && s.URL == "":
+			return nil, &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q: type %q needs a \"url\"", cs.Name, s.Type)}
+		}
+		servers = append(servers, s)
+	}
+	return servers, nil
+}
+
+type visitFunc func(ast.Node) bool
+
+func (v visitFunc) Visit(n ast.Node) ast.Visitor {
+	if v(n) {
+		return v
+	}
+	return nil
+}
+
+// yamlPos is where a node starts (1-based): a mapping's first key.
+func yamlPos(n ast.Node) (line, col int) {
+	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 {
+		n = m.Values[0].Key
+	}
+	if mv, ok := n.(*ast.MappingValueNode); ok {
+		n = mv.Key
+	}
+	if n == nil {
+		return 0, 0
+	}
+	if tk := n.GetToken(); tk != nil && tk.Position != nil {
+		return tk.Position.Line, tk.Position.Column
+	}
+	return 0, 0
+}
+
+func yamlAt(file string, n ast.Node, msg string) *Error {
+	line, col := yamlPos(n)
+	return &Error{File: file, Line: line, Column: col, Msg: msg}
+}
+
+// yamlError positions the YAML parser's error; only its message is kept,
+// not the source line it would quote (which may hold a secret).
+func yamlError(file string, err error) *Error {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		e := &Error{File: file, Msg: "invalid YAML: " + ye.GetMessage()}
+		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+			e.Line, e.Column = tk.Position.Line, tk.Position.Column
+		}
+		return e
+	}
+	return &Error{File: file, Msg: "invalid YAML: " + err.Error()}
+}
+
+func yamlMessage(err error) string {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		return ye.GetMessage()
+	}
+	return err.Error()
+}

@@ -1,0 +1,390 @@
+package policy
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+)
+
+// A pull request's policy file is the pull request author's: if the check
+// of that pull request ran with it, the author could lower the bar the
+// check holds them to (no warm-up calls, one launch, tool-shadowing off,
+// the sandbox off, a secret in pass-env). Under --base the base branch's
+// policy is in force and the pull request's can only tighten it; every
+// setting it lowers is a policy-weakened finding, and takes effect once
+// merged, when the base is the branch that policy is on.
+
+// Run is what a server gets where no policy sets a value: this run's flags
+// and built-in defaults. Comparing "unset" with a number needs it.
+type Run struct {
+	WarmupCalls, Launches   int
+	Sandbox                 sandbox.Level
+	Timeout, RequestTimeout time.Duration
+}
+
+// Combined is the policy in force when a pull request's policy (PR) is
+// checked against its base branch's (Base). Either may be nil: no file.
+type Combined struct {
+	Base, PR *Policy
+	Run      Run
+}
+
+// SandboxRank orders levels from weakest (off) to strictest (strict);
+// an unknown level ranks as strict, so nothing fails open.
+func SandboxRank(l sandbox.Level) int {
+	switch l {
+	case sandbox.Off:
+		return 0
+	case sandbox.Basic:
+		return 1
+	}
+	return 2
+}
+
+// ruleRank orders rule levels: off below note below warning below error.
+func ruleRank(l RuleLevel) int {
+	if l.Off {
+		return -1
+	}
+	return int(l.Severity)
+}
+
+// level is the rule's level in st, or its default when st does not set it.
+func level(st Settings, id string) (RuleLevel, bool) {
+	if l, ok := st.Rules[id]; ok {
+		return l, true
+	}
+	return RuleLevel{Severity: finding.DefaultSeverity(id)}, false
+}
+
+func intOr(p *int, d int) int {
+	if p != nil {
+		return *p
+	}
+	return d
+}
+
+func durOr(v, d time.Duration) time.Duration {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
+// Effective is the settings in force for one server: for each setting the
+// stricter of the base's and the pull request's (more warm-up calls, more
+// launches, the stricter sandbox, the shorter time-out, the higher rule
+// level), the base's warm-up calls followed by any the pull request adds
+// (with the count raised by as many, so they displace none of the base's),
+// and only the pass-env names both allow. As with Policy.Effective, a
+// field whose flag was given on the command line is left unset.
+func (c *Combined) Effective(name string, explicit func(flag string) bool) Settings {
+	b, p := c.Base.Effective(name, nil), c.PR.Effective(name, nil)
+	var out Settings
+	if b.WarmupCalls != nil || p.WarmupCalls != nil {
+		v := max(intOr(b.WarmupCalls, c.Run.WarmupCalls), intOr(p.WarmupCalls, c.Run.WarmupCalls))
+		out.WarmupCalls = &v
+	}
+	if b.Launches != nil || p.Launches != nil {
+		v := max(intOr(b.Launches, c.Run.Launches), intOr(p.Launches, c.Run.Launches))
+		out.Launches = &v
+	}
+	if b.Sandbox != "" || p.Sandbox != "" {
+		bl, pl := cmpOr(b.Sandbox, c.Run.Sandbox), cmpOr(p.Sandbox, c.Run.Sandbox)
+		out.Sandbox = bl
+		if SandboxRank(pl) > SandboxRank(bl) {
+			out.Sandbox = pl
+		}
+	}
+	if b.Timeout > 0 || p.Timeout > 0 {
+		out.Timeout = min(durOr(b.Timeout, c.Run.Timeout), durOr(p.Timeout, c.Run.Timeout))
+	}
+	if b.RequestTimeout > 0 || p.RequestTimeout > 0 {
+		out.RequestTimeout = min(durOr(b.RequestTimeout, c.Run.RequestTimeout), durOr(p.RequestTimeout, c.Run.RequestTimeout))
+	}
+	out.Calls = slices.Clone(b.Calls)
+	added := 0
+	for _, call := range p.Calls {
+		if !hasCall(out.Calls, call) {
+			out.Calls = append(out.Calls, call)
+			added++
+		}
+	}
+	if added > 0 {
+		// Listed calls are made first: calls the pull request adds would
+		// take the places of the calls the base makes (a harmless tool
+		// called over and over, so the one that triggers the change is
+		// never reached). The count grows by as many.
+		v := min(intOr(out.WarmupCalls, c.Run.WarmupCalls)+added, MaxWarmupCalls)
+		out.WarmupCalls = &v
+	}
+	for _, e := range p.PassEnv {
+		if slices.Contains(b.PassEnv, e) {
+			out.PassEnv = append(out.PassEnv, e)
+		}
+	}
+	for _, id := range ruleIDs(b, p) {
+		bl, _ := level(b, id)
+		pl, _ := level(p, id)
+		if out.Rules == nil {
+			out.Rules = map[string]RuleLevel{}
+		}
+		out.Rules[id] = bl
+		if ruleRank(pl) > ruleRank(bl) {
+			out.Rules[id] = pl
+		}
+	}
+	clearExplicit(&out, explicit)
+	return out
+}
+
+func cmpOr(l, d sandbox.Level) sandbox.Level {
+	if l != "" {
+		return l
+	}
+	return d
+}
+
+// clearExplicit leaves unset every field whose flag was given.
+func clearExplicit(out *Settings, explicit func(string) bool) {
+	if explicit == nil {
+		return
+	}
+	if explicit(FlagWarmupCalls) {
+		out.WarmupCalls = nil
+	}
+	if explicit(FlagLaunches) {
+		out.Launches = nil
+	}
+	if explicit(FlagSandbox) {
+		out.Sandbox = ""
+	}
+	if explicit(FlagTimeout) {
+		out.Timeout = 0
+	}
+	if explicit(FlagRequestTimeout) {
+		out.RequestTimeout = 0
+	}
+}
+
+// ruleIDs are the rules either settings name, sorted.
+func ruleIDs(a, b Settings) []string {
+	var ids []string
+	for _, st := range []Settings{a, b} {
+		for id := range st.Rules {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func hasCall(list []probe.Call, c probe.Call) bool {
+	for _, x := range list {
+		if x.Tool == c.Tool && bytes.Equal(x.Arguments, c.Arguments) {
+			return true
+		}
+	}
+	return false
+}
+
+// Weakenings lists every setting the pull request's policy lowers, as
+// policy-weakened findings (error), for the defaults and for each server
+// named in servers or in either file. Each finding names the setting's
+// path in the file ("servers.fs.warmup-calls", "rules.tool-shadowing"),
+// the base's value (Before) and the pull request's (After), and points at
+// the setting's line in the pull request's file (prFile, as the report
+// names it). A setting lowered in the defaults is reported once, not for
+// every server that inherits it.
+func (c *Combined) Weakenings(servers []string, prFile string) []finding.Finding {
+	names := []string{""} // the defaults alone: a name no section holds
+	add := func(n string) {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, n := range servers {
+		add(n)
+	}
+	for _, p := range []*Policy{c.Base, c.PR} {
+		if p != nil {
+			for _, s := range p.Servers {
+				add(s.Name)
+			}
+		}
+	}
+	slices.Sort(names[1:])
+
+	var out []finding.Finding
+	seen := map[string]bool{}
+	for _, name := range names {
+		// Findings about the defaults belong to no one server.
+		for _, w := range c.weakenings(name) {
+			// A setting the server inherits from the defaults was
+			// compared, and reported, for the defaults alone.
+			if name != "" && !strings.HasPrefix(w.path, "servers.") {
+				continue
+			}
+			if seen[w.path] {
+				continue
+			}
+			seen[w.path] = true
+			f := finding.New(finding.PolicyWeakened, name)
+			f.Field, f.Before, f.After = w.path, w.before, w.after
+			f.Message = w.msg + ": this check ran with the base branch's value; the pull request's takes effect once merged"
+			f.File = prFile
+			if pos := c.PR.Pos(w.path); pos.Line > 0 {
+				f.Line = pos.Line
+			} else if pos := c.PR.Pos(sectionOf(w.path)); pos.Line > 0 {
+				f.Line = pos.Line
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// sectionOf is the section a setting path is in ("servers.fs" for
+// "servers.fs.rules.x", "defaults" for "defaults.launches").
+func sectionOf(path string) string {
+	if rest, ok := strings.CutPrefix(path, "servers."); ok {
+		// Server names may hold dots; the setting keys do not, but a rule
+		// path has two more parts.
+		rest = strings.TrimSuffix(rest, "."+lastPart(rest))
+		rest = strings.TrimSuffix(rest, ".rules")
+		return "servers." + rest
+	}
+	first, _, _ := strings.Cut(path, ".")
+	return first
+}
+
+func lastPart(s string) string {
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+type weakening struct{ path, before, after, msg string }
+
+// weakenings compares one server's settings (name "" is the defaults).
+func (c *Combined) weakenings(name string) []weakening {
+	b, p := c.Base.Effective(name, nil), c.PR.Effective(name, nil)
+	var bs, ps *Server
+	if name != "" {
+		bs, ps = c.Base.Server(name), c.PR.Server(name)
+	}
+	// where is the path a setting is reported under: the server's own
+	// section when either file sets it there, else the defaults.
+	where := func(key string, set func(*Server) bool) string {
+		if (bs != nil && set(bs)) || (ps != nil && set(ps)) {
+			return "servers." + name + "." + key
+		}
+		return "defaults." + key
+	}
+	who := "every server"
+	if name != "" {
+		who = fmt.Sprintf("server %q", name)
+	}
+	var out []weakening
+	count := func(key string, bv, pv *int, d int, set func(*Server) bool) {
+		if b, p := intOr(bv, d), intOr(pv, d); p < b {
+			out = append(out, weakening{where(key, set), fmt.Sprint(b), fmt.Sprint(p),
+				fmt.Sprintf("this pull request lowers %s for %s from %d to %d", key, who, b, p)})
+		}
+	}
+	count("warmup-calls", b.WarmupCalls, p.WarmupCalls, c.Run.WarmupCalls, func(s *Server) bool { return s.WarmupCalls != nil })
+	count("launches", b.Launches, p.Launches, c.Run.Launches, func(s *Server) bool { return s.Launches != nil })
+
+	if bl, pl := cmpOr(b.Sandbox, c.Run.Sandbox), cmpOr(p.Sandbox, c.Run.Sandbox); SandboxRank(pl) < SandboxRank(bl) {
+		out = append(out, weakening{where("sandbox", func(s *Server) bool { return s.Sandbox != "" }), string(bl), string(pl),
+			fmt.Sprintf("this pull request weakens the sandbox for %s from %s to %s", who, bl, pl)})
+	}
+
+	var added []string
+	for _, e := range p.PassEnv {
+		if !slices.Contains(b.PassEnv, e) {
+			added = append(added, e)
+		}
+	}
+	if len(added) > 0 {
+		// pass-env adds up: a name the pull request adds is in its
+		// server section or in its defaults.
+		key := "defaults.pass-env"
+		if ps != nil && hasAny(ps.PassEnv, added) {
+			key = "servers." + name + ".pass-env"
+		}
+		out = append(out, weakening{key, listText(b.PassEnv), listText(p.PassEnv),
+			fmt.Sprintf("this pull request passes %s to %s, which the base branch does not allow: the server would receive the checker's value", strings.Join(added, ", "), who)})
+	}
+
+	var removed []string
+	for _, call := range b.Calls {
+		if !hasCall(p.Calls, call) {
+			removed = append(removed, callText(call))
+		}
+	}
+	if len(removed) > 0 {
+		out = append(out, weakening{"servers." + name + ".calls", strings.Join(callTexts(b.Calls), "\n"), strings.Join(callTexts(p.Calls), "\n"),
+			fmt.Sprintf("this pull request removes warm-up calls of %s: %s", who, strings.Join(removed, ", "))})
+	}
+
+	for _, id := range ruleIDs(b, p) {
+		bl, _ := level(b, id)
+		pl, _ := level(p, id)
+		if ruleRank(pl) >= ruleRank(bl) {
+			continue
+		}
+		path := "rules." + id
+		if name != "" && ((bs != nil && hasRule(bs, id)) || (ps != nil && hasRule(ps, id))) {
+			path = "servers." + name + ".rules." + id
+		}
+		out = append(out, weakening{path, bl.String(), pl.String(),
+			fmt.Sprintf("this pull request lowers rule %s for %s from %s to %s", id, who, bl, pl)})
+	}
+	return out
+}
+
+func hasRule(s *Server, id string) bool {
+	_, ok := s.Rules[id]
+	return ok
+}
+
+func hasAny(list, names []string) bool {
+	for _, n := range names {
+		if slices.Contains(list, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func listText(l []string) string {
+	if len(l) == 0 {
+		return "[]"
+	}
+	return "[" + strings.Join(l, ", ") + "]"
+}
+
+func callText(c probe.Call) string {
+	if len(c.Arguments) == 0 {
+		return c.Tool
+	}
+	return c.Tool + " " + string(c.Arguments)
+}
+
+func callTexts(cs []probe.Call) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = callText(c)
+	}
+	return out
+}

@@ -1,0 +1,177 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+)
+
+var testRun = Run{WarmupCalls: 5, Launches: 2, Sandbox: sandbox.Basic, Timeout: 2 * time.Minute, RequestTimeout: 30 * time.Second}
+
+func mustParse(t *testing.T, src string) *Policy {
+	t.Helper()
+	if src == "" {
+		return nil
+	}
+	p, err := Parse("p.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCombined: every way a pull request's policy can lower the bar is
+// reported and not in force; every way it can raise it is in force.
+func TestCombined(t *testing.T) {
+	tests := []struct {
+		name     string
+		base, pr string
+		server   string
+		want     string   // the settings in force for server, summarized
+		weak     []string // "path before -> after @line" of each finding
+	}{
+		{
+			name:   "no policy either side",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0",
+		},
+		{
+			name:   "warmup-calls lowered in the defaults",
+			base:   "version: 1\ndefaults:\n  warmup-calls: 8\n",
+			pr:     "version: 1\ndefaults:\n  warmup-calls: 0\n",
+			server: "fs",
+			want:   "warmup=8 launches=- sandbox= env=[] rules=map[] calls=0",
+			weak:   []string{"defaults.warmup-calls 8 -> 0 @3"},
+		},
+		{
+			name:   "a new policy lowers below the run's values",
+			pr:     "version: 1\ndefaults:\n  warmup-calls: 0\n  launches: 1\n  sandbox: off\n",
+			server: "fs",
+			want:   "warmup=5 launches=2 sandbox=basic env=[] rules=map[] calls=0",
+			weak:   []string{"defaults.warmup-calls 5 -> 0 @3", "defaults.launches 2 -> 1 @4", "defaults.sandbox basic -> off @5"},
+		},
+		{
+			name:   "a server section lowers what the defaults set",
+			base:   "version: 1\ndefaults:\n  launches: 3\n",
+			pr:     "version: 1\ndefaults:\n  launches: 3\nservers:\n  fs:\n    launches: 1\n",
+			server: "fs",
+			want:   "warmup=- launches=3 sandbox= env=[] rules=map[] calls=0",
+			weak:   []string{"servers.fs.launches 3 -> 1 @6"},
+		},
+		{
+			name:   "the policy file deleted",
+			base:   "version: 1\nservers:\n  fs:\n    sandbox: strict\n    warmup-calls: 9\n",
+			server: "fs",
+			want:   "warmup=9 launches=- sandbox=strict env=[] rules=map[] calls=0",
+			weak:   []string{"servers.fs.warmup-calls 9 -> 5 @0", "servers.fs.sandbox strict -> basic @0"},
+		},
+		{
+			name:   "rules: off and lowered are weakenings, raised is in force",
+			base:   "version: 1\nrules:\n  model-instruction: error\n",
+			pr:     "version: 1\nrules:\n  tool-shadowing: error\n  model-instruction: warning\n  sensitive-path: error\n  confusable-name: off\n",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[] rules=map[confusable-name:warning model-instruction:error sensitive-path:error tool-shadowing:error] calls=0",
+			weak:   []string{"rules.confusable-name warning -> off @6", "rules.model-instruction error -> warning @4"},
+		},
+		{
+			name:   "pass-env added in a server section",
+			base:   "version: 1\ndefaults:\n  pass-env: [HTTPS_PROXY]\n",
+			pr:     "version: 1\ndefaults:\n  pass-env: [HTTPS_PROXY]\nservers:\n  fs:\n    pass-env: [NPM_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN]\n",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[HTTPS_PROXY] rules=map[] calls=0",
+			weak:   []string{"servers.fs.pass-env [HTTPS_PROXY] -> [HTTPS_PROXY, NPM_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN] @6"},
+		},
+		{
+			name:   "pass-env removed is in force",
+			base:   "version: 1\ndefaults:\n  pass-env: [A, B]\n",
+			pr:     "version: 1\ndefaults:\n  pass-env: [B]\n",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[B] rules=map[] calls=0",
+		},
+		{
+			name:   "a warm-up call removed; an added one is in force",
+			base:   "version: 1\nservers:\n  fs:\n    calls:\n      - tool: a\n      - tool: b\n",
+			pr:     "version: 1\nservers:\n  fs:\n    calls:\n      - tool: b\n      - tool: c\n",
+			server: "fs",
+			want:   "warmup=6 launches=- sandbox= env=[] rules=map[] calls=3",
+			weak:   []string{"servers.fs.calls a\nb -> b\nc @4"},
+		},
+		{
+			name:   "added calls do not take the base's places",
+			base:   "version: 1\ndefaults:\n  warmup-calls: 3\n",
+			pr:     "version: 1\ndefaults:\n  warmup-calls: 3\nservers:\n  fs:\n    calls:\n      - tool: harmless\n      - tool: harmless2\n",
+			server: "fs",
+			want:   "warmup=5 launches=- sandbox= env=[] rules=map[] calls=2",
+		},
+		{
+			name:   "raised counts, stricter sandbox and shorter time-outs are in force",
+			base:   "version: 1\ndefaults:\n  warmup-calls: 3\n  timeout: 5m\n",
+			pr:     "version: 1\ndefaults:\n  warmup-calls: 20\n  launches: 4\n  sandbox: strict\n  timeout: 1m\n",
+			server: "fs",
+			want:   "warmup=20 launches=4 sandbox=strict env=[] rules=map[] calls=0 timeout=1m0s",
+		},
+		{
+			name:   "a longer time-out is not in force",
+			base:   "version: 1\ndefaults:\n  timeout: 1m\n",
+			pr:     "version: 1\ndefaults:\n  timeout: 10m\n",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0 timeout=1m0s",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &Combined{Base: mustParse(t, tt.base), PR: mustParse(t, tt.pr), Run: testRun}
+			if got := summarize(c.Effective(tt.server, nil)); got != tt.want {
+				t.Errorf("Effective:\n got %s\nwant %s", got, tt.want)
+			}
+			var weak []string
+			for _, f := range c.Weakenings([]string{tt.server}, "p.yaml") {
+				if f.Rule != "policy-weakened" || f.File != "p.yaml" || !strings.Contains(f.Message, "takes effect once merged") {
+					t.Errorf("finding %+v", f)
+				}
+				weak = append(weak, fmt.Sprintf("%s %s -> %s @%d", f.Field, f.Before, f.After, f.Line))
+			}
+			if strings.Join(weak, "|") != strings.Join(tt.weak, "|") {
+				t.Errorf("Weakenings:\n got %q\nwant %q", weak, tt.weak)
+			}
+		})
+	}
+}
+
+func summarize(s Settings) string {
+	n := func(p *int) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprint(*p)
+	}
+	rules := map[string]string{}
+	for k, v := range s.Rules {
+		rules[k] = v.String()
+	}
+	out := fmt.Sprintf("warmup=%s launches=%s sandbox=%s env=[%s] rules=%v calls=%d", n(s.WarmupCalls), n(s.Launches), s.Sandbox, strings.Join(s.PassEnv, " "), rules, len(s.Calls))
+	if s.Timeout > 0 {
+		out += " timeout=" + s.Timeout.String()
+	}
+	return out
+}
+
+// TestTimeoutCaps: no policy holds a server longer than the caps.
+func TestTimeoutCaps(t *testing.T) {
+	for _, src := range []string{
+		"version: 1\ndefaults:\n  timeout: 100000h\n",
+		"version: 1\nservers:\n  fs:\n    timeout: 11m\n",
+		"version: 1\ndefaults:\n  request-timeout: 3m\n",
+	} {
+		_, err := Parse("p.yaml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), "above the cap") {
+			t.Errorf("Parse(%q) = %v, want the cap", src, err)
+		}
+	}
+	if _, err := Parse("p.yaml", []byte("version: 1\ndefaults:\n  timeout: 10m\n  request-timeout: 2m\n")); err != nil {
+		t.Errorf("at the caps: %v", err)
+	}
+}
