@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sync"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -127,6 +130,22 @@ func (e *RPCError) Error() string {
 // errConnection marks a request that failed because the connection did.
 var errConnection = errors.New("connection failed")
 
+// plainConnErr says what a broken connection to a server that exited
+// means, one way: whether our read or our write noticed first, Go's own
+// text for it ("read |0: file already closed", "write |1: broken pipe")
+// is no message for a user, and two texts for one event made reports
+// differ from run to run.
+func plainConnErr(err error) error {
+	if err == nil {
+		return io.EOF
+	}
+	if errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrUnexpectedEOF) {
+		return io.EOF
+	}
+	return err
+}
+
 // call sends a request and waits for its response.
 func (s *session) call(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
 	if params == nil {
@@ -150,7 +169,7 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 	if s.readErr != nil {
 		err := s.readErr
 		s.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w: %v", method, errConnection, err)
+		return nil, fmt.Errorf("%s: %w: %v", method, errConnection, plainConnErr(err))
 	}
 	s.nextID++
 	id, _ := jsonrpc.MakeID(float64(s.nextID))
@@ -161,7 +180,7 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 	req := &jsonrpc.Request{ID: id, Method: method, Params: raw}
 	if err := s.conn.Write(ctx, req); err != nil {
 		s.forget(id)
-		return nil, fmt.Errorf("%s: %w: %v", method, errConnection, err)
+		return nil, fmt.Errorf("%s: %w: %v", method, errConnection, plainConnErr(err))
 	}
 	select {
 	case resp, ok := <-ch:
@@ -169,7 +188,7 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 			s.mu.Lock()
 			err := s.readErr
 			s.mu.Unlock()
-			return nil, fmt.Errorf("%s: %w: %v", method, errConnection, err)
+			return nil, fmt.Errorf("%s: %w: %v", method, errConnection, plainConnErr(err))
 		}
 		if resp.Error != nil {
 			var we *jsonrpc.Error
