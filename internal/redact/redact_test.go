@@ -142,7 +142,7 @@ func TestEveryday(t *testing.T) {
 		{"INPUT_GITHUB_TOKEN", "whatever-long-enough", false},
 		{"ACTIONS_RUNTIME_TOKEN", "x1234567890", false},
 		{"GIT_AUTHOR_NAME", "mcp-lockcheck bot", false}, // not everyday: has a space and is not secret-named
-		{"GIT_AUTHOR_NAME", "someone", true},             // short
+		{"GIT_AUTHOR_NAME", "someone", true},            // short
 		{"SOME_DIR", "/opt/some/dir", true},
 		{"SOME_DIR", "relative/dir/abc", false},
 		{"NUM", "12345678", true},
