@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 )
 
 // Exit codes (DESIGN.md): 0 ok, 1 drift or a finding at --fail-on,
@@ -41,6 +42,12 @@ type Env struct {
 	Getenv         func(string) (string, bool)
 	Dir            string // working directory ("" = os.Getwd)
 	Now            func() time.Time
+	// Environ lists the process environment ("NAME=value"); its values
+	// are redacted from everything written (internal/redact). nil: none
+	// (secret shapes are still redacted).
+	Environ func() []string
+
+	red *redact.Redactor // built by Run from Environ
 }
 
 // Main runs the command line and returns the exit code. A server's own
@@ -48,7 +55,7 @@ type Env struct {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now})
+	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now, Environ: os.Environ})
 }
 
 // command is one subcommand. Each lives in its own file and registers
@@ -93,6 +100,9 @@ func Run(ctx context.Context, args []string, env Env) int {
 	}
 	if env.Now == nil {
 		env.Now = time.Now
+	}
+	if env.Environ != nil {
+		env.red = redact.New(env.Environ())
 	}
 	if len(args) < 2 {
 		fmt.Fprint(env.Stderr, usage())

@@ -98,7 +98,7 @@ func runMerge(_ context.Context, args []string, env Env) (int, error) {
 		reroot(r, p)
 		lp = path.Join(p, lp)
 	}
-	ropts := report.Options{LockPath: lp, ToolVersion: toolVersion(), AutomationID: *automation}
+	ropts := report.Options{LockPath: lp, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red}
 	if stdoutFormat != "" {
 		if err := report.Write(env.Stdout, stdoutFormat, r, ropts); err != nil {
 			return ExitUsage, fmt.Errorf("writing report: %w", err)

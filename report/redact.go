@@ -1,0 +1,68 @@
+package report
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+)
+
+// Redacted returns a copy of r with every text a server or config could
+// have put in it passed through red (nil: the secret shapes only):
+// findings' subjects, fields, messages, before and after text and detail,
+// held reasons, notes, server names and warm-up calls. The engine already
+// redacts what it reports; this is the renderers' backstop, so a path that
+// forgot cannot carry a secret into a report. r itself is not changed.
+func Redacted(r *Report, red *redact.Redactor) *Report {
+	out := *r
+	out.Servers = make([]Server, len(r.Servers))
+	for i, s := range r.Servers {
+		s.Name = red.String(s.Name)
+		s.Reason = red.String(s.Reason)
+		if s.Notes != nil {
+			notes := make([]string, len(s.Notes))
+			for j, n := range s.Notes {
+				notes[j] = red.String(n)
+			}
+			s.Notes = notes
+		}
+		if s.Calls != nil {
+			calls := make([]Call, len(s.Calls))
+			for j, c := range s.Calls {
+				c.Tool = red.String(c.Tool)
+				c.Arguments = json.RawMessage(red.JSON(c.Arguments))
+				calls[j] = c
+			}
+			s.Calls = calls
+		}
+		if s.Findings != nil {
+			fs := make([]finding.Finding, len(s.Findings))
+			for j, f := range s.Findings {
+				f.Server = red.String(f.Server)
+				f.Subject = red.String(f.Subject)
+				f.Field = red.String(f.Field)
+				f.Message = red.String(f.Message)
+				f.Before = red.String(f.Before)
+				f.After = red.String(f.After)
+				f.Detail = red.String(f.Detail)
+				f.AckReason = red.String(f.AckReason)
+				fs[j] = f
+			}
+			s.Findings = fs
+		}
+		out.Servers[i] = s
+	}
+	return &out
+}
+
+// jsonSafe spells "##[" inside JSON text as "##\u005b": the same string to
+// any JSON reader, but not the legacy workflow command form a runner looks
+// for anywhere in a line, should the JSON be printed to a step log. "#"
+// only occurs inside strings in JSON, so the escape is always in one.
+func jsonSafe(b []byte) []byte {
+	if !strings.Contains(string(b), "##[") {
+		return b
+	}
+	return []byte(strings.ReplaceAll(string(b), "##[", `##\u005b`))
+}
