@@ -2,8 +2,8 @@ package check
 
 import (
 	"bytes"
-	"encoding/json"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"sync"
