@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 )
 
@@ -103,6 +104,18 @@ func Run(ctx context.Context, args []string, env Env) int {
 	}
 	if env.Environ != nil {
 		env.red = redact.New(env.Environ())
+	}
+	// In a GitHub Actions step every line printed can be a workflow
+	// command, and much of what is printed quotes servers and configs:
+	// every line is neutralized, and the checker's own commands go
+	// through ghcmd.Own. guard's stdout is the MCP wire, never a log.
+	if getenvIs(env, "GITHUB_ACTIONS", "true") && (len(args) < 2 || args[1] != "guard") {
+		out, errw := ghcmd.NewWriter(env.Stdout), ghcmd.NewWriter(env.Stderr)
+		env.Stdout, env.Stderr = out, errw
+		defer func() {
+			_ = out.Flush()
+			_ = errw.Flush()
+		}()
 	}
 	if len(args) < 2 {
 		fmt.Fprint(env.Stderr, usage())
