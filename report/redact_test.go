@@ -28,7 +28,7 @@ func TestWriteRedacts(t *testing.T) {
 	held.Message, held.Detail = "held: "+text, "stderr (last lines):\n"+text
 	r := &Report{LockfileVersion: 1, Servers: []Server{
 		{Name: "srv", Status: StatusDrift, Phases: []string{"launch-1/initial"}, Notes: []string{text},
-			Calls: []Call{{Phase: "launch-1/after-call-1", Tool: "t", Arguments: json.RawMessage(`{"q":"` + gh + `"}`), Outcome: "ok"}},
+			Calls:    []Call{{Phase: "launch-1/after-call-1", Tool: "t", Arguments: json.RawMessage(`{"q":"` + gh + `"}`), Outcome: "ok"}},
 			Findings: []finding.Finding{f}},
 		{Name: "held", Status: StatusHeld, Reason: text, Phases: []string{}, Findings: []finding.Finding{held}},
 	}}
