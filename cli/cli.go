@@ -142,9 +142,10 @@ func Run(ctx context.Context, args []string, env Env) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
 		}
-		// Errors quote configs and locks a pull request may have written:
-		// each line is escaped, so no control sequence reaches a terminal.
-		lines := strings.Split(err.Error(), "\n")
+		// Errors quote configs and locks a pull request may have written,
+		// and what servers said: each line is redacted and escaped, so no
+		// secret and no control sequence reaches a terminal or a log.
+		lines := strings.Split(env.red.String(err.Error()), "\n")
 		for i, l := range lines {
 			lines[i] = inspect.Escape(l)
 		}
