@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,5 +92,40 @@ func TestRedactLock(t *testing.T) {
 	}
 	if s.Tools["c"] != clean {
 		t.Error("a clean entry was rebuilt")
+	}
+}
+
+// BenchmarkRedactDef is the cost redaction adds to canonicalizing a
+// manifest: canonicalize alone, then canonicalize and redact with the
+// secret shapes and a runner-sized environment (60 secret values).
+func BenchmarkRedactDef(b *testing.B) {
+	defs := syntheticManifest(1000)
+	var environ []string
+	for i := range 60 {
+		environ = append(environ, fmt.Sprintf("SECRET_%d=value-%d-0123456789abcdef", i, i))
+	}
+	size := 0
+	for _, d := range defs {
+		size += len(d.Raw)
+	}
+	for _, tc := range []struct {
+		name string
+		fn   func(raw []byte)
+	}{
+		{"canonicalize", func(raw []byte) { lock.Canonicalize(raw) }},
+		{"canonicalize+redact", nil},
+	} {
+		red := redact.New(environ)
+		if tc.name == "canonicalize+redact" {
+			tc.fn = func(raw []byte) { redactDef(red, raw) }
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, d := range defs {
+					tc.fn(d.Raw)
+				}
+			}
+		})
 	}
 }

@@ -92,7 +92,12 @@ const MinLen = 8
 // Redactor replaces secrets in text. The nil *Redactor is valid and
 // redacts the secret shapes only. A Redactor is safe for concurrent use.
 type Redactor struct {
-	env *regexp.Regexp // alternation of the environment's secret values, longest first; nil: none
+	// heads maps the first MinLen bytes of each of the environment's
+	// secret values (and their encodings) to the values; seen is a
+	// 64K-bit filter of those heads, so a position of the text that
+	// starts no value costs one bit test.
+	heads map[uint64][]string
+	seen  []uint64
 }
 
 // New builds a Redactor from an environment list ("NAME=value", as
@@ -116,23 +121,26 @@ func New(environ []string) *Redactor {
 		add(url.QueryEscape(v))
 		add(url.PathEscape(v))
 	}
-	if len(vals) == 0 {
-		return &Redactor{}
+	r := &Redactor{heads: map[uint64][]string{}, seen: make([]uint64, filterBits/64)}
+	for _, v := range vals {
+		h := head(v, 0)
+		r.heads[h] = append(r.heads[h], v)
+		k := filterKey(h)
+		r.seen[k/64] |= 1 << (k % 64)
 	}
-	// Longest first: Go's alternation is leftmost-first, so at one
-	// position the longest value wins and no tail of it is left.
-	sort.Slice(vals, func(i, j int) bool {
-		if len(vals[i]) != len(vals[j]) {
-			return len(vals[i]) > len(vals[j])
-		}
-		return vals[i] < vals[j]
-	})
-	quoted := make([]string, len(vals))
-	for i, v := range vals {
-		quoted[i] = regexp.QuoteMeta(v)
-	}
-	return &Redactor{env: regexp.MustCompile(strings.Join(quoted, "|"))}
+	return r
 }
+
+const filterBits = 1 << 16
+
+// head is the MinLen (8) bytes of s at i as one number.
+func head(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+func filterKey(h uint64) uint64 { return (h * 0x9E3779B97F4A7C15) >> (64 - 16) }
 
 // Everyday reports whether an environment variable's value is left alone
 // (the rule is in the package doc).
@@ -278,23 +286,25 @@ func (r *Redactor) find(s string) []span {
 		return nil
 	}
 	var spans []span
-	if r != nil && r.env != nil {
-		for _, m := range r.env.FindAllStringIndex(s, -1) {
-			spans = append(spans, span{m[0], m[1]})
+	if r != nil && len(r.heads) > 0 {
+		// Every occurrence of every value, in one pass over s.
+		for i := 0; i+MinLen <= len(s); i++ {
+			h := head(s, i)
+			k := filterKey(h)
+			if r.seen[k/64]&(1<<(k%64)) == 0 {
+				continue
+			}
+			for _, v := range r.heads[h] {
+				if strings.HasPrefix(s[i:], v) {
+					spans = append(spans, span{i, i + len(v)})
+				}
+			}
 		}
 	}
-	var lower string
 	for _, sh := range shapes {
-		hay := s
-		if sh.fold {
-			if lower == "" {
-				lower = strings.ToLower(s)
-			}
-			hay = lower
-		}
 		hit := false
 		for _, h := range sh.hint {
-			if strings.Contains(hay, h) {
+			if sh.fold && containsFold(s, h) || !sh.fold && strings.Contains(s, h) {
 				hit = true
 				break
 			}
@@ -333,6 +343,21 @@ func (r *Redactor) find(s string) []span {
 		out = append(out, sp)
 	}
 	return out
+}
+
+// containsFold reports whether s contains the lowercase ASCII word w in
+// any letter case, without allocating.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for j < len(w) && s[i+j]|0x20 == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // JSON redacts inside every string literal of JSON text (object keys

@@ -247,3 +247,19 @@ func FuzzJSON(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkJSON redacts a 3 KB tool definition with the shapes and a
+// runner-sized environment (60 secret values), nothing to replace.
+func BenchmarkJSON(b *testing.B) {
+	var environ []string
+	for i := range 60 {
+		environ = append(environ, "SECRET_"+strings.Repeat("X", i%5)+string(rune('A'+i%26))+"="+strings.Repeat("v", 3)+"-"+string(rune('a'+i%26))+"-0123456789abcdef"+strings.Repeat("z", i))
+	}
+	r := New(environ)
+	long := strings.Repeat("Reads the file at the given path and returns its contents as text. ", 40)
+	def := []byte(`{"annotations":{"readOnlyHint":true},"description":` + mustJSON(long) + `,"inputSchema":{"properties":{"mode":{"default":"text","enum":["text","binary","base64"],"type":"string"},"path":{"description":"Path of the file.","type":"string"}},"required":["path"],"type":"object"},"name":"read_file"}`)
+	b.SetBytes(int64(len(def)))
+	for b.Loop() {
+		r.JSON(def)
+	}
+}
