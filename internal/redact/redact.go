@@ -17,7 +17,8 @@
 //     (whole, or cut off before their END line), the token after "Bearer",
 //     JWTs (three base64url segments, the first starting eyJ) and the
 //     password of URL userinfo (scheme://user:PASSWORD@host keeps user and
-//     host).
+//     host; a documentation placeholder such as "password", "<pass>" or
+//     "${PGPASSWORD}" is left as written).
 //
 // Everyday environment values are not redacted: they are not secrets, and
 // redacting them would scramble ordinary text (a description that names the
@@ -243,10 +244,31 @@ var shapes = []shape{
 		return strings.ContainsAny(s, "0123456789") || len(s) >= 32
 	}},
 	{hint: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`)},
-	{hint: []string{"://"}, re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:"'<>]*:([^\s/?#@"'<>]+)@`), group: 1, ok: func(s string) bool {
-		// A ${PLACEHOLDER} names a variable; it is not the secret.
-		return !(strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}"))
-	}},
+	{hint: []string{"://"}, re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:"'<>]*:([^\s/?#@"'<>]+)@`), group: 1, ok: func(s string) bool { return !placeholderPassword(s) }},
+}
+
+// placeholderPassword reports whether a URL's password is documentation,
+// not a secret: a ${PLACEHOLDER} (it names a variable), a <password>,
+// {password} or [password] slot, a run of x or *, or the word itself
+// (postgres://user:password@localhost in a tool's description). Left as
+// written, such a description pins and reads the same everywhere.
+func placeholderPassword(s string) bool {
+	if len(s) >= 2 {
+		switch s[0] {
+		case '<', '{', '[':
+			return true
+		case '$':
+			return s[1] == '{'
+		}
+	}
+	if strings.Trim(s, "xX*.") == "" {
+		return true
+	}
+	switch strings.ToLower(s) {
+	case "password", "passwd", "pass", "pwd", "pw", "secret", "changeme", "mypassword", "yourpassword", "your_password", "your-password", "mysecretpassword":
+		return true
+	}
+	return false
 }
 
 type span struct{ start, end int }

@@ -70,6 +70,7 @@ func TestStringLeavesOrdinaryText(t *testing.T) {
 		"Deploy to production.",
 		"See https://example.invalid/docs?page=2 and postgres://localhost/app.",
 		"Placeholder postgres://u:${PGPASSWORD}@127.0.0.1/db stays.",
+		"Example: postgresql://user:password@localhost:5432/db or mysql://root:<pass>@h/x or redis://:xxxx@h",
 		"Issues of octo/widgets.",
 		"ghp_short",
 		"REDACTED:0123abcd",
