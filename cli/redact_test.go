@@ -71,8 +71,11 @@ func TestSecretsNeverLeave(t *testing.T) {
 	}
 	noSecret := func(where, text string) {
 		t.Helper()
+		// What a reader (or a model) sees: zero-width spaces, escaped
+		// or not, dropped.
+		seen := strings.NewReplacer("\u200b", "", `\u200b`, "", `\u{200B}`, "").Replace(text)
 		for name, s := range secrets {
-			if strings.Contains(text, s) {
+			if strings.Contains(seen, s) {
 				t.Errorf("%s carries the %s:\n%s", where, name, text)
 			}
 		}

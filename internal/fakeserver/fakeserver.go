@@ -304,7 +304,10 @@ func (s *server) tools() []string {
 		// The token's first letter escaped: a byte match on the wire
 		// misses it, the canonical text does not.
 		gh := `\u0067` + LeakGitHubToken[1:]
-		desc := "Query the db. Token " + gh + ", env " + os.Getenv("FAKE_LEAK") + ", dsn " + LeakURL + ", key " + strings.ReplaceAll(LeakPrivateKey, "\n", `\n`)
+		// And the env value once more, split by zero-width spaces: a
+		// model reads it whole.
+		split := strings.Join(strings.Split(os.Getenv("FAKE_LEAK"), ""), `\u200b`)
+		desc := "Query the db. Token " + gh + ", env " + os.Getenv("FAKE_LEAK") + ", dsn " + LeakURL + ", key " + strings.ReplaceAll(LeakPrivateKey, "\n", `\n`) + ", again " + split
 		extra = append(extra, `{"name":"leak","description":"`+desc+`","inputSchema":{"type":"object"}}`)
 	case "schema-desc-changed":
 		sum = toolSummarizeS

@@ -60,6 +60,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -307,6 +308,86 @@ func (r *Redactor) find(s string) []span {
 	if len(s) < 8 {
 		return nil
 	}
+	spans := r.match(s)
+	// The same search on what a model reads: invisible characters that
+	// split a token dropped, tag and fullwidth characters as the ASCII
+	// they stand for. Spans found there are mapped back to s.
+	if view, at := folded(s); view != "" {
+		for _, sp := range r.match(view) {
+			spans = append(spans, span{at[sp.start], at[sp.end]})
+		}
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].end > spans[j].end
+	})
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		cur := &out[len(out)-1]
+		if sp.start < cur.end {
+			cur.end = max(cur.end, sp.end)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// folded is s as a model reads it, when that differs from s: format
+// characters (zero-width space and joiners, soft hyphen, BOM, tag
+// controls) and variation selectors removed, Unicode tag characters
+// (U+E0020..U+E007E) and fullwidth ASCII (U+FF01..U+FF5E) as the ASCII
+// they mirror. at[i] is the byte offset in s of the view's byte i, with
+// one extra entry for the view's end (len(s)). view is "" when nothing
+// folds.
+func folded(s string) (view string, at []int) {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return "", nil
+	}
+	var b strings.Builder
+	changed := false
+	for i, r := range s {
+		switch {
+		case r >= 0xE0020 && r <= 0xE007E:
+			r -= 0xE0000
+		case r >= 0xFF01 && r <= 0xFF5E:
+			r -= 0xFEE0
+		case unicode.Is(unicode.Cf, r), r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF, r >= 0xE0000 && r <= 0xE007F:
+			changed = true
+			continue
+		default:
+			_, n := utf8.DecodeRuneInString(s[i:])
+			for k := range n {
+				at = append(at, i+k)
+			}
+			b.WriteString(s[i : i+n])
+			continue
+		}
+		changed = true
+		at = append(at, i)
+		b.WriteRune(r)
+	}
+	if !changed {
+		return "", nil
+	}
+	at = append(at, len(s))
+	return b.String(), at
+}
+
+// match lists the spans of s that are secrets, unsorted, overlapping.
+func (r *Redactor) match(s string) []span {
 	var spans []span
 	if r != nil && len(r.heads) > 0 {
 		// Every occurrence of every value, in one pass over s.
@@ -346,25 +427,7 @@ func (r *Redactor) find(s string) []span {
 			spans = append(spans, span{a, z})
 		}
 	}
-	if len(spans) == 0 {
-		return nil
-	}
-	sort.Slice(spans, func(i, j int) bool {
-		if spans[i].start != spans[j].start {
-			return spans[i].start < spans[j].start
-		}
-		return spans[i].end > spans[j].end
-	})
-	out := spans[:1]
-	for _, sp := range spans[1:] {
-		cur := &out[len(out)-1]
-		if sp.start < cur.end {
-			cur.end = max(cur.end, sp.end)
-			continue
-		}
-		out = append(out, sp)
-	}
-	return out
+	return spans
 }
 
 // containsFold reports whether s contains the lowercase ASCII word w in

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Planted secrets: shaped like the real ones, made up here.
@@ -62,6 +63,53 @@ func TestStringShapes(t *testing.T) {
 	}
 }
 
+// TestStringHiddenSpellings: a secret spelled so a byte match misses it
+// but a model reads it whole (tag characters, zero-width characters
+// between its letters, fullwidth letters) is redacted too.
+func TestStringHiddenSpellings(t *testing.T) {
+	tags := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			b.WriteRune(0xE0000 + r)
+		}
+		return b.String()
+	}
+	zw := func(s string) string { return strings.Join(strings.Split(s, ""), "\u200b") }
+	full := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			b.WriteRune(r + 0xFEE0)
+		}
+		return b.String()
+	}
+	r := New([]string{"MY_SECRET=" + envVal})
+	for _, tc := range []struct{ name, hidden, plain string }{
+		{"tag characters", tags(ghToken), ghToken},
+		{"zero-width split", zw(ghToken), ghToken},
+		{"fullwidth env value", full(envVal), envVal},
+		{"soft hyphens in env value", strings.Join(strings.Split(envVal, "-"), "-\u00ad"), envVal},
+		{"tag characters in env value", tags(envVal), envVal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := "before " + tc.hidden + " after é"
+			got := r.String(in)
+			if strings.Contains(got, tc.hidden) || !strings.Contains(got, Prefix) {
+				t.Fatalf("not redacted: %q", got)
+			}
+			if !strings.HasPrefix(got, "before ") || !strings.HasSuffix(got, " after é") {
+				t.Errorf("surroundings lost: %q", got)
+			}
+			if again := r.String(got); again != got {
+				t.Errorf("not idempotent: %q then %q", got, again)
+			}
+			out := r.JSON([]byte(`{"d":` + mustJSON(in) + `}`))
+			if !json.Valid(out) || strings.Contains(string(out), tc.hidden) {
+				t.Errorf("JSON: %s", out)
+			}
+		})
+	}
+}
+
 func TestStringLeavesOrdinaryText(t *testing.T) {
 	r := New([]string{"HOME=/home/runner", "LANG=en_US.UTF-8", "NODE_ENV=production", "GITHUB_REPOSITORY=octo/widgets"})
 	for _, s := range []string{
@@ -74,6 +122,7 @@ func TestStringLeavesOrdinaryText(t *testing.T) {
 		"Issues of octo/widgets.",
 		"ghp_short",
 		"REDACTED:0123abcd",
+		"Zero\u200bwidth and ｆｕｌｌｗｉｄｔｈ text, tags \U000E0041\U000E0042.",
 	} {
 		if got := r.String(s); got != s {
 			t.Errorf("%q changed to %q", s, got)
@@ -263,4 +312,22 @@ func BenchmarkJSON(b *testing.B) {
 	for b.Loop() {
 		r.JSON(def)
 	}
+}
+
+// FuzzString: redaction never cuts a character in half and redacting
+// twice gives what redacting once gave.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{"token " + ghToken, "key " + pemKey[:40], "x\u200b" + envVal, "postgres://u:pw123456@127.0.0.1/db", "é" + jwt + "\U000E0041"} {
+		f.Add(s)
+	}
+	r := New([]string{"FUZZ_TOKEN=" + envVal, "OTHER_KEY=é-accented-value"})
+	f.Fuzz(func(t *testing.T, s string) {
+		out := r.String(s)
+		if utf8.ValidString(s) && !utf8.ValidString(out) {
+			t.Fatalf("valid UTF-8 in, invalid out: %q -> %q", s, out)
+		}
+		if again := r.String(out); again != out {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, out, again)
+		}
+	})
 }
