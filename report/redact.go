@@ -43,8 +43,8 @@ func Redacted(r *Report, red *redact.Redactor) *Report {
 				f.Subject = red.String(f.Subject)
 				f.Field = red.String(f.Field)
 				f.Message = red.String(f.Message)
-				f.Before = red.String(f.Before)
-				f.After = red.String(f.After)
+				f.Before = redactText(red, f.Before)
+				f.After = redactText(red, f.After)
 				f.Detail = red.String(f.Detail)
 				f.AckReason = red.String(f.AckReason)
 				fs[j] = f
@@ -54,6 +54,16 @@ func Redacted(r *Report, red *redact.Redactor) *Report {
 		out.Servers[i] = s
 	}
 	return &out
+}
+
+// redactText redacts a finding's before or after text, which is JSON (a
+// serverInfo, a whole definition) or plain text: JSON is redacted inside
+// its decoded strings, so an escaped spelling is caught there too.
+func redactText(red *redact.Redactor, s string) string {
+	if t := strings.TrimSpace(s); t != "" && (t[0] == '{' || t[0] == '[' || t[0] == '"') && json.Valid([]byte(t)) {
+		return string(red.JSON([]byte(s)))
+	}
+	return red.String(s)
 }
 
 // jsonSafe spells "##[" inside JSON text as "##\u005b": the same string to

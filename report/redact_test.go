@@ -24,12 +24,15 @@ func TestWriteRedacts(t *testing.T) {
 	text := "token " + gh + " dsn postgres://u:" + pw + "@127.0.0.1/db env " + envVal + " key " + key + " ##[error]x"
 	f := finding.New(finding.ToolChanged, "srv")
 	f.Kind, f.Subject, f.Field, f.Message, f.Before, f.After, f.Detail = finding.KindTool, "t "+gh, "description", text, text, text+"!", text
+	// JSON before/after text with the token behind an escape.
+	g := finding.New(finding.ServerInfoChanged, "srv")
+	g.Message, g.Before, g.After = "serverInfo differs", `{"name":"a"}`, `{"name":"\u0067`+gh[1:]+`"}`
 	held := finding.New(finding.ServerUnavailable, "held")
 	held.Message, held.Detail = "held: "+text, "stderr (last lines):\n"+text
 	r := &Report{LockfileVersion: 1, Servers: []Server{
 		{Name: "srv", Status: StatusDrift, Phases: []string{"launch-1/initial"}, Notes: []string{text},
 			Calls:    []Call{{Phase: "launch-1/after-call-1", Tool: "t", Arguments: json.RawMessage(`{"q":"` + gh + `"}`), Outcome: "ok"}},
-			Findings: []finding.Finding{f}},
+			Findings: []finding.Finding{f, g}},
 		{Name: "held", Status: StatusHeld, Reason: text, Phases: []string{}, Findings: []finding.Finding{held}},
 	}}
 	before, _ := json.Marshal(r)
@@ -41,7 +44,7 @@ func TestWriteRedacts(t *testing.T) {
 			t.Fatalf("%s: %v", format, err)
 		}
 		out := buf.String()
-		for _, s := range []string{gh, pw, envVal, body} {
+		for _, s := range []string{gh, gh[1:], pw, envVal, body} {
 			if strings.Contains(out, s) {
 				t.Errorf("%s carries %q:\n%s", format, s, out)
 			}
