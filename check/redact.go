@@ -82,3 +82,12 @@ func redactEntry(e *lock.Entry, r *redact.Redactor) *lock.Entry {
 	ne.ApprovedBy, ne.ApprovedAt = e.ApprovedBy, e.ApprovedAt
 	return ne
 }
+
+// PinnedCanonical is the canonical form pin records for a definition as
+// received: canonicalized, then redacted (r nil: the secret shapes only,
+// which do not depend on the machine's environment). A comparison of live
+// bytes with a lock entry must use it, or a definition holding a secret
+// shape never matches its own pin.
+func PinnedCanonical(raw []byte, r *redact.Redactor) lock.Canonical {
+	return redactDef(r, raw).canon
+}

@@ -129,3 +129,19 @@ func BenchmarkRedactDef(b *testing.B) {
 		})
 	}
 }
+
+// TestPinnedCanonicalMatchesPin: what PinnedCanonical gives for the bytes
+// a server sends is the hash pin records, secret shapes or not.
+func TestPinnedCanonicalMatchesPin(t *testing.T) {
+	for _, raw := range []string{
+		`{"name":"q","description":"Connect with postgres://app:s3cretpw@127.0.0.1/db","inputSchema":{"type":"object"}}`,
+		`{"name":"plain","description":"Nothing secret.","inputSchema":{"type":"object"}}`,
+	} {
+		o := probe.Observation{Phase: "launch-1/initial", Lists: map[string][]probe.Def{probe.KindTool: {{Key: "k", Raw: []byte(raw)}}}}
+		s := newSnapshotCached("srv", o, &canonCache{})
+		pinned := lock.NewEntry(s.raw[probe.KindTool]["k"])
+		if got := PinnedCanonical([]byte(raw), nil); got.SHA256 != pinned.SHA256 {
+			t.Errorf("%s: PinnedCanonical %s, pin %s", raw, got.SHA256, pinned.SHA256)
+		}
+	}
+}
