@@ -94,6 +94,10 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	if run.res.Err != nil {
 		run.held = opts.Redactor.String(redactSecrets(heldReason(run.res.Err, opts), secrets) + " (" + redactURL(s.URL) + ")")
 	}
+	for i, n := range run.notes {
+		run.notes[i] = redactSecrets(n, secrets)
+	}
+	run.redactNotes(opts.Redactor)
 	if len(echoed) > 0 {
 		// Whatever carries the credential must not reach the lock.
 		wheres := make([]string, 0, len(echoed))
@@ -104,10 +108,6 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 		run.held = "the server sent back the value of " + strings.Join(wheres, ", ") + "; nothing it showed is pinned"
 		return run
 	}
-	for i, n := range run.notes {
-		run.notes[i] = redactSecrets(n, secrets)
-	}
-	run.redactNotes(opts.Redactor)
 	run.snapshot(opts.Redactor)
 	return run
 }
