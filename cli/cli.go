@@ -109,13 +109,15 @@ func Run(ctx context.Context, args []string, env Env) int {
 	// command, and much of what is printed quotes servers and configs:
 	// every line is neutralized, and the checker's own commands go
 	// through ghcmd.Own. guard's stdout is the MCP wire, never a log.
-	if getenvIs(env, "GITHUB_ACTIONS", "true") && (len(args) < 2 || args[1] != "guard") {
-		out, errw := ghcmd.NewWriter(env.Stdout), ghcmd.NewWriter(env.Stderr)
-		env.Stdout, env.Stderr = out, errw
-		defer func() {
-			_ = out.Flush()
-			_ = errw.Flush()
-		}()
+	if getenvIs(env, "GITHUB_ACTIONS", "true") {
+		errw := ghcmd.NewWriter(env.Stderr)
+		env.Stderr = errw
+		defer func() { _ = errw.Flush() }()
+		if len(args) < 2 || args[1] != "guard" {
+			out := ghcmd.NewWriter(env.Stdout)
+			env.Stdout = out
+			defer func() { _ = out.Flush() }()
+		}
 	}
 	if len(args) < 2 {
 		fmt.Fprint(env.Stderr, usage())
