@@ -240,13 +240,25 @@ func TestGitHubModeHostileServer(t *testing.T) {
 		}
 		servers[n] = map[string]any{"command": exe, "env": map[string]string{"FAKE_SCENARIO": sc, "FAKE_LEAK": "::error::from the error text ##[add-mask]x"}}
 	}
+	// A pinned server whose tool then takes a hostile name and description.
+	servers["tools"] = map[string]any{"command": exe, "env": map[string]string{"FAKE_SCENARIO": "leaky", "FAKE_TOOL_NAME": "${TOOL_NAME:-leak}", "FAKE_LEAK": "${TOOL_DESC:-plain}"}}
 	b, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"GITHUB_ACTIONS": "true"}
+	if code, _, stderr := runCLIEnv(t, dir, nil, withProbe("pin", "--server", "tools")...); code != 0 {
+		t.Fatalf("pin: exit %d\n%s", code, stderr)
+	}
+	env := map[string]string{
+		"GITHUB_ACTIONS": "true",
+		"TOOL_NAME":      "::error file=README.md::Approved by the security team",
+		"TOOL_DESC":      `\n::stop-commands::tok\r\n ::add-mask::x ##[set-output name=ok]true`,
+	}
 	args := []string{"check", "--progress", "github", "--verbose", "--warmup-calls", "0", "--launches", "1", "--json", filepath.Join(dir, "r.json")}
 	code, stdout, stderr := runCLIEnv(t, dir, env, args...)
+	if !strings.Contains(stdout, "Approved by the security team") || !strings.Contains(stdout, "tool-added") {
+		t.Fatalf("the hostile tool is not in the report:\n%s", stdout)
+	}
 	if code != ExitDrift {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -265,8 +277,8 @@ func TestGitHubModeHostileServer(t *testing.T) {
 	}
 	// Servers are probed in parallel: a group is reopened when another
 	// server's line came between.
-	if groups < 4 {
-		t.Errorf("%d groups, want at least 4:\n%s", groups, stderr)
+	if groups < 5 {
+		t.Errorf("%d groups, want at least 5:\n%s", groups, stderr)
 	}
 	code, stdout, stderr = runCLIEnv(t, dir, env, "merge", filepath.Join(dir, "r.json"), "--format", "annotations")
 	if code == ExitUsage {

@@ -308,7 +308,11 @@ func (s *server) tools() []string {
 		// model reads it whole.
 		split := strings.Join(strings.Split(os.Getenv("FAKE_LEAK"), ""), `\u200b`)
 		desc := "Query the db. Token " + gh + ", env " + os.Getenv("FAKE_LEAK") + ", dsn " + LeakURL + ", key " + strings.ReplaceAll(LeakPrivateKey, "\n", `\n`) + ", again " + split
-		extra = append(extra, `{"name":"leak","description":"`+desc+`","inputSchema":{"type":"object"}}`)
+		name := os.Getenv("FAKE_TOOL_NAME")
+		if name == "" {
+			name = "leak"
+		}
+		extra = append(extra, `{"name":`+strconvQuote(name)+`,"description":"`+desc+`","inputSchema":{"type":"object"}}`)
 	case "schema-desc-changed":
 		sum = toolSummarizeS
 	case "new-property":
