@@ -36,7 +36,7 @@
 //     ref, sha, run id, workflow paths, and the action's inputs) whose names
 //     rule 2 did not catch (GITHUB_TOKEN is caught);
 //  4. values of everyday shape are not: an absolute path or a list of them
-//     (a:b:c), a number, true/false/yes/no/on/off, a locale (en_US.UTF-8,
+//     (/a:/b), a number, true/false/yes/no/on/off, a locale (en_US.UTF-8,
 //     C.UTF-8, POSIX), and a short lowercase word (fewer than 16 letters and
 //     hyphens: "production", "truecolor").
 //
@@ -45,7 +45,10 @@
 // before matching and re-encodes only the strings it changed, so the output
 // is valid JSON whenever the input was, no quote or escape is cut in half,
 // and "\u0067hp_..." is caught as "ghp_...". Definitions are redacted this
-// way, on their canonical (RFC 8785) text. Transformations beyond that
+// way, on their canonical (RFC 8785) text. Every text is also searched as
+// a model reads it: Unicode tag characters and fullwidth ASCII as the ASCII
+// they mirror, zero-width and other format characters between the letters
+// of a token dropped. Transformations beyond that
 // (base64, reversed, split across fields) defeat any matcher: the defence
 // against those is that a server cannot read the secrets at all (the
 // sandbox); this package is the backstop.
