@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -41,7 +42,9 @@ func printMatrix(env Env, servers []config.Server) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	fmt.Fprintf(env.Stdout, "%s\n", b)
+	// Names are config text: one holding "##[" must neither become a
+	// workflow command in the log nor break the JSON a workflow reads.
+	fmt.Fprintf(env.Stdout, "%s\n", ghcmd.NeutralizeJSON(b))
 	return ExitOK, nil
 }
 

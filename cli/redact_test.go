@@ -308,3 +308,39 @@ func TestGitHubModeHostileServer(t *testing.T) {
 		t.Errorf("merge stderr command %q", c)
 	}
 }
+
+// TestMatrixHostileName: in a GitHub step the matrix of servers stays
+// valid JSON with the names as written, and no line of it is a command.
+func TestMatrixHostileName(t *testing.T) {
+	dir := t.TempDir()
+	exe, _ := os.Executable()
+	names := []string{"a ##[error]b", "::stop-commands::x"}
+	servers := map[string]any{}
+	for _, n := range names {
+		servers[n] = map[string]any{"command": exe}
+	}
+	b, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLIEnv(t, dir, map[string]string{"GITHUB_ACTIONS": "true"}, "servers", "--matrix")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if cmds := runnerCommands(stdout); len(cmds) > 0 {
+		t.Errorf("commands %q", cmds)
+	}
+	var m struct {
+		Include []struct{ Server string } `json:"include"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	var got []string
+	for _, e := range m.Include {
+		got = append(got, e.Server)
+	}
+	if strings.Join(got, "|") != "::stop-commands::x|a ##[error]b" {
+		t.Errorf("names %q", got)
+	}
+}

@@ -65,14 +65,3 @@ func redactText(red *redact.Redactor, s string) string {
 	}
 	return red.String(s)
 }
-
-// jsonSafe spells "##[" inside JSON text as "##\u005b": the same string to
-// any JSON reader, but not the legacy workflow command form a runner looks
-// for anywhere in a line, should the JSON be printed to a step log. "#"
-// only occurs inside strings in JSON, so the escape is always in one.
-func jsonSafe(b []byte) []byte {
-	if !strings.Contains(string(b), "##[") {
-		return b
-	}
-	return []byte(strings.ReplaceAll(string(b), "##[", `##\u005b`))
-}

@@ -112,7 +112,7 @@ func ParseFormat(s string) (Format, error) {
 //
 // In a GitHub Actions log every line could be a workflow command. The
 // annotations are the checker's own commands and go to ghcmd.Own(w); JSON
-// and SARIF never hold "##[" (jsonSafe); the other formats rely on the
+// and SARIF never hold "##[" (ghcmd.NeutralizeJSON); the other formats rely on the
 // caller's ghcmd.Writer when they are printed to a step log.
 func Write(w io.Writer, f Format, r *Report, opts Options) error {
 	r = Redacted(r, opts.Redactor)
@@ -123,7 +123,7 @@ func Write(w io.Writer, f Format, r *Report, opts Options) error {
 	out := buf.Bytes()
 	switch f {
 	case FormatJSON, FormatSARIF:
-		out = jsonSafe(opts.Redactor.JSON(out))
+		out = ghcmd.NeutralizeJSON(opts.Redactor.JSON(out))
 	default:
 		out = opts.Redactor.Bytes(out)
 	}

@@ -88,6 +88,18 @@ func neutralizeLine(line string) string {
 	return line
 }
 
+// NeutralizeJSON spells every "##[" in JSON text as "##\u005b": the same
+// string to any JSON reader, but not the legacy command form. "#" only
+// occurs inside strings in JSON, so the escape always lands in one; and no
+// line of JSON text starts with "::". JSON printed to a step log (a report,
+// a matrix) then needs no other change, and stays valid JSON.
+func NeutralizeJSON(b []byte) []byte {
+	if !bytes.Contains(b, []byte("##[")) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte("##["), []byte(`##\u005b`))
+}
+
 // Writer neutralizes every line written to it before passing it on; the
 // checker's own commands go through [Own]. A line is held until its line
 // break arrives (or Flush), so a command split across two writes is still
