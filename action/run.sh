@@ -129,7 +129,10 @@ while IFS= read -r line; do
 	if [ "${#ws[@]}" -gt 0 ]; then args+=("${ws[@]}"); fi
 done < <(printf '%s\n' "${INPUT_ARGS:-}")
 
-echo "mcp-lockcheck ${args[*]}"
+# The command line quotes inputs and config paths: a "##[" anywhere in a
+# line is a workflow command to the runner, so it is spelled escaped (the
+# line starts with our own word, so a leading "::" cannot occur).
+printf '%s\n' "mcp-lockcheck ${args[*]}" | sed 's/##\[/##\\u{005B}/g'
 (cd "$wd" && "$bin" "${args[@]}")
 code=$?
 output exit-code "$code"

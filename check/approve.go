@@ -77,9 +77,10 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 			}
 			srv.Status = report.StatusOK
 		}
-		fs = settle(fs, run, prev)
-		l.Findings = fs
-		srv.Findings = fs
+		srv.Findings = settle(fs, run, prev)
+		srv = redactServer(srv, opts.Redactor)
+		l.Findings = srv.Findings
+		l.Refused = opts.Redactor.String(l.Refused)
 		r.Servers = append(r.Servers, srv)
 		out = append(out, l)
 	}

@@ -77,6 +77,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		if policyNote != "" {
 			srv.Notes = append(srv.Notes, policyNote)
 		}
+		srv = redactServer(srv, opts.Redactor)
 		srv.Status = status(srv, opts.FailOn)
 		r.Servers = append(r.Servers, srv)
 	}

@@ -3,11 +3,13 @@ package check
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 )
@@ -43,14 +45,25 @@ func newSnapshot(server string, o probe.Observation) *snapshot {
 // canonCache remembers the canonical form of raw definitions already seen
 // in a run, keyed by the sha256 of the raw bytes: a server re-lists the same
 // bytes in every phase, and JCS is most of the cost of a large manifest.
+// It also redacts: what it returns is what the lock and every finding see.
 type canonCache struct {
-	mu sync.Mutex
-	m  map[[32]byte]lock.Canonical
+	mu  sync.Mutex
+	m   map[[32]byte]redacted
+	red *redact.Redactor
+}
+
+// redacted is a definition after redaction: its canonical form, and the
+// bytes that stand for it from then on (the raw bytes as received when no
+// secret was in them, else the redacted canonical bytes).
+type redacted struct {
+	canon lock.Canonical
+	raw   []byte
 }
 
 // newSnapshotCached is newSnapshot sharing a cache across the phases of one
 // run (nil: none).
 func newSnapshotCached(server string, o probe.Observation, cache *canonCache) *snapshot {
+	o = cache.redactObservation(o)
 	s := &snapshot{
 		obs:             o,
 		protocolVersion: o.ProtocolVersion,
@@ -70,6 +83,8 @@ func newSnapshotCached(server string, o probe.Observation, cache *canonCache) *s
 		r := map[string][]byte{}
 		canon := canonicalizeAll(defs, cache)
 		for i, d := range defs {
+			d.Key = cache.redactor().String(d.Key)
+			d.Raw = canon[i].raw
 			if _, dup := m[d.Key]; dup {
 				f := finding.New(finding.AmbiguousJSON, server)
 				f.Kind, f.Subject, f.Phase = kind, d.Key, o.Phase
@@ -77,7 +92,7 @@ func newSnapshotCached(server string, o probe.Observation, cache *canonCache) *s
 				s.dups = append(s.dups, f)
 				continue
 			}
-			m[d.Key] = canon[i]
+			m[d.Key] = canon[i].canon
 			r[d.Key] = d.Raw
 			s.order[kind] = append(s.order[kind], d.Key)
 		}
@@ -89,8 +104,8 @@ func newSnapshotCached(server string, o probe.Observation, cache *canonCache) *s
 
 // canonicalizeAll canonicalizes definitions on every CPU: JCS is most of
 // the cost of comparing a large manifest, and definitions are independent.
-func canonicalizeAll(defs []probe.Def, cache *canonCache) []lock.Canonical {
-	out := make([]lock.Canonical, len(defs))
+func canonicalizeAll(defs []probe.Def, cache *canonCache) []redacted {
+	out := make([]redacted, len(defs))
 	workers := min(runtime.GOMAXPROCS(0), len(defs)/32+1)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -106,9 +121,9 @@ func canonicalizeAll(defs []probe.Def, cache *canonCache) []lock.Canonical {
 	return out
 }
 
-func (c *canonCache) canonicalize(raw []byte) lock.Canonical {
+func (c *canonCache) canonicalize(raw []byte) redacted {
 	if c == nil {
-		return lock.Canonicalize(raw)
+		return redactDef(nil, raw)
 	}
 	key := sha256.Sum256(raw)
 	c.mu.Lock()
@@ -117,14 +132,53 @@ func (c *canonCache) canonicalize(raw []byte) lock.Canonical {
 	if ok {
 		return v
 	}
-	v = lock.Canonicalize(raw)
+	v = redactDef(c.red, raw)
 	c.mu.Lock()
 	if c.m == nil {
-		c.m = map[[32]byte]lock.Canonical{}
+		c.m = map[[32]byte]redacted{}
 	}
 	c.m[key] = v
 	c.mu.Unlock()
 	return v
+}
+
+func (c *canonCache) redactor() *redact.Redactor {
+	if c == nil {
+		return nil
+	}
+	return c.red
+}
+
+// redactDef canonicalizes a definition and redacts the canonical text, not
+// the wire bytes: canonical form has decoded every escape a server could
+// use to spell a secret past a byte match (\u0067hp_). A definition with a
+// secret in it is from then on its redacted canonical bytes, for the lock,
+// the comparison and inspection alike, so pin and check agree. One
+// without keeps its raw bytes exactly.
+func redactDef(r *redact.Redactor, raw []byte) redacted {
+	c := lock.Canonicalize(raw)
+	red := r.JSON(c.Bytes)
+	if bytes.Equal(red, c.Bytes) {
+		return redacted{canon: c, raw: raw}
+	}
+	return redacted{canon: lock.Canonicalize(red), raw: red}
+}
+
+// redactObservation redacts the handshake values and prompts/get answers
+// of an observation; definitions are redacted as they are canonicalized.
+func (c *canonCache) redactObservation(o probe.Observation) probe.Observation {
+	r := c.redactor()
+	o.ServerInfo = r.JSON(o.ServerInfo)
+	o.Capabilities = r.JSON(o.Capabilities)
+	o.Instructions = r.JSON(o.Instructions)
+	if len(o.PromptGets) > 0 {
+		pg := make(map[string]json.RawMessage, len(o.PromptGets))
+		for k, v := range o.PromptGets {
+			pg[r.String(k)] = r.JSON(v)
+		}
+		o.PromptGets = pg
+	}
+	return o
 }
 
 func canonOrEmpty(raw []byte) lock.Canonical {

@@ -26,6 +26,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
@@ -70,6 +71,11 @@ type Options struct {
 	// date. FakeTimeLib overrides where libfaketime is looked for.
 	ClockOffset time.Duration
 	FakeTimeLib string
+	// Redactor keeps secrets out of everything the run reports and pins:
+	// definitions, stderr, held reasons, notes and findings go through it
+	// (nil: the secret shapes only, no environment values). The CLI builds
+	// it from its own environment (redact.New(os.Environ())).
+	Redactor *redact.Redactor
 	// PerServer, when set, gives one server's settings from the policy
 	// file, already resolved against the flags given on the command line
 	// (policy.Policy.Effective); its set fields override the run-wide
@@ -141,9 +147,13 @@ type serverRun struct {
 }
 
 // LaunchOf is the launch identity of a configured server as the lock
-// records it: placeholders unexpanded, environment and header names only.
+// records it: placeholders unexpanded, environment and header names only,
+// and secrets in the command and arguments redacted. It redacts secret
+// shapes only (a URL's password, a token), never environment values: the
+// identity must be the same on every machine that pins or checks it.
 func LaunchOf(s config.Server) lock.Launch {
-	l := lock.Launch{Type: s.Type, Command: s.Command, Args: redactArgs(s.Args), Env: s.EnvNames(), Cwd: s.Cwd}
+	var shapes *redact.Redactor
+	l := lock.Launch{Type: s.Type, Command: shapes.String(s.Command), Args: redactArgs(s.Args), Env: s.EnvNames(), Cwd: s.Cwd}
 	if l.Type == "" {
 		l.Type = "stdio"
 	}
@@ -224,6 +234,12 @@ func redactArgs(args []string) []string {
 			out[i] = redactedValue(a)
 		}
 	}
+	// Then secret shapes anywhere in any argument: postgres://u:PASSWORD@h,
+	// --db=..., a token inside a longer value.
+	var shapes *redact.Redactor
+	for i := range out {
+		out[i] = shapes.String(out[i])
+	}
 	return out
 }
 
@@ -231,12 +247,8 @@ func isPlaceholderArg(v string) bool {
 	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "$") == 1
 }
 
-// redactedValue stands in for a secret: "REDACTED:" and the first 8 hex
-// digits of its sha256, enough to see that it changed, too little to
-// recover a key.
-func redactedValue(v string) string {
-	return "REDACTED:" + lock.Sum([]byte(v))[:8]
-}
+// redactedValue stands in for a secret (redact.Value).
+func redactedValue(v string) string { return redact.Value(v) }
 
 // looksSecret recognises an API-key-shaped token: a known key prefix, or
 // 24+ characters of letters and digits with no separators a word or a
@@ -400,13 +412,15 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		f.Message = fmt.Sprintf("the server connected %d time(s) to %s, the endpoint the credentials planted in %s name: it tried credentials it had no reason to read", u.Connections, u.Address, u.Where)
 		run.findings = append(run.findings, f)
 	}
-	// stderr is the server's too: a canary it prints is a leak.
+	// stderr is the server's too: a canary it prints is a leak. Canary
+	// detection sees the raw bytes first; only then is anything redacted.
 	popts.Tap(run.res.Phase, "stderr", []byte(run.res.Stderr))
-	run.res.Stderr = sb.Redact(run.res.Stderr)
+	run.res.Stderr = opts.Redactor.String(sb.Redact(run.res.Stderr))
 	if run.res.Err != nil {
-		run.held = sb.Redact(heldReason(run.res.Err, opts))
+		run.held = opts.Redactor.String(sb.Redact(heldReason(run.res.Err, opts)))
 	}
-	run.snapshot()
+	run.redactNotes(opts.Redactor)
+	run.snapshot(opts.Redactor)
 	return run
 }
 
@@ -452,10 +466,17 @@ func heldReason(err error, opts *Options) string {
 	return reason
 }
 
+// redactNotes redacts the run's notes: they quote what the server said.
+func (run *serverRun) redactNotes(r *redact.Redactor) {
+	for i, n := range run.notes {
+		run.notes[i] = r.String(n)
+	}
+}
+
 // snapshot turns the probe's observations into comparable snapshots,
-// canonicalizing each distinct definition once per run.
-func (run *serverRun) snapshot() {
-	cache := &canonCache{}
+// canonicalizing and redacting each distinct definition once per run.
+func (run *serverRun) snapshot(r *redact.Redactor) {
+	cache := &canonCache{red: r}
 	for _, o := range run.res.Observations {
 		run.snaps = append(run.snaps, newSnapshotCached(run.cfg.Name, o, cache))
 	}

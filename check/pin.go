@@ -57,7 +57,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 			srv.Status = report.StatusOK
 		}
 		srv.Findings = settle(fs, run, prev)
-		r.Servers = append(r.Servers, srv)
+		r.Servers = append(r.Servers, redactServer(srv, opts.Redactor))
 	}
 	// Inspection findings are shown on pin but do not stop it: check
 	// reports them on every run until they are acknowledged.
@@ -71,6 +71,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 	if failed || held {
 		return nil, r
 	}
+	RedactLock(next, opts.Redactor)
 	return next, r
 }
 

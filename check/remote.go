@@ -90,9 +90,14 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	if popts.WarmupCalls > 0 && len(popts.Calls) == 0 {
 		run.notes = append(run.notes, "remote server: warm-up calls go only to tools annotated readOnlyHint (no sandbox contains what a call does on a remote host); name calls in the policy to make others")
 	}
+	run.res.Stderr = opts.Redactor.String(run.res.Stderr)
 	if run.res.Err != nil {
-		run.held = redactSecrets(heldReason(run.res.Err, opts), secrets) + " (" + redactURL(s.URL) + ")"
+		run.held = opts.Redactor.String(redactSecrets(heldReason(run.res.Err, opts), secrets) + " (" + redactURL(s.URL) + ")")
 	}
+	for i, n := range run.notes {
+		run.notes[i] = redactSecrets(n, secrets)
+	}
+	run.redactNotes(opts.Redactor)
 	if len(echoed) > 0 {
 		// Whatever carries the credential must not reach the lock.
 		wheres := make([]string, 0, len(echoed))
@@ -103,10 +108,7 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 		run.held = "the server sent back the value of " + strings.Join(wheres, ", ") + "; nothing it showed is pinned"
 		return run
 	}
-	for i, n := range run.notes {
-		run.notes[i] = redactSecrets(n, secrets)
-	}
-	run.snapshot()
+	run.snapshot(opts.Redactor)
 	return run
 }
 

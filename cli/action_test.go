@@ -527,6 +527,24 @@ func TestActionEmulated(t *testing.T) {
 		}
 	})
 
+	t.Run("input text is no runner command", func(t *testing.T) {
+		// Inputs and config text reach the step log: in the command line
+		// run.sh echoes and in the CLI's errors. None of it may become a
+		// workflow command; the only commands are the action's own.
+		r := newRunner(t, api, event, map[string]string{
+			"working-directory": "examples/demo", "sandbox": "basic", "warmup-calls": "0", "launches": "1", "comment": "false", "base": "",
+			"servers": "##[add-mask]notes, ::stop-commands::x",
+		})
+		r.run()
+		for id, log := range r.logs {
+			for _, c := range runnerCommands(log) {
+				if !strings.HasPrefix(c, "::warning title=mcp-lockcheck::") && !strings.HasPrefix(c, "::error title=mcp-lockcheck::") && !strings.HasPrefix(c, "::error file=") {
+					t.Errorf("step %s: runner command %q from input text:\n%s", id, c, log)
+				}
+			}
+		}
+	})
+
 	t.Run("drift", func(t *testing.T) {
 		r := newRunner(t, api, event, map[string]string{
 			"working-directory": "examples/demo", "sandbox": "basic", "warmup-calls": "3", "launches": "1", "base": "",

@@ -163,7 +163,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 		}
 	}
 	if refused {
-		report.WriteText(env.Stderr, probeReport, report.Options{LockPath: c.lockPath})
+		report.Write(env.Stderr, report.FormatText, probeReport, report.Options{LockPath: c.lockPath, Redactor: env.red})
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
 		return ExitDrift, nil
 	}
@@ -409,6 +409,7 @@ func approveAck(env Env, c *common, lk *lock.File, l *check.Live, sel check.Sele
 }
 
 func writeLock(env Env, c *common, lk *lock.File) error {
+	check.RedactLock(lk, env.red)
 	data, err := lk.Marshal()
 	if err != nil {
 		return err

@@ -19,6 +19,8 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
@@ -42,6 +44,12 @@ type Env struct {
 	Getenv         func(string) (string, bool)
 	Dir            string // working directory ("" = os.Getwd)
 	Now            func() time.Time
+	// Environ lists the process environment ("NAME=value"); its values
+	// are redacted from everything written (internal/redact). nil: none
+	// (secret shapes are still redacted).
+	Environ func() []string
+
+	red *redact.Redactor // built by Run from Environ
 }
 
 // Main runs the command line and returns the exit code. A server's own
@@ -55,7 +63,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now})
+	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now, Environ: os.Environ})
 }
 
 // command is one subcommand. Each lives in its own file and registers
@@ -101,6 +109,23 @@ func Run(ctx context.Context, args []string, env Env) int {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
+	if env.Environ != nil {
+		env.red = redact.New(env.Environ())
+	}
+	// In a GitHub Actions step every line printed can be a workflow
+	// command, and much of what is printed quotes servers and configs:
+	// every line is neutralized, and the checker's own commands go
+	// through ghcmd.Own. guard's stdout is the MCP wire, never a log.
+	if getenvIs(env, "GITHUB_ACTIONS", "true") {
+		errw := ghcmd.NewWriter(env.Stderr)
+		env.Stderr = errw
+		defer func() { _ = errw.Flush() }()
+		if len(args) < 2 || args[1] != "guard" {
+			out := ghcmd.NewWriter(env.Stdout)
+			env.Stdout = out
+			defer func() { _ = out.Flush() }()
+		}
+	}
 	if len(args) < 2 {
 		fmt.Fprint(env.Stderr, usage())
 		return ExitUsage
@@ -126,9 +151,10 @@ func Run(ctx context.Context, args []string, env Env) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
 		}
-		// Errors quote configs and locks a pull request may have written:
-		// each line is escaped, so no control sequence reaches a terminal.
-		lines := strings.Split(err.Error(), "\n")
+		// Errors quote configs and locks a pull request may have written,
+		// and what servers said: each line is redacted and escaped, so no
+		// secret and no control sequence reaches a terminal or a log.
+		lines := strings.Split(env.red.String(err.Error()), "\n")
 		for i, l := range lines {
 			lines[i] = inspect.Escape(l)
 		}

@@ -91,7 +91,7 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 		check.Summarize(r, opts.FailOn)
 	}
 	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
-	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation}
+	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red}
 	if err := report.Write(env.Stdout, f, r, ropts); err != nil {
 		return ExitUsage, fmt.Errorf("writing report: %w", err)
 	}
@@ -147,7 +147,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
 	next, r := check.Pin(ctx, opts, who)
-	if err := report.WriteText(env.Stderr, r, report.Options{LockPath: c.lockPath}); err != nil {
+	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red}); err != nil {
 		return ExitUsage, err
 	}
 	if next == nil {

@@ -71,7 +71,7 @@ func upsert(ctx context.Context, env Env, r *report.Report, ropts report.Options
 		ropts.SummaryURL = github.RunURL(getenv)
 	}
 	var body bytes.Buffer
-	if err := report.WriteMarkdown(&body, r, ropts); err != nil {
+	if err := report.Write(&body, report.FormatMarkdown, r, ropts); err != nil {
 		return err
 	}
 	url, err := github.UpsertComment(ctx, client, repo.Owner, repo.Name, number, body.String())
@@ -131,7 +131,7 @@ func runComment(ctx context.Context, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	ropts := report.Options{LockPath: *lockPath, ToolVersion: toolVersion()}
+	ropts := report.Options{LockPath: *lockPath, ToolVersion: toolVersion(), Redactor: env.red}
 	if err := upsert(ctx, env, r, ropts, commentTarget{repo: *repo, pr: *pr, tokenEnv: *tokenEnv}); err != nil {
 		if *bestEffort {
 			fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: pull request comment not posted: %v\n", err)

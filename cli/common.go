@@ -256,6 +256,7 @@ func (c *common) readLock(env Env, allowMissing bool) (*lock.File, []byte, error
 // options builds the engine's options from the flags.
 func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	var o check.Options
+	o.Redactor = env.red
 	lvl, err := sandbox.ParseLevel(c.sandbox)
 	if err != nil {
 		return o, asUsage(fmt.Errorf("--sandbox: %w", err))

@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -42,7 +43,9 @@ func printMatrix(env Env, servers []config.Server) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	fmt.Fprintf(env.Stdout, "%s\n", b)
+	// Names are config text: one holding "##[" must neither become a
+	// workflow command in the log nor break the JSON a workflow reads.
+	fmt.Fprintf(env.Stdout, "%s\n", ghcmd.NeutralizeJSON(b))
 	return ExitOK, nil
 }
 
@@ -99,7 +102,7 @@ func runMerge(_ context.Context, args []string, env Env) (int, error) {
 		reroot(r, p)
 		lp = path.Join(p, lp)
 	}
-	ropts := report.Options{LockPath: lp, ToolVersion: toolVersion(), AutomationID: *automation}
+	ropts := report.Options{LockPath: lp, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red}
 	if stdoutFormat != "" {
 		if err := report.Write(env.Stdout, stdoutFormat, r, ropts); err != nil {
 			return ExitUsage, fmt.Errorf("writing report: %w", err)

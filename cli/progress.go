@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
 )
 
 // Progress styles (--progress).
@@ -25,7 +26,9 @@ const (
 // Without verbose only the start of each launch and the end of each
 // server are told; with it, every phase. Server names are escaped: a
 // name is config text, and a newline in it could start a workflow
-// command.
+// command. In github style the name is also neutralized (ghcmd): a name
+// such as "::stop-commands::x" or "##[error]..." must not become a runner
+// command, and only the group lines go out as commands (ghcmd.Own).
 func newProgress(w io.Writer, env Env, style string, verbose bool) (func(server, phase string), error) {
 	switch style {
 	case progressAuto:
@@ -96,16 +99,18 @@ func (p *progressWriter) event(server, phase string) {
 		if !shows(phase, p.verbose) {
 			return
 		}
+		name = ghcmd.Neutralize(name)
+		own := ghcmd.Own(p.w)
 		if p.open != name {
 			if p.open != "" {
-				fmt.Fprintln(p.w, "::endgroup::")
+				fmt.Fprintln(own, "::endgroup::")
 			}
-			fmt.Fprintf(p.w, "::group::mcp-lockcheck %s\n", name)
+			fmt.Fprintf(own, "::group::mcp-lockcheck %s\n", name)
 			p.open = name
 		}
-		fmt.Fprintf(p.w, "%s: %s\n", name, phaseText(phase))
+		fmt.Fprintln(p.w, ghcmd.Neutralize(name+": "+phaseText(phase)))
 		if phase == "done" {
-			fmt.Fprintln(p.w, "::endgroup::")
+			fmt.Fprintln(own, "::endgroup::")
 			p.open = ""
 		}
 	}

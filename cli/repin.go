@@ -79,7 +79,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
 	next, pr := check.Pin(ctx, opts, who)
-	if err := report.WriteText(env.Stderr, pr, report.Options{LockPath: c.lockPath}); err != nil {
+	if err := report.Write(env.Stderr, report.FormatText, pr, report.Options{LockPath: c.lockPath, Redactor: env.red}); err != nil {
 		return ExitUsage, err
 	}
 	if next == nil {
@@ -214,7 +214,7 @@ func repinBody(ctx context.Context, c *common, opts check.Options, old *lock.Fil
 	opts.Lock, opts.LockData, opts.LockPath, opts.FailOn = old, oldData, c.lockPath, finding.Note
 	r := check.Check(ctx, opts)
 	var md bytes.Buffer
-	if err := report.WriteMarkdown(&md, r, report.Options{LockPath: c.lockPath, ToolVersion: toolVersion()}); err != nil {
+	if err := report.Write(&md, report.FormatMarkdown, r, report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), Redactor: opts.Redactor}); err != nil {
 		return "", err
 	}
 	var b strings.Builder

@@ -144,7 +144,7 @@ func AppendSummary(env func(string) string, r *Report, opts Options) error {
 		return ErrNoSummaryFile
 	}
 	var buf bytes.Buffer
-	if err := WriteSummary(&buf, r, opts); err != nil {
+	if err := Write(&buf, FormatSummary, r, opts); err != nil {
 		return err
 	}
 	return appendFile(path, buf.Bytes())

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 )
 
 // Options carries what a renderer needs beyond the Report: facts about the
@@ -37,6 +40,11 @@ type Options struct {
 	MarkdownLimit int
 	// SummaryLimit caps the job summary in bytes. Default SummaryLimit.
 	SummaryLimit int
+	// Redactor is the backstop that keeps secrets out of every rendered
+	// report: the report is redacted before rendering (Redacted) and the
+	// rendered bytes once more (JSON-aware for JSON and SARIF). nil redacts
+	// the secret shapes only.
+	Redactor *redact.Redactor
 }
 
 // Defaults.
@@ -100,8 +108,33 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q (want %s)", s, strings.Join(names, ", "))
 }
 
-// Write renders r in format f to w.
+// Write renders r in format f to w, redacted (Options.Redactor).
+//
+// In a GitHub Actions log every line could be a workflow command. The
+// annotations are the checker's own commands and go to ghcmd.Own(w); JSON
+// and SARIF never hold "##[" (ghcmd.NeutralizeJSON); the other formats rely on the
+// caller's ghcmd.Writer when they are printed to a step log.
 func Write(w io.Writer, f Format, r *Report, opts Options) error {
+	r = Redacted(r, opts.Redactor)
+	var buf bytes.Buffer
+	if err := render(&buf, f, r, opts); err != nil {
+		return err
+	}
+	out := buf.Bytes()
+	switch f {
+	case FormatJSON, FormatSARIF:
+		out = ghcmd.NeutralizeJSON(opts.Redactor.JSON(out))
+	default:
+		out = opts.Redactor.Bytes(out)
+	}
+	if f == FormatAnnotations {
+		w = ghcmd.Own(w)
+	}
+	_, err := w.Write(out)
+	return err
+}
+
+func render(w io.Writer, f Format, r *Report, opts Options) error {
 	switch f {
 	case FormatText:
 		return WriteText(w, r, opts)

@@ -106,6 +106,9 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
 		return 0
+	case "leaky", "leaky-crash":
+		// What a server that read the checker's secrets prints.
+		fmt.Fprintf(os.Stderr, "debug: token %s key %s env %s db %s\n", LeakGitHubToken, strings.ReplaceAll(LeakPrivateKey, "\n", " "), os.Getenv("FAKE_LEAK"), LeakURL)
 	case "stderr-flood":
 		go func() {
 			line := strings.Repeat("x", 1000) + "\n"
@@ -186,6 +189,10 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 		}
 		s.fail(id, -32601, "Method not found")
 	case "initialize":
+		if s.scenario == "leaky-crash" {
+			s.fail(id, -32603, fmt.Sprintf("cannot start: %s rejected %s (%s) with key %s", LeakURL, LeakGitHubToken, os.Getenv("FAKE_LEAK"), LeakPrivateKey))
+			return
+		}
 		if s.scenario == "stateless" {
 			// A server of the stateless revision only: no handshake.
 			s.fail(id, -32601, "Method not found")
@@ -297,6 +304,19 @@ func (s *server) tools() []string {
 		extra = append(extra, toolDelete)
 	case "tool-removed":
 		return []string{f}
+	case "leaky":
+		// The token's first letter escaped: a byte match on the wire
+		// misses it, the canonical text does not.
+		gh := `\u0067` + LeakGitHubToken[1:]
+		// And the env value once more, split by zero-width spaces: a
+		// model reads it whole.
+		split := strings.Join(strings.Split(os.Getenv("FAKE_LEAK"), ""), `\u200b`)
+		desc := "Query the db. Token " + gh + ", env " + os.Getenv("FAKE_LEAK") + ", dsn " + LeakURL + ", key " + strings.ReplaceAll(LeakPrivateKey, "\n", `\n`) + ", again " + split
+		name := os.Getenv("FAKE_TOOL_NAME")
+		if name == "" {
+			name = "leak"
+		}
+		extra = append(extra, `{"name":`+strconvQuote(name)+`,"description":"`+desc+`","inputSchema":{"type":"object"}}`)
 	case "schema-desc-changed":
 		sum = toolSummarizeS
 	case "new-property":
@@ -379,6 +399,16 @@ func (s *server) toolsList(id, params json.RawMessage) {
 	}
 	s.reply(id, `{"tools":[`+strings.Join(s.tools(), ",")+`]}`)
 }
+
+// Secrets the leaky scenarios send back, shaped like real ones (made up).
+const (
+	LeakGitHubToken = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
+	LeakPassword    = "hunter2-db-pass"
+	LeakURL         = "postgres://app:" + LeakPassword + "@127.0.0.1:5432/app"
+	LeakPrivateKey  = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----"
+	// LeakKeyBody is a line of the key's body: it must not appear either.
+	LeakKeyBody = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+)
 
 func mkTool(name, desc string) string {
 	return fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":{"type":"object"}}`, name, desc)
