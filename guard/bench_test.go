@@ -48,9 +48,22 @@ func benchGuardMain(path string) {
 		os.Exit(2)
 	}
 	scen := os.Getenv("GUARD_BENCH_SCENARIO")
+	server := os.Getenv("GUARD_BENCH_SERVER") // the SDK client tests name theirs
+	if server == "" {
+		server = "bench"
+	}
+	m := os.Getenv("GUARD_BENCH_MODE")
+	if m == "" {
+		m = string(Enforce)
+	}
+	mode, err := ParseMode(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	self, _ := os.Executable()
 	os.Exit(Run(context.Background(), Options{
-		Lock: lk, LockPath: path, Server: "bench", Command: self, Env: map[string]string{"FAKE_SCENARIO": scen, benchGuardEnv: ""},
+		Lock: lk, LockPath: path, Server: server, Mode: mode, Command: self, Env: map[string]string{"FAKE_SCENARIO": scen, benchGuardEnv: ""},
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 	}))
 }

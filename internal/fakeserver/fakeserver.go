@@ -56,6 +56,7 @@ type server struct {
 	client   string
 	extra    bool // list_changed scenario: extra tool present
 	nextID   int
+	deferred json.RawMessage // a tools/call answered once the client answers our request
 }
 
 const (
@@ -126,7 +127,8 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 			continue
 		}
 		if msg.Method == "" {
-			continue // a response to our own request
+			s.answered(sc.Bytes()) // a response to our own request
+			continue
 		}
 		if len(msg.ID) == 0 {
 			s.notification(msg.Method)
