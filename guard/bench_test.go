@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -288,5 +289,29 @@ func BenchmarkGuardPeakRSS(b *testing.B) {
 		}
 		rss := p.close(b)
 		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MiB")
+	}
+}
+
+// BenchmarkGuardRelist100Warm is the guard's own work for a re-list of a
+// 100-tool page it already accepted, in process: classify the message,
+// find its request, hash the result and compare it with the accepted page.
+func BenchmarkGuardRelist100Warm(b *testing.B) {
+	lk, _, err := lock.Read(benchLock(b, "many-tools"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := startPeer(b, "direct", "many-tools", "")
+	line := bytes.Clone(p.roundTrip(b, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	p.close(b)
+	s := newSession(Options{Server: "bench", Stdout: io.Discard, Stderr: os.Stderr, Mode: Enforce}, lk.Servers["bench"], func(string, ...any) {})
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.pending["n1"] = pendingReq{id: []byte("1"), method: "tools/list"}
+		s.fromServer(line)
+		if s.stopped.Load() {
+			b.Fatal("refused")
+		}
 	}
 }

@@ -93,3 +93,24 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...)
 }
+
+// skipString returns the end of the JSON string whose opening quote is at
+// pos, and false when it is not closed.
+func skipString(b []byte, pos int) (int, bool) {
+	p := pos + 1
+	for {
+		i := bytes.IndexByte(b[p:], '"')
+		if i < 0 {
+			return len(b), false
+		}
+		q := p + i
+		n := 0
+		for k := q - 1; k > pos && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, true
+		}
+		p = q + 1
+	}
+}

@@ -77,3 +77,39 @@ func TestIDKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestRelistFastPath: a line that is an accepted list answer but for its
+// id's value passes on the fast path only when that value is a plain id of
+// a tools/list request in flight; anything else spliced in goes the whole
+// way (and is refused there when it is a trick).
+func TestRelistFastPath(t *testing.T) {
+	pre, post := `{"jsonrpc":"2.0","id":`, `,"result":{"tools":[]}}`
+	s := &session{pending: map[string]pendingReq{}, relists: []relist{{method: "tools/list", pre: []byte(pre), post: []byte(post)}}}
+	s.pending["n7"] = pendingReq{id: []byte("7"), method: "tools/list"}
+	s.pending[`s"x`] = pendingReq{method: "tools/list"}
+	s.pending["n8"] = pendingReq{id: []byte("8"), method: "tools/call"}
+	for _, tc := range []struct {
+		id   string
+		fast bool
+	}{
+		{`7`, true},
+		{`7`, false}, // no longer in flight
+		{`8`, false}, // in flight, but not a list request
+		{`9`, false}, // not in flight
+		{`07`, false}, {`-`, false}, {`1.5`, false}, {`""`, false},
+		{`7,"Method":""`, false}, {`7,"Result":{}`, false},
+		{`"x"`, false}, // key s"x is not what idKey makes of "x"
+		{`"a\"b"`, false},
+	} {
+		if got := s.relisted([]byte(pre + tc.id + post)); got != tc.fast {
+			t.Errorf("relisted(id %s) = %v, want %v", tc.id, got, tc.fast)
+		}
+	}
+	s.pending["sx"] = pendingReq{method: "tools/list"}
+	if !s.relisted([]byte(pre + `"x"` + post)) {
+		t.Error(`relisted(id "x") = false`)
+	}
+	if s.relisted([]byte(pre + `7` + post[:len(post)-1] + ` }`)) {
+		t.Error("a different tail passed")
+	}
+}
