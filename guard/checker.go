@@ -506,12 +506,14 @@ func stringOr(b []byte) string {
 // differs per request); the answer is compared whole.
 func (c *checker) promptGet(params, result []byte) []problem {
 	name, pkey := "", ""
+	var args []byte
 	if len(bytes.TrimSpace(params)) > 0 {
 		ms, err := objectMembers(params)
 		if err == nil {
 			if n, ok := get(ms, "name"); ok {
 				name, _ = jsonString(n)
 			}
+			args, _ = get(ms, "arguments")
 			var b bytes.Buffer
 			b.WriteByte('{')
 			first := true
@@ -539,6 +541,23 @@ func (c *checker) promptGet(params, result []byte) []problem {
 		out = append(out, problem{rule: finding.PromptAdded, kind: lock.KindPrompt, subject: name, what: "not in the lock"})
 	}
 	live := lock.Canonicalize(result)
+	// The lock's pin (pin-prompts): the answer pin saw for the same
+	// arguments, across sessions, first answer included.
+	if want := c.ls.PromptAnswers[name]; want != nil && string(lock.CanonicalArguments(args)) == string(want.Arguments) {
+		if pinned := want.Canonical(); pinned.SHA256 != live.SHA256 {
+			p := problem{rule: finding.PromptChanged, kind: lock.KindPrompt, subject: name, what: "differs from the answer pinned in the lock"}
+			if pinned.Ambiguous != "" || live.Ambiguous != "" {
+				p.fields = []string{""}
+				p.changes = []check.FieldChange{{Before: string(pinned.Bytes), After: string(live.Bytes)}}
+			} else {
+				p.changes = check.FieldChanges(pinned.Bytes, live.Bytes)
+				for _, ch := range p.changes {
+					p.fields = append(p.fields, ch.Path)
+				}
+			}
+			out = append(out, p)
+		}
+	}
 	if first, ok := c.promptPins[pkey]; !ok {
 		c.promptPins[pkey] = live
 	} else if first.SHA256 != live.SHA256 {
