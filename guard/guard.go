@@ -208,8 +208,8 @@ type session struct {
 	// by the server-to-client loop only.
 	relists     []relist
 	relistBytes int
-	refused  atomic.Int32 // exit code of the first refusal, 0 if none
-	warned   atomic.Bool  // drift forwarded in warn mode, or content refused or sanitized
+	refused     atomic.Int32 // exit code of the first refusal, 0 if none
+	warned      atomic.Bool  // drift forwarded in warn mode, or content refused or sanitized
 }
 
 // pendingReq is one client request awaiting its answer.
