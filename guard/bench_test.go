@@ -186,11 +186,13 @@ func benchLock(b *testing.B, scenario string) string {
 const benchCall = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"summarize","arguments":{"text":"The quick brown fox."}}}`
 
 // BenchmarkGuardRoundTrip times tools/call round trips straight to the fake
-// server and through the guard process; the guard's added latency is the
-// difference of the medians (and of the p99s), which bench/guard.sh prints.
+// server, through a plain pass-through process and through the guard
+// process; the guard's added latency is the difference of the medians (and
+// of the p99s) with direct, which bench/guard.sh prints beside what the
+// pass-through process alone adds.
 func BenchmarkGuardRoundTrip(b *testing.B) {
 	lockPath := benchLock(b, "honest")
-	for _, via := range []string{"direct", "guard"} {
+	for _, via := range []string{"direct", "pass-through", "guard"} {
 		b.Run(via, func(b *testing.B) {
 			p := startPeer(b, via, "honest", lockPath)
 			lat := make([]time.Duration, 0, b.N)

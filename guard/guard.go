@@ -646,14 +646,13 @@ type outcome struct {
 // message checks one server message. ok is false when the session was
 // refused for misbehaviour (nothing is to be forwarded).
 //
-// Each message is first classified (classify): exactly one of request,
-// notification or response, from its members as JSON-RPC spells them. A
-// response that answers a list request with a result byte-identical to a
-// page already checked is forwarded after its small members are validated;
-// everything else is validated whole, then checked: list pages, initialize
-// and prompts/get against the lock, every other result, every error and
-// the params of every request and notification from the server with the
-// no-judgement inspection rules.
+// Each message is validated whole and classified (classify): exactly one
+// of request, notification or response, from its members as JSON-RPC
+// spells them. Then it is checked: list pages, initialize and prompts/get
+// against the lock, every other result, every error and the params of
+// every request and notification from the server with the no-judgement
+// inspection rules. (A re-list of an accepted page never gets here: see
+// relisted.)
 func (s *session) message(m []byte, whole bool) (o outcome, ok bool) {
 	ms, err := objectMembers(m)
 	if err != nil {
@@ -683,7 +682,11 @@ func (s *session) message(m []byte, whole bool) (o outcome, ok bool) {
 	switch r.kind {
 	case kindRequest, kindNotification:
 		if len(r.params) > 0 {
-			rf = s.check.content("request", r.method, r.method, r.params)
+			part := "request"
+			if r.kind == kindNotification {
+				part = "notification"
+			}
+			rf = s.check.content(part, r.method, r.method, r.params)
 		}
 	case kindResponse:
 		switch {
