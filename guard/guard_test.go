@@ -428,3 +428,28 @@ func TestPromptPinnedInLockCatchesFirstAnswer(t *testing.T) {
 		c.close()
 	})
 }
+
+// TestNotificationHidingTextDropped: a log notification carrying tag
+// characters is dropped in enforce mode (the call it came with still gets
+// its answer) and stripped in sanitize mode.
+func TestNotificationHidingTextDropped(t *testing.T) {
+	honest, _ := locks(t)
+	for _, mode := range []Mode{Enforce, Sanitize} {
+		t.Run(string(mode), func(t *testing.T) {
+			c := startGuard(t, guardSpec{lock: honest, server: "fake", mode: mode, env: map[string]string{"FAKE_SCENARIO": "poison-log", "FAKE_VARIANT": "tags"}})
+			c.initialize()
+			c.result(1, "tools/call", map[string]any{"name": "summarize", "arguments": map[string]any{"text": "x"}})
+			c.close()
+			raw := c.raw.String()
+			if strings.ContainsFunc(raw, func(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }) {
+				t.Errorf("tag characters reached the client:\n%q", raw)
+			}
+			if got := strings.Contains(raw, "notifications/message"); got != (mode == Sanitize) {
+				t.Errorf("notification forwarded: %v, want %v:\n%s", got, mode == Sanitize, raw)
+			}
+			if !strings.Contains(c.stderr.String(), "notifications/message notification") {
+				t.Errorf("stderr:\n%s", c.stderr.String())
+			}
+		})
+	}
+}
