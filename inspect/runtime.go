@@ -21,11 +21,16 @@ import (
 // message without a human's review; the phrase heuristics cannot, and would
 // cost a scan of every byte of every tool result for a warning.
 func Controls(s Subject) []finding.Finding {
-	sum := sha256.Sum256(s.Raw)
-	sc := scan{subject: s, sha: hex.EncodeToString(sum[:]), index: map[string]int{}, controlsOnly: true}
+	sc := scan{subject: s, index: map[string]int{}, controlsOnly: true}
 	if err := walkStrings(s.Raw, sc.text); err != nil {
 		sc.index, sc.hits = map[string]int{}, nil
 		sc.text(textRef{b: s.Raw})
+	}
+	if len(sc.hits) > 0 {
+		// Hashed only when there is a finding: most results have none,
+		// and a tool result can be megabytes.
+		sum := sha256.Sum256(s.Raw)
+		sc.sha = hex.EncodeToString(sum[:])
 	}
 	return sc.findings()
 }
