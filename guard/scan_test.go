@@ -120,9 +120,9 @@ func TestRelistFastPath(t *testing.T) {
 // spells them, and every shape two clients could read two ways.
 func TestClassify(t *testing.T) {
 	ok := map[string]msgKind{
-		`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`:                          kindRequest,
+		`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`:                           kindRequest,
 		`{"jsonrpc":"2.0","id":"a","method":"sampling/createMessage","params":{}}`: kindRequest,
-		`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`:          kindNotification,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`:           kindNotification,
 		`{"jsonrpc":"2.0","id":1,"result":{}}`:                                     kindResponse,
 		`{"result":{},"jsonrpc":"2.0","id":"x"}`:                                   kindResponse,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`:    kindResponse,

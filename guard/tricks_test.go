@@ -333,12 +333,22 @@ var (
 // forwarded). The same sessions without the guard show every payload to
 // the client.
 func TestContentTricks(t *testing.T) {
+	// The issue's three payloads (tag characters, ANSI, OSC 8) run in every
+	// mode against both clients; the other payloads, in enforce mode
+	// against the Go client, keep the suite's time in bounds.
+	issue := []string{"tags", "ansi", "osc8"}
 	var ts []guardSession
 	for _, c := range carriers {
 		for _, p := range payloads {
 			for _, mode := range []Mode{Enforce, Sanitize} {
 				g := guardSession{Scenario: c.scenario, Variant: p, Mode: mode, Via: "guard"}
-				ts = append(ts, g)
+				if !slices.Contains(issue, p) {
+					if mode != Enforce {
+						continue
+					}
+				} else {
+					ts = append(ts, g)
+				}
 				t.Run(fmt.Sprintf("go-sdk/%s/%s/%s", c.scenario, p, mode), func(t *testing.T) {
 					t.Parallel()
 					rep, stderr := goSDKSession(t, g)
