@@ -14,8 +14,9 @@ import (
 // message with only those strings re-encoded: every other byte is
 // forwarded as it came. removed says what went (inspect.Strip's phrases,
 // counted over the message). ok is false when the stripped message would
-// still be flagged (a sequence rebuilt by the removal): it is then refused,
-// not forwarded.
+// still be flagged (a sequence rebuilt by the removal), or when a key hides
+// something (stripped, it could become another key's twin): the message
+// is then refused, not forwarded.
 func sanitize(m []byte) (clean []byte, removed []string, ok bool) {
 	out := make([]byte, 0, len(m))
 	counts := map[string]int{}
@@ -44,6 +45,12 @@ func sanitize(m []byte) (clean []byte, removed []string, ok bool) {
 			i = end
 			continue
 		}
+		if isKey(m, end) {
+			// Stripping a key could make it another key's twin: a
+			// message with two "text" members is one clients read two
+			// ways. Refuse it instead.
+			return nil, nil, false
+		}
 		for _, r := range rm {
 			if _, seen := counts[r]; !seen {
 				order = append(order, r)
@@ -68,6 +75,21 @@ func sanitize(m []byte) (clean []byte, removed []string, ok bool) {
 		removed = append(removed, r)
 	}
 	return out, slices.Clip(removed), true
+}
+
+// isKey reports whether the string ending at end is an object key: the
+// next byte that is not whitespace is a colon.
+func isKey(m []byte, end int) bool {
+	for ; end < len(m); end++ {
+		switch m[end] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case ':':
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // plainASCII reports whether a JSON string token holds only printable

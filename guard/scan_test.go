@@ -189,7 +189,7 @@ func TestSanitizeJSON(t *testing.T) {
 		{`{"a":"x\u001b[31my","b":"<caf\u00e9>","n":1.50}`, `{"a":"xy","b":"<caf\u00e9>","n":1.50}`},
 		{"{\"t\":\"done\U000E0041\U000E0042\"}", `{"t":"done"}`},
 		{`{"t":"done\udb40\udc41"}`, `{"t":"done"}`},
-		{`{"k\u200b":"v","s":"a<b&c\u200b"}`, `{"k":"v","s":"a<b&c"}`},
+		{`{"k":"v","s":"a<b&c\u200b"}`, `{"k":"v","s":"a<b&c"}`},
 		{`{"t":"see \u001b]8;;https://x.invalid/\u0007docs\u001b]8;;\u0007"}`, `{"t":"see docs"}`},
 	}
 	for _, tc := range cases {
@@ -200,6 +200,9 @@ func TestSanitizeJSON(t *testing.T) {
 		if !json.Valid(got) {
 			t.Errorf("sanitize(%s) is not JSON: %s", tc.in, got)
 		}
+	}
+	if out, _, ok := sanitize([]byte(`{"text":"a","te\u200bxt":"b"}`)); ok {
+		t.Errorf("a key hiding a character was stripped into %s: two \"text\" members", out)
 	}
 	if _, _, ok := sanitize([]byte(`{"a":"clean"}`)); ok {
 		t.Error("sanitize of clean JSON reported a change")
