@@ -21,6 +21,8 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 )
 
+//lint:file-ignore SA1019 sampling is deprecated (SEP-2577) but clients still handle it and servers still send it: the tests attack through it.
+
 // The tricks of issue 16, each a fake-server scenario run through the guard
 // against three clients: the official Go SDK's ClientSession (which decodes
 // with encoding/json, folding case), the official TypeScript SDK's Client
