@@ -52,6 +52,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			for _, s := range run.snaps {
 				fs = append(fs, compare(name, ref, s, s.obs.Phase, false)...)
 			}
+			fs = append(fs, promptAnswerFindings(name, ls, run)...)
 		}
 		fs = append(fs, launchHygiene(run, ls)...)
 		fs = append(fs, envDependence(run.cfg)...)

@@ -21,8 +21,8 @@ func init() {
 
 // runGuard is `mcp-lockcheck guard [flags] -- COMMAND ARGS...`, and its
 // `install` and `uninstall` subcommands. Exit codes: 0 the client closed a
-// clean session; 1 an answer was refused (or logged in --mode warn) or the
-// server misbehaved; 2 the guard could not run as asked (flags, lock, no
+// clean session; 1 an answer was refused (or logged in --mode warn, or
+// stripped in --mode sanitize) or the server misbehaved; 2 the guard could not run as asked (flags, lock, no
 // entry for the server, a command that does not start).
 func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 	if len(args) > 0 {
@@ -36,7 +36,7 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 	fs := newFlagSet("guard", env)
 	lockPath := fs.String("lock", lock.DefaultPath, "lockfile `FILE`")
 	server := fs.String("server", "", "the lock entry `NAME` this server is held to (required)")
-	mode := fs.String("mode", "enforce", "enforce: refuse a drifted answer and stop the server; warn: forward it and log")
+	mode := fs.String("mode", "enforce", "enforce: refuse a drifted answer and stop the server, refuse a message hiding characters or escapes; sanitize: as enforce, but strip hidden characters and escapes and forward the rest; warn: forward and log")
 	sb := fs.String("sandbox", "off", "isolation for the server: off, basic or strict")
 	var passEnv multi
 	fs.Var(&passEnv, "pass-env", "with --sandbox basic|strict: pass this environment variable `NAME` to the server (repeatable)")

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -48,9 +49,22 @@ func benchGuardMain(path string) {
 		os.Exit(2)
 	}
 	scen := os.Getenv("GUARD_BENCH_SCENARIO")
+	server := os.Getenv("GUARD_BENCH_SERVER") // the SDK client tests name theirs
+	if server == "" {
+		server = "bench"
+	}
+	m := os.Getenv("GUARD_BENCH_MODE")
+	if m == "" {
+		m = string(Enforce)
+	}
+	mode, err := ParseMode(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	self, _ := os.Executable()
 	os.Exit(Run(context.Background(), Options{
-		Lock: lk, LockPath: path, Server: "bench", Command: self, Env: map[string]string{"FAKE_SCENARIO": scen, benchGuardEnv: ""},
+		Lock: lk, LockPath: path, Server: server, Mode: mode, Command: self, Env: map[string]string{"FAKE_SCENARIO": scen, benchGuardEnv: ""},
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 	}))
 }
@@ -172,11 +186,13 @@ func benchLock(b *testing.B, scenario string) string {
 const benchCall = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"summarize","arguments":{"text":"The quick brown fox."}}}`
 
 // BenchmarkGuardRoundTrip times tools/call round trips straight to the fake
-// server and through the guard process; the guard's added latency is the
-// difference of the medians (and of the p99s), which bench/guard.sh prints.
+// server, through a plain pass-through process and through the guard
+// process; the guard's added latency is the difference of the medians (and
+// of the p99s) with direct, which bench/guard.sh prints beside what the
+// pass-through process alone adds.
 func BenchmarkGuardRoundTrip(b *testing.B) {
 	lockPath := benchLock(b, "honest")
-	for _, via := range []string{"direct", "guard"} {
+	for _, via := range []string{"direct", "pass-through", "guard"} {
 		b.Run(via, func(b *testing.B) {
 			p := startPeer(b, via, "honest", lockPath)
 			lat := make([]time.Duration, 0, b.N)
@@ -275,5 +291,29 @@ func BenchmarkGuardPeakRSS(b *testing.B) {
 		}
 		rss := p.close(b)
 		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MiB")
+	}
+}
+
+// BenchmarkGuardRelist100Warm is the guard's own work for a re-list of a
+// 100-tool page it already accepted, in process: classify the message,
+// find its request, hash the result and compare it with the accepted page.
+func BenchmarkGuardRelist100Warm(b *testing.B) {
+	lk, _, err := lock.Read(benchLock(b, "many-tools"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := startPeer(b, "direct", "many-tools", "")
+	line := bytes.Clone(p.roundTrip(b, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	p.close(b)
+	s := newSession(Options{Server: "bench", Stdout: io.Discard, Stderr: os.Stderr, Mode: Enforce}, lk.Servers["bench"], func(string, ...any) {})
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.pending["n1"] = pendingReq{id: []byte("1"), method: "tools/list"}
+		s.fromServer(line)
+		if s.stopped.Load() {
+			b.Fatal("refused")
+		}
 	}
 }

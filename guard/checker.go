@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"strings"
 
@@ -48,8 +49,12 @@ type checker struct {
 	// list_changed) is not canonicalized again. Comparing the bytes, not a
 	// hash of them, leaves nothing to collide.
 	accepted map[string][]byte
-	// lastPage is the last accepted result per list method, byte for byte.
-	lastPage map[string][]byte
+	// pages holds list results already accepted whole, by a seeded hash of
+	// method and bytes; a re-list whose result is byte-identical to one of
+	// them costs a hash and a compare (knownPage). pageBytes bounds them.
+	pages     map[uint64][]byte
+	pageBytes int
+	seed      maphash.Seed
 	// promptPins is the session pin of prompts/get: canonical params (without
 	// _meta) -> the canonical first answer.
 	promptPins map[string]lock.Canonical
@@ -67,7 +72,8 @@ func newChecker(server string, ls *lock.Server, lockPath string) *checker {
 		info:       canonOrEmpty(ls.ServerInfo),
 		caps:       canonOrEmpty(ls.Capabilities),
 		accepted:   map[string][]byte{},
-		lastPage:   map[string][]byte{},
+		pages:      map[uint64][]byte{},
+		seed:       maphash.MakeSeed(),
 		promptPins: map[string]lock.Canonical{},
 		logged:     map[string]bool{},
 	}
@@ -99,6 +105,9 @@ type problem struct {
 	// first is set when the reference is the session's first answer
 	// (prompts/get), not the lock.
 	first bool
+	// msg and detail are an inspection finding's message and detail
+	// (escaped by inspect): the decoded hidden text, the sequences found.
+	msg, detail string
 }
 
 // refusal is a refused answer: every problem found in it.
@@ -107,6 +116,21 @@ type refusal struct {
 	lockPath string
 	method   string
 	problems []problem
+	// content is set for text the lock does not pin (a tool result, a
+	// resource, an error, a server request): refusing it refuses that
+	// message, not the session.
+	content bool
+}
+
+// onlyControls reports whether every problem is one of the no-judgement
+// inspection rules: what --mode sanitize may strip.
+func (r *refusal) onlyControls() bool {
+	for _, p := range r.problems {
+		if !errorRules[p.rule] {
+			return false
+		}
+	}
+	return len(r.problems) > 0
 }
 
 // label names a problem as the client and the log show it:
@@ -137,7 +161,19 @@ func (r *refusal) message() string {
 	for i, p := range r.problems {
 		labels[i] = p.label()
 	}
-	return fmt.Sprintf("mcp-lockcheck guard refused this %s answer from server %s: %s", r.method, quote(r.server), strings.Join(labels, "; "))
+	if r.content {
+		return fmt.Sprintf("mcp-lockcheck guard refused this %s from server %s: hidden characters or terminal escapes in %s", r.what(), quote(r.server), strings.Join(labels, "; "))
+	}
+	return fmt.Sprintf("mcp-lockcheck guard refused this %s answer from server %s: %s", escape(r.method), quote(r.server), strings.Join(labels, "; "))
+}
+
+// what names a content refusal's message: "tools/call result",
+// "sampling/createMessage request".
+func (r *refusal) what() string {
+	if len(r.problems) == 0 {
+		return escape(r.method)
+	}
+	return escape(r.method) + " " + r.problems[0].kind
 }
 
 // data is the error's machine-readable part.
@@ -167,9 +203,24 @@ func (r *refusal) log(w io.Writer, mode Mode) {
 	if mode == Warn {
 		verb = "WARNING (--mode warn, forwarded)"
 	}
-	fmt.Fprintf(w, "mcp-lockcheck guard: %s: %s answer from server %s differs from %s:\n", verb, r.method, quote(r.server), r.lockPath)
+	r.logAs(w, verb)
+}
+
+// logAs writes the refusal under a verb ("refused", "sanitized ...").
+func (r *refusal) logAs(w io.Writer, verb string) {
+	if r.content {
+		fmt.Fprintf(w, "mcp-lockcheck guard: %s: %s from server %s carries text the model would read unseen:\n", verb, r.what(), quote(r.server))
+	} else {
+		fmt.Fprintf(w, "mcp-lockcheck guard: %s: %s answer from server %s differs from %s:\n", verb, escape(r.method), quote(r.server), r.lockPath)
+	}
 	for _, p := range r.problems {
 		fmt.Fprintf(w, "  %s %s [%s]\n", p.kind, p.label(), p.rule)
+		if p.msg != "" {
+			fmt.Fprintf(w, "    %s\n", clip(escape(p.msg)))
+		}
+		if p.detail != "" {
+			fmt.Fprintf(w, "    %s\n", clip(escape(p.detail)))
+		}
 		for _, c := range p.changes {
 			path := c.Path
 			if path == "" {
@@ -206,23 +257,79 @@ func (c *checker) answer(p pendingReq, result []byte) *refusal {
 		ps = c.initialize(result)
 	case "prompts/get":
 		ps = c.promptGet(p.params, result)
+	case "":
+		return nil // an answer to no request the guard recorded
 	default:
 		spec, ok := listSpec[p.method]
 		if !ok {
-			return nil
+			// A tool result, a resource's contents, a completion: text
+			// the model reads that no lock can pin.
+			return c.content("result", p.method, p.method, result)
 		}
-		if prev, ok := c.lastPage[p.method]; ok && bytes.Equal(prev, result) {
+		if c.knownPage(p.method, result) {
 			return nil
 		}
 		ps = c.list(spec.kind, spec.field, spec.key, result)
 		if len(ps) == 0 {
-			c.lastPage[p.method] = bytes.Clone(result)
+			c.rememberPage(p.method, result)
 		}
 	}
 	if len(ps) == 0 {
 		return nil
 	}
 	return &refusal{server: c.server, lockPath: c.lockPath, method: p.method, problems: ps}
+}
+
+// maxPageBytes bounds the list results kept for knownPage.
+const maxPageBytes = 8 << 20
+
+func (c *checker) pageHash(method string, result []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	h.WriteString(method)
+	h.WriteByte(0)
+	h.Write(result)
+	return h.Sum64()
+}
+
+// knownPage reports whether result is byte for byte a page of method the
+// guard already accepted. The hash only finds the candidate; the bytes
+// decide, so a collision cannot pass an unchecked page.
+func (c *checker) knownPage(method string, result []byte) bool {
+	if _, ok := listSpec[method]; !ok || len(c.pages) == 0 {
+		return false
+	}
+	prev, ok := c.pages[c.pageHash(method, result)]
+	return ok && bytes.Equal(prev, result)
+}
+
+func (c *checker) rememberPage(method string, result []byte) {
+	if len(result) > maxPageBytes {
+		return
+	}
+	if c.pageBytes+len(result) > maxPageBytes {
+		clear(c.pages)
+		c.pageBytes = 0
+	}
+	c.pages[c.pageHash(method, result)] = bytes.Clone(result)
+	c.pageBytes += len(result)
+}
+
+// content runs the no-judgement inspection rules over text the lock does
+// not pin: part is what the text is ("result", "error", "request"),
+// subject names it (the method), method is the request it belongs to.
+func (c *checker) content(part, subject, method string, raw []byte) *refusal {
+	var ps []problem
+	for _, f := range inspect.Controls(inspect.Subject{Server: c.server, Kind: part, Name: subject, Raw: raw}) {
+		if f.Severity < finding.Error {
+			continue
+		}
+		ps = append(ps, problem{rule: f.Rule, kind: part, subject: subject, fields: []string{f.Field}, what: f.Message, msg: f.Message, detail: f.Detail})
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return &refusal{server: c.server, lockPath: c.lockPath, method: method, problems: ps, content: true}
 }
 
 // list checks one page of a list answer. Every definition on it must be in
@@ -318,7 +425,7 @@ func (c *checker) inspect(kind, name string, raw []byte, sum string) []problem {
 		if !errorRules[f.Rule] || f.Severity < finding.Error || c.acked(f.Rule, kind, name, sum) {
 			continue
 		}
-		out = append(out, problem{rule: f.Rule, kind: kind, subject: name, fields: []string{f.Field}, what: f.Message})
+		out = append(out, problem{rule: f.Rule, kind: kind, subject: name, fields: []string{f.Field}, what: f.Message, msg: f.Message, detail: f.Detail})
 	}
 	return out
 }
@@ -399,12 +506,14 @@ func stringOr(b []byte) string {
 // differs per request); the answer is compared whole.
 func (c *checker) promptGet(params, result []byte) []problem {
 	name, pkey := "", ""
+	var args []byte
 	if len(bytes.TrimSpace(params)) > 0 {
 		ms, err := objectMembers(params)
 		if err == nil {
 			if n, ok := get(ms, "name"); ok {
 				name, _ = jsonString(n)
 			}
+			args, _ = get(ms, "arguments")
 			var b bytes.Buffer
 			b.WriteByte('{')
 			first := true
@@ -432,6 +541,23 @@ func (c *checker) promptGet(params, result []byte) []problem {
 		out = append(out, problem{rule: finding.PromptAdded, kind: lock.KindPrompt, subject: name, what: "not in the lock"})
 	}
 	live := lock.Canonicalize(result)
+	// The lock's pin (pin-prompts): the answer pin saw for the same
+	// arguments, across sessions, first answer included.
+	if want := c.ls.PromptAnswers[name]; want != nil && string(lock.CanonicalArguments(args)) == string(want.Arguments) {
+		if pinned := want.Canonical(); pinned.SHA256 != live.SHA256 {
+			p := problem{rule: finding.PromptChanged, kind: lock.KindPrompt, subject: name, what: "differs from the answer pinned in the lock"}
+			if pinned.Ambiguous != "" || live.Ambiguous != "" {
+				p.fields = []string{""}
+				p.changes = []check.FieldChange{{Before: string(pinned.Bytes), After: string(live.Bytes)}}
+			} else {
+				p.changes = check.FieldChanges(pinned.Bytes, live.Bytes)
+				for _, ch := range p.changes {
+					p.fields = append(p.fields, ch.Path)
+				}
+			}
+			out = append(out, p)
+		}
+	}
 	if first, ok := c.promptPins[pkey]; !ok {
 		c.promptPins[pkey] = live
 	} else if first.SHA256 != live.SHA256 {

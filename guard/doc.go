@@ -16,23 +16,35 @@
 //     lock with the same canonical (JCS) hash. A page may be partial, so a
 //     definition missing from one page is not drift.
 //   - prompts/get: a session pin. The first answer for given arguments is
-//     remembered; a different later answer is drift.
+//     remembered; a different later answer is drift. With pin-prompts in
+//     the policy, the answer pin recorded in the lock holds too, so the
+//     first answer of a session is held as well.
 //   - the inspection rules that are errors and need no judgement
 //     (hidden-characters, terminal-escape), unless the lock acknowledges
-//     the content.
+//     the content; and the same two rules on everything else the model
+//     reads that no lock can pin: tool results, resource contents, errors,
+//     the params of the server's own requests (sampling, elicitation) and
+//     notifications.
 //
 // A refused answer is replaced by a JSON-RPC error (code [CodeRefused],
 // naming the definition and the changed fields: "summarize (description)"),
 // the diff goes to stderr, nothing after it is forwarded, and the server
 // is stopped: stdin closed, then SIGTERM, then SIGKILL, to its whole
-// process group. Warn mode forwards and logs instead.
+// process group. Hidden text in a message the lock does not pin refuses
+// that message alone ([Sanitize] strips it instead). [Warn] forwards and
+// logs.
+//
+// Every server message is exactly one of request, notification or
+// response, decided by the JSON-RPC members spelled as the specification
+// spells them (classify). A member that only folds to one ("Method"), two
+// keys that fold alike, a method beside a result: any message two clients
+// could read two ways ends the session, so a server cannot show the guard
+// one thing and a case-folding client (encoding/json, the Go SDK) another.
 //
 // Only what needs a look is parsed: a small validating scanner finds each
-// line's id, method and result without decoding the rest, and a definition
-// byte-identical to one already checked is not checked again. Keys are
-// matched the way the most permissive client matches them (encoding/json
-// folds case), and two keys that fold alike are refused as ambiguous, so a
-// server cannot show the guard one answer and the client another.
+// line's members without decoding the rest, a definition byte-identical to
+// one already checked is not checked again, and a re-list whose line is an
+// accepted one but for its id costs two compares (relisted).
 //
 // [Install] and [Uninstall] rewrite a client config so that each pinned
 // server runs behind the guard, and back.

@@ -27,7 +27,8 @@ const (
 	// ExitOK: the client closed the session and nothing was refused.
 	ExitOK = 0
 	// ExitRefused: an answer drifted from the lock (or, in warn mode, drift
-	// was logged), or the server misbehaved: a line that is not JSON, a
+	// was logged), a message was refused or sanitized for hidden characters
+	// or terminal escapes, or the server misbehaved: a line that is not JSON, a
 	// line over --max-message-bytes, ambiguous JSON, or an exit before the
 	// client closed the session.
 	ExitRefused = 1
@@ -50,15 +51,20 @@ const (
 	Enforce Mode = "enforce"
 	// Warn forwards the answer and logs the drift, for a trial period.
 	Warn Mode = "warn"
+	// Sanitize strips what hidden-characters and terminal-escape flag from
+	// a message, forwards the rest and logs what it removed. Drift from the
+	// lock is refused as in Enforce: stripping cannot make a changed
+	// definition the approved one.
+	Sanitize Mode = "sanitize"
 )
 
-// ParseMode reads "enforce" or "warn".
+// ParseMode reads "enforce", "sanitize" or "warn".
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
-	case Enforce, Warn:
+	case Enforce, Warn, Sanitize:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown mode %q (want enforce or warn)", s)
+	return "", fmt.Errorf("unknown mode %q (want enforce, sanitize or warn)", s)
 }
 
 // DefaultMaxMessageBytes matches the SDK's own line limit (16 MiB): a
@@ -184,7 +190,8 @@ type session struct {
 	logf  func(string, ...any)
 	check *checker
 
-	serverIn *os.File // write end of the server's stdin
+	imu      sync.Mutex // serializes writes to the server
+	serverIn *os.File   // write end of the server's stdin
 	cmd      *exec.Cmd
 	exited   chan struct{}
 
@@ -197,8 +204,12 @@ type session struct {
 
 	events   chan event
 	downDone chan struct{}
-	refused  atomic.Int32 // exit code of the first refusal, 0 if none
-	warned   atomic.Bool
+	// relists are accepted list answers, for the re-list fast path; used
+	// by the server-to-client loop only.
+	relists     []relist
+	relistBytes int
+	refused     atomic.Int32 // exit code of the first refusal, 0 if none
+	warned      atomic.Bool  // drift forwarded in warn mode, or content refused or sanitized
 }
 
 // pendingReq is one client request awaiting its answer.
@@ -370,7 +381,7 @@ func (s *session) up() {
 		line, err := lr.next()
 		if len(line) > 0 && !s.stopped.Load() {
 			if fwd := s.fromClient(line); fwd {
-				if _, werr := s.serverIn.Write(line); werr != nil && !s.stopped.Load() {
+				if werr := s.writeServer(line); werr != nil && !s.stopped.Load() {
 					// The server is gone; down sees its output end.
 					s.logf("writing to server %q: %v", s.o.Server, werr)
 				}
@@ -491,6 +502,15 @@ func idKey(raw []byte) (string, bool) {
 	return "", false // null, objects, arrays: not a valid request id
 }
 
+// writeServer writes one line to the server: the client's lines, and the
+// guard's own answers to server requests it refused.
+func (s *session) writeServer(line []byte) error {
+	s.imu.Lock()
+	defer s.imu.Unlock()
+	_, err := s.serverIn.Write(line)
+	return err
+}
+
 // writeClient writes one line to the client unless the session stopped.
 func (s *session) writeClient(line []byte) bool {
 	s.omu.Lock()
@@ -563,47 +583,77 @@ func (s *session) fromServer(line []byte) {
 	if len(t) == 0 {
 		return // a blank line carries nothing; forwarding it could confuse a strict reader
 	}
-	if t[0] == '[' {
-		elems, err := arrayElems(t)
-		if err != nil {
-			s.misbehaved("sent a line that is not JSON (" + excerpt(t) + ")")
-			return
-		}
-		var refusals []*refusal
-		var ids [][]byte
-		for _, e := range elems {
-			rf, id, ok := s.message(e)
-			if !ok {
-				return
-			}
-			if rf != nil {
-				refusals = append(refusals, rf)
-				ids = append(ids, id)
-			}
-		}
-		if len(refusals) == 0 {
-			s.writeClient(line)
-			return
-		}
-		s.drift(refusals, ids, line)
-		return
-	}
-	rf, id, ok := s.message(t)
-	if !ok {
-		return
-	}
-	if rf == nil {
+	batch := t[0] == '['
+	if !batch && s.relisted(t) {
 		s.writeClient(line)
 		return
 	}
-	s.drift([]*refusal{rf}, [][]byte{id}, line)
+	elems := [][]byte{t}
+	if batch {
+		var err error
+		if elems, err = arrayElems(t); err != nil {
+			s.misbehaved("sent a line that is not JSON (" + excerpt(t) + ")")
+			return
+		}
+	}
+	var drifts []*refusal
+	var ids [][]byte
+	changed := false
+	outs := make([][]byte, 0, len(elems))
+	for _, e := range elems {
+		o, ok := s.message(e, !batch)
+		if !ok {
+			return
+		}
+		switch {
+		case o.drift != nil:
+			drifts = append(drifts, o.drift)
+			ids = append(ids, o.id)
+		case o.drop:
+			changed = true
+		case o.repl != nil:
+			changed = true
+			outs = append(outs, o.repl)
+		default:
+			outs = append(outs, e)
+		}
+	}
+	if len(drifts) > 0 {
+		s.drift(drifts, ids, line)
+		return
+	}
+	switch {
+	case !changed:
+		s.writeClient(line)
+	case len(outs) == 0:
+	case batch:
+		s.writeClient(append(append([]byte{'['}, bytes.Join(outs, []byte{','})...), ']', '\n'))
+	default:
+		s.writeClient(append(outs[0], '\n'))
+	}
+}
+
+// outcome is what becomes of one server message: forwarded as it came (the
+// zero value), replaced (repl, without a newline), dropped, or a drift that
+// ends the session (enforce and sanitize modes).
+type outcome struct {
+	repl  []byte
+	drop  bool
+	drift *refusal
+	id    []byte
 }
 
 // message checks one server message. ok is false when the session was
-// refused for misbehaviour (nothing is to be forwarded). A response to no
-// request in flight that carries a result is dropped (ok false, no
-// refusal): the client never asked for it, and the guard never checked it.
-func (s *session) message(m []byte) (rf *refusal, id []byte, ok bool) {
+// refused for misbehaviour (nothing is to be forwarded).
+//
+// Each message is validated whole and classified (classify): exactly one
+// of request, notification or response, from its members as JSON-RPC
+// spells them. Then it is checked: list pages, initialize and prompts/get
+// against the lock, every other result, every error and the params of
+// every request and notification from the server with the no-judgement
+// inspection rules. (A re-list of an accepted page never gets here: see
+// relisted.)
+func (s *session) message(m []byte, whole bool) (o outcome, ok bool) {
 	ms, err := objectMembers(m)
 	if err != nil {
 		if errors.Is(err, errAmbiguous) {
@@ -611,33 +661,185 @@ func (s *session) message(m []byte) (rf *refusal, id []byte, ok bool) {
 		} else {
 			s.misbehaved("sent a line that is not JSON (" + excerpt(m) + ")")
 		}
-		return nil, nil, false
+		return o, false
 	}
-	if _, hasMethod := get(ms, "method"); hasMethod {
-		return nil, nil, true // the server's request or notification
+	r, err := classify(ms)
+	if err != nil {
+		s.misbehaved("sent a message clients read two ways: " + err.Error())
+		return o, false
 	}
-	idRaw, _ := get(ms, "id")
-	result, hasResult := get(ms, "result")
-	key, valid := idKey(idRaw)
 	var p pendingReq
 	found := false
-	if valid {
-		s.pmu.Lock()
-		p, found = s.pending[key]
-		delete(s.pending, key)
-		s.pmu.Unlock()
-	}
-	if !found {
-		if hasResult {
-			s.logf("server %q answered a request the client did not make (id %s): dropped", s.o.Server, excerpt(idRaw))
-			return nil, nil, false
+	if r.kind == kindResponse {
+		if key, valid := idKey(r.id); valid {
+			s.pmu.Lock()
+			p, found = s.pending[key]
+			delete(s.pending, key)
+			s.pmu.Unlock()
 		}
-		return nil, nil, true // an error about a line the server could not read
 	}
-	if !hasResult {
-		return nil, nil, true
+	var rf *refusal
+	switch r.kind {
+	case kindRequest, kindNotification:
+		if len(r.params) > 0 {
+			part := "request"
+			if r.kind == kindNotification {
+				part = "notification"
+			}
+			rf = s.check.content(part, r.method, r.method, r.params)
+		}
+	case kindResponse:
+		switch {
+		case !found && r.result != nil:
+			s.logf("server %q answered a request the client did not make (id %s): dropped", s.o.Server, excerpt(r.id))
+			return outcome{drop: true}, true
+		case r.err != nil:
+			method := p.method
+			if method == "" {
+				method = "error"
+			}
+			rf = s.check.content("error", method, method, r.err)
+		default:
+			rf = s.check.answer(p, r.result)
+			if rf == nil && whole {
+				s.remember(p.method, m, ms)
+			}
+		}
 	}
-	return s.check.answer(p, result), p.id, true
+	if rf == nil {
+		return o, true
+	}
+	return s.refused1(m, r, p, rf), true
+}
+
+// relist is a list answer the guard accepted, as a template: the bytes of
+// its line before and after the value of its id.
+type relist struct {
+	method    string
+	pre, post []byte
+}
+
+// maxRelistBytes bounds the templates kept.
+const maxRelistBytes = 8 << 20
+
+// remember keeps an accepted list answer (a whole line) as a template for
+// relisted.
+func (s *session) remember(method string, m []byte, ms []member) {
+	if _, ok := listSpec[method]; !ok {
+		return
+	}
+	var id *member
+	for i := range ms {
+		if ms[i].key == "id" {
+			id = &ms[i]
+		}
+	}
+	if id == nil || len(m) > maxRelistBytes {
+		return
+	}
+	for _, r := range s.relists {
+		if r.method == method && len(r.pre) == id.off && bytes.Equal(r.pre, m[:id.off]) && bytes.Equal(r.post, m[id.off+len(id.val):]) {
+			return
+		}
+	}
+	if s.relistBytes+len(m) > maxRelistBytes || len(s.relists) >= 64 {
+		s.relists, s.relistBytes = nil, 0
+	}
+	s.relists = append(s.relists, relist{method: method, pre: bytes.Clone(m[:id.off]), post: bytes.Clone(m[id.off+len(id.val):])})
+	s.relistBytes += len(m)
+}
+
+// relisted is the fast path of a re-list: a line that is byte for byte an
+// accepted list answer but for the value of its id, which is a plain
+// number or string naming a request in flight for the same method. Such a
+// line is valid JSON with the same members as the accepted one, classified
+// the same, with the same result: it costs two compares (no more than
+// hashing it would) and is forwarded.
+func (s *session) relisted(t []byte) bool {
+	for _, r := range s.relists {
+		n := len(t) - len(r.pre) - len(r.post)
+		if n <= 0 || n > 64 || !bytes.HasPrefix(t, r.pre) || !bytes.HasSuffix(t, r.post) {
+			continue
+		}
+		id := t[len(r.pre) : len(t)-len(r.post)]
+		if !plainID(id) {
+			continue
+		}
+		key, _ := idKey(id)
+		s.pmu.Lock()
+		p, found := s.pending[key]
+		if found && p.method == r.method {
+			delete(s.pending, key)
+		}
+		s.pmu.Unlock()
+		return found && p.method == r.method
+	}
+	return false
+}
+
+// plainID reports whether b is one JSON token that is a request id: an
+// integer, or a string of printable ASCII without escapes.
+func plainID(b []byte) bool {
+	if b[0] == '"' {
+		return len(b) >= 2 && b[len(b)-1] == '"' && plainASCII(b) && !bytes.ContainsRune(b[1:len(b)-1], '"')
+	}
+	d := b
+	if d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || d[0] == '0' && len(d) > 1 {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// refused1 decides what becomes of one message with problems. Drift (the
+// lock's definitions, instructions, prompt answers) ends the session unless
+// in warn mode; a message whose only problems are hidden characters or
+// terminal escapes in text the lock does not pin is refused alone (enforce),
+// stripped (sanitize) or forwarded (warn), and the session goes on.
+func (s *session) refused1(m []byte, r rpc, p pendingReq, rf *refusal) outcome {
+	controls := rf.onlyControls()
+	if s.o.Mode == Warn {
+		if !controls {
+			return outcome{drift: rf, id: p.id}
+		}
+		rf.logAs(s.o.Stderr, "WARNING (--mode warn, forwarded)")
+		s.warned.Store(true)
+		return outcome{}
+	}
+	if s.o.Mode == Sanitize && controls {
+		if clean, removed, ok := sanitize(m); ok {
+			rf.logAs(s.o.Stderr, "sanitized (--mode sanitize): stripped "+strings.Join(removed, "; ")+"; forwarded the rest")
+			s.warned.Store(true)
+			return outcome{repl: clean}
+		}
+	}
+	if !controls || !rf.content {
+		return outcome{drift: rf, id: p.id}
+	}
+	rf.logAs(s.o.Stderr, "refused")
+	s.warned.Store(true)
+	switch r.kind {
+	case kindResponse:
+		id := r.id
+		if p.id != nil {
+			id = p.id
+		}
+		return outcome{repl: bytes.TrimSuffix(errorLine(id, CodeRefused, rf.message(), rf.data()), []byte{'\n'})}
+	case kindRequest:
+		// The server asked the client something the model would read: the
+		// guard answers for the client, and the client never sees it.
+		if err := s.writeServer(errorLine(r.id, CodeRefused, rf.message(), nil)); err != nil && !s.stopped.Load() {
+			s.logf("writing to server %q: %v", s.o.Server, err)
+		}
+	}
+	return outcome{drop: true}
 }
 
 // drift handles refused answers: in warn mode they are logged and the line
@@ -655,7 +857,9 @@ func (s *session) drift(rs []*refusal, ids [][]byte, line []byte) {
 	s.omu.Lock()
 	if !s.stopped.Load() {
 		for i, r := range rs {
-			s.out.Write(errorLine(ids[i], CodeRefused, r.message(), r.data()))
+			if ids[i] != nil {
+				s.out.Write(errorLine(ids[i], CodeRefused, r.message(), r.data()))
+			}
 		}
 	}
 	s.stopped.Store(true)

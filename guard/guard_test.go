@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 )
 
 var (
@@ -371,5 +372,84 @@ func TestParseMode(t *testing.T) {
 	}
 	if _, err := ParseMode("log"); err == nil {
 		t.Error("ParseMode(log) did not fail")
+	}
+}
+
+// TestPromptPinnedInLockCatchesFirstAnswer: a server that expands a prompt
+// honestly for pin and differently in a later session is caught on the
+// session's first prompts/get when its policy sets pin-prompts; without
+// it, the session pin has nothing to compare the first answer with.
+func TestPromptPinnedInLockCatchesFirstAnswer(t *testing.T) {
+	plain := pinFake(t, "fake", "prompt-get-change")
+	pinned := pinFakeWith(t, "fake", "prompt-get-change", func(string) policy.Settings {
+		yes := true
+		return policy.Settings{PinPrompts: &yes}
+	})
+	if a := pinned.Servers["fake"].PromptAnswers["hello"]; a == nil || string(a.Arguments) != "{}" {
+		t.Fatalf("pin-prompts did not pin hello: %+v", pinned.Servers["fake"].PromptAnswers)
+	}
+	if plain.Servers["fake"].PromptAnswers != nil {
+		t.Fatalf("pinned prompt answers without pin-prompts")
+	}
+	// The fake changes its answer after two tool calls: in a new session,
+	// the first prompts/get is already the changed one.
+	session := func(lk *lock.File) *client {
+		c := startGuard(t, guardSpec{lock: lk, server: "fake", scenario: "prompt-get-change"})
+		c.initialize()
+		for i := 1; i <= 2; i++ {
+			c.result(i, "tools/call", map[string]any{"name": "summarize", "arguments": map[string]any{"text": "x"}})
+		}
+		return c
+	}
+	t.Run("session pin only", func(t *testing.T) {
+		c := session(plain)
+		res := c.result(3, "prompts/get", map[string]any{"name": "hello", "arguments": map[string]any{}})
+		if !strings.Contains(string(res), "aws/credentials") {
+			t.Fatalf("answer %s", res)
+		}
+		c.close()
+	})
+	t.Run("lock pin", func(t *testing.T) {
+		c := session(pinned)
+		e := c.refused(3, "prompts/get", map[string]any{"name": "hello"})
+		if !strings.Contains(e.Message, "hello (messages/0/content/text)") {
+			t.Errorf("message %q", e.Message)
+		}
+		if code := c.exit(); code != ExitRefused {
+			t.Errorf("exit %d", code)
+		}
+		if s := c.stderr.String(); !strings.Contains(s, "- lock: hello") || !strings.Contains(s, "+ live: hello. Also call summarize") {
+			t.Errorf("stderr:\n%s", s)
+		}
+	})
+	t.Run("other arguments are not pinned", func(t *testing.T) {
+		c := session(pinned)
+		c.result(3, "prompts/get", map[string]any{"name": "hello", "arguments": map[string]any{"tone": "warm"}})
+		c.close()
+	})
+}
+
+// TestNotificationHidingTextDropped: a log notification carrying tag
+// characters is dropped in enforce mode (the call it came with still gets
+// its answer) and stripped in sanitize mode.
+func TestNotificationHidingTextDropped(t *testing.T) {
+	honest, _ := locks(t)
+	for _, mode := range []Mode{Enforce, Sanitize} {
+		t.Run(string(mode), func(t *testing.T) {
+			c := startGuard(t, guardSpec{lock: honest, server: "fake", mode: mode, env: map[string]string{"FAKE_SCENARIO": "poison-log", "FAKE_VARIANT": "tags"}})
+			c.initialize()
+			c.result(1, "tools/call", map[string]any{"name": "summarize", "arguments": map[string]any{"text": "x"}})
+			c.close()
+			raw := c.raw.String()
+			if strings.ContainsFunc(raw, func(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }) {
+				t.Errorf("tag characters reached the client:\n%q", raw)
+			}
+			if got := strings.Contains(raw, "notifications/message"); got != (mode == Sanitize) {
+				t.Errorf("notification forwarded: %v, want %v:\n%s", got, mode == Sanitize, raw)
+			}
+			if !strings.Contains(c.stderr.String(), "notifications/message notification") {
+				t.Errorf("stderr:\n%s", c.stderr.String())
+			}
+		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
@@ -46,6 +47,12 @@ func self(t testing.TB) string {
 // approved).
 func pinFake(t testing.TB, name, scenario string) *lock.File {
 	t.Helper()
+	return pinFakeWith(t, name, scenario, nil)
+}
+
+// pinFakeWith is pinFake with the policy's settings per server.
+func pinFakeWith(t testing.TB, name, scenario string, perServer func(string) policy.Settings) *lock.File {
+	t.Helper()
 	srv := config.Server{Name: name, Type: "stdio", Command: self(t), Env: map[string]string{"FAKE_SCENARIO": scenario}, File: ".mcp.json", Line: 1, Client: "claude-code"}
 	opts := check.Options{
 		Servers: []config.Server{srv}, All: true, LockPath: "mcp-lock.json",
@@ -54,6 +61,7 @@ func pinFake(t testing.TB, name, scenario string) *lock.File {
 		Sandbox:       sandbox.Options{Level: sandbox.Off},
 		FailOn:        finding.Error,
 		Jobs:          1,
+		PerServer:     perServer,
 	}
 	lk, r := check.Pin(context.Background(), opts, check.Approval{By: "test@example.com", At: time.Unix(0, 0)})
 	if lk == nil {

@@ -67,6 +67,9 @@ type scan struct {
 	index   map[string]int
 	hits    []*hit
 	f       folder
+	// controlsOnly limits the scan to hidden-characters and
+	// terminal-escape (Controls).
+	controlsOnly bool
 }
 
 type hit struct {
@@ -120,10 +123,16 @@ func (sc *scan) text(r textRef) {
 		// punctuation, or more text than this.
 		return
 	}
+	if plain && sc.controlsOnly {
+		return
+	}
 	s := string(b)
 	if !plain {
 		sc.terminal(r, s)
 		sc.invisible(r, s)
+	}
+	if sc.controlsOnly {
+		return
 	}
 	sc.padding(r, s)
 	sc.phrases(r, s, false)
@@ -154,66 +163,23 @@ func (sc *scan) terminal(r textRef, s string) {
 func (sc *scan) invisible(r textRef, s string) {
 	var counts [classFormat + 1]int
 	first, firstEnd := -1, -1
-	var prev rune // last visible rune
-	for i := 0; i < len(s); {
-		c, n := utf8.DecodeRuneInString(s[i:])
-		cl := classify(c)
-		if cl == visible {
-			prev = c
-			i += n
-			continue
+	eachHidden(s, func(i, z, k int, cl hiddenClass) {
+		counts[cl] += k
+		if first >= 0 {
+			return
 		}
-		benign := false
-		switch {
-		case c == 0xFEFF && i == 0:
-			benign = true
-		case cl == classVariation:
-			run, z := 0, i
-			for z < len(s) {
-				d, m := utf8.DecodeRuneInString(s[z:])
-				if classify(d) != classVariation {
-					break
-				}
-				run++
-				z += m
-			}
-			next, _ := utf8.DecodeRuneInString(s[z:])
-			if run == 1 && (next == 0x20E3 || prev >= 0x80 && !unicode.IsSpace(prev)) {
-				benign = true
-			}
-			if !benign {
-				counts[cl] += run
-				if first < 0 {
-					first, firstEnd = i, z
-				}
-			}
-			i = z
-			continue
-		case c == 0x200D || c == 0x200C:
-			next, _ := utf8.DecodeRuneInString(s[i+n:])
-			if c == 0x200D && isEmoji(prev) && isEmoji(next) {
-				benign = true
-			}
-			if prev >= 0x370 && next >= 0x370 && (unicode.IsLetter(prev) || unicode.Is(unicode.Mn, prev)) && unicode.IsLetter(next) {
-				benign = true
-			}
+		first, firstEnd = i, z
+		if cl == classVariation {
+			return
 		}
-		if !benign {
-			counts[cl]++
-			if first < 0 {
-				first = i
-				firstEnd = i + n
-				for firstEnd < len(s) {
-					d, m := utf8.DecodeRuneInString(s[firstEnd:])
-					if classify(d) == visible {
-						break
-					}
-					firstEnd += m
-				}
+		for firstEnd < len(s) {
+			d, m := utf8.DecodeRuneInString(s[firstEnd:])
+			if classify(d) == visible {
+				break
 			}
+			firstEnd += m
 		}
-		i += n
-	}
+	})
 	if first < 0 {
 		return
 	}
@@ -242,6 +208,9 @@ func (sc *scan) invisible(r textRef, s string) {
 			h.extra = truncateRunes(Escape(t), messageLimit)
 		}
 		h.detail = append(h.detail, "hidden text: "+escapeSpan(t, 0, len(t), hiddenLimit))
+		if sc.controlsOnly {
+			continue
+		}
 		// The decoded text is what the model reads: judge it like any other.
 		sc.phrases(r, t, true)
 	}

@@ -79,6 +79,10 @@ type Server struct {
 	Resources         map[string]*Entry `json:"resources,omitempty"`
 	ResourceTemplates map[string]*Entry `json:"resourceTemplates,omitempty"`
 	Acknowledgements  []Ack             `json:"acknowledgements,omitempty"`
+	// PromptAnswers pins, per prompt name, what prompts/get answered for
+	// the arguments pin sent. Only servers whose policy sets pin-prompts
+	// have them; a lock without the field reads as before.
+	PromptAnswers map[string]*PromptAnswer `json:"promptAnswers,omitempty"`
 	// Raw holds, base64-encoded, a handshake value ("instructions",
 	// "serverInfo", "capabilities") that is not JSON with one meaning and
 	// so cannot be kept in canonical form; it is compared byte for byte.
@@ -189,6 +193,46 @@ func (e *Entry) Canonical() Canonical {
 		return Canonical{Bytes: b, SHA256: Sum(b), Ambiguous: e.Ambiguous}
 	}
 	return Canonicalize(e.Definition)
+}
+
+// PromptAnswer is one pinned prompts/get answer: the guard refuses a
+// different answer to the same arguments in any later session, so a
+// server cannot show pin one expansion of a prompt and an agent another,
+// not even in the agent's first request.
+type PromptAnswer struct {
+	// Arguments are the prompt arguments pin sent, canonical ({} for none).
+	Arguments json.RawMessage `json:"arguments"`
+	// Answer is the result as received, in canonical form; absent for an
+	// ambiguous one, kept in Raw (base64) instead, as for an Entry.
+	Answer     json.RawMessage `json:"answer,omitempty"`
+	Raw        string          `json:"raw,omitempty"`
+	Ambiguous  string          `json:"ambiguous,omitempty"`
+	SHA256     string          `json:"sha256"`
+	ApprovedBy string          `json:"approvedBy,omitempty"`
+	ApprovedAt string          `json:"approvedAt,omitempty"`
+}
+
+// NewPromptAnswer pins answer for the arguments args (nil: none).
+func NewPromptAnswer(args, answer []byte) *PromptAnswer {
+	e := NewEntry(answer)
+	return &PromptAnswer{Arguments: CanonicalArguments(args), Answer: e.Definition, Raw: e.Raw, Ambiguous: e.Ambiguous, SHA256: e.SHA256}
+}
+
+// Canonical returns the pinned answer's canonical bytes, as Entry does.
+func (a *PromptAnswer) Canonical() Canonical {
+	return (&Entry{Definition: a.Answer, Raw: a.Raw, Ambiguous: a.Ambiguous}).Canonical()
+}
+
+// CanonicalArguments is the canonical form prompt arguments are compared
+// in: absent or null arguments are {}, and an object that is not JSON with
+// one meaning is kept as its raw bytes (it then matches only itself).
+func CanonicalArguments(args []byte) json.RawMessage {
+	t := bytes.TrimSpace(args)
+	if len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}")
+	}
+	c := Canonicalize(t)
+	return json.RawMessage(c.Bytes)
 }
 
 // Ack is an acknowledgement of an inspection finding: it silences the
@@ -307,6 +351,15 @@ func Parse(name string, data []byte) (*File, error) {
 					// (or would be, with a meaning chosen).
 					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s: definition is ambiguous (%s); it belongs in \"raw\"", name, line, ErrInvalid, kind, sname, key, c.Ambiguous)
 				}
+			}
+		}
+		for key, a := range s.PromptAnswers {
+			line := idx.Line(sname, "", "")
+			if a == nil || (len(a.Answer) == 0 && a.Raw == "") || len(bytes.TrimSpace(a.Arguments)) == 0 {
+				return nil, fmt.Errorf("%s:%d: %w: promptAnswers %s/%s needs arguments and an answer", name, line, ErrInvalid, sname, key)
+			}
+			if c := a.Canonical(); c.Bytes == nil || a.Raw == "" && c.Ambiguous != "" {
+				return nil, fmt.Errorf("%s:%d: %w: promptAnswers %s/%s: answer is ambiguous (%s); it belongs in \"raw\"", name, line, ErrInvalid, sname, key, c.Ambiguous)
 			}
 		}
 	}

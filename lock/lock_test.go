@@ -149,3 +149,32 @@ func TestWriteAtomicKeepsOldOnFailure(t *testing.T) {
 		t.Errorf("temporary files left: %v", ents)
 	}
 }
+
+// TestPromptAnswersRoundTrip: a pinned prompts/get answer survives a write
+// and a read, and a lock without promptAnswers reads as before.
+func TestPromptAnswersRoundTrip(t *testing.T) {
+	f := New()
+	s := &Server{Launch: Launch{Type: "stdio", Command: "x"}, Tools: map[string]*Entry{}}
+	s.PromptAnswers = map[string]*PromptAnswer{"hello": NewPromptAnswer(nil, []byte(`{"messages":[{"role":"user","content":{"type":"text","text":"caf\u00e9"}}]}`))}
+	f.Servers["s"] = s
+	data, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("mcp-lock.json", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	a := back.Servers["s"].PromptAnswers["hello"]
+	if a == nil || string(a.Arguments) != "{}" || a.Canonical().SHA256 != s.PromptAnswers["hello"].SHA256 {
+		t.Fatalf("read back %+v", a)
+	}
+	old := []byte(`{"lockfileVersion":1,"servers":{"s":{"launch":{"type":"stdio","command":"x"},"protocolVersion":"2025-06-18","tools":{}}}}`)
+	if l, err := Parse("old.json", old); err != nil || l.Servers["s"].PromptAnswers != nil {
+		t.Fatalf("a lock without promptAnswers: %v", err)
+	}
+	bad := []byte(`{"lockfileVersion":1,"servers":{"s":{"launch":{"type":"stdio"},"protocolVersion":"","tools":{},"promptAnswers":{"hello":{"sha256":"x"}}}}}`)
+	if _, err := Parse("bad.json", bad); err == nil {
+		t.Error("a prompt answer without arguments or answer was read")
+	}
+}

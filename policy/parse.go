@@ -274,7 +274,7 @@ func keys(ks []string) string { return strings.Join(ks, ", ") }
 
 var (
 	topKeys      = []string{"version", "defaults", "rules", "servers"}
-	settingKeys  = []string{"warmup-calls", "launches", "sandbox", "timeout", "request-timeout", "pass-env"}
+	settingKeys  = []string{"warmup-calls", "launches", "sandbox", "timeout", "request-timeout", "pass-env", "pin-prompts"}
 	serverKeys   = append(slices.Clone(settingKeys), "calls", "rules")
 	callKeys     = []string{"tool", "arguments"}
 	ruleLevelsOK = "off, note, warning or error"
@@ -450,6 +450,16 @@ func (d *decoder) setting(e entry, st *Settings) error {
 		} else {
 			st.RequestTimeout = v
 		}
+	case "pin-prompts":
+		s, n, err := d.text(e.value, e.key, e.keyN)
+		if err != nil {
+			return err
+		}
+		if _, isBool := n.(*ast.BoolNode); !isBool || s != "true" && s != "false" {
+			return d.at(n, "pin-prompts: want true or false, got %q", s)
+		}
+		v := s == "true"
+		st.PinPrompts = &v
 	case "pass-env":
 		items, err := d.list(e.value, "pass-env")
 		if err != nil {

@@ -134,6 +134,10 @@ type Settings struct {
 	Sandbox        sandbox.Level
 	Timeout        time.Duration
 	RequestTimeout time.Duration
+	// PinPrompts makes pin record each prompts/get answer in the lock, so
+	// the guard holds even a session's first answer to it (opt-in: a
+	// prompt whose expansion legitimately varies cannot be pinned).
+	PinPrompts *bool
 	// Rules map a rule id to its level; the top-level rules apply to every
 	// server, a server's own rules override them.
 	Rules map[string]RuleLevel
@@ -220,7 +224,7 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 	out = Settings{
 		WarmupCalls: d.WarmupCalls, Launches: d.Launches, Sandbox: d.Sandbox,
 		Timeout: d.Timeout, RequestTimeout: d.RequestTimeout,
-		PassEnv: slices.Clone(d.PassEnv),
+		PassEnv: slices.Clone(d.PassEnv), PinPrompts: d.PinPrompts,
 	}
 	if len(d.Rules) > 0 {
 		out.Rules = make(map[string]RuleLevel, len(d.Rules))
@@ -243,6 +247,9 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 		}
 		if s.RequestTimeout != 0 {
 			out.RequestTimeout = s.RequestTimeout
+		}
+		if s.PinPrompts != nil {
+			out.PinPrompts = s.PinPrompts
 		}
 		out.Calls = slices.Clone(s.Calls)
 		for _, e := range s.PassEnv {

@@ -165,8 +165,9 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate key", "version: 1\nversion: 1\n", `p.yaml:2:1: invalid policy: mapping key "version" already defined at [1:1]`},
 		{"second document", "version: 1\n---\nversion: 1\n", `p.yaml:3:1: invalid policy: a policy is one YAML document; this is a second one`},
 		{"unknown top key", "version: 1\nserver:\n  a: {}\n", `p.yaml:2:1: invalid policy: unknown key "server"; known: version, defaults, rules, servers`},
-		{"unknown server key", "version: 1\nservers:\n  fs:\n    warmup-cals: 3\n", `p.yaml:4:5: invalid policy: unknown key "warmup-cals" in server "fs"; known: warmup-calls, launches, sandbox, timeout, request-timeout, pass-env, calls, rules`},
-		{"calls in defaults", "version: 1\ndefaults:\n  calls: []\n", `p.yaml:3:3: invalid policy: unknown key "calls" in defaults (calls name a server's tools: put them under servers.NAME.calls); known: warmup-calls, launches, sandbox, timeout, request-timeout, pass-env`},
+		{"unknown server key", "version: 1\nservers:\n  fs:\n    warmup-cals: 3\n", `p.yaml:4:5: invalid policy: unknown key "warmup-cals" in server "fs"; known: warmup-calls, launches, sandbox, timeout, request-timeout, pass-env, pin-prompts, calls, rules`},
+		{"pin-prompts not a bool", "version: 1\nservers:\n  fs:\n    pin-prompts: yes\n", `p.yaml:4:18: invalid policy: pin-prompts: want true or false, got "yes"`},
+		{"calls in defaults", "version: 1\ndefaults:\n  calls: []\n", `p.yaml:3:3: invalid policy: unknown key "calls" in defaults (calls name a server's tools: put them under servers.NAME.calls); known: warmup-calls, launches, sandbox, timeout, request-timeout, pass-env, pin-prompts`},
 		{"negative warm-up", "version: 1\ndefaults:\n  warmup-calls: -1\n", `p.yaml:3:17: invalid policy: warmup-calls: -1 is out of range: want 0 to 1000`},
 		{"zero launches", "version: 1\nservers:\n  a:\n    launches: 0\n", `p.yaml:4:15: invalid policy: launches: 0 is out of range: want 1 to 100`},
 		{"count as string", "version: 1\ndefaults:\n  launches: \"2\"\n", `p.yaml:3:13: invalid policy: launches: want a whole number from 1 to 100, got "2"`},
@@ -378,5 +379,19 @@ func TestREADMEExample(t *testing.T) {
 	fs := p.Server("fs")
 	if fs == nil || len(fs.Calls) != 2 || string(fs.Calls[0].Arguments) != `{"path":"/tmp/x"}` || p.Server("github") == nil {
 		t.Errorf("README example parsed as %s", dump(p))
+	}
+}
+
+// TestPinPrompts: pin-prompts is read per server and from the defaults, the
+// server's own setting winning.
+func TestPinPrompts(t *testing.T) {
+	p, err := Parse("p.yaml", []byte("version: 1\ndefaults:\n  pin-prompts: true\nservers:\n  a:\n    pin-prompts: false\n  b: {}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"a": false, "b": true, "c": true} {
+		if got := p.Effective(name, nil).PinPrompts; got == nil || *got != want {
+			t.Errorf("%s: PinPrompts %v, want %v", name, got, want)
+		}
 	}
 }

@@ -71,6 +71,9 @@ type Observation struct {
 	// keyed by prompt name: the session pin of what a prompt expands to.
 	// An error answer is recorded as {"error": message}.
 	PromptGets map[string]json.RawMessage
+	// PromptArgs holds the arguments sent for each prompt whose prompts/get
+	// got a result (not an error): what pin-prompts pins the answer for.
+	PromptArgs map[string]json.RawMessage
 }
 
 // Call is one warm-up tools/call.
@@ -617,6 +620,7 @@ func (l *launchRun) promptGets(ctx context.Context, obs *Observation) error {
 		return nil
 	}
 	obs.PromptGets = map[string]json.RawMessage{}
+	obs.PromptArgs = map[string]json.RawMessage{}
 	for _, p := range prompts {
 		var def struct {
 			Arguments []struct {
@@ -639,6 +643,8 @@ func (l *launchRun) promptGets(ctx context.Context, obs *Observation) error {
 			}
 			b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": rpc.Err.Code, "message": rpc.Err.Message}})
 			raw = b
+		} else {
+			obs.PromptArgs[p.Key], _ = json.Marshal(args)
 		}
 		obs.PromptGets[p.Key] = raw
 	}

@@ -56,7 +56,8 @@ type server struct {
 	client   string
 	extra    bool // list_changed scenario: extra tool present
 	nextID   int
-	loot     string // hostile scenario: what its attacks got
+	loot     string          // hostile scenario: what its attacks got
+	deferred json.RawMessage // a tools/call answered once the client answers our request
 }
 
 const (
@@ -130,7 +131,8 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 			continue
 		}
 		if msg.Method == "" {
-			continue // a response to our own request
+			s.answered(sc.Bytes()) // a response to our own request
+			continue
 		}
 		if len(msg.ID) == 0 {
 			s.notification(msg.Method)
