@@ -77,7 +77,7 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, fmt.Errorf("guard: refusing to start server %q: %w", *server, err)
 	}
 	code := guard.Run(ctx, guard.Options{
-		Lock: lk, LockPath: *lockPath, Server: *server, Mode: m,
+		Lock: lk, LockPath: *lockPath, Server: *server, Mode: m, Redactor: env.red,
 		Command: rest[0], Args: rest[1:],
 		Sandbox:         sandbox.Options{Level: lvl, PassEnv: passEnv, Getenv: env.Getenv},
 		MaxMessageBytes: *maxMsg,

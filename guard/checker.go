@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -62,6 +63,15 @@ type checker struct {
 	logged map[string]bool
 	// warn takes warning-level differences, which are logged, not refused.
 	warn io.Writer
+	// red redacts live text the way pin redacted what it recorded: a
+	// definition that held a secret is in the lock as its redacted
+	// canonical form, so the live one is compared in that form too.
+	red *redact.Redactor
+}
+
+// pinned is raw in the form pin records it (canonical, secrets redacted).
+func (c *checker) pinned(raw []byte) lock.Canonical {
+	return check.PinnedCanonical(raw, c.red)
 }
 
 func newChecker(server string, ls *lock.Server, lockPath string) *checker {
@@ -384,7 +394,7 @@ func (c *checker) list(kind, field, keyField string, result []byte) []problem {
 // error-level inspection rules.
 func (c *checker) definition(kind, key string, raw []byte) []problem {
 	rules := ruleIDs[kind]
-	live := lock.Canonicalize(raw)
+	live := c.pinned(raw)
 	want, ok := c.locked[kind][key]
 	if !ok {
 		return []problem{{rule: rules[0], kind: kind, subject: key, what: "not in the lock"}}
@@ -449,7 +459,7 @@ func (c *checker) initialize(result []byte) []problem {
 	}
 	var out []problem
 	iraw, _ := get(ms, "instructions")
-	live := canonOrEmpty(iraw)
+	live := canonOrEmpty(c.red.JSON(iraw)) // as pin records it
 	if live.SHA256 != c.instr.SHA256 {
 		p := problem{rule: finding.InstructionsChanged, kind: finding.KindServer, subject: "instructions", fields: []string{"instructions"}}
 		p.changes = []check.FieldChange{{Path: "instructions", Before: stringOr(c.instr.Bytes), After: stringOr(live.Bytes)}}
@@ -463,7 +473,7 @@ func (c *checker) initialize(result []byte) []problem {
 		want      lock.Canonical
 	}{{"serverInfo", finding.ServerInfoChanged, c.info}, {"capabilities", finding.CapabilitiesChanged, c.caps}} {
 		raw, _ := get(ms, w.key)
-		got := canonOrEmpty(raw)
+		got := canonOrEmpty(c.red.JSON(raw))
 		if got.SHA256 == w.want.SHA256 || c.logged[w.key+got.SHA256] {
 			continue
 		}
@@ -540,7 +550,7 @@ func (c *checker) promptGet(params, result []byte) []problem {
 	if _, ok := c.locked[lock.KindPrompt][name]; !ok {
 		out = append(out, problem{rule: finding.PromptAdded, kind: lock.KindPrompt, subject: name, what: "not in the lock"})
 	}
-	live := lock.Canonicalize(result)
+	live := c.pinned(result)
 	// The lock's pin (pin-prompts): the answer pin saw for the same
 	// arguments, across sessions, first answer included.
 	if want := c.ls.PromptAnswers[name]; want != nil && string(lock.CanonicalArguments(args)) == string(want.Arguments) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
@@ -92,6 +93,9 @@ type Options struct {
 	// default at run time (the client's own launch, plus a process group).
 	// A zero CPUSeconds limit becomes unlimited: a session lasts hours.
 	Sandbox sandbox.Options
+	// Redactor redacts live text as pin did before comparing it with the
+	// lock (nil: secret shapes only, no environment values).
+	Redactor *redact.Redactor
 	// MaxMessageBytes bounds one line either way (0: DefaultMaxMessageBytes).
 	MaxMessageBytes int
 	// Stdin and Stdout are the client's side of the pipe; Stderr takes the
@@ -222,6 +226,7 @@ type pendingReq struct {
 func newSession(o Options, ls *lock.Server, logf func(string, ...any)) *session {
 	c := newChecker(o.Server, ls, o.LockPath)
 	c.warn = o.Stderr
+	c.red = o.Redactor
 	return &session{
 		o: o, ls: ls, logf: logf,
 		check:    c,

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -15,10 +17,16 @@ import (
 // placeholder matches any argument in its place. Only a warning: check
 // reports launch-changed against the config; the guard's job is the
 // manifest, which it holds whatever the command.
+//
+// The live launch is compared, and shown, in the form the lock records it:
+// with secrets in arguments redacted (a database URL's password), so a
+// secret neither makes a false difference nor reaches stderr.
 func launchMismatch(l lock.Launch, command string, args []string) string {
 	if l.Command == "" {
 		return ""
 	}
+	live := check.LaunchOf(config.Server{Command: command, Args: args})
+	command, args = live.Command, live.Args
 	match := func(want, got string) bool {
 		return want == got || strings.Contains(want, "${") || strings.Contains(want, "{env:")
 	}
