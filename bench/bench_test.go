@@ -11,7 +11,6 @@ package bench
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -56,7 +55,7 @@ func TestReport(t *testing.T) {
 		{"Concurrent probes: N fake servers that take 300 ms to answer initialize", concurrency},
 		{"One real server: check vs the server's own spawn-to-tools/list", realServer},
 		{"The cost of baiting: defaults vs --warmup-calls 0 --launches 1", baiting},
-		{"Sandbox start-up overhead per launch", sandboxOverhead},
+		{"Sandbox: strict vs basic on real servers", strictCost},
 	}
 	for _, s := range sections {
 		t.Logf("== %s", s.title)
@@ -271,24 +270,50 @@ func baiting(t *testing.T, bin string) string {
 	return b.String()
 }
 
-func sandboxOverhead(t *testing.T, bin string) string {
+// strictCost compares strict with basic on real servers, alternating the
+// two levels run by run so that the machine's load falls on both alike:
+// the quick check (one launch, no calls) and the default check (5 calls,
+// 2 launches). Target: strict within 1.2x of basic.
+func strictCost(t *testing.T, bin string) string {
 	_, dir := realDirs(t)
-	if code := run(t, bin, dir, "pin", "--quiet", "--server", "memory", "--warmup-calls", "0", "--launches", "1"); code != 0 {
+	if code := run(t, bin, dir, "pin", "--quiet", "--sandbox", "strict"); code != 0 {
 		t.Fatalf("pin: exit %d", code)
 	}
+	const n = 7
 	var b strings.Builder
-	b.WriteString("| --sandbox | check of server-memory (1 launch, no calls) | vs off |\n|---|---|---|\n")
-	var off time.Duration
-	for _, lvl := range []string{"off", "basic", "strict"} {
-		d := timeIt(5, func() {
-			run(t, bin, dir, "check", "--quiet", "--server", "memory", "--warmup-calls", "0", "--launches", "1", "--sandbox", lvl)
-		})
-		if lvl == "off" {
-			off = d
+	b.WriteString("| server | check | off | basic | strict | strict vs basic |\n|---|---|---|---|---|---|\n")
+	for _, s := range []string{"fs", "memory", "everything"} {
+		for _, mode := range []struct {
+			name string
+			args []string
+		}{{"quick (1 launch, no calls)", []string{"--warmup-calls", "0", "--launches", "1"}}, {"defaults", nil}} {
+			times := map[string][]time.Duration{}
+			for i := 0; i < n; i++ {
+				for _, lvl := range []string{"off", "basic", "strict"} {
+					args := append([]string{"check", "--quiet", "--server", s, "--sandbox", lvl}, mode.args...)
+					start := time.Now()
+					if code := run(t, bin, dir, args...); code != 0 {
+						t.Fatalf("%s %v: exit %d", s, args, code)
+					}
+					times[lvl] = append(times[lvl], time.Since(start))
+				}
+			}
+			med := func(lvl string) time.Duration {
+				ds := times[lvl]
+				slices.Sort(ds)
+				return ds[len(ds)/2]
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2fx |\n", s, mode.name, ms(med("off")), ms(med("basic")), ms(med("strict")), float64(med("strict"))/float64(med("basic")))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.2fx |\n", lvl, ms(d), float64(d)/float64(off))
 	}
-	b.WriteString("\nMedian of 5, the same real server at each level, side by side.\n")
-	_ = context.Background
+	fmt.Fprintf(&b, "\nMedian of %d, the three levels alternating run by run on the same pinned servers. Per launch, on /bin/true: `go test -run '^$' -bench BenchmarkLaunch ./sandbox`. Target: strict within 1.2x of basic.\n", n)
 	return b.String()
+}
+
+// TestStrictCost prints the strict-vs-basic table alone.
+func TestStrictCost(t *testing.T) {
+	if !*report {
+		t.Skip("run with: go test ./bench -run TestStrictCost -report -v")
+	}
+	t.Log("\n" + strictCost(t, buildCLI(t)))
 }
