@@ -103,6 +103,10 @@ type Identity struct {
 
 func (id Identity) String() string { return id.Name + "/" + id.Version }
 
+// DefaultCallTimeout is how long a warm-up tools/call is waited for when
+// Options.CallTimeout is not set.
+const DefaultCallTimeout = 3 * time.Second
+
 // Launcher builds the command for one launch (1-based); the probe starts it.
 type Launcher func(ctx context.Context, launch int) (*exec.Cmd, error)
 
@@ -128,7 +132,10 @@ type Options struct {
 	MaxStderrBytes  int           // default 64 KiB
 	MaxPages        int           // default 100
 	MaxListChanged  int           // re-lists on list_changed per launch, default 10
-	ShutdownGrace   time.Duration // default 2s
+	// CallTimeout bounds one warm-up tools/call (default 3s). Its answer
+	// does not matter, only that the server counted it: a call that times
+	// out is a note, and the re-list after it is made all the same.
+	CallTimeout time.Duration
 	// Roots are the root URIs answered to roots/list.
 	Roots []string
 	// Tap sees every payload the server sends, with the current phase and
@@ -155,6 +162,9 @@ func (o *Options) defaults() {
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 30 * time.Second
 	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = 16 << 20
 	}
@@ -166,9 +176,6 @@ func (o *Options) defaults() {
 	}
 	if o.MaxListChanged <= 0 {
 		o.MaxListChanged = 10
-	}
-	if o.ShutdownGrace <= 0 {
-		o.ShutdownGrace = 2 * time.Second
 	}
 	if o.Identity.Name == "" {
 		o.Identity = Identity{Name: "claude-code", Version: "2.0.14"}
@@ -259,7 +266,7 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 		}
 		l.p = p
 		defer func() {
-			p.close(l.opts.ShutdownGrace)
+			p.stop()
 			l.res.Stderr = p.stderr.String()
 			if err != nil {
 				err = l.explain(err)
@@ -301,6 +308,9 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 		outcome, result, err := l.callTool(ctx, c)
 		if err != nil {
 			return err
+		}
+		if outcome == "timeout" {
+			l.note(fmt.Sprintf("warm-up tools/call %q got no answer within %s (--call-timeout): it still counts as a call, the re-list after it was made, and a late answer is dropped unread", c.Tool, l.opts.CallTimeout))
 		}
 		l.res.Calls = append(l.res.Calls, CallRecord{Phase: fmt.Sprintf("launch-%d/%s", l.n, name), Call: c, Outcome: outcome, Result: result})
 		// A server that reacts to the call with list_changed is re-listed
@@ -717,14 +727,16 @@ func (l *launchRun) plan() []Call {
 	return append(calls, l.opts.Plan(tools)...)
 }
 
-// callTool makes one warm-up call. A call that errors still counts: the
-// counter in the server is what is being baited.
+// callTool makes one warm-up call. A call that errors or times out still
+// counts: the counter in the server is what is being baited, and it moved
+// when the request arrived. A late answer to a timed-out call finds no
+// pending request with its id and is dropped (session.run).
 func (l *launchRun) callTool(ctx context.Context, c Call) (string, json.RawMessage, error) {
 	args := c.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	cctx, cancel := context.WithTimeout(ctx, min(l.opts.RequestTimeout, 10*time.Second))
+	cctx, cancel := context.WithTimeout(ctx, l.opts.CallTimeout)
 	defer cancel()
 	raw, err := l.s.call(cctx, "tools/call", map[string]any{"name": c.Tool, "arguments": args})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -109,15 +110,86 @@ func TestRawBytesKept(t *testing.T) {
 	}
 }
 
-func TestIgnoresTermLeavesNothing(t *testing.T) {
-	launch, cmds := fake(t, "ignore-term")
-	start := time.Now()
-	res := Run(context.Background(), launch, Options{ShutdownGrace: 200 * time.Millisecond})
-	if res.Err != nil {
-		t.Fatal(res.Err)
+// TestShutdownKillsAtOnce: after a launch's last phase the server's group
+// is killed at once, whatever it does about shutdown. A server that
+// ignores EOF and SIGTERM (and a grandchild that does too) would hold a
+// graceful close for its whole grace period on every launch; the
+// ignore-eof fake leaves a mark for each EOF or SIGTERM it sees, and no
+// mark means no graceful sequence was run. Nothing of any launch is left.
+func TestShutdownKillsAtOnce(t *testing.T) {
+	for _, scenario := range []string{"ignore-term", "ignore-eof"} {
+		t.Run(scenario, func(t *testing.T) {
+			tmp := t.TempDir()
+			var cmds []*exec.Cmd
+			launch := func(ctx context.Context, _ int) (*exec.Cmd, error) {
+				c := exec.Command(os.Args[0])
+				c.Env = append(os.Environ(), "FAKE_SCENARIO="+scenario, "TMPDIR="+tmp)
+				cmds = append(cmds, c)
+				return c, nil
+			}
+			res := Run(context.Background(), launch, Options{Launches: 2})
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			if len(cmds) != 2 {
+				t.Fatalf("%d launches, want 2", len(cmds))
+			}
+			assertGone(t, cmds)
+			for _, m := range []string{"fake-saw-eof", "fake-saw-term"} {
+				if _, err := os.Stat(filepath.Join(tmp, m)); err == nil {
+					t.Errorf("the server saw %s: the graceful sequence was run", strings.TrimPrefix(m, "fake-saw-"))
+				}
+			}
+		})
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("shutdown took %v", d)
+}
+
+// TestWarmupCallTimeout: a server that counts a call at once but answers
+// it only after the client has given up on it, just before its answer to
+// the next tools/list, with a result shaped like a tools/list answer.
+// The call's time-out is a note, not a hold; the re-list after each call
+// is still made, so the counter rug pull after the third call is caught;
+// and the late answer is dropped (matched by id to nothing pending), not
+// taken as the re-list's answer.
+func TestWarmupCallTimeout(t *testing.T) {
+	launch, cmds := fake(t, "late-call")
+	res := Run(context.Background(), launch, Options{
+		WarmupCalls: 4, CallTimeout: 100 * time.Millisecond,
+		Calls: []Call{{Tool: "summarize", Arguments: json.RawMessage(`{"text":"x"}`)}},
+	})
+	if res.Err != nil {
+		t.Fatalf("held: %v", res.Err)
+	}
+	var phases []string
+	for _, o := range res.Observations {
+		phases = append(phases, o.Phase)
+		for _, d := range o.Lists[KindTool] {
+			if d.Key == "late_answer" {
+				t.Errorf("%s: the late answer to a timed-out call was taken as the tools/list answer", o.Phase)
+			}
+		}
+	}
+	if want := "launch-1/initial,launch-1/after-call-1,launch-1/after-call-2,launch-1/after-call-3,launch-1/after-call-4"; strings.Join(phases, ",") != want {
+		t.Fatalf("phases = %v, want %s (a re-list after every call)", phases, want)
+	}
+	for _, c := range res.Calls {
+		if c.Outcome != "timeout" {
+			t.Errorf("%s: outcome %q, want timeout", c.Phase, c.Outcome)
+		}
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], `tools/call "summarize" got no answer within 100ms`) {
+		t.Errorf("notes = %q, want one saying the call timed out", res.Notes)
+	}
+	desc := func(o Observation) string {
+		for _, d := range o.Lists[KindTool] {
+			if d.Key == "summarize" {
+				return string(d.Raw)
+			}
+		}
+		return ""
+	}
+	if strings.Contains(desc(res.Observations[2]), "IMPORTANT") || !strings.Contains(desc(res.Observations[3]), "IMPORTANT") {
+		t.Errorf("the rug pull after the third call was not seen in after-call-3:\n%s\n%s", desc(res.Observations[2]), desc(res.Observations[3]))
 	}
 	assertGone(t, *cmds)
 }

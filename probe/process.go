@@ -67,20 +67,15 @@ func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int)
 	return p, nil
 }
 
-// close shuts the server down as the MCP specification's stdio transport
-// says: "closing the input stream to the child process (the server)",
-// "waiting for the server to exit, or sending SIGTERM if the server does
-// not exit within a reasonable time", "sending SIGKILL if the server does
-// not exit within a reasonable time after SIGTERM". Signals go to the whole
-// process group, and the group is killed at the end in any case so that no
-// grandchild outlives the probe.
-func (p *process) close(grace time.Duration) {
-	p.stdin.Close()
-	if !p.wait(grace) {
-		p.signal(syscall.SIGTERM)
-		p.wait(grace)
-	}
+// stop ends a launch whose last phase is over. It kills the whole process
+// group at once instead of the MCP specification's graceful sequence
+// (close stdin, wait, SIGTERM, wait, SIGKILL): nothing the server does on
+// shutdown is observed, its run dir is discarded, and a server that ignores
+// EOF (server-everything 2025.x, redis- and postgres-style servers) would
+// otherwise cost the grace period on every launch.
+func (p *process) stop() {
 	p.kill()
+	p.stdin.Close()
 	if p.conn != nil {
 		p.conn.Close()
 	}
