@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -580,11 +581,32 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 	obs.Lists = map[string][]Def{}
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(l.base.Capabilities, &caps)
-	for _, kind := range Kinds {
+	// The four lists go out together: a server answers them in any order
+	// (each is matched by its id), so the phase costs one round trip of
+	// the slowest list instead of the sum. Pages of one list stay in
+	// sequence (each needs the cursor before it). The answers are read
+	// back in Kinds order, so notes and the error reported do not depend
+	// on which answer came first.
+	type listed struct {
+		defs []Def
+		err  error
+	}
+	answers := make([]listed, len(Kinds))
+	var wg sync.WaitGroup
+	for i, kind := range Kinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defs, err := l.list(ctx, kind)
+			answers[i] = listed{defs, err}
+		}()
+	}
+	wg.Wait()
+	for i, kind := range Kinds {
 		spec := listSpec[kind]
 		c, advertised := caps[spec.capability]
 		advertised = advertised && string(c) != "null"
-		defs, err := l.list(ctx, kind)
+		defs, err := answers[i].defs, answers[i].err
 		if err != nil {
 			var rpc *RPCError
 			switch {
@@ -626,33 +648,63 @@ func (l *launchRun) promptGets(ctx context.Context, obs *Observation) error {
 	if len(prompts) == 0 {
 		return nil
 	}
+	// The gets are independent: a few at a time, each answer kept at its
+	// prompt's place, so the result is the same whatever order the server
+	// answers in.
+	answers := make([]json.RawMessage, len(prompts))
+	errs := make([]error, len(prompts))
+	sem := make(chan struct{}, maxParallelGets)
+	var wg sync.WaitGroup
+	for i, p := range prompts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			answers[i], errs[i] = l.promptGet(ctx, p)
+		}()
+	}
+	wg.Wait()
 	obs.PromptGets = map[string]json.RawMessage{}
-	for _, p := range prompts {
-		var def struct {
-			Arguments []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
-			} `json:"arguments"`
+	for i, p := range prompts {
+		if errs[i] != nil {
+			return errs[i]
 		}
-		_ = json.Unmarshal(p.Raw, &def)
-		args := map[string]string{}
-		for _, a := range def.Arguments {
-			if a.Required && a.Name != "" {
-				args[a.Name] = "example"
-			}
-		}
-		raw, err := l.request(ctx, "prompts/get", map[string]any{"name": p.Key, "arguments": args})
-		if err != nil {
-			var rpc *RPCError
-			if !errors.As(err, &rpc) {
-				return err
-			}
-			b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": rpc.Err.Code, "message": rpc.Err.Message}})
-			raw = b
-		}
-		obs.PromptGets[p.Key] = raw
+		obs.PromptGets[p.Key] = answers[i]
 	}
 	return nil
+}
+
+// maxParallelGets bounds the prompts/get requests in flight at once: a
+// server listing hundreds of prompts is not sent hundreds of requests in
+// one burst.
+const maxParallelGets = 8
+
+// promptGet asks for one prompt; an error answer is recorded as
+// {"error": {code, message}}.
+func (l *launchRun) promptGet(ctx context.Context, p Def) (json.RawMessage, error) {
+	var def struct {
+		Arguments []struct {
+			Name     string `json:"name"`
+			Required bool   `json:"required"`
+		} `json:"arguments"`
+	}
+	_ = json.Unmarshal(p.Raw, &def)
+	args := map[string]string{}
+	for _, a := range def.Arguments {
+		if a.Required && a.Name != "" {
+			args[a.Name] = "example"
+		}
+	}
+	raw, err := l.request(ctx, "prompts/get", map[string]any{"name": p.Key, "arguments": args})
+	if err != nil {
+		var rpc *RPCError
+		if !errors.As(err, &rpc) {
+			return nil, err
+		}
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": rpc.Err.Code, "message": rpc.Err.Message}})
+		raw = b
+	}
+	return raw, nil
 }
 
 // list follows nextCursor through every page, refusing cursor loops and

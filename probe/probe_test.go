@@ -3,15 +3,19 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestMain(m *testing.M) {
@@ -203,6 +207,129 @@ func assertGone(t *testing.T, cmds []*exec.Cmd) {
 		}
 		if live := procgroup.Live(c.Process.Pid); len(live) > 0 {
 			t.Errorf("process group %d still has live processes %v", c.Process.Pid, live)
+		}
+	}
+}
+
+// TestParallelListsSameObservation: the lists of one phase and the
+// prompts/get requests go out together, and a server may answer them in
+// any order. An in-memory server that holds every first-page list request
+// until all four have arrived (a probe that sent them one by one would
+// never get an answer), holds the prompts/get requests the same way, and
+// answers each batch last-first, must yield the same observation as one
+// that answers in arrival order, pages included.
+func TestParallelListsSameObservation(t *testing.T) {
+	var got [2]Observation
+	for i, reverse := range []bool{false, true} {
+		opts := Options{
+			RequestTimeout: 10 * time.Second,
+			Connect: func(ctx context.Context, _ int) (mcp.Connection, func(), error) {
+				st, ct := mcp.NewInMemoryTransports()
+				sc, err := st.Connect(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				sctx, cancel := context.WithCancel(ctx)
+				go orderServer(sctx, sc, reverse)
+				cc, err := ct.Connect(ctx)
+				if err != nil {
+					cancel()
+					return nil, nil, err
+				}
+				return cc, func() { cancel(); cc.Close(); sc.Close() }, nil
+			},
+		}
+		res := Run(context.Background(), nil, opts)
+		if res.Err != nil {
+			t.Fatalf("reverse=%v: %v", reverse, res.Err)
+		}
+		if len(res.Observations) != 1 {
+			t.Fatalf("reverse=%v: %d observations", reverse, len(res.Observations))
+		}
+		got[i] = res.Observations[0]
+	}
+	a, _ := json.Marshal(got[0])
+	b, _ := json.Marshal(got[1])
+	if string(a) != string(b) {
+		t.Errorf("answer order changed the observation:\n%s\n%s", a, b)
+	}
+	o := got[1]
+	if n := len(o.Lists[KindTool]) + len(o.Lists[KindPrompt]) + len(o.Lists[KindResource]) + len(o.Lists[KindTemplate]); n != 8 || len(o.PromptGets) != 3 {
+		t.Errorf("observation incomplete: %s", b)
+	}
+	if strings.Join(toolNames(o), ",") != "t1,t2,t3" {
+		t.Errorf("tools = %v: pages out of order", toolNames(o))
+	}
+}
+
+// orderServer is the server of TestParallelListsSameObservation.
+func orderServer(ctx context.Context, c mcp.Connection, reverse bool) {
+	lists := map[string]string{
+		"tools/list":               `{"tools":[{"name":"t1","inputSchema":{"type":"object"}},{"name":"t2","inputSchema":{"type":"object"}}],"nextCursor":"p2"}`,
+		"tools/list p2":            `{"tools":[{"name":"t3","inputSchema":{"type":"object"}}]}`,
+		"prompts/list":             `{"prompts":[{"name":"a"},{"name":"b","arguments":[{"name":"x","required":true}]},{"name":"c"}]}`,
+		"resources/list":           `{"resources":[{"uri":"file:///r1","name":"r1"}]}`,
+		"resources/templates/list": `{"resourceTemplates":[{"uriTemplate":"file:///{x}","name":"x"}]}`,
+	}
+	var held []*jsonrpc.Request
+	answer := func(r *jsonrpc.Request) {
+		var p struct {
+			Name   string `json:"name"`
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(r.Params, &p)
+		var result string
+		switch r.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"prompts":{},"resources":{}},"serverInfo":{"name":"order","version":"1"}}`
+		case "prompts/get":
+			result = fmt.Sprintf(`{"messages":[{"role":"user","content":{"type":"text","text":%q}}]}`, "prompt "+p.Name+" "+string(r.Params))
+		default:
+			key := r.Method
+			if p.Cursor != "" {
+				key += " " + p.Cursor
+			}
+			result = lists[key]
+		}
+		_ = c.Write(ctx, &jsonrpc.Response{ID: r.ID, Result: json.RawMessage(result)})
+	}
+	// flush answers a batch once it is complete, in arrival order or
+	// last-first.
+	flush := func() {
+		if reverse {
+			slices.Reverse(held)
+		}
+		for _, r := range held {
+			answer(r)
+		}
+		held = nil
+	}
+	for {
+		m, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		r, ok := m.(*jsonrpc.Request)
+		if !ok || !r.IsCall() {
+			continue
+		}
+		var p struct {
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(r.Params, &p)
+		switch {
+		case strings.HasSuffix(r.Method, "/list") && p.Cursor == "":
+			held = append(held, r)
+			if len(held) == 4 {
+				flush()
+			}
+		case r.Method == "prompts/get":
+			held = append(held, r)
+			if len(held) == 3 {
+				flush()
+			}
+		default:
+			answer(r)
 		}
 	}
 }
