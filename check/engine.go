@@ -98,6 +98,9 @@ func (opts *Options) forServer(name string) *Options {
 	if st.RequestTimeout > 0 {
 		o.Probe.RequestTimeout = st.RequestTimeout
 	}
+	if st.CallTimeout > 0 {
+		o.Probe.CallTimeout = st.CallTimeout
+	}
 	if st.Timeout > 0 {
 		o.ServerTimeout = st.Timeout
 	}

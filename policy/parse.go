@@ -256,7 +256,7 @@ func keys(ks []string) string { return strings.Join(ks, ", ") }
 
 var (
 	topKeys      = []string{"version", "defaults", "rules", "servers"}
-	settingKeys  = []string{"warmup-calls", "launches", "sandbox", "timeout", "request-timeout", "pass-env"}
+	settingKeys  = []string{"warmup-calls", "launches", "sandbox", "timeout", "request-timeout", "call-timeout", "pass-env"}
 	serverKeys   = append(slices.Clone(settingKeys), "calls", "rules")
 	callKeys     = []string{"tool", "arguments"}
 	ruleLevelsOK = "off, note, warning or error"
@@ -399,7 +399,7 @@ func (d *decoder) setting(e entry, st *Settings) error {
 			return d.at(n, "sandbox: %v", err)
 		}
 		st.Sandbox = l
-	case "timeout", "request-timeout":
+	case "timeout", "request-timeout", "call-timeout":
 		s, n, err := d.text(e.value, e.key, e.keyN)
 		if err != nil {
 			return err
@@ -411,10 +411,13 @@ func (d *decoder) setting(e entry, st *Settings) error {
 		if v <= 0 {
 			return d.at(n, "%s: %s: want a duration above zero", e.key, s)
 		}
-		if e.key == "timeout" {
+		switch e.key {
+		case "timeout":
 			st.Timeout = v
-		} else {
+		case "request-timeout":
 			st.RequestTimeout = v
+		default:
+			st.CallTimeout = v
 		}
 	case "pass-env":
 		items, err := d.list(e.value, "pass-env")

@@ -56,6 +56,7 @@ const (
 	FlagSandbox        = "sandbox"
 	FlagTimeout        = "timeout"
 	FlagRequestTimeout = "request-timeout"
+	FlagCallTimeout    = "call-timeout"
 )
 
 // ErrInvalid is wrapped by every error Parse returns.
@@ -129,6 +130,9 @@ type Settings struct {
 	Sandbox        sandbox.Level
 	Timeout        time.Duration
 	RequestTimeout time.Duration
+	// CallTimeout bounds one warm-up tools/call: a server whose tools are
+	// slow to answer (a backend to reach) can be given more.
+	CallTimeout time.Duration
 	// Rules map a rule id to its level; the top-level rules apply to every
 	// server, a server's own rules override them.
 	Rules map[string]RuleLevel
@@ -199,7 +203,7 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 	d := p.Defaults
 	out = Settings{
 		WarmupCalls: d.WarmupCalls, Launches: d.Launches, Sandbox: d.Sandbox,
-		Timeout: d.Timeout, RequestTimeout: d.RequestTimeout,
+		Timeout: d.Timeout, RequestTimeout: d.RequestTimeout, CallTimeout: d.CallTimeout,
 		PassEnv: slices.Clone(d.PassEnv),
 	}
 	if len(d.Rules) > 0 {
@@ -223,6 +227,9 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 		}
 		if s.RequestTimeout != 0 {
 			out.RequestTimeout = s.RequestTimeout
+		}
+		if s.CallTimeout != 0 {
+			out.CallTimeout = s.CallTimeout
 		}
 		out.Calls = slices.Clone(s.Calls)
 		for _, e := range s.PassEnv {
@@ -251,6 +258,9 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 	}
 	if explicit(FlagRequestTimeout) {
 		out.RequestTimeout = 0
+	}
+	if explicit(FlagCallTimeout) {
+		out.CallTimeout = 0
 	}
 	return out
 }
