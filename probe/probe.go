@@ -142,6 +142,10 @@ type Options struct {
 	// Tap sees every payload the server sends, with the current phase and
 	// the method it answers or notifies (canary detection).
 	Tap func(phase, method string, payload []byte)
+	// Observed, when set, is given each observation as soon as it is
+	// recorded, in order, from the probe's goroutine (the engine
+	// canonicalizes and inspects it while the probe goes on).
+	Observed func(Observation)
 	// Progress is told each phase as it starts.
 	Progress func(phase string)
 	// ExtraLaunches adds launches after the identity launches under the
@@ -636,6 +640,9 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 		}
 	}
 	l.res.Observations = append(l.res.Observations, obs)
+	if l.opts.Observed != nil {
+		l.opts.Observed(obs)
+	}
 	return nil
 }
 
