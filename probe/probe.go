@@ -218,9 +218,13 @@ func Run(ctx context.Context, launch Launcher, opts Options) *Result {
 	for range opts.ExtraLaunches {
 		ids = append(ids, opts.Identity)
 	}
+	// Launches that are not the last are reaped in the background; none
+	// outlives Run.
+	var reaps sync.WaitGroup
+	defer reaps.Wait()
 	for i, id := range ids {
 		n := i + 1
-		l := &launchRun{opts: &opts, res: res, n: n, id: id}
+		l := &launchRun{opts: &opts, res: res, n: n, id: id, last: n == len(ids), reaps: &reaps}
 		if err := l.run(ctx, launch); err != nil {
 			res.Err = err
 			res.Phase = l.phase
@@ -241,6 +245,8 @@ type launchRun struct {
 	p           *process
 	base        Observation // handshake part, copied into every phase
 	listChanged int
+	last        bool            // the last launch of the probe
+	reaps       *sync.WaitGroup // background reaps of earlier launches
 }
 
 func (l *launchRun) setPhase(name string) {
@@ -272,6 +278,17 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 		l.p = p
 		defer func() {
 			p.stop()
+			if err == nil && !l.last {
+				// Nothing more is read from this launch (Stderr is the
+				// last launch's): its teardown overlaps with the next.
+				l.reaps.Add(1)
+				go func() {
+					defer l.reaps.Done()
+					p.reap()
+				}()
+				return
+			}
+			p.reap()
 			l.res.Stderr = p.stderr.String()
 			if err != nil {
 				err = l.explain(err)
