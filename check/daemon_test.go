@@ -20,7 +20,7 @@ func TestDaemonizingGrandchildDoesNotSurvive(t *testing.T) {
 	mark := "daemon-" + time.Now().Format("150405.000000000")
 	s := config.Server{Name: "d", Type: "stdio", Command: os.Args[0], Env: map[string]string{"FAKE_SCENARIO": "daemon", "FAKE_DAEMON_MARK": mark}, File: ".mcp.json", Line: 1, Client: "claude-code"}
 	opts := Options{Servers: []config.Server{s}, All: true, LockPath: "mcp-lock.json",
-		Probe:   probe.Options{Launches: 2, WarmupCalls: 0, RequestTimeout: 10 * time.Second, ShutdownGrace: 200 * time.Millisecond},
+		Probe:   probe.Options{Launches: 2, WarmupCalls: 0, RequestTimeout: 10 * time.Second},
 		Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: finding.Error, Jobs: 1}
 	r := Check(context.Background(), opts)
 	if r.Servers[0].Reason != "" {

@@ -104,6 +104,9 @@ func (opts *Options) forServer(name string) *Options {
 	if st.RequestTimeout > 0 {
 		o.Probe.RequestTimeout = st.RequestTimeout
 	}
+	if st.CallTimeout > 0 {
+		o.Probe.CallTimeout = st.CallTimeout
+	}
 	if st.Timeout > 0 {
 		o.ServerTimeout = st.Timeout
 	}
@@ -144,6 +147,9 @@ type serverRun struct {
 	held      string // reason it could not be probed
 	notes     []string
 	resolved  string // package version the launch resolved to (hygiene.go)
+	// inspector holds the inspection of snaps started while the server
+	// was still being driven (streamPhases); inspectRun finishes it.
+	inspector *inspector
 }
 
 // LaunchOf is the launch identity of a configured server as the lock
@@ -403,7 +409,9 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	launcher := func(ctx context.Context, n int) (*exec.Cmd, error) {
 		return sb.Command(ctx, command, args, launchEnv(n), cwd)
 	}
+	wait := run.streamPhases(&popts, opts.Redactor)
 	run.res = probe.Run(pctx, launcher, popts)
+	wait()
 	run.resolved = resolvedVersion(command, args, npmCacheDir(opts, env))
 	run.notes = append(run.notes, run.res.Notes...)
 	for _, u := range sb.Used() {
@@ -420,7 +428,6 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		run.held = opts.Redactor.String(sb.Redact(heldReason(run.res.Err, opts)))
 	}
 	run.redactNotes(opts.Redactor)
-	run.snapshot(opts.Redactor)
 	return run
 }
 
@@ -479,6 +486,32 @@ func (run *serverRun) snapshot(r *redact.Redactor) {
 	cache := &canonCache{red: r}
 	for _, o := range run.res.Observations {
 		run.snaps = append(run.snaps, newSnapshotCached(run.cfg.Name, o, cache))
+	}
+}
+
+// streamPhases makes the probe hand over each phase as it is recorded, so
+// that canonicalizing and inspecting it overlap with driving the server
+// through the next. The phases arrive in order on one goroutine, so the
+// snapshots and findings are the ones snapshot and inspectRun would make
+// afterwards. wait returns once every phase handed over is processed;
+// call it after probe.Run.
+func (run *serverRun) streamPhases(popts *probe.Options, r *redact.Redactor) (wait func()) {
+	phases := make(chan probe.Observation, 16)
+	done := make(chan struct{})
+	run.inspector = newInspector(run.cfg.Name)
+	go func() {
+		defer close(done)
+		cache := &canonCache{red: r}
+		for o := range phases {
+			s := newSnapshotCached(run.cfg.Name, o, cache)
+			run.snaps = append(run.snaps, s)
+			run.inspector.add(s)
+		}
+	}()
+	popts.Observed = func(o probe.Observation) { phases <- o }
+	return func() {
+		close(phases)
+		<-done
 	}
 }
 
@@ -623,56 +656,15 @@ func promptGetFindings(run *serverRun) []finding.Finding {
 
 // inspectRun inspects every distinct definition the probe saw, in any
 // phase, matched or not: a server poisoned from day one passes its pin.
+// When the probe streamed its phases (streamPhases), most of the work is
+// already done.
 func inspectRun(run *serverRun) []finding.Finding {
-	var out []finding.Finding
-	var jobs []inspectJob
-	seen := map[string]bool{}
-	for _, s := range run.snaps {
-		out = append(out, s.dups...)
-		if len(s.obs.Instructions) > 0 && !seen["i"+s.instructions.SHA256] {
-			seen["i"+s.instructions.SHA256] = true
-			jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: finding.KindServer, Name: "instructions", Raw: s.obs.Instructions, Phase: s.obs.Phase}, s.instructions.SHA256, ""})
-		}
-		for field, c := range map[string]lock.Canonical{"instructions": s.instructions, "serverInfo": s.serverInfo, "capabilities": s.capabilities} {
-			if c.Ambiguous != "" && !seen["a"+field+c.SHA256] {
-				seen["a"+field+c.SHA256] = true
-				f := finding.New(finding.AmbiguousJSON, run.cfg.Name)
-				f.Kind, f.Subject, f.Field, f.Phase, f.ContentSHA256 = finding.KindServer, field, field, s.obs.Phase, c.SHA256
-				f.Message = fmt.Sprintf("the server's %s is not JSON with one meaning: %s; it is pinned by its raw bytes", field, c.Ambiguous)
-				out = append(out, f)
-			}
-		}
-		// serverInfo's name and title are shown to users and models too.
-		if len(s.obs.ServerInfo) > 0 && !seen["s"+s.serverInfo.SHA256] {
-			seen["s"+s.serverInfo.SHA256] = true
-			jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: finding.KindServer, Name: "serverInfo", Raw: s.obs.ServerInfo, Phase: s.obs.Phase}, s.serverInfo.SHA256, "serverInfo"})
-		}
-		// What a prompt expands to is model input as much as its listing.
-		for _, name := range sortedKeys(s.obs.PromptGets) {
-			raw := s.obs.PromptGets[name]
-			sum := lock.Sum(raw)
-			if seen["g"+name+sum] {
-				continue
-			}
-			seen["g"+name+sum] = true
-			jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: finding.KindPrompt, Name: name, Raw: raw, Phase: s.obs.Phase}, sum, "prompts/get"})
-		}
-		for _, kind := range probe.Kinds {
-			for _, key := range s.order[kind] {
-				c := s.entries[kind][key]
-				id := kind + "\x00" + key + "\x00" + c.SHA256
-				if seen[id] {
-					continue
-				}
-				seen[id] = true
-				if c.Ambiguous != "" {
-					f := finding.New(finding.AmbiguousJSON, run.cfg.Name)
-					f.Kind, f.Subject, f.Phase, f.ContentSHA256 = kind, key, s.obs.Phase, c.SHA256
-					f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, c.Ambiguous)
-					out = append(out, f)
-				}
-				jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase}, c.SHA256, ""})
-			}
+	in := run.inspector
+	run.inspector = nil
+	if in == nil {
+		in = newInspector(run.cfg.Name)
+		for _, s := range run.snaps {
+			in.add(s)
 		}
 	}
 	// What the warm-up calls returned is model input too.
@@ -680,46 +672,118 @@ func inspectRun(run *serverRun) []finding.Finding {
 	if run.res != nil {
 		calls = run.res.Calls
 	}
+	in.addCalls(calls)
+	return in.finish()
+}
+
+// inspector inspects one server's snapshots as they come, so inspection
+// overlaps with driving the server. Definitions are independent: they are
+// inspected on every CPU, and the findings kept in the order the
+// definitions were first seen, so the result does not depend on timing.
+type inspector struct {
+	server string
+	seen   map[string]bool
+	out    []finding.Finding // found while queueing (duplicates, ambiguous JSON)
+	jobs   []*inspectJob
+	queue  chan *inspectJob
+	wg     sync.WaitGroup
+}
+
+func newInspector(server string) *inspector {
+	in := &inspector{server: server, seen: map[string]bool{}, queue: make(chan *inspectJob, 256)}
+	for range runtime.GOMAXPROCS(0) {
+		in.wg.Add(1)
+		go func() {
+			defer in.wg.Done()
+			for j := range in.queue {
+				j.run()
+			}
+		}()
+	}
+	return in
+}
+
+func (in *inspector) job(j *inspectJob) {
+	in.jobs = append(in.jobs, j)
+	in.queue <- j
+}
+
+// add queues what snapshot s shows that no earlier snapshot showed.
+func (in *inspector) add(s *snapshot) {
+	seen, server := in.seen, in.server
+	in.out = append(in.out, s.dups...)
+	if len(s.obs.Instructions) > 0 && !seen["i"+s.instructions.SHA256] {
+		seen["i"+s.instructions.SHA256] = true
+		in.job(&inspectJob{subject: inspect.Subject{Server: server, Kind: finding.KindServer, Name: "instructions", Raw: s.obs.Instructions, Phase: s.obs.Phase}, sum: s.instructions.SHA256})
+	}
+	canon := map[string]lock.Canonical{"instructions": s.instructions, "serverInfo": s.serverInfo, "capabilities": s.capabilities}
+	for _, field := range []string{"instructions", "serverInfo", "capabilities"} {
+		c := canon[field]
+		if c.Ambiguous != "" && !seen["a"+field+c.SHA256] {
+			seen["a"+field+c.SHA256] = true
+			f := finding.New(finding.AmbiguousJSON, server)
+			f.Kind, f.Subject, f.Field, f.Phase, f.ContentSHA256 = finding.KindServer, field, field, s.obs.Phase, c.SHA256
+			f.Message = fmt.Sprintf("the server's %s is not JSON with one meaning: %s; it is pinned by its raw bytes", field, c.Ambiguous)
+			in.out = append(in.out, f)
+		}
+	}
+	// serverInfo's name and title are shown to users and models too.
+	if len(s.obs.ServerInfo) > 0 && !seen["s"+s.serverInfo.SHA256] {
+		seen["s"+s.serverInfo.SHA256] = true
+		in.job(&inspectJob{subject: inspect.Subject{Server: server, Kind: finding.KindServer, Name: "serverInfo", Raw: s.obs.ServerInfo, Phase: s.obs.Phase}, sum: s.serverInfo.SHA256, prefix: "serverInfo"})
+	}
+	// What a prompt expands to is model input as much as its listing.
+	for _, name := range sortedKeys(s.obs.PromptGets) {
+		raw := s.obs.PromptGets[name]
+		sum := lock.Sum(raw)
+		if seen["g"+name+sum] {
+			continue
+		}
+		seen["g"+name+sum] = true
+		in.job(&inspectJob{subject: inspect.Subject{Server: server, Kind: finding.KindPrompt, Name: name, Raw: raw, Phase: s.obs.Phase}, sum: sum, prefix: "prompts/get"})
+	}
+	for _, kind := range probe.Kinds {
+		for _, key := range s.order[kind] {
+			c := s.entries[kind][key]
+			id := kind + "\x00" + key + "\x00" + c.SHA256
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if c.Ambiguous != "" {
+				f := finding.New(finding.AmbiguousJSON, server)
+				f.Kind, f.Subject, f.Phase, f.ContentSHA256 = kind, key, s.obs.Phase, c.SHA256
+				f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, c.Ambiguous)
+				in.out = append(in.out, f)
+			}
+			in.job(&inspectJob{subject: inspect.Subject{Server: server, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase}, sum: c.SHA256})
+		}
+	}
+}
+
+// addCalls queues the distinct results of the warm-up calls.
+func (in *inspector) addCalls(calls []probe.CallRecord) {
 	for _, c := range calls {
 		if len(c.Result) == 0 {
 			continue
 		}
 		sum := lock.Sum(c.Result)
-		if seen["r"+c.Tool+sum] {
+		if in.seen["r"+c.Tool+sum] {
 			continue
 		}
-		seen["r"+c.Tool+sum] = true
-		jobs = append(jobs, inspectJob{inspect.Subject{Server: run.cfg.Name, Kind: finding.KindTool, Name: c.Tool, Raw: c.Result, Phase: c.Phase}, sum, "tools/call result"})
+		in.seen["r"+c.Tool+sum] = true
+		in.job(&inspectJob{subject: inspect.Subject{Server: in.server, Kind: finding.KindTool, Name: c.Tool, Raw: c.Result, Phase: c.Phase}, sum: sum, prefix: "tools/call result"})
 	}
-	// Definitions are independent: inspect them on every CPU, then keep
-	// the findings in the order the definitions were seen.
-	results := make([][]finding.Finding, len(jobs))
-	workers := min(runtime.GOMAXPROCS(0), len(jobs)/32+1)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(jobs); i += workers {
-				fs := withHash(inspect.Definition(jobs[i].subject), jobs[i].sum)
-				if p := jobs[i].prefix; p != "" {
-					for k := range fs {
-						if fs[k].Field == "" {
-							fs[k].Field = p
-						} else {
-							// Field is already a path: prefix it, do not
-							// escape it again.
-							fs[k].Field = p + "/" + fs[k].Field
-						}
-					}
-				}
-				results[i] = fs
-			}
-		}()
-	}
-	wg.Wait()
-	for _, fs := range results {
-		out = append(out, fs...)
+}
+
+// finish waits for the queued inspections and returns every finding: those
+// found while queueing, then each job's in queue order.
+func (in *inspector) finish() []finding.Finding {
+	close(in.queue)
+	in.wg.Wait()
+	out := in.out
+	for _, j := range in.jobs {
+		out = append(out, j.out...)
 	}
 	return out
 }
@@ -727,7 +791,24 @@ func inspectRun(run *serverRun) []finding.Finding {
 type inspectJob struct {
 	subject inspect.Subject
 	sum     string
-	prefix  string // put before each finding's field path
+	prefix  string            // put before each finding's field path
+	out     []finding.Finding // set by run
+}
+
+func (j *inspectJob) run() {
+	fs := withHash(inspect.Definition(j.subject), j.sum)
+	if p := j.prefix; p != "" {
+		for k := range fs {
+			if fs[k].Field == "" {
+				fs[k].Field = p
+			} else {
+				// Field is already a path: prefix it, do not
+				// escape it again.
+				fs[k].Field = p + "/" + fs[k].Field
+			}
+		}
+	}
+	j.out = fs
 }
 
 // withHash binds inspection findings to the canonical hash of their

@@ -33,6 +33,7 @@ type common struct {
 	protocol       string
 	timeout        time.Duration
 	requestTimeout time.Duration
+	callTimeout    time.Duration
 	maxMessage     int
 	jobs           int
 	quiet          bool
@@ -66,6 +67,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.protocol, "protocol", "auto", "handshake: auto (initialize, as the presented client does; server/discover only when initialize is refused), legacy or stateless")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "deadline for one server's whole probe")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "deadline for one request")
+	fs.DurationVar(&c.callTimeout, "call-timeout", probe.DefaultCallTimeout, "deadline for one warm-up tools/call; a call not answered by then still counts, and is a note")
 	fs.IntVar(&c.maxMessage, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted from a server")
 	fs.IntVar(&c.jobs, "jobs", defaultJobs(), "servers probed at once: 8 per CPU, between 16 and 64")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
@@ -264,6 +266,9 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	if c.warmup < 0 || c.launches < 1 || c.jobs < 1 || c.maxMessage < 1024 {
 		return o, usageErr("--warmup-calls must be >= 0, --launches and --jobs >= 1, --max-message-bytes >= 1024")
 	}
+	if c.callTimeout <= 0 {
+		return o, usageErr("--call-timeout must be above zero")
+	}
 	switch c.protocol {
 	case "auto", "legacy", "stateless":
 	default:
@@ -279,7 +284,7 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	}
 	o.Probe = probe.Options{
 		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: c.protocol,
-		RequestTimeout: c.requestTimeout, MaxMessageBytes: c.maxMessage,
+		RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout, MaxMessageBytes: c.maxMessage,
 	}
 	o.ServerTimeout = c.timeout
 	if lvl == sandbox.Strict {

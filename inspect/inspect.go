@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -344,15 +343,16 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 
 // beaconURL matches a markdown image or link whose URL has a placeholder
 // for the model to fill in: rendering it sends what the model put there to
-// the URL's host, with no tool call a user would see.
-var beaconURL = regexp.MustCompile(`!?\[[^\]\n]{0,200}\]\(\s*<?https?://[^)\s]{0,500}(\{[^}\s]{1,80}\}|\$\{|%7[bB]|<[a-zA-Z_]{1,40}>)`)
+// the URL's host, with no tool call a user would see. Compiled on first
+// use (its bounded repetitions make it the costliest expression to build).
+var beaconURL = lazyRegexp(`!?\[[^\]\n]{0,200}\]\(\s*<?https?://[^)\s]{0,500}(\{[^}\s]{1,80}\}|\$\{|%7[bB]|<[a-zA-Z_]{1,40}>)`)
 
 // beacon flags text asking the model to render such a link or image.
 func (sc *scan) beacon(r textRef, s string) {
 	if !strings.Contains(s, "](") {
 		return
 	}
-	loc := beaconURL.FindStringIndex(s)
+	loc := beaconURL().FindStringIndex(s)
 	if loc == nil {
 		return
 	}

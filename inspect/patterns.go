@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A phrase is one heuristic of model-instruction or sensitive-path: a
@@ -19,7 +20,10 @@ import (
 type phrase struct {
 	label   string
 	anchors []string
-	re      *regexp.Regexp
+	// re compiles the expression on first use: compiling them all costs
+	// about 10 ms of CPU, which every start of the binary would pay at
+	// init, the sandbox helper's too, where nothing is inspected.
+	re func() *regexp.Regexp
 	// windowed phrases are not anchored: the expression runs on
 	// [anchor-back, anchor+fwd], for paths whose match starts before the
 	// anchor word (the "." of ".ssh").
@@ -41,25 +45,30 @@ const (
 
 // ph builds an anchored phrase: expr must match starting at an anchor.
 func ph(label string, anchors []string, expr string) phrase {
-	return phrase{label: label, anchors: anchors, re: regexp.MustCompile(`^(?:` + expr + `)`)}
+	return phrase{label: label, anchors: anchors, re: lazyRegexp(`^(?:` + expr + `)`)}
 }
 
 // pp builds a windowed (path) phrase.
 func pp(label string, anchors []string, expr string) phrase {
-	return phrase{label: label, anchors: anchors, re: regexp.MustCompile(expr), windowed: true}
+	return phrase{label: label, anchors: anchors, re: lazyRegexp(expr), windowed: true}
+}
+
+// lazyRegexp compiles expr once, on first use.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // try tests the phrase at anchor position p of text.
 func (ph *phrase) try(text []byte, p int) (int, int, bool) {
 	if !ph.windowed {
-		loc := ph.re.FindIndex(text[p:min(len(text), p+fwd)])
+		loc := ph.re().FindIndex(text[p:min(len(text), p+fwd)])
 		if loc == nil {
 			return 0, 0, false
 		}
 		return p + loc[0], p + loc[1], true
 	}
 	lo := max(0, p-back)
-	loc := ph.re.FindIndex(text[lo:min(len(text), p+fwd/4)])
+	loc := ph.re().FindIndex(text[lo:min(len(text), p+fwd/4)])
 	if loc == nil {
 		return 0, 0, false
 	}

@@ -59,7 +59,7 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("%s: sandbox %q", where, s.Sandbox)
 				}
 			}
-			if s.Timeout < 0 || s.RequestTimeout < 0 {
+			if s.Timeout < 0 || s.RequestTimeout < 0 || s.CallTimeout < 0 {
 				t.Fatalf("%s: negative time-out", where)
 			}
 			for _, c := range s.Calls {

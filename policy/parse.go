@@ -274,7 +274,7 @@ func keys(ks []string) string { return strings.Join(ks, ", ") }
 
 var (
 	topKeys      = []string{"version", "defaults", "rules", "servers"}
-	settingKeys  = []string{"warmup-calls", "launches", "sandbox", "timeout", "request-timeout", "pass-env", "pin-prompts"}
+	settingKeys  = []string{"warmup-calls", "launches", "sandbox", "timeout", "request-timeout", "call-timeout", "pass-env", "pin-prompts"}
 	serverKeys   = append(slices.Clone(settingKeys), "calls", "rules")
 	callKeys     = []string{"tool", "arguments"}
 	ruleLevelsOK = "off, note, warning or error"
@@ -425,7 +425,7 @@ func (d *decoder) setting(e entry, st *Settings) error {
 			return d.at(n, "sandbox: %v", err)
 		}
 		st.Sandbox = l
-	case "timeout", "request-timeout":
+	case "timeout", "request-timeout", "call-timeout":
 		s, n, err := d.text(e.value, e.key, e.keyN)
 		if err != nil {
 			return err
@@ -445,10 +445,13 @@ func (d *decoder) setting(e entry, st *Settings) error {
 			// would hold the job until the runner gives up.
 			return d.at(n, "%s: %s is above the cap of %s", e.key, s, limit)
 		}
-		if e.key == "timeout" {
+		switch e.key {
+		case "timeout":
 			st.Timeout = v
-		} else {
+		case "request-timeout":
 			st.RequestTimeout = v
+		default:
+			st.CallTimeout = v
 		}
 	case "pin-prompts":
 		s, n, err := d.text(e.value, e.key, e.keyN)

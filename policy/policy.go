@@ -61,6 +61,7 @@ const (
 	FlagSandbox        = "sandbox"
 	FlagTimeout        = "timeout"
 	FlagRequestTimeout = "request-timeout"
+	FlagCallTimeout    = "call-timeout"
 )
 
 // ErrInvalid is wrapped by every error Parse returns.
@@ -138,6 +139,9 @@ type Settings struct {
 	// the guard holds even a session's first answer to it (opt-in: a
 	// prompt whose expansion legitimately varies cannot be pinned).
 	PinPrompts *bool
+	// CallTimeout bounds one warm-up tools/call: a server whose tools are
+	// slow to answer (a backend to reach) can be given more.
+	CallTimeout time.Duration
 	// Rules map a rule id to its level; the top-level rules apply to every
 	// server, a server's own rules override them.
 	Rules map[string]RuleLevel
@@ -223,7 +227,7 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 	d := p.Defaults
 	out = Settings{
 		WarmupCalls: d.WarmupCalls, Launches: d.Launches, Sandbox: d.Sandbox,
-		Timeout: d.Timeout, RequestTimeout: d.RequestTimeout,
+		Timeout: d.Timeout, RequestTimeout: d.RequestTimeout, CallTimeout: d.CallTimeout,
 		PassEnv: slices.Clone(d.PassEnv), PinPrompts: d.PinPrompts,
 	}
 	if len(d.Rules) > 0 {
@@ -250,6 +254,9 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 		}
 		if s.PinPrompts != nil {
 			out.PinPrompts = s.PinPrompts
+		}
+		if s.CallTimeout != 0 {
+			out.CallTimeout = s.CallTimeout
 		}
 		out.Calls = slices.Clone(s.Calls)
 		for _, e := range s.PassEnv {
@@ -278,6 +285,9 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 	}
 	if explicit(FlagRequestTimeout) {
 		out.RequestTimeout = 0
+	}
+	if explicit(FlagCallTimeout) {
+		out.CallTimeout = 0
 	}
 	return out
 }

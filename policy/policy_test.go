@@ -29,7 +29,7 @@ func TestParseFull(t *testing.T) {
 		File: "full.yaml",
 		Defaults: Settings{
 			WarmupCalls: intp(5), Launches: intp(2), Sandbox: sandbox.Basic,
-			Timeout: 2 * time.Minute, RequestTimeout: 30 * time.Second,
+			Timeout: 2 * time.Minute, RequestTimeout: 30 * time.Second, CallTimeout: 3 * time.Second,
 			PassEnv: []string{"HTTPS_PROXY"},
 			Rules: map[string]RuleLevel{
 				"model-instruction": {Severity: finding.Warning},
@@ -37,7 +37,7 @@ func TestParseFull(t *testing.T) {
 			},
 		},
 		Servers: []Server{
-			{Name: "fs", Line: 14, Column: 3, Settings: Settings{
+			{Name: "fs", Line: 15, Column: 3, Settings: Settings{
 				WarmupCalls: intp(3),
 				Calls: []probe.Call{
 					{Tool: "read_text_file", Arguments: []byte(`{"path":"/tmp/x"}`)},
@@ -47,8 +47,8 @@ func TestParseFull(t *testing.T) {
 				Timeout: 90 * time.Second,
 				Rules:   map[string]RuleLevel{"tool-removed": {Severity: finding.Error}},
 			}},
-			{Name: "github", Line: 26, Column: 3, Settings: Settings{
-				RequestTimeout: 10 * time.Second,
+			{Name: "github", Line: 27, Column: 3, Settings: Settings{
+				RequestTimeout: 10 * time.Second, CallTimeout: 20 * time.Second,
 				Calls: []probe.Call{
 					{Tool: "search_repositories", Arguments: []byte(`{"query":"org:example","perPage":5,"filters":["open","not archived"]}`)},
 				},
@@ -84,7 +84,7 @@ func dumpSettings(s Settings) string {
 	for _, c := range s.Calls {
 		b.WriteString("call=" + c.Tool + string(c.Arguments) + " ")
 	}
-	b.WriteString("env=" + strings.Join(s.PassEnv, ",") + " sandbox=" + string(s.Sandbox) + " timeout=" + s.Timeout.String() + " rt=" + s.RequestTimeout.String())
+	b.WriteString("env=" + strings.Join(s.PassEnv, ",") + " sandbox=" + string(s.Sandbox) + " timeout=" + s.Timeout.String() + " rt=" + s.RequestTimeout.String() + " ct=" + s.CallTimeout.String())
 	for k, v := range s.Rules {
 		b.WriteString(" " + k + "=" + v.String())
 	}
@@ -165,9 +165,9 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate key", "version: 1\nversion: 1\n", `p.yaml:2:1: invalid policy: mapping key "version" already defined at [1:1]`},
 		{"second document", "version: 1\n---\nversion: 1\n", `p.yaml:3:1: invalid policy: a policy is one YAML document; this is a second one`},
 		{"unknown top key", "version: 1\nserver:\n  a: {}\n", `p.yaml:2:1: invalid policy: unknown key "server"; known: version, defaults, rules, servers`},
-		{"unknown server key", "version: 1\nservers:\n  fs:\n    warmup-cals: 3\n", `p.yaml:4:5: invalid policy: unknown key "warmup-cals" in server "fs"; known: warmup-calls, launches, sandbox, timeout, request-timeout, pass-env, pin-prompts, calls, rules`},
+		{"unknown server key", "version: 1\nservers:\n  fs:\n    warmup-cals: 3\n", `p.yaml:4:5: invalid policy: unknown key "warmup-cals" in server "fs"; known: warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts, calls, rules`},
 		{"pin-prompts not a bool", "version: 1\nservers:\n  fs:\n    pin-prompts: yes\n", `p.yaml:4:18: invalid policy: pin-prompts: want true or false, got "yes"`},
-		{"calls in defaults", "version: 1\ndefaults:\n  calls: []\n", `p.yaml:3:3: invalid policy: unknown key "calls" in defaults (calls name a server's tools: put them under servers.NAME.calls); known: warmup-calls, launches, sandbox, timeout, request-timeout, pass-env, pin-prompts`},
+		{"calls in defaults", "version: 1\ndefaults:\n  calls: []\n", `p.yaml:3:3: invalid policy: unknown key "calls" in defaults (calls name a server's tools: put them under servers.NAME.calls); known: warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts`},
 		{"negative warm-up", "version: 1\ndefaults:\n  warmup-calls: -1\n", `p.yaml:3:17: invalid policy: warmup-calls: -1 is out of range: want 0 to 1000`},
 		{"zero launches", "version: 1\nservers:\n  a:\n    launches: 0\n", `p.yaml:4:15: invalid policy: launches: 0 is out of range: want 1 to 100`},
 		{"count as string", "version: 1\ndefaults:\n  launches: \"2\"\n", `p.yaml:3:13: invalid policy: launches: want a whole number from 1 to 100, got "2"`},
@@ -243,6 +243,7 @@ servers:
     warmup-calls: 3
     sandbox: strict
     request-timeout: 10s
+    call-timeout: 20s
     pass-env: [FS_TOKEN, HTTPS_PROXY]
     calls:
       - tool: read
@@ -271,16 +272,16 @@ servers:
 		want     Settings
 	}{
 		{"server over defaults", "fs", none, Settings{
-			WarmupCalls: intp(3), Launches: intp(2), Sandbox: sandbox.Strict, Timeout: 2 * time.Minute, RequestTimeout: 10 * time.Second,
+			WarmupCalls: intp(3), Launches: intp(2), Sandbox: sandbox.Strict, Timeout: 2 * time.Minute, RequestTimeout: 10 * time.Second, CallTimeout: 20 * time.Second,
 			PassEnv: []string{"HTTPS_PROXY", "FS_TOKEN"}, Calls: []probe.Call{{Tool: "read"}},
 			Rules: map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
 		}},
-		{"flags over server and defaults", "fs", flags(FlagWarmupCalls, FlagSandbox, FlagLaunches, FlagTimeout, FlagRequestTimeout, "pass-env"), Settings{
+		{"flags over server and defaults", "fs", flags(FlagWarmupCalls, FlagSandbox, FlagLaunches, FlagTimeout, FlagRequestTimeout, FlagCallTimeout, "pass-env"), Settings{
 			PassEnv: []string{"HTTPS_PROXY", "FS_TOKEN"}, Calls: []probe.Call{{Tool: "read"}},
 			Rules: map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
 		}},
 		{"one flag", "fs", flags(FlagSandbox), Settings{
-			WarmupCalls: intp(3), Launches: intp(2), Timeout: 2 * time.Minute, RequestTimeout: 10 * time.Second,
+			WarmupCalls: intp(3), Launches: intp(2), Timeout: 2 * time.Minute, RequestTimeout: 10 * time.Second, CallTimeout: 20 * time.Second,
 			PassEnv: []string{"HTTPS_PROXY", "FS_TOKEN"}, Calls: []probe.Call{{Tool: "read"}},
 			Rules: map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
 		}},

@@ -273,7 +273,7 @@ func TestServerNeverReads(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	done := make(chan *Result, 1)
-	go func() { done <- Run(ctx, launch, Options{ShutdownGrace: 100 * time.Millisecond}) }()
+	go func() { done <- Run(ctx, launch, Options{}) }()
 	select {
 	case res := <-done:
 		if res.Err == nil {

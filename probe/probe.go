@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -106,6 +107,10 @@ type Identity struct {
 
 func (id Identity) String() string { return id.Name + "/" + id.Version }
 
+// DefaultCallTimeout is how long a warm-up tools/call is waited for when
+// Options.CallTimeout is not set.
+const DefaultCallTimeout = 3 * time.Second
+
 // Launcher builds the command for one launch (1-based); the probe starts it.
 type Launcher func(ctx context.Context, launch int) (*exec.Cmd, error)
 
@@ -131,12 +136,19 @@ type Options struct {
 	MaxStderrBytes  int           // default 64 KiB
 	MaxPages        int           // default 100
 	MaxListChanged  int           // re-lists on list_changed per launch, default 10
-	ShutdownGrace   time.Duration // default 2s
+	// CallTimeout bounds one warm-up tools/call (default 3s). Its answer
+	// does not matter, only that the server counted it: a call that times
+	// out is a note, and the re-list after it is made all the same.
+	CallTimeout time.Duration
 	// Roots are the root URIs answered to roots/list.
 	Roots []string
 	// Tap sees every payload the server sends, with the current phase and
 	// the method it answers or notifies (canary detection).
 	Tap func(phase, method string, payload []byte)
+	// Observed, when set, is given each observation as soon as it is
+	// recorded, in order, from the probe's goroutine (the engine
+	// canonicalizes and inspects it while the probe goes on).
+	Observed func(Observation)
 	// Progress is told each phase as it starts.
 	Progress func(phase string)
 	// ExtraLaunches adds launches after the identity launches under the
@@ -158,6 +170,9 @@ func (o *Options) defaults() {
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 30 * time.Second
 	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = 16 << 20
 	}
@@ -169,9 +184,6 @@ func (o *Options) defaults() {
 	}
 	if o.MaxListChanged <= 0 {
 		o.MaxListChanged = 10
-	}
-	if o.ShutdownGrace <= 0 {
-		o.ShutdownGrace = 2 * time.Second
 	}
 	if o.Identity.Name == "" {
 		o.Identity = Identity{Name: "claude-code", Version: "2.0.14"}
@@ -209,9 +221,13 @@ func Run(ctx context.Context, launch Launcher, opts Options) *Result {
 	for range opts.ExtraLaunches {
 		ids = append(ids, opts.Identity)
 	}
+	// Launches that are not the last are reaped in the background; none
+	// outlives Run.
+	var reaps sync.WaitGroup
+	defer reaps.Wait()
 	for i, id := range ids {
 		n := i + 1
-		l := &launchRun{opts: &opts, res: res, n: n, id: id}
+		l := &launchRun{opts: &opts, res: res, n: n, id: id, last: n == len(ids), reaps: &reaps}
 		if err := l.run(ctx, launch); err != nil {
 			res.Err = err
 			res.Phase = l.phase
@@ -232,6 +248,8 @@ type launchRun struct {
 	p           *process
 	base        Observation // handshake part, copied into every phase
 	listChanged int
+	last        bool            // the last launch of the probe
+	reaps       *sync.WaitGroup // background reaps of earlier launches
 }
 
 func (l *launchRun) setPhase(name string) {
@@ -262,7 +280,18 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 		}
 		l.p = p
 		defer func() {
-			p.close(l.opts.ShutdownGrace)
+			p.stop()
+			if err == nil && !l.last {
+				// Nothing more is read from this launch (Stderr is the
+				// last launch's): its teardown overlaps with the next.
+				l.reaps.Add(1)
+				go func() {
+					defer l.reaps.Done()
+					p.reap()
+				}()
+				return
+			}
+			p.reap()
 			l.res.Stderr = p.stderr.String()
 			if err != nil {
 				err = l.explain(err)
@@ -304,6 +333,9 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 		outcome, result, err := l.callTool(ctx, c)
 		if err != nil {
 			return err
+		}
+		if outcome == "timeout" {
+			l.note(fmt.Sprintf("warm-up tools/call %q got no answer within %s (--call-timeout): it still counts as a call, the re-list after it was made, and a late answer is dropped unread", c.Tool, l.opts.CallTimeout))
 		}
 		l.res.Calls = append(l.res.Calls, CallRecord{Phase: fmt.Sprintf("launch-%d/%s", l.n, name), Call: c, Outcome: outcome, Result: result})
 		// A server that reacts to the call with list_changed is re-listed
@@ -573,11 +605,32 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 	obs.Lists = map[string][]Def{}
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(l.base.Capabilities, &caps)
-	for _, kind := range Kinds {
+	// The four lists go out together: a server answers them in any order
+	// (each is matched by its id), so the phase costs one round trip of
+	// the slowest list instead of the sum. Pages of one list stay in
+	// sequence (each needs the cursor before it). The answers are read
+	// back in Kinds order, so notes and the error reported do not depend
+	// on which answer came first.
+	type listed struct {
+		defs []Def
+		err  error
+	}
+	answers := make([]listed, len(Kinds))
+	var wg sync.WaitGroup
+	for i, kind := range Kinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defs, err := l.list(ctx, kind)
+			answers[i] = listed{defs, err}
+		}()
+	}
+	wg.Wait()
+	for i, kind := range Kinds {
 		spec := listSpec[kind]
 		c, advertised := caps[spec.capability]
 		advertised = advertised && string(c) != "null"
-		defs, err := l.list(ctx, kind)
+		defs, err := answers[i].defs, answers[i].err
 		if err != nil {
 			var rpc *RPCError
 			switch {
@@ -607,6 +660,9 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 		}
 	}
 	l.res.Observations = append(l.res.Observations, obs)
+	if l.opts.Observed != nil {
+		l.opts.Observed(obs)
+	}
 	return nil
 }
 
@@ -619,36 +675,70 @@ func (l *launchRun) promptGets(ctx context.Context, obs *Observation) error {
 	if len(prompts) == 0 {
 		return nil
 	}
+	// The gets are independent: a few at a time, each answer kept at its
+	// prompt's place, so the result is the same whatever order the server
+	// answers in.
+	answers := make([]json.RawMessage, len(prompts))
+	args := make([]json.RawMessage, len(prompts))
+	errs := make([]error, len(prompts))
+	sem := make(chan struct{}, maxParallelGets)
+	var wg sync.WaitGroup
+	for i, p := range prompts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			answers[i], args[i], errs[i] = l.promptGet(ctx, p)
+		}()
+	}
+	wg.Wait()
 	obs.PromptGets = map[string]json.RawMessage{}
 	obs.PromptArgs = map[string]json.RawMessage{}
-	for _, p := range prompts {
-		var def struct {
-			Arguments []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
-			} `json:"arguments"`
+	for i, p := range prompts {
+		if errs[i] != nil {
+			return errs[i]
 		}
-		_ = json.Unmarshal(p.Raw, &def)
-		args := map[string]string{}
-		for _, a := range def.Arguments {
-			if a.Required && a.Name != "" {
-				args[a.Name] = "example"
-			}
+		obs.PromptGets[p.Key] = answers[i]
+		if args[i] != nil {
+			obs.PromptArgs[p.Key] = args[i]
 		}
-		raw, err := l.request(ctx, "prompts/get", map[string]any{"name": p.Key, "arguments": args})
-		if err != nil {
-			var rpc *RPCError
-			if !errors.As(err, &rpc) {
-				return err
-			}
-			b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": rpc.Err.Code, "message": rpc.Err.Message}})
-			raw = b
-		} else {
-			obs.PromptArgs[p.Key], _ = json.Marshal(args)
-		}
-		obs.PromptGets[p.Key] = raw
 	}
 	return nil
+}
+
+// maxParallelGets bounds the prompts/get requests in flight at once: a
+// server listing hundreds of prompts is not sent hundreds of requests in
+// one burst.
+const maxParallelGets = 8
+
+// promptGet asks for one prompt; an error answer is recorded as
+// {"error": {code, message}}. args are the arguments it sent, nil when the
+// server answered with an error (there is no answer to pin for them).
+func (l *launchRun) promptGet(ctx context.Context, p Def) (raw, sent json.RawMessage, err error) {
+	var def struct {
+		Arguments []struct {
+			Name     string `json:"name"`
+			Required bool   `json:"required"`
+		} `json:"arguments"`
+	}
+	_ = json.Unmarshal(p.Raw, &def)
+	args := map[string]string{}
+	for _, a := range def.Arguments {
+		if a.Required && a.Name != "" {
+			args[a.Name] = "example"
+		}
+	}
+	raw, err = l.request(ctx, "prompts/get", map[string]any{"name": p.Key, "arguments": args})
+	if err != nil {
+		var rpc *RPCError
+		if !errors.As(err, &rpc) {
+			return nil, nil, err
+		}
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": rpc.Err.Code, "message": rpc.Err.Message}})
+		return b, nil, nil
+	}
+	sent, _ = json.Marshal(args)
+	return raw, sent, nil
 }
 
 // list follows nextCursor through every page, refusing cursor loops and
@@ -723,14 +813,16 @@ func (l *launchRun) plan() []Call {
 	return append(calls, l.opts.Plan(tools)...)
 }
 
-// callTool makes one warm-up call. A call that errors still counts: the
-// counter in the server is what is being baited.
+// callTool makes one warm-up call. A call that errors or times out still
+// counts: the counter in the server is what is being baited, and it moved
+// when the request arrived. A late answer to a timed-out call finds no
+// pending request with its id and is dropped (session.run).
 func (l *launchRun) callTool(ctx context.Context, c Call) (string, json.RawMessage, error) {
 	args := c.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	cctx, cancel := context.WithTimeout(ctx, min(l.opts.RequestTimeout, 10*time.Second))
+	cctx, cancel := context.WithTimeout(ctx, l.opts.CallTimeout)
 	defer cancel()
 	raw, err := l.s.call(cctx, "tools/call", map[string]any{"name": c.Tool, "arguments": args})
 	if err != nil {

@@ -3,14 +3,19 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestMain(m *testing.M) {
@@ -109,15 +114,86 @@ func TestRawBytesKept(t *testing.T) {
 	}
 }
 
-func TestIgnoresTermLeavesNothing(t *testing.T) {
-	launch, cmds := fake(t, "ignore-term")
-	start := time.Now()
-	res := Run(context.Background(), launch, Options{ShutdownGrace: 200 * time.Millisecond})
-	if res.Err != nil {
-		t.Fatal(res.Err)
+// TestShutdownKillsAtOnce: after a launch's last phase the server's group
+// is killed at once, whatever it does about shutdown. A server that
+// ignores EOF and SIGTERM (and a grandchild that does too) would hold a
+// graceful close for its whole grace period on every launch; the
+// ignore-eof fake leaves a mark for each EOF or SIGTERM it sees, and no
+// mark means no graceful sequence was run. Nothing of any launch is left.
+func TestShutdownKillsAtOnce(t *testing.T) {
+	for _, scenario := range []string{"ignore-term", "ignore-eof"} {
+		t.Run(scenario, func(t *testing.T) {
+			tmp := t.TempDir()
+			var cmds []*exec.Cmd
+			launch := func(ctx context.Context, _ int) (*exec.Cmd, error) {
+				c := exec.Command(os.Args[0])
+				c.Env = append(os.Environ(), "FAKE_SCENARIO="+scenario, "TMPDIR="+tmp)
+				cmds = append(cmds, c)
+				return c, nil
+			}
+			res := Run(context.Background(), launch, Options{Launches: 2})
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			if len(cmds) != 2 {
+				t.Fatalf("%d launches, want 2", len(cmds))
+			}
+			assertGone(t, cmds)
+			for _, m := range []string{"fake-saw-eof", "fake-saw-term"} {
+				if _, err := os.Stat(filepath.Join(tmp, m)); err == nil {
+					t.Errorf("the server saw %s: the graceful sequence was run", strings.TrimPrefix(m, "fake-saw-"))
+				}
+			}
+		})
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("shutdown took %v", d)
+}
+
+// TestWarmupCallTimeout: a server that counts a call at once but answers
+// it only after the client has given up on it, just before its answer to
+// the next tools/list, with a result shaped like a tools/list answer.
+// The call's time-out is a note, not a hold; the re-list after each call
+// is still made, so the counter rug pull after the third call is caught;
+// and the late answer is dropped (matched by id to nothing pending), not
+// taken as the re-list's answer.
+func TestWarmupCallTimeout(t *testing.T) {
+	launch, cmds := fake(t, "late-call")
+	res := Run(context.Background(), launch, Options{
+		WarmupCalls: 4, CallTimeout: 100 * time.Millisecond,
+		Calls: []Call{{Tool: "summarize", Arguments: json.RawMessage(`{"text":"x"}`)}},
+	})
+	if res.Err != nil {
+		t.Fatalf("held: %v", res.Err)
+	}
+	var phases []string
+	for _, o := range res.Observations {
+		phases = append(phases, o.Phase)
+		for _, d := range o.Lists[KindTool] {
+			if d.Key == "late_answer" {
+				t.Errorf("%s: the late answer to a timed-out call was taken as the tools/list answer", o.Phase)
+			}
+		}
+	}
+	if want := "launch-1/initial,launch-1/after-call-1,launch-1/after-call-2,launch-1/after-call-3,launch-1/after-call-4"; strings.Join(phases, ",") != want {
+		t.Fatalf("phases = %v, want %s (a re-list after every call)", phases, want)
+	}
+	for _, c := range res.Calls {
+		if c.Outcome != "timeout" {
+			t.Errorf("%s: outcome %q, want timeout", c.Phase, c.Outcome)
+		}
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], `tools/call "summarize" got no answer within 100ms`) {
+		t.Errorf("notes = %q, want one saying the call timed out", res.Notes)
+	}
+	desc := func(o Observation) string {
+		for _, d := range o.Lists[KindTool] {
+			if d.Key == "summarize" {
+				return string(d.Raw)
+			}
+		}
+		return ""
+	}
+	if strings.Contains(desc(res.Observations[2]), "IMPORTANT") || !strings.Contains(desc(res.Observations[3]), "IMPORTANT") {
+		t.Errorf("the rug pull after the third call was not seen in after-call-3:\n%s\n%s", desc(res.Observations[2]), desc(res.Observations[3]))
 	}
 	assertGone(t, *cmds)
 }
@@ -131,6 +207,129 @@ func assertGone(t *testing.T, cmds []*exec.Cmd) {
 		}
 		if live := procgroup.Live(c.Process.Pid); len(live) > 0 {
 			t.Errorf("process group %d still has live processes %v", c.Process.Pid, live)
+		}
+	}
+}
+
+// TestParallelListsSameObservation: the lists of one phase and the
+// prompts/get requests go out together, and a server may answer them in
+// any order. An in-memory server that holds every first-page list request
+// until all four have arrived (a probe that sent them one by one would
+// never get an answer), holds the prompts/get requests the same way, and
+// answers each batch last-first, must yield the same observation as one
+// that answers in arrival order, pages included.
+func TestParallelListsSameObservation(t *testing.T) {
+	var got [2]Observation
+	for i, reverse := range []bool{false, true} {
+		opts := Options{
+			RequestTimeout: 10 * time.Second,
+			Connect: func(ctx context.Context, _ int) (mcp.Connection, func(), error) {
+				st, ct := mcp.NewInMemoryTransports()
+				sc, err := st.Connect(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				sctx, cancel := context.WithCancel(ctx)
+				go orderServer(sctx, sc, reverse)
+				cc, err := ct.Connect(ctx)
+				if err != nil {
+					cancel()
+					return nil, nil, err
+				}
+				return cc, func() { cancel(); cc.Close(); sc.Close() }, nil
+			},
+		}
+		res := Run(context.Background(), nil, opts)
+		if res.Err != nil {
+			t.Fatalf("reverse=%v: %v", reverse, res.Err)
+		}
+		if len(res.Observations) != 1 {
+			t.Fatalf("reverse=%v: %d observations", reverse, len(res.Observations))
+		}
+		got[i] = res.Observations[0]
+	}
+	a, _ := json.Marshal(got[0])
+	b, _ := json.Marshal(got[1])
+	if string(a) != string(b) {
+		t.Errorf("answer order changed the observation:\n%s\n%s", a, b)
+	}
+	o := got[1]
+	if n := len(o.Lists[KindTool]) + len(o.Lists[KindPrompt]) + len(o.Lists[KindResource]) + len(o.Lists[KindTemplate]); n != 8 || len(o.PromptGets) != 3 {
+		t.Errorf("observation incomplete: %s", b)
+	}
+	if strings.Join(toolNames(o), ",") != "t1,t2,t3" {
+		t.Errorf("tools = %v: pages out of order", toolNames(o))
+	}
+}
+
+// orderServer is the server of TestParallelListsSameObservation.
+func orderServer(ctx context.Context, c mcp.Connection, reverse bool) {
+	lists := map[string]string{
+		"tools/list":               `{"tools":[{"name":"t1","inputSchema":{"type":"object"}},{"name":"t2","inputSchema":{"type":"object"}}],"nextCursor":"p2"}`,
+		"tools/list p2":            `{"tools":[{"name":"t3","inputSchema":{"type":"object"}}]}`,
+		"prompts/list":             `{"prompts":[{"name":"a"},{"name":"b","arguments":[{"name":"x","required":true}]},{"name":"c"}]}`,
+		"resources/list":           `{"resources":[{"uri":"file:///r1","name":"r1"}]}`,
+		"resources/templates/list": `{"resourceTemplates":[{"uriTemplate":"file:///{x}","name":"x"}]}`,
+	}
+	var held []*jsonrpc.Request
+	answer := func(r *jsonrpc.Request) {
+		var p struct {
+			Name   string `json:"name"`
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(r.Params, &p)
+		var result string
+		switch r.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"prompts":{},"resources":{}},"serverInfo":{"name":"order","version":"1"}}`
+		case "prompts/get":
+			result = fmt.Sprintf(`{"messages":[{"role":"user","content":{"type":"text","text":%q}}]}`, "prompt "+p.Name+" "+string(r.Params))
+		default:
+			key := r.Method
+			if p.Cursor != "" {
+				key += " " + p.Cursor
+			}
+			result = lists[key]
+		}
+		_ = c.Write(ctx, &jsonrpc.Response{ID: r.ID, Result: json.RawMessage(result)})
+	}
+	// flush answers a batch once it is complete, in arrival order or
+	// last-first.
+	flush := func() {
+		if reverse {
+			slices.Reverse(held)
+		}
+		for _, r := range held {
+			answer(r)
+		}
+		held = nil
+	}
+	for {
+		m, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		r, ok := m.(*jsonrpc.Request)
+		if !ok || !r.IsCall() {
+			continue
+		}
+		var p struct {
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(r.Params, &p)
+		switch {
+		case strings.HasSuffix(r.Method, "/list") && p.Cursor == "":
+			held = append(held, r)
+			if len(held) == 4 {
+				flush()
+			}
+		case r.Method == "prompts/get":
+			held = append(held, r)
+			if len(held) == 3 {
+				flush()
+			}
+		default:
+			answer(r)
 		}
 	}
 }

@@ -67,20 +67,16 @@ func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int)
 	return p, nil
 }
 
-// close shuts the server down as the MCP specification's stdio transport
-// says: "closing the input stream to the child process (the server)",
-// "waiting for the server to exit, or sending SIGTERM if the server does
-// not exit within a reasonable time", "sending SIGKILL if the server does
-// not exit within a reasonable time after SIGTERM". Signals go to the whole
-// process group, and the group is killed at the end in any case so that no
-// grandchild outlives the probe.
-func (p *process) close(grace time.Duration) {
+// stop ends a launch whose last phase is over. It kills the whole process
+// group at once instead of the MCP specification's graceful sequence
+// (close stdin, wait, SIGTERM, wait, SIGKILL): nothing the server does on
+// shutdown is observed, its run dir is discarded, and a server that ignores
+// EOF (server-everything 2025.x, redis- and postgres-style servers) would
+// otherwise cost the grace period on every launch. It does not wait for
+// the group to be gone: reap does.
+func (p *process) stop() {
+	p.signal(syscall.SIGKILL)
 	p.stdin.Close()
-	if !p.wait(grace) {
-		p.signal(syscall.SIGTERM)
-		p.wait(grace)
-	}
-	p.kill()
 	if p.conn != nil {
 		p.conn.Close()
 	}
@@ -103,9 +99,18 @@ func (p *process) signal(sig syscall.Signal) {
 	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
 }
 
-// kill SIGKILLs the whole group and waits for the leader.
+// kill SIGKILLs the whole group and waits until it is gone.
 func (p *process) kill() {
 	p.signal(syscall.SIGKILL)
+	p.reap()
+}
+
+// reap waits for the leader (and with it the end of its stderr) and until
+// no process of the group is alive. A killed server's teardown (the kernel
+// freeing a large node process) takes tens of milliseconds on a busy
+// machine, which is why a launch that is not the last is reaped while the
+// next one starts.
+func (p *process) reap() {
 	p.wait(5 * time.Second)
 	if p.cmd.Process != nil {
 		procgroup.WaitGone(p.cmd.Process.Pid, 2*time.Second)

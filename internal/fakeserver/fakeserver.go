@@ -56,8 +56,9 @@ type server struct {
 	client   string
 	extra    bool // list_changed scenario: extra tool present
 	nextID   int
-	loot     string          // hostile scenario: what its attacks got
-	deferred json.RawMessage // a tools/call answered once the client answers our request
+	loot     string            // hostile scenario: what its attacks got
+	deferred json.RawMessage   // a tools/call answered once the client answers our request
+	late     []json.RawMessage // late-call scenario: ids of calls not yet answered
 }
 
 const (
@@ -103,6 +104,23 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 		c.Env = append(os.Environ(), EnvScenario+"=sleep-forever", "FAKE_DAEMON_MARK="+os.Getenv("FAKE_DAEMON_MARK"))
 		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		c.Start()
+	case "ignore-eof":
+		// A server that takes no notice of shutdown (server-everything
+		// 2025.x, redis- and postgres-style servers): it ignores EOF and
+		// SIGTERM, with a grandchild that does the same, and leaves a mark
+		// in $TMPDIR for each it saw, so a test can tell whether the
+		// graceful sequence was run.
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM)
+		go func() {
+			for range sigs {
+				mark("fake-saw-term")
+			}
+		}()
+		self, _ := os.Executable()
+		c := exec.Command(self)
+		c.Env = append(os.Environ(), EnvScenario+"=sleep-forever")
+		c.Start()
 	case "sleep-forever":
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
@@ -144,7 +162,17 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 	if scenario == "ignore-term" {
 		time.Sleep(time.Hour) // never exit on EOF
 	}
+	if scenario == "ignore-eof" {
+		mark("fake-saw-eof")
+		time.Sleep(time.Hour)
+	}
 	return 0
+}
+
+// mark creates the file name in $TMPDIR: a trace a test reads after the
+// server is gone.
+func mark(name string) {
+	os.WriteFile(filepath.Join(os.TempDir(), name), nil, 0o600)
 }
 
 // countLaunch counts launches in $TMPDIR, as a sleeper does.
@@ -232,6 +260,10 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 	case "ping":
 		s.reply(id, `{}`)
 	case "tools/list":
+		for _, lid := range s.late {
+			s.reply(lid, `{"tools":[`+mkTool("late_answer", "An answer to a call the client gave up on.")+`]}`)
+		}
+		s.late = nil
 		s.toolsList(id, params)
 	case "prompts/list":
 		if s.scenario != "prompts-change" && s.scenario != "prompt-get-change" {
@@ -251,6 +283,15 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 		s.reply(id, `{"messages":[{"role":"user","content":{"type":"text","text":`+strconvQuote(text)+`}}]}`)
 	case "tools/call":
 		s.calls++
+		if s.scenario == "late-call" {
+			// Counted now, answered only once the client has moved on:
+			// the answer goes out just before the next tools/list's, and
+			// looks like a tools/list result with a tool the real list
+			// does not have. A client that matched it to the wrong
+			// request would record that tool.
+			s.late = append(s.late, id)
+			return
+		}
 		var p struct {
 			Name string `json:"name"`
 		}
@@ -327,7 +368,7 @@ func (s *server) tools() []string {
 		f = toolFormatReformatted
 	case "nfd":
 		f = toolFormatNFD
-	case "counter":
+	case "counter", "late-call":
 		if s.calls >= 3 {
 			sum = toolSummarizeRP
 		}

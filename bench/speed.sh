@@ -1,0 +1,34 @@
+#!/bin/sh
+# bench/speed.sh: what a check costs against the server's own start, for real
+# MCP servers, side by side in one run (bench/speed/main.go says how).
+#
+#   floor    spawn, initialize, tools/list with a minimal go-sdk client
+#   quick    mcp-lockcheck check --warmup-calls 0 --launches 1
+#   default  mcp-lockcheck check
+#
+# Usage: bench/speed.sh [RUNS] [-only name,name]   (RUNS rounds, default 5)
+#
+# The servers are npm packages at exact versions: testdata/npm (the test
+# servers) and bench/servers (more real servers that start offline without
+# credentials; bench only). Both are installed here with npm ci
+# --ignore-scripts when missing. Run it on a quiet machine if you can; the
+# modes alternate round by round, so a busy one weighs on every column alike.
+set -eu
+cd "$(dirname "$0")/.."
+runs=5
+case "${1:-}" in [0-9]*) runs=$1; shift ;; esac
+# testdata/npm is kept current by the tests (internal/npmtest); for
+# bench/servers a copy of package-lock.json in node_modules records what
+# was installed.
+[ -d testdata/npm/node_modules ] || (cd testdata/npm && npm ci --ignore-scripts --no-audit --no-fund >&2)
+if ! cmp -s bench/servers/package-lock.json bench/servers/node_modules/.speed-stamp 2>/dev/null; then
+	(cd bench/servers && npm ci --ignore-scripts --no-audit --no-fund >&2)
+	cp bench/servers/package-lock.json bench/servers/node_modules/.speed-stamp
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/mcp-lockcheck" ./cmd/mcp-lockcheck
+go build -o "$tmp/speed" ./bench/speed
+echo "Measured $(date -u +%Y-%m-%d) on $(uname -sm), $(nproc) CPUs, $(go env GOVERSION); load average $(cut -d' ' -f1-3 /proc/loadavg)."
+echo
+"$tmp/speed" -bin "$tmp/mcp-lockcheck" -repo . -runs "$runs" "$@"

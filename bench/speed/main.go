@@ -1,0 +1,350 @@
+// Command speed measures what a check costs against the server's own
+// start, for real MCP servers, side by side in one run. It is driven by
+// bench/speed.sh, which installs the servers and builds mcp-lockcheck.
+//
+// For every server and every round it measures, in an order that rotates
+// from round to round (so a machine that gets busier or quieter during
+// the run weighs on every column alike):
+//
+//   - floor: a minimal client over the go-sdk's CommandTransport: spawn,
+//     initialize, notifications/initialized, tools/list, stopped at the
+//     tools/list answer;
+//   - quick: mcp-lockcheck check --warmup-calls 0 --launches 1;
+//   - default: mcp-lockcheck check with its defaults.
+//
+// The check times are the wall time of the whole mcp-lockcheck process
+// (its own start, reading the lock, the probe, shutdown, the report). It
+// prints the medians and their ratios to the floor as a markdown table.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// server is one real server to measure: an npm package's bin under one of
+// the npm folders, with the args and env that let it start offline and
+// without credentials. Every endpoint a server is pointed at is a closed
+// loopback port, so a warm-up call that reaches for its backend fails at
+// once instead of going out.
+type server struct {
+	name    string
+	root    string // "test" (testdata/npm) or "bench" (bench/servers)
+	pkg     string // directory under node_modules
+	bin     string // bin name, "" when the package has one
+	args    []string
+	env     map[string]string
+	sandbox string // "" = the default (basic)
+}
+
+// closed is a loopback port nothing listens on.
+const closed = "127.0.0.1:9"
+
+// servers are the servers measured. Left out because they cannot be
+// probed offline, so a check holds them (fail closed) and there is no
+// check time to compare: @modelcontextprotocol/server-redis (answers
+// nothing until a redis answers), server-postgres (resources/list fails
+// without a database), time-mcp (prints a banner on stdout) and
+// @elastic/mcp-server-elasticsearch (its stdout is not JSON-RPC 2.0).
+func servers(work string) []server {
+	return []server{
+		{name: "filesystem", root: "test", pkg: "@modelcontextprotocol/server-filesystem", args: []string{work}},
+		{name: "fs-2025", root: "test", pkg: "fs-2025", args: []string{work}},
+		{name: "everything", root: "test", pkg: "@modelcontextprotocol/server-everything"},
+		{name: "memory", root: "test", pkg: "@modelcontextprotocol/server-memory", env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(work, "memory.jsonl")}},
+		{name: "everything-2025", root: "bench", pkg: "everything-2025"},
+		{name: "sequential-thinking", root: "bench", pkg: "@modelcontextprotocol/server-sequential-thinking"},
+		{name: "github", root: "bench", pkg: "@modelcontextprotocol/server-github", env: map[string]string{"GITHUB_API_URL": "http://" + closed}},
+		{name: "gitlab", root: "bench", pkg: "@modelcontextprotocol/server-gitlab", env: map[string]string{"GITLAB_PERSONAL_ACCESS_TOKEN": "bench-not-a-token", "GITLAB_API_URL": "http://" + closed + "/api/v4"}},
+		{name: "context7", root: "bench", pkg: "@upstash/context7-mcp", sandbox: "strict"},
+		{name: "playwright", root: "bench", pkg: "@playwright/mcp", sandbox: "strict"},
+		{name: "chrome-devtools", root: "bench", pkg: "chrome-devtools-mcp", bin: "chrome-devtools-mcp", sandbox: "strict"},
+		{name: "kubernetes", root: "bench", pkg: "mcp-server-kubernetes", env: map[string]string{"KUBECONFIG": filepath.Join(work, "kubeconfig")}},
+		{name: "notion", root: "bench", pkg: "@notionhq/notion-mcp-server", sandbox: "strict"},
+		{name: "firecrawl", root: "bench", pkg: "firecrawl-mcp", env: map[string]string{"FIRECRAWL_API_URL": "http://" + closed}},
+		{name: "exa", root: "bench", pkg: "exa-mcp-server", sandbox: "strict"},
+		{name: "chart", root: "bench", pkg: "@antv/mcp-server-chart", sandbox: "strict"},
+	}
+}
+
+var modes = []string{"floor", "quick", "default"}
+
+func main() {
+	bin := flag.String("bin", "", "the mcp-lockcheck binary")
+	repo := flag.String("repo", ".", "the repository root")
+	runs := flag.Int("runs", 5, "rounds; each measures every server in every mode once")
+	only := flag.String("only", "", "comma-separated server names (default: all)")
+	flag.Parse()
+	if *bin == "" {
+		fail(errors.New("-bin is required"))
+	}
+	work, err := os.MkdirTemp("", "mcp-lockcheck-speed-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(work)
+	// A kubeconfig naming a cluster at a closed loopback port: the
+	// kubernetes server will not start without one.
+	kube := "apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: https://" + closed + "\ncontexts:\n- name: bench\n  context:\n    cluster: bench\n    user: bench\ncurrent-context: bench\nusers:\n- name: bench\n  user:\n    token: bench-not-a-token\n"
+	if err := os.WriteFile(filepath.Join(work, "kubeconfig"), []byte(kube), 0o600); err != nil {
+		fail(err)
+	}
+	roots := map[string]npmtest.Dir{
+		"test":  {Root: filepath.Join(*repo, npmtest.RelDir)},
+		"bench": {Root: filepath.Join(*repo, "bench", "servers")},
+	}
+	type entry struct {
+		s       server
+		command string
+		dir     string // where .mcp.json and mcp-lock.json are
+		times   map[string][]time.Duration
+		notes   map[string]bool
+		skip    string
+	}
+	var entries []*entry
+	for _, s := range servers(work) {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), s.name) {
+			continue
+		}
+		e := &entry{s: s, times: map[string][]time.Duration{}, notes: map[string]bool{}}
+		entries = append(entries, e)
+		cmd, err := roots[s.root].PackageBin(s.pkg, s.bin)
+		if err == nil {
+			cmd, err = filepath.Abs(cmd)
+		}
+		if err != nil {
+			e.skip = "not installed: " + err.Error()
+			continue
+		}
+		e.command = cmd
+		e.dir = filepath.Join(work, s.name)
+		if err := setUp(*bin, e.dir, s, cmd); err != nil {
+			e.skip = err.Error()
+		}
+	}
+	for round := range *runs {
+		for i, e := range entries {
+			if e.skip != "" {
+				continue
+			}
+			// Rotate the order of the modes by round and server.
+			for k := range modes {
+				mode := modes[(k+round+i)%len(modes)]
+				d, note, err := measure(*bin, e.dir, e.s, e.command, mode)
+				if err != nil {
+					e.skip = fmt.Sprintf("%s: %v", mode, err)
+					break
+				}
+				if note != "" {
+					e.notes[note] = true
+				}
+				e.times[mode] = append(e.times[mode], d)
+			}
+			fmt.Fprintf(os.Stderr, "round %d/%d %s\n", round+1, *runs, e.s.name)
+		}
+	}
+	fmt.Printf("| server | floor | `--warmup-calls 0 --launches 1` | ratio | default check | ratio | notes |\n|---|---|---|---|---|---|---|\n")
+	var quickRatios, fullRatios []float64
+	for _, e := range entries {
+		if e.skip != "" {
+			fmt.Printf("| %s | - | - | - | - | - | skipped: %s |\n", e.s.name, oneLine(e.skip))
+			continue
+		}
+		f, q, d := median(e.times["floor"]), median(e.times["quick"]), median(e.times["default"])
+		rq, rd := float64(q)/float64(f), float64(d)/float64(f)
+		quickRatios, fullRatios = append(quickRatios, rq), append(fullRatios, rd)
+		notes := slices.Sorted(func(yield func(string) bool) {
+			for n := range e.notes {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+		if e.s.sandbox != "" {
+			notes = append([]string{"--sandbox " + e.s.sandbox + " (its tools reach a hosted API)"}, notes...)
+		}
+		fmt.Printf("| %s | %s | %s | %.2fx | %s | %.2fx | %s |\n", e.s.name, ms(f), ms(q), rq, ms(d), rd, strings.Join(notes, "; "))
+	}
+	if len(quickRatios) > 0 {
+		fmt.Printf("\nMedian ratio over %d servers: %.2fx with `--warmup-calls 0 --launches 1` (target <= 1.15x), %.2fx with defaults (target <= 2.5x). Medians of %d alternating runs.\n",
+			len(quickRatios), medianF(quickRatios), medianF(fullRatios), *runs)
+	}
+}
+
+// setUp writes the server's config and pins it (no calls, one launch), so
+// the check compares against a lock as it would in CI.
+func setUp(bin, dir string, s server, command string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	entry := map[string]any{"command": command, "args": s.args, "env": s.env}
+	b, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{s.name: entry}}, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), b, 0o644); err != nil {
+		return err
+	}
+	args := []string{"pin", "--quiet", "--warmup-calls", "0", "--launches", "1"}
+	if s.sandbox != "" {
+		args = append(args, "--sandbox", s.sandbox)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		// A server pin refuses (an unstable manifest) is still measured:
+		// the check probes it all the same and reports the drift.
+		fmt.Fprintf(os.Stderr, "%s: pin: %v: %s\n", s.name, err, oneLine(string(out)))
+	}
+	return nil
+}
+
+// measure runs one mode once. note is what the run says about the server
+// (held, warm-up calls that timed out), for the table.
+func measure(bin, dir string, s server, command, mode string) (time.Duration, string, error) {
+	if mode == "floor" {
+		d, err := floor(command, s.args, s.env)
+		return d, "", err
+	}
+	args := []string{"check", "--quiet", "--format", "json"}
+	if mode == "quick" {
+		args = append(args, "--warmup-calls", "0", "--launches", "1")
+	}
+	if s.sandbox != "" {
+		args = append(args, "--sandbox", s.sandbox)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() == 2 {
+		return 0, "", fmt.Errorf("%v: %s", err, oneLine(stderr.String()))
+	}
+	var r struct {
+		Servers []struct {
+			Status string `json:"status"`
+			Reason string `json:"reason"`
+			Calls  []struct {
+				Outcome string `json:"outcome"`
+			} `json:"calls"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || len(r.Servers) != 1 {
+		return 0, "", fmt.Errorf("report: %v", err)
+	}
+	srv := r.Servers[0]
+	if srv.Status == "held" {
+		return d, mode + " held: " + clip(srv.Reason, 80), nil
+	}
+	timedOut := 0
+	for _, c := range srv.Calls {
+		if c.Outcome == "timeout" {
+			timedOut++
+		}
+	}
+	if timedOut > 0 {
+		return d, fmt.Sprintf("%d of %d warm-up calls timed out (its own calls are slow)", timedOut, len(srv.Calls)), nil
+	}
+	return d, "", nil
+}
+
+// floor is the server's own start: spawn, initialize, initialized,
+// tools/list, over the SDK's stdio transport, timed to the tools/list
+// answer. The process group is killed afterwards, outside the time.
+func floor(command string, args []string, env map[string]string) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.Command(command, args...)
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	conn, err := (&mcp.CommandTransport{Command: cmd}).Connect(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+		conn.Close()
+	}()
+	call := func(id int64, method string, params string) error {
+		rid, _ := jsonrpc.MakeID(float64(id))
+		if err := conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: json.RawMessage(params)}); err != nil {
+			return err
+		}
+		for {
+			m, err := conn.Read(ctx)
+			if err != nil {
+				return fmt.Errorf("%s: %w", method, err)
+			}
+			if r, ok := m.(*jsonrpc.Response); ok && r.ID == rid {
+				if r.Error != nil {
+					return fmt.Errorf("%s: %w", method, r.Error)
+				}
+				return nil
+			}
+		}
+	}
+	if err := call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench-floor","version":"1"}}`); err != nil {
+		return 0, err
+	}
+	if err := conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized"}); err != nil {
+		return 0, err
+	}
+	if err := call(2, "tools/list", `{}`); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func medianF(fs []float64) float64 {
+	s := slices.Clone(fs)
+	slices.Sort(s)
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+func oneLine(s string) string {
+	return clip(strings.Join(strings.Fields(strings.ReplaceAll(s, "|", "/")), " "), 160)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "speed:", err)
+	os.Exit(2)
+}
