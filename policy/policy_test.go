@@ -55,7 +55,7 @@ func TestParseFull(t *testing.T) {
 			}},
 		},
 	}
-	if got := p.Pos("servers.fs.warmup-calls"); got != (Position{15, 5}) {
+	if got := p.Pos("servers.fs.warmup-calls"); got != (Position{16, 5}) {
 		t.Errorf("Pos(servers.fs.warmup-calls) = %v", got)
 	}
 	p.pos = nil // compared on its own above
