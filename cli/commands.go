@@ -18,13 +18,13 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("check", env)
 	c.register(fs)
-	format := fs.String("format", "text", "stdout format: text, json, sarif, markdown, summary or annotations")
+	format := fs.String("format", "text", "stdout `FORMAT`: text, json, sarif, markdown, summary or annotations")
 	jsonOut := fs.String("json", "", "also write the JSON report to `FILE`")
 	sarifOut := fs.String("sarif", "", "also write SARIF to `FILE`")
 	mdOut := fs.String("markdown", "", "also write the markdown PR comment to `FILE`")
 	summaryOut := fs.String("summary", "", "also write the job summary markdown to `FILE`")
-	failOn := fs.String("fail-on", "error", "lowest severity that fails the run: error, warning, note or never")
-	automation := fs.String("automation-id", "", "SARIF automationDetails.id (unique per job)")
+	failOn := fs.String("fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
+	automation := fs.String("automation-id", "", "SARIF automationDetails.id `ID` (unique per job)")
 	baseLock := fs.String("base-lock", "", "also review what this lock approves against the base branch's lock `FILE`")
 	baseRef := fs.String("base", "", "like --base-lock, reading the lock (and the policy) at git `REF`")
 	basePolicy := fs.String("base-policy", "", "with --base-lock: the base branch's policy `FILE`, in force over this one (which can only tighten it)")
@@ -120,7 +120,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("pin", env)
 	c.register(fs)
-	approvedBy := fs.String("approved-by", "", "who approves what is pinned (default: git config user.email, else $USER)")
+	approvedBy := fs.String("approved-by", "", "record what is pinned as approved by `WHO` (default: git config user.email, else $USER)")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
@@ -190,7 +190,7 @@ func approver(dir string, getenv func(string) (string, bool)) string {
 func runServers(args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("servers", env)
-	c.register(fs)
+	c.registerServers(fs)
 	matrix := fs.Bool("matrix", false, `print a GitHub Actions matrix: {"include":[{"server":NAME,"config":FILE},...]}`)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err

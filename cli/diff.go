@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{"diff", "show what check would report, as a readable diff", runDiff})
+	register(command{"diff", runDiff})
 }
 
 // cutText is how many runes of one value a diff shows before cutting;
@@ -275,7 +275,7 @@ func runDiff(ctx context.Context, args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("diff", env)
 	c.register(fs)
-	failOn := fs.String("fail-on", "error", "lowest severity that fails the run: error, warning, note or never")
+	failOn := fs.String("fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
