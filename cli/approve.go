@@ -154,7 +154,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 		}
 	}
 	if refused {
-		report.Write(env.Stderr, report.FormatText, probeReport, report.Options{LockPath: c.lockPath, Redactor: env.red})
+		report.Write(env.Stderr, report.FormatText, probeReport, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr)})
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
 		return ExitDrift, nil
 	}

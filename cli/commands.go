@@ -92,7 +92,12 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red}
-	if err := report.Write(env.Stdout, f, r, ropts); err != nil {
+	textOpts := ropts
+	textOpts.Width, textOpts.Color, textOpts.Verbose = termWidth(env, env.Stdout), newPainter(env, env.Stdout).on, c.verbose
+	if f != report.FormatText {
+		textOpts = ropts
+	}
+	if err := report.Write(env.Stdout, f, r, textOpts); err != nil {
 		return ExitUsage, fmt.Errorf("writing report: %w", err)
 	}
 	targets := report.Targets{JSON: c.outPath(env, *jsonOut), SARIF: c.outPath(env, *sarifOut), Markdown: c.outPath(env, *mdOut), Summary: c.outPath(env, *summaryOut)}
@@ -147,7 +152,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
 	next, r := check.Pin(ctx, opts, who)
-	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red}); err != nil {
+	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr), Verbose: c.verbose}); err != nil {
 		return ExitUsage, err
 	}
 	if next == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -37,6 +38,22 @@ func newPainter(env Env, w io.Writer) painter {
 		return painter{}
 	}
 	return painter{on: isTerminal(w)}
+}
+
+// termWidth is the width text for w is wrapped to: $COLUMNS, else the
+// terminal's, else report.DefaultWidth.
+func termWidth(env Env, w any) int {
+	if v, ok := env.Getenv("COLUMNS"); ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+			return n
+		}
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
+			return n
+		}
+	}
+	return report.DefaultWidth
 }
 
 // isTerminal reports whether w is a terminal (a file whose termios can be

@@ -79,7 +79,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
 	next, pr := check.Pin(ctx, opts, who)
-	if err := report.Write(env.Stderr, report.FormatText, pr, report.Options{LockPath: c.lockPath, Redactor: env.red}); err != nil {
+	if err := report.Write(env.Stderr, report.FormatText, pr, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr)}); err != nil {
 		return ExitUsage, err
 	}
 	if next == nil {
