@@ -593,6 +593,7 @@ func callsText(calls []Call) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
 // writeTextPRSections lists, before the table, what a pull request does
 // to its own bar: acknowledgements it adds for error-level findings (with
 // the hidden text decoded), then the policy settings it lowers, with the
@@ -637,4 +638,3 @@ func writeTextPRSections(w io.Writer, fs []finding.Finding) {
 		fmt.Fprintln(w)
 	}
 }
-
