@@ -184,7 +184,7 @@ func (c *common) loadServers(env Env) (servers []config.Server, all bool, err er
 	if len(paths) == 0 {
 		paths = config.Discover(c.dir(env))
 		if len(paths) == 0 {
-			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .zed/settings.json, .codex/config.toml, .roo/mcp.json, .kiro/settings/mcp.json, .amazonq/mcp.json, .junie/mcp/mcp.json, .continue/mcpServers/, opencode.json, mcp.json, claude_desktop_config.json and the others listed in the README); name one with --config", c.dir(env))
+			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .zed/settings.json, .codex/config.toml, .roo/mcp.json, .kiro/settings/mcp.json, .amazonq/mcp.json, .junie/mcp/mcp.json, .continue/mcpServers/, opencode.json, mcp.json, claude_desktop_config.json and the others listed in docs/usage.md); name one with --config", c.dir(env))
 		}
 	}
 	c.readPaths = paths
