@@ -308,11 +308,7 @@ func (t *textWriter) entry(e entry) {
 // the word diff of each text field and, for other values, the part that
 // differs.
 func (t *textWriter) driftBody(fs []finding.Finding) {
-	type field struct {
-		path, before, after, phase string
-		rule                       string
-		added                      []string
-	}
+	type field struct{ path, before, after, phase string }
 	var fields []*field
 	byPath := map[string]*field{}
 	var newInputs []string
@@ -333,7 +329,7 @@ func (t *textWriter) driftBody(fs []finding.Finding) {
 		if p, ok := byPath[key]; ok && p.before == f.Before && p.after == f.After {
 			continue
 		}
-		fl := &field{path: f.Field, before: f.Before, after: f.After, phase: f.Phase, rule: f.Rule}
+		fl := &field{path: f.Field, before: f.Before, after: f.After, phase: f.Phase}
 		byPath[key] = fl
 		if _, ok := byPath[f.Field]; !ok {
 			byPath[f.Field] = fl
