@@ -85,7 +85,7 @@ func (c *common) registerProbe(fs *flag.FlagSet) {
 	fs.IntVar(&c.jobs, "jobs", defaultJobs(), "`N` servers probed at once (default: 8 per CPU, between 16 and 64)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.DurationVar(&c.clockOffset, "clock-offset", 0, "add a launch with the server's clock moved forward by `DURATION` (libfaketime)")
-	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr")
+	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr; the text report lists acknowledged findings and every finding of a rule that fires on many subjects")
 	fs.StringVar(&c.progress, "progress", "auto", "progress `STYLE` on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
 }

@@ -254,12 +254,65 @@ func (t *textWriter) entries(fs []finding.Finding, verbose bool) {
 		}
 		shown = append(shown, f)
 	}
-	for _, e := range groupEntries(shown) {
+	entries := groupEntries(shown)
+	// A rule that fires on many subjects the same way (a dozen files with
+	// unchecked servers) is one entry naming them all, not a dozen
+	// entries repeating one message; --verbose lists each with its own.
+	byRule := map[string][]int{}
+	for i, e := range entries {
+		if f := e.fs[0]; len(e.fs) == 1 && !driftRules[f.Rule] && f.Before == "" && f.After == "" && f.Detail == "" && decodeTags(f.Message) == "" {
+			byRule[f.Rule] = append(byRule[f.Rule], i)
+		}
+	}
+	done := map[int]bool{}
+	for i, e := range entries {
+		if done[i] {
+			continue
+		}
+		if same := byRule[e.fs[0].Rule]; !verbose && len(same) >= collapseAfter && same[0] == i {
+			t.sameRule(entries, same)
+			for _, j := range same {
+				done[j] = true
+			}
+			continue
+		}
 		t.entry(e)
 	}
 	if acked > 0 {
 		t.para(t.dim(fmt.Sprintf("%s not listed (--verbose lists them)", plural(acked, "acknowledged finding", "acknowledged findings"))), "  ", "    ")
 	}
+}
+
+// collapseAfter is how many plain findings of one rule in one section are
+// listed one by one; from this many on they are one entry.
+const collapseAfter = 4
+
+// sameRule writes plain findings of one rule as one entry: the rule and
+// count, the first message whole, then every other subject named.
+func (t *textWriter) sameRule(entries []entry, idx []int) {
+	first := entries[idx[0]].fs[0]
+	sev := first.Severity
+	for _, i := range idx {
+		sev = max(sev, entries[i].fs[0].Severity)
+	}
+	top := first
+	top.Severity = sev
+	mark := severityMark(top)
+	if sev >= finding.Error && !top.Acknowledged {
+		mark = t.red(mark)
+	}
+	t.para(mark+" "+t.bold(escape(first.Rule))+" "+t.dim(fmt.Sprintf("— %d subjects", len(idx))), "  ", "      ")
+	t.para(escape(first.Message), "      ", "        ")
+	var others []string
+	for _, i := range idx[1:] {
+		f := entries[i].fs[0]
+		s := subjectText(f)
+		if s == "" {
+			s = f.Server
+		}
+		others = append(others, escape(s))
+	}
+	t.para(t.dim("the same for:")+" "+strings.Join(others, ", "), "      ", "        ")
 }
 
 // entry writes one entry: a head line (mark, subject, rules, severity),

@@ -212,3 +212,34 @@ func TestMarkdown200Tools(t *testing.T) {
 	assertInert(t, "200-tool comment", md, "https://github.com/acme/agents/actions/runs/42")
 	t.Logf("%d bytes, %d full description diffs", len(md), diffs)
 }
+
+// TestTextSameRuleCollapsed: many plain findings of one rule are one entry
+// that names every subject; --verbose lists each.
+func TestTextSameRuleCollapsed(t *testing.T) {
+	r := &Report{LockfileVersion: 1, Summary: Summary{FailOn: "error", ExitCode: 1}}
+	for i := range 6 {
+		f := finding.New(finding.UncheckedConfig, "")
+		f.Subject = fmt.Sprintf("dir%d/.mcp.json", i)
+		f.Message = f.Subject + " holds MCP servers that this run did not read"
+		r.Repository = append(r.Repository, f)
+	}
+	var quiet, verbose bytes.Buffer
+	if err := WriteText(&quiet, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteText(&verbose, r, Options{Verbose: true}); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(quiet.String(), "unchecked-config"); c != 1 {
+		t.Errorf("quiet: %d entries of the rule, want 1:\n%s", c, quiet.String())
+	}
+	for i := range 6 {
+		name := fmt.Sprintf("dir%d/.mcp.json", i)
+		if !strings.Contains(quiet.String(), name) {
+			t.Errorf("quiet: %s not named", name)
+		}
+		if !strings.Contains(verbose.String(), name+" holds MCP servers") {
+			t.Errorf("verbose: %s not listed with its message", name)
+		}
+	}
+}
