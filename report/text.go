@@ -467,7 +467,9 @@ func (t *textWriter) valueChange(path, phase, before, after string) {
 	}
 	if isText(before, after) {
 		var words []string
-		for _, l := range wordDiff(before, after) {
+		// The whole text, changes marked: the reader sees all of what the
+		// model will read, not only the words around the change.
+		for _, l := range wordDiffContext(before, after, -1) {
 			if l == "" {
 				continue
 			}
