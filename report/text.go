@@ -60,7 +60,7 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 			continue
 		}
 		t.para(t.bold(escape(s.Name))+" "+t.dim("("+serverWhere(s)+")"), "", "    ")
-		if s.Status == StatusHeld {
+		if s.Status == StatusHeld && !hasRule(s.Findings, finding.ServerUnavailable) {
 			reason := s.Reason
 			if reason == "" {
 				reason = "could not be probed"
@@ -91,6 +91,16 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 		t.next(r)
 	}
 	return t.w.Flush()
+}
+
+// hasRule reports whether a finding of rule is among fs.
+func hasRule(fs []finding.Finding, rule string) bool {
+	for _, f := range fs {
+		if f.Rule == rule {
+			return true
+		}
+	}
+	return false
 }
 
 // serverWhere is where a server's entry is: its config file and line.
