@@ -243,3 +243,33 @@ func TestTextSameRuleCollapsed(t *testing.T) {
 		}
 	}
 }
+
+// TestTextNextIsInert: the Next commands quote a hostile server name as
+// one inert shell word: no control character, no second command.
+func TestTextNextIsInert(t *testing.T) {
+	for _, name := range []string{"fs; rm -rf ~", "a\x1b[2J\nb", "it's", "$(id)", "‮evil"} {
+		f := finding.New(finding.ToolChanged, name)
+		f.Kind, f.Subject, f.Field, f.Before, f.After = finding.KindTool, "t", "description", "a", "b"
+		r := &Report{LockfileVersion: 1, Servers: []Server{{Name: name, Status: StatusDrift, Findings: []finding.Finding{f}}},
+			Summary: Summary{Servers: 1, Drift: 1, Findings: 1, ExitCode: 1, FailOn: "error"}}
+		var buf bytes.Buffer
+		if err := WriteText(&buf, r, Options{Width: 200}); err != nil {
+			t.Fatal(err)
+		}
+		var approve string
+		for _, l := range strings.Split(buf.String(), "\n") {
+			if strings.Contains(l, "mcp-lockcheck approve ") {
+				approve = l
+			}
+			for _, r := range l {
+				if hidden(r) {
+					t.Fatalf("%q: output holds U+%04X", name, r)
+				}
+			}
+		}
+		word, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(approve), "mcp-lockcheck approve "), "   #")
+		if !strings.HasPrefix(word, "'") || !strings.HasSuffix(word, "'") {
+			t.Errorf("%q: approve names it as %s, not one quoted word", name, word)
+		}
+	}
+}
