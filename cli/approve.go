@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{"approve", "review changes and write only the named ones into the lock", runApprove})
+	register(command{"approve", runApprove})
 }
 
 // approveFlags are approve's own flags.
@@ -39,11 +38,8 @@ type approveFlags struct {
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, asUsage(err)
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -63,17 +59,12 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 	fs := newFlagSet("approve", env)
 	c.register(fs)
 	fs.BoolVar(&af.all, "all", false, "approve every change of every configured server")
-	fs.StringVar(&af.from, "from", "", "approve exactly what this saved `check --format json` report `FILE` showed")
+	fs.StringVar(&af.from, "from", "", "approve exactly what this saved JSON report `FILE` showed (from check --json FILE)")
 	fs.StringVar(&af.ack, "ack", "", "acknowledge the inspection finding `RULE` on one SERVER/KIND/NAME (needs --reason)")
-	fs.StringVar(&af.reason, "reason", "", "why the acknowledged finding is acceptable")
-	fs.StringVar(&af.approvedBy, "approved-by", "", "who approves (default: git config user.email, else $USER)")
+	fs.StringVar(&af.reason, "reason", "", "why the acknowledged finding is acceptable (with --ack)")
+	fs.StringVar(&af.approvedBy, "approved-by", "", "record the approval as given by `WHO` (default: git config user.email, else $USER)")
 	fs.BoolVar(&af.yes, "yes", false, "do not prompt, even when stdin is a terminal")
 	fs.BoolVar(&af.interactive, "interactive", false, "prompt for each change even when stdin is not a terminal")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: mcp-lockcheck approve [flags] SERVER[/KIND/NAME]... | --all | --from report.json\n"+
-			"KIND is tool, prompt, resource or template (fs/tool/read_text_file).\n\n")
-		fs.PrintDefaults()
-	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return ExitUsage, err
@@ -163,7 +154,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 		}
 	}
 	if refused {
-		report.Write(env.Stderr, report.FormatText, probeReport, report.Options{LockPath: c.lockPath, Redactor: env.red})
+		report.Write(env.Stderr, report.FormatText, probeReport, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr)})
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
 		return ExitDrift, nil
 	}

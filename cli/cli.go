@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -68,37 +67,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // command is one subcommand. Each lives in its own file and registers
 // itself in init, so commands can be added without touching this file.
+// Its help (summary, usage, examples) is in helps, by the same name.
 type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, args []string, env Env) (int, error)
+	name string
+	run  func(ctx context.Context, args []string, env Env) (int, error)
 }
 
 var commands = map[string]command{}
 
 func register(c command) { commands[c.name] = c }
 
-func usage() string {
-	var b strings.Builder
-	b.WriteString("mcp-lockcheck: a lockfile for what MCP servers tell your model.\n\nUsage:\n")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(&b, "  mcp-lockcheck %-9s %s\n", n, commands[n].summary)
-	}
-	b.WriteString("  mcp-lockcheck version   print the version\n")
-	b.WriteString("\nRun \"mcp-lockcheck COMMAND -h\" for a command's flags.\n")
-	b.WriteString("Exit codes: 0 ok, 1 drift or a finding at --fail-on, 2 usage or invalid input, 3 a server was held.\n")
-	return b.String()
-}
-
 func init() {
-	register(command{"pin", "probe each configured server and write the lock", runPin})
-	register(command{"check", "probe each server and compare it with the lock", runCheck})
-	register(command{"servers", "list the configured servers", func(_ context.Context, args []string, env Env) (int, error) { return runServers(args, env) }})
+	register(command{"pin", runPin})
+	register(command{"check", runCheck})
+	register(command{"servers", func(_ context.Context, args []string, env Env) (int, error) { return runServers(args, env) }})
 }
 
 // Run is Main with the context and environment given.
@@ -127,7 +109,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 		}
 	}
 	if len(args) < 2 {
-		fmt.Fprint(env.Stderr, usage())
+		fmt.Fprint(env.Stderr, overview())
 		return ExitUsage
 	}
 	var code int
@@ -136,13 +118,15 @@ func Run(ctx context.Context, args []string, env Env) int {
 	case "version", "--version":
 		fmt.Fprintln(env.Stdout, Version())
 		return ExitOK
-	case "help", "-h", "--help":
-		fmt.Fprint(env.Stdout, usage())
+	case "-h", "--help":
+		fmt.Fprint(env.Stdout, overview())
 		return ExitOK
+	case "help":
+		return runHelp(rest, env, func(name string, args []string) (int, error) { return commands[name].run(ctx, args, env) })
 	default:
 		c, ok := commands[name]
 		if !ok {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: unknown command %q\n\n%s", name, usage())
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: unknown command %q\n\n%s", name, overview())
 			return ExitUsage
 		}
 		code, err = c.run(ctx, rest, env)

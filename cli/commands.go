@@ -18,13 +18,13 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("check", env)
 	c.register(fs)
-	format := fs.String("format", "text", "stdout format: text, json, sarif, markdown, summary or annotations")
+	format := fs.String("format", "text", "stdout `FORMAT`: text, json, sarif, markdown, summary or annotations")
 	jsonOut := fs.String("json", "", "also write the JSON report to `FILE`")
 	sarifOut := fs.String("sarif", "", "also write SARIF to `FILE`")
 	mdOut := fs.String("markdown", "", "also write the markdown PR comment to `FILE`")
 	summaryOut := fs.String("summary", "", "also write the job summary markdown to `FILE`")
-	failOn := fs.String("fail-on", "error", "lowest severity that fails the run: error, warning, note or never")
-	automation := fs.String("automation-id", "", "SARIF automationDetails.id (unique per job)")
+	failOn := fs.String("fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
+	automation := fs.String("automation-id", "", "SARIF automationDetails.id `ID` (unique per job)")
 	baseLock := fs.String("base-lock", "", "also review what this lock approves against the base branch's lock `FILE`")
 	baseRef := fs.String("base", "", "like --base-lock, reading the lock (and the policy) at git `REF`")
 	basePolicy := fs.String("base-policy", "", "with --base-lock: the base branch's policy `FILE`, in force over this one (which can only tighten it)")
@@ -92,7 +92,12 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red}
-	if err := report.Write(env.Stdout, f, r, ropts); err != nil {
+	textOpts := ropts
+	textOpts.Width, textOpts.Color, textOpts.Verbose = termWidth(env, env.Stdout), newPainter(env, env.Stdout).on, c.verbose
+	if f != report.FormatText {
+		textOpts = ropts
+	}
+	if err := report.Write(env.Stdout, f, r, textOpts); err != nil {
 		return ExitUsage, fmt.Errorf("writing report: %w", err)
 	}
 	targets := report.Targets{JSON: c.outPath(env, *jsonOut), SARIF: c.outPath(env, *sarifOut), Markdown: c.outPath(env, *mdOut), Summary: c.outPath(env, *summaryOut)}
@@ -120,7 +125,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("pin", env)
 	c.register(fs)
-	approvedBy := fs.String("approved-by", "", "who approves what is pinned (default: git config user.email, else $USER)")
+	approvedBy := fs.String("approved-by", "", "record what is pinned as approved by `WHO` (default: git config user.email, else $USER)")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
@@ -147,7 +152,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
 	next, r := check.Pin(ctx, opts, who)
-	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red}); err != nil {
+	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr), Verbose: c.verbose}); err != nil {
 		return ExitUsage, err
 	}
 	if next == nil {
@@ -190,7 +195,7 @@ func approver(dir string, getenv func(string) (string, bool)) string {
 func runServers(args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("servers", env)
-	c.register(fs)
+	c.registerServers(fs)
 	matrix := fs.Bool("matrix", false, `print a GitHub Actions matrix: {"include":[{"server":NAME,"config":FILE},...]}`)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{"comment", "post a JSON report as the sticky pull request comment", runComment})
+	register(command{"comment", runComment})
 }
 
 // postComment creates or updates the sticky pull request comment for the

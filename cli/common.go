@@ -54,29 +54,42 @@ type common struct {
 	readPaths []string
 }
 
+// register adds the flags of a command that probes servers against the
+// lock: which servers, the lock, the policy and how to probe.
 func (c *common) register(fs *flag.FlagSet) {
+	c.registerServers(fs)
 	fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE`")
+	c.registerProbe(fs)
+}
+
+// registerServers adds the flags that choose the configured servers:
+// configs, names and the policy (which loadServers checks against them).
+func (c *common) registerServers(fs *flag.FlagSet) {
 	fs.Var(&c.configs, "config", "client config `FILE` (repeatable; default: discover .mcp.json, .vscode/mcp.json, ... in the working directory)")
 	fs.Var(&c.servers, "server", "only this server `NAME` (repeatable; default: all)")
-	fs.StringVar(&c.sandbox, "sandbox", "basic", "isolation for servers: off, basic or strict")
+	fs.StringVar(&c.policyPath, "policy", "", "policy `FILE`: per-server warm-up calls, launches, env, sandbox, time-outs and rule levels (default: "+policy.DefaultFile+" in the working directory, if it exists); flags given here override it")
+	c.flags = fs
+}
+
+// registerProbe adds the flags that say how servers are probed.
+func (c *common) registerProbe(fs *flag.FlagSet) {
+	fs.StringVar(&c.sandbox, "sandbox", "basic", "isolation `LEVEL` for servers: off, basic or strict")
 	fs.Var(&c.passEnv, "pass-env", "pass this environment variable `NAME` to servers (repeatable)")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "package-manager cache `DIR` for servers (default: the user's caches; under strict, mcp-lockcheck's own cache, since strict servers need it writable)")
-	fs.IntVar(&c.warmup, "warmup-calls", 5, "warm-up tools/call requests per launch, with a re-list after each (0 disables)")
-	fs.IntVar(&c.launches, "launches", 2, "launches per server (a sleeper changes on a later launch)")
+	fs.IntVar(&c.warmup, "warmup-calls", 5, "`N` warm-up tools/call requests per launch, with a re-list after each (0 disables)")
+	fs.IntVar(&c.launches, "launches", 2, "`N` launches per server (a sleeper changes on a later launch)")
 	fs.Var(&c.identities, "client-identity", "add a launch presenting clientInfo `NAME/VERSION` (repeatable)")
-	fs.StringVar(&c.protocol, "protocol", "auto", "handshake: auto (initialize, as the presented client does; server/discover only when initialize is refused), legacy or stateless")
+	fs.StringVar(&c.protocol, "protocol", "auto", "handshake `MODE`: auto (initialize, as the presented client does; server/discover only when initialize is refused), legacy or stateless")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "deadline for one server's whole probe")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "deadline for one request")
 	fs.DurationVar(&c.callTimeout, "call-timeout", probe.DefaultCallTimeout, "deadline for one warm-up tools/call; a call not answered by then still counts, and is a note")
-	fs.IntVar(&c.maxMessage, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted from a server")
-	fs.IntVar(&c.jobs, "jobs", defaultJobs(), "servers probed at once: 8 per CPU, between 16 and 64")
+	fs.IntVar(&c.maxMessage, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted from a server, in `BYTES`")
+	fs.IntVar(&c.jobs, "jobs", defaultJobs(), "`N` servers probed at once (default: 8 per CPU, between 16 and 64)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.DurationVar(&c.clockOffset, "clock-offset", 0, "add a launch with the server's clock moved forward by `DURATION` (libfaketime)")
-	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr")
-	fs.StringVar(&c.progress, "progress", "auto", "progress style on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
+	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr; the text report lists acknowledged findings and every finding of a rule that fires on many subjects")
+	fs.StringVar(&c.progress, "progress", "auto", "progress `STYLE` on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
-	fs.StringVar(&c.policyPath, "policy", "", "policy `FILE`: per-server warm-up calls, launches, env, sandbox, time-outs and rule levels (default: "+policy.DefaultFile+" in the working directory, if it exists); flags given here override it")
-	c.flags = fs
 }
 
 // loadPolicy reads --policy, else the default policy file if there is
@@ -132,25 +145,14 @@ func (c *common) explicit() func(string) bool {
 func newFlagSet(name string, env Env) *flag.FlagSet {
 	fs := flag.NewFlagSet("mcp-lockcheck "+name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
+	fs.Usage = func() { writeHelp(env.Stdout, name, fs) }
 	return fs
 }
 
 // parse parses flags and rejects stray arguments.
 func parse(fs *flag.FlagSet, args []string) error {
-	// The flag package would print the error and every flag on a typo;
-	// the error is said once (by Run) with a pointer to -h instead, and the
-	// flags are listed only when asked for.
-	out := fs.Output()
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	fs.SetOutput(out)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
-			fs.PrintDefaults()
-			return err
-		}
-		return usageErr("%v (see %s -h)", err, fs.Name())
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q", fs.Arg(0))
@@ -184,7 +186,7 @@ func (c *common) loadServers(env Env) (servers []config.Server, all bool, err er
 	if len(paths) == 0 {
 		paths = config.Discover(c.dir(env))
 		if len(paths) == 0 {
-			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .zed/settings.json, .codex/config.toml, .roo/mcp.json, .kiro/settings/mcp.json, .amazonq/mcp.json, .junie/mcp/mcp.json, .continue/mcpServers/, opencode.json, mcp.json, claude_desktop_config.json and the others listed in the README); name one with --config", c.dir(env))
+			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .zed/settings.json, .codex/config.toml, .roo/mcp.json, .kiro/settings/mcp.json, .amazonq/mcp.json, .junie/mcp/mcp.json, .continue/mcpServers/, opencode.json, mcp.json, claude_desktop_config.json and the others listed in docs/usage.md); name one with --config", c.dir(env))
 		}
 	}
 	c.readPaths = paths

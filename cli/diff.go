@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -18,7 +19,7 @@ import (
 )
 
 func init() {
-	register(command{"diff", "show what check would report, as a readable diff", runDiff})
+	register(command{"diff", runDiff})
 }
 
 // cutText is how many runes of one value a diff shows before cutting;
@@ -37,6 +38,22 @@ func newPainter(env Env, w io.Writer) painter {
 		return painter{}
 	}
 	return painter{on: isTerminal(w)}
+}
+
+// termWidth is the width text for w is wrapped to: $COLUMNS, else the
+// terminal's, else report.DefaultWidth.
+func termWidth(env Env, w any) int {
+	if v, ok := env.Getenv("COLUMNS"); ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+			return n
+		}
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
+			return n
+		}
+	}
+	return report.DefaultWidth
 }
 
 // isTerminal reports whether w is a terminal (a file whose termios can be
@@ -275,7 +292,7 @@ func runDiff(ctx context.Context, args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("diff", env)
 	c.register(fs)
-	failOn := fs.String("fail-on", "error", "lowest severity that fails the run: error, warning, note or never")
+	failOn := fs.String("fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}

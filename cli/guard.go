@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(command{"guard", "run a server behind a proxy that refuses answers that drift from the lock", runGuard})
+	register(command{"guard", runGuard})
 }
 
 // runGuard is `mcp-lockcheck guard [flags] -- COMMAND ARGS...`, and its
@@ -36,20 +36,16 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 	fs := newFlagSet("guard", env)
 	lockPath := fs.String("lock", lock.DefaultPath, "lockfile `FILE`")
 	server := fs.String("server", "", "the lock entry `NAME` this server is held to (required)")
-	mode := fs.String("mode", "enforce", "enforce: refuse a drifted answer and stop the server, refuse a message hiding characters or escapes; sanitize: as enforce, but strip hidden characters and escapes and forward the rest; warn: forward and log")
-	sb := fs.String("sandbox", "off", "isolation for the server: off, basic or strict")
+	mode := fs.String("mode", "enforce", "what to do with a drifted answer, as `MODE`: enforce refuses it and stops the server, and refuses a message hiding characters or escapes; sanitize does as enforce but strips hidden characters and escapes and forwards the rest; warn forwards and logs")
+	sb := fs.String("sandbox", "off", "isolation `LEVEL` for the server: off, basic or strict")
 	var passEnv multi
 	fs.Var(&passEnv, "pass-env", "with --sandbox basic|strict: pass this environment variable `NAME` to the server (repeatable)")
-	maxMsg := fs.Int("max-message-bytes", guard.DefaultMaxMessageBytes, "largest JSON-RPC line accepted either way")
-	fs.Usage = func() {
-		fmt.Fprint(env.Stderr, "Usage: mcp-lockcheck guard --lock FILE --server NAME [flags] -- COMMAND ARGS...\n       mcp-lockcheck guard install [--config FILE] --lock FILE\n       mcp-lockcheck guard uninstall [--config FILE]\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	maxMsg := fs.Int("max-message-bytes", guard.DefaultMaxMessageBytes, "largest JSON-RPC line accepted either way, in `BYTES`")
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK, err
 		}
-		return ExitUsage, asUsage(err)
+		return ExitUsage, err
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
@@ -97,9 +93,13 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 	var c common
 	fs := newFlagSet(name, env)
 	fs.Var(&c.configs, "config", "client config `FILE` to rewrite (repeatable; default: discover .mcp.json, .vscode/mcp.json, ... in the working directory)")
-	fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE` (install)")
-	mode := fs.String("mode", "enforce", "install: the guard's --mode for every server")
-	sb := fs.String("sandbox", "off", "install: the guard's --sandbox for every server")
+	// uninstall needs no lock and sets no guard flags: it takes none.
+	mode, sb := new(string), new(string)
+	if !undo {
+		fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE` the guard holds the servers to")
+		fs.StringVar(mode, "mode", "enforce", "the guard's --mode `MODE` for every server: enforce, sanitize or warn")
+		fs.StringVar(sb, "sandbox", "off", "the guard's --sandbox `LEVEL` for every server: off, basic or strict")
+	}
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -22,7 +20,7 @@ import (
 )
 
 func init() {
-	register(command{"merge", "combine per-server JSON reports into one and write every format", runMerge})
+	register(command{"merge", runMerge})
 }
 
 // printMatrix writes the servers as a GitHub Actions matrix, so a workflow
@@ -59,19 +57,19 @@ func printMatrix(env Env, servers []config.Server) (int, error) {
 // check ran in a subdirectory, and --github-output sets the step outputs.
 func runMerge(_ context.Context, args []string, env Env) (int, error) {
 	fs := newFlagSet("merge", env)
-	format := fs.String("format", "text", "stdout format: text, json, sarif, markdown, summary, annotations or none")
+	format := fs.String("format", "text", "stdout `FORMAT`: text, json, sarif, markdown, summary, annotations or none")
 	jsonOut := fs.String("json", "", "write the merged JSON report to `FILE`")
 	sarifOut := fs.String("sarif", "", "write SARIF to `FILE`")
 	mdOut := fs.String("markdown", "", "write the markdown PR comment to `FILE`")
 	summaryOut := fs.String("summary", "", "write the job summary markdown to `FILE`")
-	automation := fs.String("automation-id", "", "SARIF automationDetails.id (unique per job)")
+	automation := fs.String("automation-id", "", "SARIF automationDetails.id `ID` (unique per job)")
 	lockPath := fs.String("lock", lock.DefaultPath, "lockfile `FILE` the reports are about (for locations)")
 	prefix := fs.String("path-prefix", "", "prefix file locations with `DIR` (the check ran in this subdirectory of the repository)")
 	outputs := fs.Bool("github-output", false, "set the step outputs drift-detected, held-servers and findings-count ($GITHUB_OUTPUT)")
 	var files []string
 	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			return ExitUsage, parseErr(err)
+		if err := parseFlags(fs, rest); err != nil {
+			return ExitUsage, err
 		}
 		if fs.NArg() == 0 {
 			break
@@ -119,14 +117,6 @@ func runMerge(_ context.Context, args []string, env Env) (int, error) {
 		}
 	}
 	return r.Summary.ExitCode, nil
-}
-
-// parseErr keeps -h an exit-0 help request and makes the rest usage errors.
-func parseErr(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	return asUsage(err)
 }
 
 // mergeReports reads every report and combines them. A server in two

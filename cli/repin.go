@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register(command{"repin", "pin again and, with --open-pr, propose the new lock as a pull request", runRepin})
+	register(command{"repin", runRepin})
 }
 
 // runRepin is the scheduled re-pin: the same probe as pin, and when the lock
@@ -31,7 +31,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("repin", env)
 	c.register(fs)
-	approvedBy := fs.String("approved-by", "", "who the new entries are recorded as approved by (default: git config user.email, else $USER)")
+	approvedBy := fs.String("approved-by", "", "record the new entries as approved by `WHO` (default: git config user.email, else $USER)")
 	openPR := fs.Bool("open-pr", false, "commit the new lock on --branch through the GitHub API and open or update its pull request")
 	branch := fs.String("branch", github.DefaultRepinBranch, "the pull request's head `BRANCH` (rebuilt on the base every run)")
 	base := fs.String("base-branch", "", "the pull request's base `BRANCH` (default: the repository's default branch)")
@@ -79,7 +79,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
 	next, pr := check.Pin(ctx, opts, who)
-	if err := report.Write(env.Stderr, report.FormatText, pr, report.Options{LockPath: c.lockPath, Redactor: env.red}); err != nil {
+	if err := report.Write(env.Stderr, report.FormatText, pr, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr)}); err != nil {
 		return ExitUsage, err
 	}
 	if next == nil {

@@ -1,7 +1,7 @@
 package finding
 
 // Rule describes one stable rule id. The registry below feeds SARIF
-// tool.driver.rules, the README's rule table, --fail-on and the policy
+// tool.driver.rules, the rule table of docs/rules.md, --fail-on and the policy
 // file's re-levelling; its order is the order rules are documented in.
 type Rule struct {
 	ID       string

@@ -357,29 +357,30 @@ func TestApply(t *testing.T) {
 	}
 }
 
-// TestREADMEExample parses the example in the README's "Policy file"
-// section, so the documented example is always one the parser accepts.
-func TestREADMEExample(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+// TestDocsExample parses the example in docs/policy.md, the policy file's
+// page (it was the README's "Policy file" section), so the documented
+// example is always one the parser accepts.
+func TestDocsExample(t *testing.T) {
+	data, err := os.ReadFile("../docs/policy.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(data), "\n## Policy file\n")
+	_, section, ok := strings.Cut(string(data), "# Policy file\n")
 	if !ok {
-		t.Fatal(`README.md has no "## Policy file" section`)
+		t.Fatal(`docs/policy.md has no "# Policy file" heading`)
 	}
 	_, block, ok := strings.Cut(section, "```yaml\n")
 	if !ok {
 		t.Fatal("the Policy file section has no yaml example")
 	}
 	block, _, _ = strings.Cut(block, "```")
-	p, err := Parse("README.md", []byte(block))
+	p, err := Parse("docs/policy.md", []byte(block))
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs := p.Server("fs")
 	if fs == nil || len(fs.Calls) != 2 || string(fs.Calls[0].Arguments) != `{"path":"/tmp/x"}` || p.Server("github") == nil {
-		t.Errorf("README example parsed as %s", dump(p))
+		t.Errorf("docs/policy.md example parsed as %s", dump(p))
 	}
 }
 

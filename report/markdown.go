@@ -19,25 +19,28 @@ const Marker = "<!-- mcp-lockcheck -->"
 const (
 	commentDiffLimit = 3000
 	summaryDiffLimit = 30000
-	// A server section in the job summary is folded into <details> when it
-	// holds more findings than this.
-	summaryFoldAfter = 3
 )
 
 // WriteMarkdown writes the PR comment: the marker, a verdict, what the pull
-// request approves (if anything), a table of servers, then each finding
-// with its before/after as a word diff. It is cut at a finding boundary to
-// stay within Options.MarkdownLimit, with a note pointing to the job summary.
+// request approves (if anything), a table of servers, then per server a
+// heading with its verdict, a compact list of every changed definition (one
+// line each: subject, rules, changed fields) and one collapsed <details>
+// with each finding in full, its before/after as a word diff. The compact
+// lists are laid out first and kept room for, so they fit within
+// Options.MarkdownLimit at any scale a comment can hold; the full findings
+// fill what is left, cut at a finding boundary, with a note pointing to the
+// job summary and the JSON report.
 //
 // Every piece of server text is inert: it sits in a code span or fenced
 // block longer than any backtick run in it, after escape has made it one
 // line of visible characters, so no @mention, link, image, HTML or fence
-// break can come from it. Table cells also lose their `|`.
+// break can come from it. Table cells also lose their `|`; the <summary>
+// lines hold only our own words.
 func WriteMarkdown(w io.Writer, r *Report, opts Options) error {
 	opts = opts.withDefaults()
-	note := "the job summary of this run"
+	note := "the job summary of this run and its JSON report artifact"
 	if u := safeURL(opts.SummaryURL); u != "" {
-		note = "the [job summary](" + u + ") of this run"
+		note = "the [job summary](" + u + ") of this run and its JSON report artifact"
 	}
 	_, err := io.WriteString(w, renderMarkdown(r, opts, mdStyle{
 		limit:     opts.MarkdownLimit,
@@ -48,12 +51,10 @@ func WriteMarkdown(w io.Writer, r *Report, opts Options) error {
 }
 
 // WriteSummary writes the job summary (GITHUB_STEP_SUMMARY): the PR
-// comment's content, with each server section holding more than a few
-// findings folded into <details>, capped under Options.SummaryLimit.
+// comment's content with a larger budget, capped under Options.SummaryLimit.
 func WriteSummary(w io.Writer, r *Report, opts Options) error {
 	opts = opts.withDefaults()
 	_, err := io.WriteString(w, renderMarkdown(r, opts, mdStyle{
-		summary:   true,
 		limit:     opts.SummaryLimit,
 		diffLimit: summaryDiffLimit,
 		moreAt:    "the JSON or SARIF report of this run",
@@ -62,7 +63,6 @@ func WriteSummary(w io.Writer, r *Report, opts Options) error {
 }
 
 type mdStyle struct {
-	summary   bool   // fold long server sections into <details>
 	limit     int    // bytes for the whole document
 	diffLimit int    // bytes of diff text per finding
 	moreAt    string // where the findings a cut leaves out can be read
@@ -142,7 +142,20 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 	section("### Not checked\n\n", repo)
 	section("### This pull request approves:\n\n", approvals)
 
-	d.add("### Servers\n\n| Server | Status | Findings | Sandbox |\n| --- | --- | --- | --- |\n")
+	// Every server's section, with its compact list of every changed
+	// definition, is planned before the table and kept room for: the list
+	// names every change whatever the full diffs take; they fill what is
+	// left.
+	secs := planSections(r, st)
+	skeleton := 0
+	for _, s := range secs {
+		skeleton += len(s.open) + len(s.list) + len(foldClose)
+	}
+	reserved := d.b.Len()+d.reserve+skeleton+len(serversHead)+len(r.Servers)*64 <= d.limit
+	if reserved {
+		d.reserve += skeleton
+	}
+	d.add(serversHead)
 	for _, s := range r.Servers {
 		c := countFindings(live(s.Findings)).String()
 		if c == "" {
@@ -156,38 +169,31 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 	}
 	d.add("\n")
 
-	for _, s := range r.Servers {
-		fs := live(s.Findings)
-		if len(fs) == 0 && s.Status != StatusHeld {
+	for _, s := range secs {
+		if reserved {
+			// Reserved above: always fits.
+			d.reserve -= len(s.open) + len(s.list) + len(foldClose)
+			d.b.WriteString(s.open + s.list)
+		} else if !d.add(s.open) || !d.add(s.list) {
+			d.omitted += len(s.fs)
 			continue
 		}
-		fold := st.summary && len(fs) > summaryFoldAfter
-		var open, closing string
-		if fold {
-			open = "<details>\n<summary>" + summaryVerdict(s) + "</summary>\n\n"
-			closing = "</details>\n\n"
-		} else {
-			open = "#### " + mdServerHeading(s) + "\n\n"
-		}
-		if s.Status == StatusHeld {
-			reason := s.Reason
-			if reason == "" {
-				reason = "could not be probed"
+		d.reserve += len(foldClose)
+		opened := false
+		for _, f := range s.fs {
+			if !opened && !d.add(foldOpen) {
+				d.omitted += len(s.fs)
+				break
 			}
-			open += "Held: " + codeSpan(escape(reason)) + "\n\n"
-		}
-		if !d.add(open) {
-			d.omitted += len(fs)
-			continue
-		}
-		d.reserve += len(closing)
-		for _, f := range fs {
+			opened = true
 			if !d.add(mdFinding(f, st, false)) {
 				d.omitted++
 			}
 		}
-		d.reserve -= len(closing)
-		d.b.WriteString(closing) // reserved above: always fits
+		d.reserve -= len(foldClose)
+		if opened {
+			d.b.WriteString(foldClose) // reserved above: always fits
+		}
 	}
 
 	if d.full {
@@ -205,6 +211,138 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 	}
 	d.b.WriteString("— " + footer + "\n")
 	return d.b.String()
+}
+
+// serversHead starts the table of servers.
+const serversHead = "### Servers\n\n| Server | Status | Findings | Sandbox |\n| --- | --- | --- | --- |\n"
+
+// mdSection is one server's part of a markdown report: the opening (a
+// heading with the verdict), the compact list of every changed definition,
+// and the findings shown in full, folded in one <details> per server.
+type mdSection struct {
+	open, list string
+	fs         []finding.Finding
+}
+
+// Folding the findings shown in full; the summary is our text only.
+const (
+	foldOpen  = "<details>\n<summary>In full: each finding with its word diff</summary>\n\n"
+	foldClose = "</details>\n\n"
+)
+
+// planSections lays out a section for every server with findings or held.
+func planSections(r *Report, st mdStyle) []mdSection {
+	var out []mdSection
+	for _, s := range r.Servers {
+		fs := live(s.Findings)
+		if len(fs) == 0 && s.Status != StatusHeld {
+			continue
+		}
+		// The server's name stays out of HTML: it is a heading (its text
+		// in a code span) and the <summary> holds only our words.
+		sec := mdSection{open: "#### " + mdServerHeading(s) + "\n\n"}
+		if s.Status == StatusHeld {
+			reason := s.Reason
+			if reason == "" {
+				reason = "could not be probed"
+			}
+			sec.open += "Held: " + codeSpan(escape(reason)) + "\n\n"
+		}
+		var list strings.Builder
+		entries := groupEntries(fs)
+		if len(entries) > 0 {
+			fmt.Fprintf(&list, "Changed and flagged (%s):\n\n", plural(len(entries), "entry", "entries"))
+			for _, e := range entries {
+				list.WriteString(mdCompact(e) + "\n")
+			}
+			list.WriteString("\n")
+		}
+		sec.list = list.String()
+		sec.fs = fullDiffFindings(entries)
+		out = append(out, sec)
+	}
+	return out
+}
+
+// mdCompact is one line for one entry: mark, subject, rules and the
+// changed fields (+added ~changed -removed), every piece of server text in
+// a code span.
+func mdCompact(e entry) string {
+	f0 := e.fs[0]
+	top := f0
+	var rules, fields, inputs []string
+	seen := map[string]bool{}
+	for _, f := range e.fs {
+		top.Severity = max(top.Severity, f.Severity)
+		top.Acknowledged = top.Acknowledged && f.Acknowledged
+		if !seen["r"+f.Rule] {
+			seen["r"+f.Rule] = true
+			rules = append(rules, f.Rule)
+		}
+		if f.Rule == finding.NewInputProperty {
+			inputs = append(inputs, strings.TrimPrefix(f.Field, "inputSchema/properties/"))
+			continue
+		}
+		if f.Field == "" || seen["f"+f.Field] {
+			continue
+		}
+		seen["f"+f.Field] = true
+		if !driftRules[f.Rule] {
+			fields = append(fields, "in "+f.Field)
+			continue
+		}
+		mark := "~"
+		switch {
+		case f.Before == "" && f.After != "":
+			mark = "+"
+		case f.After == "" && f.Before != "":
+			mark = "-"
+		}
+		fields = append(fields, mark+f.Field)
+	}
+	subject := subjectText(f0)
+	if subject == "" {
+		subject = f0.Server
+	}
+	line := "- " + strings.SplitN(severityMark(top), " ", 2)[0] + " " + codeSpan(escape(subject)) + " · " + codeSpan(escape(strings.Join(rules, ", ")))
+	if len(fields) > 0 {
+		line += " · " + codeSpan(escape(strings.Join(fields, " ")))
+	}
+	if len(inputs) > 0 {
+		line += " · new inputs " + codeSpan(escape(strings.Join(inputs, ", ")))
+	}
+	if len(fields) == 0 && len(inputs) == 0 && len(e.fs) == 1 {
+		line += " · " + codeSpan(escape(truncate(f0.Message, 160)))
+	}
+	return line
+}
+
+// fullDiffFindings are the findings shown in full below the compact list:
+// all of them, less the ones that repeat what another says (a new input
+// already in the entry's schema change, the same change seen again in a
+// later phase).
+func fullDiffFindings(entries []entry) []finding.Finding {
+	var out []finding.Finding
+	for _, e := range entries {
+		seen := map[string]bool{}
+		for _, f := range e.fs {
+			if f.Rule == finding.NewInputProperty && len(e.fs) > 1 {
+				continue
+			}
+			// A lone finding with nothing more than its message is said
+			// whole by its compact line.
+			if len(e.fs) == 1 && f.Before == "" && f.After == "" && f.Detail == "" && !f.Acknowledged {
+				continue
+			}
+			k := f.Field + "\x00" + f.Before + "\x00" + f.After
+			if f.Rule == finding.UnstableManifest && seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // live drops the approval findings: they are listed in their own section,
@@ -242,20 +380,6 @@ func mdVerdict(r *Report) string {
 	// The summary line is our words and numbers; the fail-on threshold is
 	// quoted as if it were server text, since it comes from flags or policy.
 	return "## " + head + "\n\n" + summaryLine(r, func(s string) string { return codeSpan(escape(s)) })
-}
-
-// summaryVerdict is the server's verdict for a <summary> line, built from
-// the raw name and reason through htmlSafe (not from serverVerdict, whose
-// escape sequences htmlSafe would spell twice).
-func summaryVerdict(s Server) string {
-	h := statusMark(s.Status) + " " + htmlSafe(s.Name) + ": " + htmlSafe(s.Status)
-	if s.Status == StatusHeld && s.Reason != "" {
-		return h + ": " + htmlSafe(truncate(s.Reason, 120))
-	}
-	if c := countFindings(live(s.Findings)).String(); c != "" {
-		h += " (" + c + ")"
-	}
-	return h
 }
 
 func mdStatus(status string) string {
@@ -388,26 +512,6 @@ func codeSpan(s string) string {
 // leaves nothing to split on.
 func mdCell(s string) string {
 	return codeSpan(strings.ReplaceAll(escape(s), "|", `\u{007C}`))
-}
-
-// htmlSafe renders text for an HTML block (the <summary> line), where
-// markdown is not parsed and code spans do not exist: only letters, digits
-// and a few harmless ASCII characters pass; everything else, `<`, `&`, `@`,
-// `#`, `[` and every non-ASCII character but our status marks included, is
-// spelled \u{XXXX}. The result holds no tag, entity, mention or reference.
-func htmlSafe(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9',
-			strings.ContainsRune(" .,:;()_-/+=", r),
-			r == '✔', r == '✖', r == '⏸', r == '…':
-			b.WriteRune(r)
-		default:
-			fmt.Fprintf(&b, `\u{%04X}`, r)
-		}
-	}
-	return b.String()
 }
 
 // safeURL returns u if it is a plain https URL that cannot break out of a

@@ -7,157 +7,575 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
 
-// Column widths (runes) for the text table. Cells are cut, not wrapped: one
-// finding is one line, so the table stays scannable and greppable, and the
-// details below it carry the long text.
+// Widths for what the text report shortens. Findings are wrapped to the
+// terminal width (Options.Width), never cut; only values that must stay on
+// one line are shortened, around the part that differs.
 const (
-	widthServer  = 16
-	widthSubject = 24
-	widthField   = 26
-	widthPhase   = 22
-	widthMessage = 50
 	// Around the first differing region of before/after: this much context
 	// on each side, and at most this much of the region itself.
 	diffContext = 24
 	diffRegion  = 72
 	widthDetail = 200
+	// DefaultWidth is the width a report is wrapped to when neither
+	// COLUMNS nor a terminal says otherwise.
+	DefaultWidth = 100
 )
 
-// WriteText writes the terminal report: a table with one row per finding,
-// the details of drift below it (first differing region of before/after,
-// decoded hidden text), one verdict line per server and a summary line.
-// All server text is escaped, so no terminal escape or bidi control reaches
-// the TTY.
+// WriteText writes the terminal report: one verdict line per server, then
+// per server one entry per changed definition (its changed fields listed
+// inside it, text changes as a word diff) and per other finding, then the
+// summary and the next command to run. Acknowledged findings are counted,
+// not listed, unless Options.Verbose. All server text is escaped, so no
+// terminal escape or bidi control reaches the TTY; the only control
+// sequences written are the colours of Options.Color.
 func WriteText(w io.Writer, r *Report, opts Options) error {
 	opts = opts.withDefaults()
-	bw := bufio.NewWriter(w)
+	t := &textWriter{w: bufio.NewWriter(w), width: opts.Width, color: opts.Color}
+	if t.width <= 0 {
+		t.width = DefaultWidth
+	}
+	t.width = max(t.width, 40)
 	for _, w := range r.Warnings {
-		fmt.Fprintf(bw, "warning: %s\n\n", escape(w))
+		t.para("warning: "+escape(w), "", "")
+		t.nl()
 	}
 	all := r.Findings()
-	writeTextPRSections(bw, all)
-	if len(all) > 0 {
-		if err := writeFindingTable(bw, all); err != nil {
-			return err
-		}
-		writeTextDetails(bw, all)
-	} else {
-		fmt.Fprintln(bw, "No findings.")
-	}
-	fmt.Fprintln(bw)
+	writeTextPRSections(t.w, all)
 	for _, s := range r.Servers {
-		fmt.Fprintln(bw, serverVerdict(s))
+		t.para(t.verdict(s), "", "    ")
+	}
+	if len(r.Servers) > 0 {
+		t.nl()
+	}
+	if len(r.Repository) > 0 {
+		t.para(t.bold("repository"), "", "")
+		t.entries(r.Repository, opts.Verbose)
+		t.nl()
+	}
+	for _, s := range r.Servers {
+		if len(s.Findings) == 0 && s.Status == StatusOK && !opts.Verbose {
+			continue
+		}
+		t.para(t.bold(escape(s.Name))+" "+t.dim("("+serverWhere(s)+")"), "", "    ")
+		if s.Status == StatusHeld && !hasRule(s.Findings, finding.ServerUnavailable) {
+			reason := s.Reason
+			if reason == "" {
+				reason = "could not be probed"
+			}
+			t.para("held: "+escape(reason), "  ", "    ")
+		}
 		if s.Isolation != "" {
-			fmt.Fprintf(bw, "    sandbox: %s\n", escape(s.Isolation))
+			t.para(t.dim("sandbox: "+escape(s.Isolation)), "  ", "    ")
 		}
 		if len(s.Calls) > 0 {
-			fmt.Fprintf(bw, "    warm-up calls: %s\n", escape(callsText(s.Calls)))
+			t.para(t.dim("warm-up calls: "+escape(callsText(s.Calls))), "  ", "    ")
 		}
 		for _, n := range s.Notes {
-			fmt.Fprintf(bw, "    note: %s\n", escape(n))
+			t.para("note: "+escape(n), "  ", "    ")
 		}
+		t.entries(s.Findings, opts.Verbose)
+		t.nl()
 	}
-	fmt.Fprintln(bw)
+	if len(all) == 0 {
+		t.line("No findings.")
+	}
 	line := summaryLine(r, escape)
 	if opts.ToolVersion != "" {
 		line += " [mcp-lockcheck " + escape(opts.ToolVersion) + "]"
 	}
-	fmt.Fprintln(bw, line)
-	return bw.Flush()
+	t.para(line, "", "")
+	if !opts.NoNext {
+		t.next(r)
+	}
+	return t.w.Flush()
 }
 
-// writeTextPRSections lists, before the table, what a pull request does
-// to its own bar: acknowledgements it adds for error-level findings (with
-// the hidden text decoded), then the policy settings it lowers, with the
-// base's value the check ran with and the pull request's.
-func writeTextPRSections(w io.Writer, fs []finding.Finding) {
-	first := true
+// hasRule reports whether a finding of rule is among fs.
+func hasRule(fs []finding.Finding, rule string) bool {
 	for _, f := range fs {
-		if !isSelfAck(f) {
+		if f.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// serverWhere is where a server's entry is: its config file and line.
+func serverWhere(s Server) string {
+	if s.Config == "" {
+		return "lock entry only"
+	}
+	if s.ConfigLine > 0 {
+		return fmt.Sprintf("%s:%d", escape(s.Config), s.ConfigLine)
+	}
+	return escape(s.Config)
+}
+
+// textWriter wraps lines to a width and colours our own words.
+type textWriter struct {
+	w     *bufio.Writer
+	width int
+	color bool
+}
+
+func (t *textWriter) nl()           { t.w.WriteString("\n") }
+func (t *textWriter) line(s string) { t.w.WriteString(s + "\n") }
+func (t *textWriter) paint(code, s string) string {
+	if !t.color || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+func (t *textWriter) bold(s string) string  { return t.paint("1", s) }
+func (t *textWriter) dim(s string) string   { return t.paint("2", s) }
+func (t *textWriter) red(s string) string   { return t.paint("31", s) }
+func (t *textWriter) green(s string) string { return t.paint("32", s) }
+
+// verdict is serverVerdict, the mark coloured.
+func (t *textWriter) verdict(s Server) string {
+	v := serverVerdict(s)
+	switch s.Status {
+	case StatusOK:
+		return t.green(v)
+	case StatusDrift:
+		return t.red(v)
+	}
+	return t.bold(v)
+}
+
+// para writes s wrapped at the width: the first line after first, the
+// rest after rest. Words are split on spaces; a word longer than a line is
+// broken, never cut. Colour codes (ours) do not count toward the width.
+func (t *textWriter) para(s, first, rest string) {
+	t.w.WriteString(wrap(s, t.width, first, rest))
+}
+
+// wrap is para's text.
+func wrap(s string, width int, first, rest string) string {
+	var b strings.Builder
+	line, n := first, visible(first)
+	empty := true
+	flush := func() {
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		line, n, empty = rest, visible(rest), true
+	}
+	for _, word := range strings.Split(s, " ") {
+		wn := visible(word)
+		if !empty && n+1+wn > width {
+			flush()
+		}
+		if !empty {
+			line += " "
+			n++
+		}
+		// A word longer than a whole line is broken at the width.
+		for n+wn > width && wn > 0 && !strings.Contains(word, "\x1b") {
+			room := width - n
+			if room <= 0 {
+				flush()
+				continue
+			}
+			rs := []rune(word)
+			line += string(rs[:room])
+			word = string(rs[room:])
+			wn = len(rs) - room
+			n = width
+			empty = false
+			flush()
+		}
+		line += word
+		n += wn
+		empty = false
+	}
+	if !empty || b.Len() == 0 {
+		flush()
+	}
+	return b.String()
+}
+
+// visible counts the runes of s a terminal shows: our colour sequences
+// (ESC [ ... m) take no room. Server text never holds ESC: it is escaped.
+func visible(s string) int {
+	n, inEsc := 0, false
+	for _, r := range s {
+		switch {
+		case inEsc:
+			if r == 'm' {
+				inEsc = false
+			}
+		case r == '\x1b':
+			inEsc = true
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// driftRules are the findings that say a definition differs from the lock
+// or across phases: they are shown as one entry per definition.
+var driftRules = map[string]bool{
+	finding.ToolAdded: true, finding.ToolRemoved: true, finding.ToolChanged: true,
+	finding.PromptAdded: true, finding.PromptRemoved: true, finding.PromptChanged: true,
+	finding.ResourceAdded: true, finding.ResourceRemoved: true, finding.ResourceChanged: true,
+	finding.ResourceTemplateAdded: true, finding.ResourceTemplateRemoved: true, finding.ResourceTemplateChanged: true,
+	finding.NewInputProperty: true, finding.UnstableManifest: true,
+}
+
+// entry is one definition's findings (drift rules), or one finding of
+// another rule with the same findings on other fields of the same subject.
+type entry struct {
+	fs []finding.Finding
+}
+
+// groupEntries groups findings into entries in report order: every drift
+// finding of one kind+subject together (one entry per changed definition),
+// every other finding by rule+kind+subject.
+func groupEntries(fs []finding.Finding) []entry {
+	var out []entry
+	idx := map[string]int{}
+	for _, f := range fs {
+		key := "drift\x00" + f.Kind + "\x00" + f.Subject
+		if !driftRules[f.Rule] || f.Kind == finding.KindServer || f.Kind == "" {
+			key = f.Rule + "\x00" + f.Kind + "\x00" + f.Subject
+		}
+		if i, ok := idx[key]; ok {
+			out[i].fs = append(out[i].fs, f)
 			continue
 		}
-		if first {
-			fmt.Fprintln(w, "Acknowledged in this pull request (error-level findings it silences on its own content):")
-			first = false
-		}
-		fmt.Fprintf(w, "  %s › %s › %s\n", escape(f.Server), escape(subjectText(f)), truncate(escape(f.Message), widthDetail))
-		if tags, _ := hiddenTags(f); tags != "" {
-			fmt.Fprintln(w, "    hidden tag text, decoded: "+truncate(escape(tags), widthDetail))
-		}
-		if f.Detail != "" {
-			fmt.Fprintln(w, "    "+truncate(escape(f.Detail), widthDetail))
-		}
+		idx[key] = len(out)
+		out = append(out, entry{fs: []finding.Finding{f}})
 	}
-	if !first {
-		fmt.Fprintln(w)
-	}
-	first = true
+	return out
+}
+
+// entries writes the findings of one server (or the repository), one
+// entry per changed definition; acknowledged ones counted unless verbose.
+func (t *textWriter) entries(fs []finding.Finding, verbose bool) {
+	var shown []finding.Finding
+	acked := 0
 	for _, f := range fs {
-		if f.Rule != finding.PolicyWeakened {
+		if f.Acknowledged && !verbose {
+			acked++
 			continue
 		}
-		if first {
-			fmt.Fprintln(w, "This pull request changes the policy (the check ran with the base branch's values):")
-			first = false
-		}
-		where := escape(f.File)
-		if f.Line > 0 {
-			where += fmt.Sprintf(":%d", f.Line)
-		}
-		fmt.Fprintf(w, "  %s: %s -> %s (%s)\n", escape(f.Field), truncate(escape(f.Before), widthDetail), truncate(escape(f.After), widthDetail), where)
+		shown = append(shown, f)
 	}
-	if !first {
-		fmt.Fprintln(w)
+	entries := groupEntries(shown)
+	// A rule that fires on many subjects the same way (a dozen files with
+	// unchecked servers) is one entry naming them all, not a dozen
+	// entries repeating one message; --verbose lists each with its own.
+	byRule := map[string][]int{}
+	for i, e := range entries {
+		if f := e.fs[0]; len(e.fs) == 1 && !driftRules[f.Rule] && f.Before == "" && f.After == "" && f.Detail == "" && decodeTags(f.Message) == "" {
+			byRule[f.Rule] = append(byRule[f.Rule], i)
+		}
+	}
+	done := map[int]bool{}
+	for i, e := range entries {
+		if done[i] {
+			continue
+		}
+		if same := byRule[e.fs[0].Rule]; !verbose && len(same) >= collapseAfter && same[0] == i {
+			t.sameRule(entries, same)
+			for _, j := range same {
+				done[j] = true
+			}
+			continue
+		}
+		t.entry(e)
+	}
+	if acked > 0 {
+		t.para(t.dim(fmt.Sprintf("%s not listed (--verbose lists them)", plural(acked, "acknowledged finding", "acknowledged findings"))), "  ", "    ")
 	}
 }
 
-func writeFindingTable(w io.Writer, fs []finding.Finding) error {
-	table := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Symbols: tw.NewSymbols(tw.StyleLight),
-		})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithTrimSpace(tw.Off),
-	)
-	table.Header("SEVERITY", "SERVER", "RULE", "SUBJECT", "FIELD", "PHASE", "MESSAGE")
+// collapseAfter is how many plain findings of one rule in one section are
+// listed one by one; from this many on they are one entry.
+const collapseAfter = 4
+
+// sameRule writes plain findings of one rule as one entry: the rule and
+// count, the first message whole, then every other subject named.
+func (t *textWriter) sameRule(entries []entry, idx []int) {
+	first := entries[idx[0]].fs[0]
+	sev := first.Severity
+	for _, i := range idx {
+		sev = max(sev, entries[i].fs[0].Severity)
+	}
+	top := first
+	top.Severity = sev
+	mark := severityMark(top)
+	if sev >= finding.Error && !top.Acknowledged {
+		mark = t.red(mark)
+	}
+	t.para(mark+" "+t.bold(escape(first.Rule))+" "+t.dim(fmt.Sprintf("— %d subjects", len(idx))), "  ", "      ")
+	t.para(escape(first.Message), "      ", "        ")
+	var others []string
+	for _, i := range idx[1:] {
+		f := entries[i].fs[0]
+		s := subjectText(f)
+		if s == "" {
+			s = f.Server
+		}
+		others = append(others, escape(s))
+	}
+	t.para(t.dim("the same for:")+" "+strings.Join(others, ", "), "      ", "        ")
+}
+
+// entry writes one entry: a head line (mark, subject, rules, severity),
+// the changed fields, then what a reader must see of the values.
+func (t *textWriter) entry(e entry) {
+	f0 := e.fs[0]
+	sev := f0.Severity
+	var rules []string
+	seenRule := map[string]bool{}
+	acked := true
+	for _, f := range e.fs {
+		sev = max(sev, f.Severity)
+		if !seenRule[f.Rule] {
+			seenRule[f.Rule] = true
+			rules = append(rules, escape(f.Rule))
+		}
+		acked = acked && f.Acknowledged
+	}
+	label := strings.Join(rules, ", ")
+	subject := subjectText(f0)
+	if subject == "" {
+		subject = f0.Server
+		if f0.Server == "" {
+			subject = "repository"
+		}
+	}
+	top := f0
+	top.Severity = sev
+	mark := severityMark(top)
+	if !acked && sev >= finding.Error {
+		mark = t.red(mark)
+	}
+	head := mark + " " + t.bold(escape(subject)) + " " + t.dim("— "+label)
+	t.para(head, "  ", "      ")
+	drift := driftRules[f0.Rule] && f0.Kind != finding.KindServer && f0.Kind != ""
+	if drift {
+		t.driftBody(e.fs)
+		return
+	}
+	for _, f := range e.fs {
+		t.findingBody(f, len(e.fs) > 1)
+	}
+}
+
+// driftBody lists a changed definition's fields on one wrapped line, then
+// the word diff of each text field and, for other values, the part that
+// differs.
+func (t *textWriter) driftBody(fs []finding.Finding) {
+	type field struct{ path, before, after, phase string }
+	var fields []*field
+	byPath := map[string]*field{}
+	var newInputs []string
+	var unstable []string
 	for _, f := range fs {
-		sev := f.Severity.String()
-		if f.Acknowledged {
-			sev += " (ack)"
+		switch f.Rule {
+		case finding.NewInputProperty:
+			newInputs = append(newInputs, strings.TrimPrefix(f.Field, "inputSchema/properties/"))
+			continue
+		case finding.UnstableManifest:
+			// The same change across phases: said once, with where.
+			if p, ok := byPath[f.Field]; ok && p.before == f.Before && p.after == f.After {
+				unstable = append(unstable, f.Phase)
+				continue
+			}
 		}
-		if err := table.Append(
-			sev,
-			cell(f.Server, widthServer),
-			cell(f.Rule, 0),
-			cell(subjectText(f), widthSubject),
-			cell(f.Field, widthField),
-			cell(f.Phase, widthPhase),
-			cell(f.Message, widthMessage),
-		); err != nil {
-			return err
+		key := f.Rule + "\x00" + f.Field
+		if p, ok := byPath[key]; ok && p.before == f.Before && p.after == f.After {
+			continue
+		}
+		fl := &field{path: f.Field, before: f.Before, after: f.After, phase: f.Phase}
+		byPath[key] = fl
+		if _, ok := byPath[f.Field]; !ok {
+			byPath[f.Field] = fl
+		}
+		fields = append(fields, fl)
+	}
+	var list []string
+	for _, fl := range fields {
+		if fl.path == "" {
+			continue
+		}
+		mark := "~"
+		switch {
+		case fl.before == "" && fl.after != "":
+			mark = "+"
+		case fl.after == "" && fl.before != "":
+			mark = "-"
+		}
+		list = append(list, mark+escape(fl.path))
+	}
+	if len(list) > 0 {
+		t.para(t.dim("fields:")+" "+strings.Join(list, " "), "      ", "        ")
+	}
+	if len(newInputs) > 0 {
+		t.para(t.dim("new inputs (a way for data out):")+" "+escape(strings.Join(newInputs, ", ")), "      ", "        ")
+	}
+	if len(unstable) > 0 {
+		t.para(t.dim("also seen changing during the probe, at:")+" "+escape(strings.Join(unstable, ", ")), "      ", "        ")
+	}
+	for _, f := range fs {
+		if f.Rule == finding.NewInputProperty {
+			continue
+		}
+		if f.Field == "" && len(fs) == 1 {
+			t.para(escape(f.Message), "      ", "        ")
 		}
 	}
-	return table.Render()
+	for _, fl := range fields {
+		t.valueChange(fl.path, fl.phase, fl.before, fl.after)
+	}
+	for _, f := range fs {
+		if tags, where := hiddenTags(f); tags != "" {
+			t.para(t.bold("hidden tag text ("+where+"), decoded:")+" "+escape(tags), "      ", "        ")
+		}
+	}
 }
 
-// cell escapes and cuts one table cell. An empty cell shows "-" so columns
-// stay readable.
-func cell(s string, width int) string {
-	if s == "" {
-		return "-"
+// isText reports whether a before/after value is prose (a description, a
+// title, a launch command line) rather than a JSON object or array.
+func isText(before, after string) bool {
+	for _, v := range []string{before, after} {
+		v = strings.TrimSpace(v)
+		if strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") {
+			return false
+		}
 	}
-	return truncate(escape(s), width)
+	return true
+}
+
+// valueChange shows what changed in one field: for text on both sides a
+// word diff, in full around the change; for a JSON value on both sides the
+// part that differs, with an ellipsis either side; a value only added or
+// removed is named in the field list and shown in full by diff.
+func (t *textWriter) valueChange(path, phase, before, after string) {
+	if before == "" || after == "" {
+		if isText(before, after) && strings.Contains(before+after, " ") {
+			// A new or removed sentence is itself the change.
+			if before != "" {
+				t.para(t.dim(escape(path)+":")+" "+t.red("[-"+escape(before)+"-]"), "      ", "        ")
+			} else {
+				t.para(t.dim(escape(path)+":")+" "+t.green("{+"+escape(after)+"+}"), "      ", "        ")
+			}
+		}
+		return
+	}
+	label := escape(path)
+	if label == "" {
+		label = "value"
+	}
+	if phase != "" && phase != "launch-1/initial" {
+		label += " at " + escape(phase)
+	}
+	if isText(before, after) {
+		var words []string
+		// The whole text, changes marked: the reader sees all of what the
+		// model will read, not only the words around the change.
+		for _, l := range wordDiffContext(before, after, -1) {
+			if l == "" {
+				continue
+			}
+			switch l[0] {
+			case '-':
+				words = append(words, t.red("[-"+l[1:]+"-]"))
+			case '+':
+				words = append(words, t.green("{+"+l[1:]+"+}"))
+			default:
+				words = append(words, l[1:])
+			}
+		}
+		t.para(t.dim(label+":")+" "+strings.Join(words, " "), "      ", "        ")
+		return
+	}
+	t.para(t.dim(label+":"), "      ", "      ")
+	b, a := firstDifference(before, after)
+	t.para(t.red("- ")+b, "        ", "          ")
+	t.para(t.green("+ ")+a, "        ", "          ")
+}
+
+// findingBody writes a finding that is not drift of a definition: its
+// message, field and phase, the detail, and the hidden text decoded.
+func (t *textWriter) findingBody(f finding.Finding, withField bool) {
+	msg := escape(f.Message)
+	if withField && f.Field != "" {
+		msg = escape(f.Field) + ": " + msg
+	}
+	if f.Phase != "" && f.Phase != "launch-1/initial" {
+		msg += t.dim(" (at " + escape(f.Phase) + ")")
+	}
+	if f.Acknowledged && f.AckReason != "" {
+		msg += t.dim(" acknowledged: " + escape(f.AckReason))
+	}
+	t.para(msg, "      ", "        ")
+	if f.Before != "" && f.After != "" {
+		t.valueChange(f.Field, "", f.Before, f.After)
+	}
+	if tags, where := hiddenTags(f); tags != "" {
+		t.para(t.bold("hidden tag text ("+where+"), decoded:")+" "+escape(tags), "      ", "        ")
+	}
+	if f.Detail != "" {
+		t.para(t.dim("detail:")+" "+truncate(escape(f.Detail), widthDetail), "      ", "        ")
+	}
+}
+
+// next ends the report with the commands to run next.
+func (t *textWriter) next(r *Report) {
+	var drift, unpinned, held []string
+	for _, s := range r.Servers {
+		switch s.Status {
+		case StatusDrift:
+			drift = append(drift, shellWord(s.Name))
+		case StatusHeld:
+			held = append(held, shellWord(s.Name))
+		}
+		for _, f := range s.Findings {
+			if f.Rule == finding.ServerNotPinned {
+				unpinned = append(unpinned, shellWord(s.Name))
+			}
+		}
+	}
+	var steps [][2]string
+	if len(drift) > 0 {
+		steps = append(steps, [2]string{"mcp-lockcheck diff", "every change in full, word by word"})
+		steps = append(steps, [2]string{"mcp-lockcheck approve " + strings.Join(drift, " "), "after review: take what the servers show now into the lock"})
+	}
+	if len(unpinned) > 0 {
+		steps = append(steps, [2]string{"mcp-lockcheck pin --server " + strings.Join(unpinned, " --server "), "pin the servers the lock does not have"})
+	}
+	if len(held) > 0 {
+		steps = append(steps, [2]string{"mcp-lockcheck check --server " + strings.Join(held, " --server ") + " --verbose", "held servers could not be probed: fix the reason above and check again"})
+	}
+	if len(steps) == 0 {
+		return
+	}
+	t.nl()
+	t.line("Next:")
+	for _, s := range steps {
+		t.para(t.bold(s[0])+t.dim("   # "+s[1]), "  ", "      ")
+	}
+}
+
+// shellWord is a server name as one shell word: as is when it is plain,
+// else single-quoted; escaped either way, so it is inert on the terminal.
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r == '-' || r == '_' || r == '.' || r == '@' || r == '/' || r == ':' || unicode.IsLetter(r) && r < 128 || unicode.IsDigit(r) && r < 128) {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(escape(s), "'", `'\''`) + "'"
 }
 
 // subjectText is "tool read_file" (kind and subject), or what there is.
@@ -169,42 +587,6 @@ func subjectText(f finding.Finding) string {
 		return f.Subject
 	}
 	return f.Kind + " " + f.Subject
-}
-
-// writeTextDetails lists, below the table, what the table cannot show: the
-// first differing region of before/after, decoded tag text and the detail.
-func writeTextDetails(w io.Writer, fs []finding.Finding) {
-	first := true
-	for _, f := range fs {
-		tags, where := hiddenTags(f)
-		if f.Before == "" && f.After == "" && f.Detail == "" {
-			continue
-		}
-		if first {
-			fmt.Fprintln(w)
-			fmt.Fprintln(w, "Details:")
-			first = false
-		}
-		head := escape(f.Server) + " › " + escape(f.Rule)
-		if s := subjectText(f); s != "" {
-			head += " › " + escape(s)
-		}
-		if f.Field != "" {
-			head += " › " + escape(f.Field)
-		}
-		fmt.Fprintln(w, "  "+head)
-		if f.Before != "" || f.After != "" {
-			b, a := firstDifference(f.Before, f.After)
-			fmt.Fprintln(w, "    - lock: "+b)
-			fmt.Fprintln(w, "    + live: "+a)
-		}
-		if tags != "" {
-			fmt.Fprintln(w, "    hidden tag text ("+where+"), decoded: "+truncate(escape(tags), widthDetail))
-		}
-		if f.Detail != "" {
-			fmt.Fprintln(w, "    detail: "+truncate(escape(f.Detail), widthDetail))
-		}
-	}
 }
 
 // firstDifference renders before and after compactly around their first
@@ -271,4 +653,49 @@ func callsText(calls []Call) string {
 		parts = append(parts, fmt.Sprintf("%s x%d (%s)", k.tool, n[k], k.outcome))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeTextPRSections lists, before the table, what a pull request does
+// to its own bar: acknowledgements it adds for error-level findings (with
+// the hidden text decoded), then the policy settings it lowers, with the
+// base's value the check ran with and the pull request's.
+func writeTextPRSections(w io.Writer, fs []finding.Finding) {
+	first := true
+	for _, f := range fs {
+		if !isSelfAck(f) {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "Acknowledged in this pull request (error-level findings it silences on its own content):")
+			first = false
+		}
+		fmt.Fprintf(w, "  %s › %s › %s\n", escape(f.Server), escape(subjectText(f)), truncate(escape(f.Message), widthDetail))
+		if tags, _ := hiddenTags(f); tags != "" {
+			fmt.Fprintln(w, "    hidden tag text, decoded: "+truncate(escape(tags), widthDetail))
+		}
+		if f.Detail != "" {
+			fmt.Fprintln(w, "    "+truncate(escape(f.Detail), widthDetail))
+		}
+	}
+	if !first {
+		fmt.Fprintln(w)
+	}
+	first = true
+	for _, f := range fs {
+		if f.Rule != finding.PolicyWeakened {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "This pull request changes the policy (the check ran with the base branch's values):")
+			first = false
+		}
+		where := escape(f.File)
+		if f.Line > 0 {
+			where += fmt.Sprintf(":%d", f.Line)
+		}
+		fmt.Fprintf(w, "  %s: %s -> %s (%s)\n", escape(f.Field), truncate(escape(f.Before), widthDetail), truncate(escape(f.After), widthDetail), where)
+	}
+	if !first {
+		fmt.Fprintln(w)
+	}
 }

@@ -19,7 +19,12 @@ const contextWords = 8
 // would show the whole text twice for one inserted sentence; splitting on
 // spaces and diffing the words (go-udiff's LCS over word "lines") shows the
 // sentence.
-func wordDiff(before, after string) []string {
+func wordDiff(before, after string) []string { return wordDiffContext(before, after, contextWords) }
+
+// wordDiffContext is wordDiff keeping keep unchanged words on each side of
+// a change; keep < 0 keeps them all, so the whole before and after can be
+// read from the diff.
+func wordDiffContext(before, after string, keep int) []string {
 	a := splitWords(escape(before))
 	b := splitWords(escape(after))
 	switch {
@@ -40,12 +45,13 @@ func wordDiff(before, after string) []string {
 			return
 		}
 		switch {
-		case first && len(words) > contextWords:
-			words = append([]string{"…"}, words[len(words)-contextWords:]...)
-		case last && len(words) > contextWords:
-			words = append(words[:contextWords:contextWords], "…")
-		case !first && !last && len(words) > 2*contextWords+1:
-			words = append(append(words[:contextWords:contextWords], "…"), words[len(words)-contextWords:]...)
+		case keep < 0:
+		case first && len(words) > keep:
+			words = append([]string{"…"}, words[len(words)-keep:]...)
+		case last && len(words) > keep:
+			words = append(words[:keep:keep], "…")
+		case !first && !last && len(words) > 2*keep+1:
+			words = append(append(words[:keep:keep], "…"), words[len(words)-keep:]...)
 		}
 		out = append(out, " "+strings.Join(words, " "))
 	}

@@ -45,6 +45,14 @@ type Options struct {
 	// rendered bytes once more (JSON-aware for JSON and SARIF). nil redacts
 	// the secret shapes only.
 	Redactor *redact.Redactor
+	// Width is the terminal width the text report wraps to (0:
+	// DefaultWidth); Color colours it (a terminal without NO_COLOR);
+	// Verbose lists acknowledged findings too; NoNext leaves out the
+	// "Next:" commands (for pin and approve, which are the next step).
+	Width   int
+	Color   bool
+	Verbose bool
+	NoNext  bool
 }
 
 // Defaults.

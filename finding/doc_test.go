@@ -1,0 +1,60 @@
+package finding
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated part of docs/rules.md from the registry")
+
+// Markers around the part of docs/rules.md generated from Rules.
+const (
+	docBegin = "<!-- BEGIN GENERATED: go test ./finding -run TestRulesDoc -update -->\n"
+	docEnd   = "<!-- END GENERATED -->\n"
+)
+
+// rulesDoc is the rule table and one section per rule, from the registry:
+// the ids, order and default severities are a contract, and the words are
+// the ones SARIF's rules[] carries.
+func rulesDoc() string {
+	var b strings.Builder
+	b.WriteString("| rule | default severity | what |\n|---|---|---|\n")
+	for _, r := range Rules {
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s |\n", r.ID, r.ID, r.Severity, r.Short)
+	}
+	for _, r := range Rules {
+		fmt.Fprintf(&b, "\n### %s\n\nDefault severity: %s. %s\n", r.ID, r.Severity, r.Full)
+		if r.Help != "" {
+			fmt.Fprintf(&b, "\nWhat to do: %s\n", r.Help)
+		}
+	}
+	return b.String()
+}
+
+// TestRulesDoc fails when docs/rules.md's generated part is not what the
+// registry says (go test ./finding -run TestRulesDoc -update rewrites it).
+func TestRulesDoc(t *testing.T) {
+	const path = "../docs/rules.md"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i, j := strings.Index(doc, docBegin), strings.Index(doc, docEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no generated part between %q and %q", path, docBegin, docEnd)
+	}
+	want := doc[:i+len(docBegin)] + rulesDoc() + doc[j:]
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if doc != want {
+		t.Errorf("%s is stale: run go test ./finding -run TestRulesDoc -update", path)
+	}
+}
