@@ -41,7 +41,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 	var labels multi
 	fs.Var(&labels, "label", "label the pull request with `NAME` (repeatable; default mcp-lockcheck)")
 	mdOut := fs.String("markdown", "", "also write the pull request body to `FILE`")
-	fromBody := fs.String("from-body", "", "with --open-pr: probe nothing; propose the lock as it is on disk with the body an earlier `repin --markdown FILE` wrote (no FILE: nothing changed, nothing proposed). The process holding the token then never launched a server")
+	fromBody := fs.String("from-body", "", "with --open-pr: probe nothing; propose the lock as it is on disk with the pull request body in `FILE`, written by an earlier repin --markdown FILE (no FILE: nothing changed, nothing proposed), so the process holding the token never launched a server")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
