@@ -567,14 +567,7 @@ func leakFinding(server, where, phase, method, format string) finding.Finding {
 
 // projectRoot is the directory a config file's relative paths mean: the
 // parent of .vscode/.cursor/.gemini, else the file's own directory.
-func projectRoot(file string) string {
-	dir := filepath.Dir(file)
-	switch filepath.Base(dir) {
-	case ".vscode", ".cursor", ".gemini", ".codex", ".zed":
-		return filepath.Dir(dir)
-	}
-	return dir
-}
+func projectRoot(file string) string { return config.ProjectRoot(file) }
 
 // clientCapabilities are the capabilities the mainstream client declares:
 // what a server lists can depend on them (server-everything lists more

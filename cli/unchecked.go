@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
@@ -19,13 +20,22 @@ import (
 // and nothing reported; a warning says so.
 func uncheckedConfigs(ctx context.Context, env Env, c *common, all bool) ([]finding.Finding, error) {
 	dir := c.dir(env)
-	holders, inRepo, err := config.Holders(ctx, dir)
-	if err != nil {
-		return nil, usageErr("unchecked configs: %v", err)
-	}
-	if !inRepo {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s is not in a git work tree: files holding MCP servers that this run does not read are not looked for\n", dir)
-		return nil, nil
+	var holders []config.Holder
+	for _, root := range scanRoots(dir, c.configs) {
+		hs, inRepo, err := config.Holders(ctx, root)
+		if err != nil {
+			return nil, usageErr("unchecked configs: %v", err)
+		}
+		if !inRepo {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s is not in a git work tree: files holding MCP servers that this run does not read are not looked for\n", root)
+			continue
+		}
+		for _, h := range hs {
+			if rel, err := filepath.Rel(dir, filepath.Join(root, filepath.FromSlash(h.File))); err == nil {
+				h.File = filepath.ToSlash(rel)
+			}
+			holders = append(holders, h)
+		}
 	}
 	read := map[string]bool{}
 	for _, p := range c.readPaths {
@@ -48,6 +58,36 @@ func uncheckedConfigs(ctx context.Context, env Env, c *common, all bool) ([]find
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// scanRoots are the trees a run is about: the working directory when the
+// configs are discovered there, else the projects of the configs named
+// with --config (a config in examples/demo speaks for examples/demo, not
+// for the whole repository it sits in). A config at the repository's top,
+// as a workflow names it, still covers the whole repository.
+func scanRoots(dir string, configs []string) []string {
+	if len(configs) == 0 {
+		return []string{dir}
+	}
+	var cands []string
+	for _, p := range configs {
+		cands = append(cands, config.ProjectRoot(abs(dir, p)))
+	}
+	// Shortest first, so a tree inside another is dropped, not scanned twice.
+	slices.SortFunc(cands, func(a, b string) int { return len(a) - len(b) })
+	var roots []string
+	for _, r := range cands {
+		covered := false
+		for _, have := range roots {
+			if rel, err := filepath.Rel(have, r); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				covered = true
+			}
+		}
+		if !covered {
+			roots = append(roots, r)
+		}
+	}
+	return roots
 }
 
 func abs(dir, p string) string {

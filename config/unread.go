@@ -1,6 +1,9 @@
 package config
 
 import (
+	"github.com/goccy/go-yaml/lexer"
+	"github.com/goccy/go-yaml/token"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -136,10 +139,20 @@ func HoldsServers(name string, data []byte) (Holder, bool) {
 	return Holder{File: name, Key: key, Line: keyLine(data, key), Servers: servers}, true
 }
 
-// safeYAML refuses YAML with aliases before it is decoded: a few lines of
-// aliases can expand to gigabytes (and a repository is untrusted input).
+// safeYAML refuses YAML with anchors or aliases before it is decoded: a
+// few lines of aliases can expand to gigabytes (and a repository is
+// untrusted input). The lexer only splits the text into tokens; it expands
+// nothing. A workflow's `&&` and `*` are not anchors and pass.
 func safeYAML(data []byte) bool {
-	return !bytes.Contains(data, []byte("*")) || !bytes.Contains(data, []byte("&"))
+	if !bytes.ContainsAny(data, "&*") {
+		return true
+	}
+	for _, tk := range lexer.Tokenize(string(data)) {
+		if tk.Type == token.AnchorType || tk.Type == token.AliasType {
+			return false
+		}
+	}
+	return true
 }
 
 // findServerMap looks for a server map in v, depth objects down.
