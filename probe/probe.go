@@ -637,8 +637,12 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 			case !advertised && errors.As(err, &rpc):
 				// Not advertised and refused: nothing to record.
 				continue
-			case kind == KindTemplate && errors.As(err, &rpc) && rpc.Err.Code == jsonrpc.CodeMethodNotFound:
-				l.note("resources/templates/list is not implemented by the server (method not found): no templates recorded")
+			case errors.As(err, &rpc) && rpc.Err.Code == jsonrpc.CodeMethodNotFound:
+				// Advertised but not implemented (HubSpot's resources,
+				// many servers' templates): mainstream clients carry on
+				// without the list, and so does the probe. Nothing is
+				// recorded, so a list the lock holds shows as removed.
+				l.note(fmt.Sprintf("%s is not implemented by the server (method not found) although it advertises %q: recorded as unsupported, nothing listed", spec.method, spec.capability))
 				continue
 			}
 			return err

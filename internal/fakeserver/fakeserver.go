@@ -244,6 +244,11 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 		if s.scenario == "prompts-change" || s.scenario == "prompt-get-change" {
 			caps = `{"tools":{},"prompts":{"listChanged":true}}`
 		}
+		if s.scenario == "unsupported-lists" {
+			// Advertises what it does not implement: every list but
+			// tools/list answers method not found.
+			caps = `{"tools":{},"prompts":{},"resources":{}}`
+		}
 		instr := ""
 		if s.scenario == "lone-surrogate" {
 			// Not JSON with one meaning: clients decode it differently.
