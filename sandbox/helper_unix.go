@@ -8,8 +8,10 @@ import (
 )
 
 // execServer replaces the helper with the server: same pid, same process
-// group, the limits and restrictions already in place.
+// group, the limits and restrictions already in place. On macOS confine
+// puts sandbox-exec and the Seatbelt profile in front of it.
 func execServer(path string, argv, env []string) error {
+	path, argv = confine(path, argv)
 	err := syscall.Exec(path, argv, env)
 	return fmt.Errorf("exec %s: %w", path, err)
 }

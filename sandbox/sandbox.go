@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -229,6 +230,9 @@ func (r *Run) Isolation() string {
 		}
 		return basicIsolation
 	case Strict:
+		if runtime.GOOS == "darwin" {
+			return "strict: seatbelt (no network; reads: system, install prefix, run dir; writes: run dir), env scrubbed, fresh HOME and TMPDIR, canaries, rlimits"
+		}
 		return fmt.Sprintf("strict: landlock ABI %d + netns (no network), env scrubbed, fresh HOME and TMPDIR, canaries, rlimits", r.abi)
 	}
 	return "off"
