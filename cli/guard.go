@@ -100,10 +100,18 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 	fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE` (install)")
 	mode := fs.String("mode", "enforce", "install: the guard's --mode for every server")
 	sb := fs.String("sandbox", "off", "install: the guard's --sandbox for every server")
+	fs.BoolVar(&c.user, "user", false, "rewrite the user-level configs of Claude Desktop, Claude Code, Cursor, Windsurf, VS Code, Gemini CLI, Codex and Zed; the lock defaults to the per-user one `check --user` and `pin --user` use")
+	c.flags = fs
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
 	var paths []string
+	if c.user {
+		var err error
+		if paths, err = c.userMode(env); err != nil {
+			return ExitUsage, err
+		}
+	}
 	for _, p := range c.configs {
 		paths = append(paths, c.path(env, p))
 	}
