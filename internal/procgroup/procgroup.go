@@ -23,6 +23,3 @@ func WaitGone(pgid int, d time.Duration) bool {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
-// sweepLimit bounds the freezing sweep of KillDescendants.
-const sweepLimit = 10 * time.Second

@@ -63,6 +63,9 @@ func EnableSubreaper() error {
 	return errors.New("procgroup: macOS has no child subreaper")
 }
 
+// sweepLimit bounds the freezing sweep of KillDescendants.
+const sweepLimit = 10 * time.Second
+
 // Descendants lists the live processes whose parent chain reaches pid.
 func Descendants(pid int) []int {
 	states := descendantStates(pid)

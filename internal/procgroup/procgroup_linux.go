@@ -158,6 +158,9 @@ func KillDescendants(keep map[int]bool) int {
 	return len(stopped)
 }
 
+// sweepLimit bounds the freezing sweep of KillDescendants.
+const sweepLimit = 10 * time.Second
+
 // Descendants lists the live processes whose parent chain reaches pid.
 func Descendants(pid int) []int { return descendants(pid) }
 

@@ -107,12 +107,11 @@ func Terminate(pid int) error {
 	return windows.TerminateProcess(h, 1)
 }
 
+// The job's handle is deliberately never closed: the kernel closes it when
+// this process exits, and then kills everything in it.
 var (
 	jobOnce sync.Once
 	jobErr  error
-	// job is never closed: the kernel closes it when this process exits,
-	// and then kills everything in it.
-	job windows.Handle
 )
 
 // EnableSubreaper is Windows' answer to Linux's subreaper and Pdeathsig:
@@ -131,9 +130,7 @@ func EnableSubreaper() error {
 		if err := windows.AssignProcessToJobObject(h, windows.CurrentProcess()); err != nil {
 			windows.CloseHandle(h)
 			jobErr = fmt.Errorf("procgroup: joining the job object: %w", err)
-			return
 		}
-		job = h
 	})
 	return jobErr
 }
