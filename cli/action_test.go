@@ -822,6 +822,76 @@ func TestInstallRelease(t *testing.T) {
 	}
 }
 
+// TestInstallReleaseOwnArchives: the archives release/build.sh produces are
+// what install: release accepts. The script builds this runner's target,
+// a fake release server serves its output, and the installed binary
+// reports the tag; the same archive under a checksums.txt one digit off is
+// refused and nothing is installed.
+func TestInstallReleaseOwnArchives(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds a release archive")
+	}
+	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
+		t.Skip("release/build.sh and install.sh run on a Linux runner here")
+	}
+	for _, tool := range []string{"bash", "curl", "tar", "gzip", "sha256sum", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	const tag = "v0.0.1-test"
+	root := repoRootDir(t)
+	dist := t.TempDir()
+	build := exec.Command("bash", filepath.Join(root, "release", "build.sh"), tag, dist)
+	build.Env = append(os.Environ(), "TARGETS=linux/"+runtime.GOARCH)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("release/build.sh: %v\n%s", err, out)
+	}
+	sums := readFile(t, filepath.Join(dist, "checksums.txt"))
+	name := "mcp-lockcheck_0.0.1-test_linux_" + runtime.GOARCH + ".tar.gz"
+	if !regexp.MustCompile(`(?m)^[0-9a-f]{64}  ` + regexp.QuoteMeta(name) + `$`).MatchString(sums) {
+		t.Fatalf("checksums.txt does not name %s:\n%s", name, sums)
+	}
+	srv := httptest.NewServer(http.StripPrefix("/o/r/releases/download/"+tag+"/", http.FileServer(http.Dir(dist))))
+	t.Cleanup(srv.Close)
+	arch := map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH]
+	install := func(sums string) (map[string]string, string, error) {
+		action, tmp, cache := t.TempDir(), t.TempDir(), t.TempDir()
+		writeTo(t, filepath.Join(action, "checksums.txt"), sums)
+		out := filepath.Join(tmp, "output")
+		cmd := exec.Command("bash", filepath.Join(root, "action", "install.sh"))
+		cmd.Env = []string{
+			"PATH=" + os.Getenv("PATH"), "GITHUB_ACTION_PATH=" + action, "GITHUB_OUTPUT=" + out,
+			"INPUT_INSTALL=release", "RUNNER_OS=Linux", "RUNNER_ARCH=" + arch, "RUNNER_TEMP=" + tmp,
+			"RUNNER_TOOL_CACHE=" + cache, "ACTION_REF=" + tag, "ACTION_REPOSITORY=o/r", "GITHUB_SERVER_URL=" + srv.URL,
+		}
+		log, err := cmd.CombinedOutput()
+		outs := map[string]string{}
+		if _, statErr := os.Stat(out); statErr == nil {
+			outs = parseOutputs(t, out)
+		}
+		return outs, string(log), err
+	}
+	outs, log, err := install(sums)
+	if err != nil {
+		t.Fatalf("install of the script's own archive: %v\n%s", err, log)
+	}
+	got, err := exec.Command(outs["bin"], "--version").Output()
+	if err != nil || !strings.Contains(string(got), "mcp-lockcheck "+tag) {
+		t.Fatalf("installed binary --version: %v %q, want the tag %s", err, got, tag)
+	}
+	// One hex digit of the digest changed: the archive is refused.
+	i := strings.Index(sums, name) - 3
+	flip := map[byte]byte{'0': '1'}[sums[i]]
+	if flip == 0 {
+		flip = '0'
+	}
+	bad := sums[:i] + string(flip) + sums[i+1:]
+	if outs, log, err := install(bad); err == nil || !strings.Contains(log, "refusing it") || outs["bin"] != "" {
+		t.Fatalf("an archive whose digest differs from checksums.txt was installed: %v %v\n%s", err, outs, log)
+	}
+}
+
 func tarGz(t *testing.T, name, content string) []byte {
 	t.Helper()
 	var buf bytes.Buffer

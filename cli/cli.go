@@ -158,7 +158,13 @@ func Run(ctx context.Context, args []string, env Env) int {
 	return ExitUsage
 }
 
-// Version is the module version and VCS revision from the build info.
+// version is the release tag, stamped by release/build.sh and the release
+// workflow with -ldflags "-X .../cli.version=vX.Y.Z". Empty in other
+// builds, which take the module version from the build info.
+var version string
+
+// Version is the release tag (or module version) and VCS revision from the
+// build info.
 func Version() string {
 	v, rev, dirty := "(devel)", "", false
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -173,6 +179,9 @@ func Version() string {
 				dirty = s.Value == "true"
 			}
 		}
+	}
+	if version != "" {
+		v = version
 	}
 	out := "mcp-lockcheck " + v
 	if rev != "" {

@@ -52,6 +52,9 @@ type common struct {
 	// readPaths are the config files loadServers read (absolute or
 	// relative to the working directory, as given).
 	readPaths []string
+	// user is --user: the user-level configs of this machine's clients
+	// instead of the project's, and a per-user lock by default.
+	user bool
 }
 
 // register adds the flags of a command that probes servers against the
@@ -68,6 +71,7 @@ func (c *common) registerServers(fs *flag.FlagSet) {
 	fs.Var(&c.configs, "config", "client config `FILE` (repeatable; default: discover .mcp.json, .vscode/mcp.json, ... in the working directory)")
 	fs.Var(&c.servers, "server", "only this server `NAME` (repeatable; default: all)")
 	fs.StringVar(&c.policyPath, "policy", "", "policy `FILE`: per-server warm-up calls, launches, env, sandbox, time-outs and rule levels (default: "+policy.DefaultFile+" in the working directory, if it exists); flags given here override it")
+	fs.BoolVar(&c.user, "user", false, "the user-level configs of Claude Desktop, Claude Code, Cursor, Windsurf, VS Code, Gemini CLI, Codex and Zed instead of the project's; the lock defaults to a per-user path")
 	c.flags = fs
 }
 
@@ -90,6 +94,30 @@ func (c *common) registerProbe(fs *flag.FlagSet) {
 	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr; the text report lists acknowledged findings and every finding of a rule that fires on many subjects")
 	fs.StringVar(&c.progress, "progress", "auto", "progress `STYLE` on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
+}
+
+// userMode applies --user: the per-user lock (unless --lock was given),
+// its directory created, and the user-level configs that exist (unless
+// --config was given). It returns the configs to read.
+func (c *common) userMode(env Env) ([]string, error) {
+	getenv := func(k string) string { v, _ := env.Getenv(k); return v }
+	if !c.explicit()("lock") {
+		c.lockPath = config.UserLockPath(runtime.GOOS, getenv)
+		if c.lockPath == "" {
+			return nil, usageErr("--user: no home directory (HOME, or USERPROFILE on Windows) to keep the lock in; name one with --lock")
+		}
+		if err := os.MkdirAll(filepath.Dir(c.lockPath), 0o700); err != nil {
+			return nil, fmt.Errorf("--user: creating the lock's directory: %w", err)
+		}
+	}
+	if len(c.configs) > 0 {
+		return nil, nil
+	}
+	paths := config.UserConfigs(runtime.GOOS, getenv)
+	if len(paths) == 0 {
+		return nil, usageErr("--user: no user-level client config found on this machine (Claude Desktop, Claude Code, Cursor, Windsurf, VS Code, Gemini CLI, Codex or Zed; docs/platforms.md lists where); name one with --config")
+	}
+	return paths, nil
 }
 
 // loadPolicy reads --policy, else the default policy file if there is
@@ -180,6 +208,11 @@ func (c *common) path(env Env, p string) string {
 // all reports whether no --server filter was given.
 func (c *common) loadServers(env Env) (servers []config.Server, all bool, err error) {
 	var paths []string
+	if c.user {
+		if paths, err = c.userMode(env); err != nil {
+			return nil, false, err
+		}
+	}
 	for _, p := range c.configs {
 		paths = append(paths, c.path(env, p))
 	}

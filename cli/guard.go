@@ -100,10 +100,18 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 		fs.StringVar(mode, "mode", "enforce", "the guard's --mode `MODE` for every server: enforce, sanitize or warn")
 		fs.StringVar(sb, "sandbox", "off", "the guard's --sandbox `LEVEL` for every server: off, basic or strict")
 	}
+	fs.BoolVar(&c.user, "user", false, "the user-level configs of Claude Desktop, Claude Code, Cursor, Windsurf, VS Code, Gemini CLI, Codex and Zed; the lock defaults to the per-user one that check --user and pin --user use")
+	c.flags = fs
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
 	var paths []string
+	if c.user {
+		var err error
+		if paths, err = c.userMode(env); err != nil {
+			return ExitUsage, err
+		}
+	}
 	for _, p := range c.configs {
 		paths = append(paths, c.path(env, p))
 	}

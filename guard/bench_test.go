@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -146,10 +145,7 @@ func (p *benchPeer) close(b *testing.B) int64 {
 	p.in.Close()
 	io.Copy(io.Discard, p.out)
 	p.cmd.Wait()
-	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss * 1024
-	}
-	return 0
+	return peakRSS(p.cmd.ProcessState)
 }
 
 var (

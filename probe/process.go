@@ -35,7 +35,7 @@ func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int)
 	}
 	// Its own process group, so npx -> sh -> node grandchildren can be
 	// killed together: the SDK's CommandTransport only signals the child.
-	cmd.SysProcAttr.Setpgid = true
+	setGroup(cmd.SysProcAttr)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -95,8 +95,7 @@ func (p *process) signal(sig syscall.Signal) {
 	if p.cmd.Process == nil {
 		return
 	}
-	// Negative pid: the process group (pgid == pid because of Setpgid).
-	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	signalGroup(p.cmd.Process, sig)
 }
 
 // kill SIGKILLs the whole group and waits until it is gone.

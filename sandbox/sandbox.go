@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -227,8 +228,11 @@ func (r *Run) Isolation() string {
 		if r.abi > 0 {
 			return fmt.Sprintf("basic: env scrubbed, fresh HOME and TMPDIR, canaries, rlimits, writes only to the run dir and caches (landlock ABI %d)", r.abi)
 		}
-		return "basic: env scrubbed, fresh HOME and TMPDIR, canaries, rlimits (writes not restricted: no landlock)"
+		return basicIsolation
 	case Strict:
+		if runtime.GOOS == "darwin" {
+			return "strict: seatbelt (no network; reads: system, install prefix, run dir; writes: run dir), env scrubbed, fresh HOME and TMPDIR, canaries, rlimits"
+		}
 		return fmt.Sprintf("strict: landlock ABI %d + netns (no network), env scrubbed, fresh HOME and TMPDIR, canaries, rlimits", r.abi)
 	}
 	return "off"
@@ -337,7 +341,7 @@ func (r *Run) Command(ctx context.Context, command string, args []string, env ma
 	if r.opts.Level == Off {
 		cmd = exec.CommandContext(ctx, path, args...)
 		cmd.Args[0] = command
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = groupAttr()
 	} else {
 		p := policy{Path: path, Limits: r.limits}
 		if r.opts.Level == Basic && r.abi > 0 {
@@ -375,7 +379,7 @@ func (r *Run) Command(ctx context.Context, command string, args []string, env ma
 		childEnv[envPolicy] = string(raw)
 		cmd = exec.CommandContext(ctx, r.self)
 		cmd.Args = append([]string{helperArg0, command}, args...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = groupAttr()
 		if r.opts.Level == Strict {
 			setNamespaces(cmd.SysProcAttr)
 		}
@@ -389,7 +393,7 @@ func (r *Run) Command(ctx context.Context, command string, args []string, env ma
 // environ builds the Basic/Strict environment as documented on Command.
 func (r *Run) environ(config map[string]string) map[string]string {
 	e := make(map[string]string)
-	for _, k := range envAllow {
+	for _, k := range append(envAllow, envAllowPlatform...) {
 		if v, ok := r.getenv(k); ok {
 			e[k] = v
 		}
@@ -406,6 +410,7 @@ func (r *Run) environ(config map[string]string) map[string]string {
 	e["TMPDIR"] = r.tmp
 	e["TMP"] = r.tmp
 	e["TEMP"] = r.tmp
+	r.platformHome(e)
 	for k, v := range r.caches {
 		e[k] = v
 	}
@@ -484,7 +489,7 @@ func (r *Run) cacheDirs() map[string]string {
 // a name without a slash is searched on the child's PATH (the config may set
 // its own), a relative path is taken from the child's working directory.
 func lookPath(command, pathEnv, dir string) (string, error) {
-	if strings.Contains(command, "/") {
+	if hasDir(command) {
 		p := command
 		if !filepath.IsAbs(p) {
 			base := dir
@@ -493,7 +498,8 @@ func lookPath(command, pathEnv, dir string) (string, error) {
 			}
 			p = filepath.Join(base, p)
 		}
-		if err := isExecutable(p); err != nil {
+		p, err := findExecutable(p)
+		if err != nil {
 			return "", fmt.Errorf("sandbox: command %q: %w", command, err)
 		}
 		return p, nil
@@ -504,26 +510,11 @@ func lookPath(command, pathEnv, dir string) (string, error) {
 			// directory": too easy to plant a binary in.
 			continue
 		}
-		p := filepath.Join(d, command)
-		if isExecutable(p) == nil {
+		if p, err := findExecutable(filepath.Join(d, command)); err == nil {
 			return p, nil
 		}
 	}
 	return "", fmt.Errorf("sandbox: command %q not found on PATH %q: %w", command, pathEnv, exec.ErrNotFound)
-}
-
-func isExecutable(p string) error {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() {
-		return fmt.Errorf("%s is a directory", p)
-	}
-	if fi.Mode().Perm()&0o111 == 0 {
-		return fmt.Errorf("%s is not executable", p)
-	}
-	return nil
 }
 
 func flatten(m map[string]string) []string {

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package sandbox
 
@@ -11,7 +11,7 @@ func landlockABI() int { return 0 }
 
 // strictSupported: Strict is Landlock plus Linux namespaces.
 func strictSupported() error {
-	return fmt.Errorf("sandbox: %w: strict needs Linux; use --sandbox basic", ErrNoLandlock)
+	return fmt.Errorf("sandbox: %w: strict needs Linux (Landlock and namespaces) or macOS (Seatbelt); use --sandbox basic", ErrNoLandlock)
 }
 
 func setNamespaces(*syscall.SysProcAttr) {}
@@ -26,6 +26,3 @@ func restrictSelf(p policy) error {
 	}
 	return nil
 }
-
-// rlimitNPROC: the per-server process cap is Strict's, which is Linux only.
-const rlimitNPROC = -1

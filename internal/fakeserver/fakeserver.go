@@ -102,7 +102,7 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 		self, _ := os.Executable()
 		c := exec.Command(self)
 		c.Env = append(os.Environ(), EnvScenario+"=sleep-forever", "FAKE_DAEMON_MARK="+os.Getenv("FAKE_DAEMON_MARK"))
-		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		c.SysProcAttr = daemonAttr()
 		c.Start()
 	case "ignore-eof":
 		// A server that takes no notice of shutdown (server-everything

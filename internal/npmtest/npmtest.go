@@ -28,7 +28,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -279,30 +278,6 @@ func fileHash(path string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// lock takes an exclusive flock(2) on path, waiting for other holders. The
-// kernel drops the lock when the holder's process exits, so a test binary
-// killed mid-install does not wedge the others.
-func lock(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock file: %w", err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
-}
-
 // npmCI runs `npm ci` in root. --prefer-offline uses the npm cache without
 // revalidating it, so a warm machine installs without the registry.
 // --ignore-scripts: the pinned packages have no install scripts
@@ -325,8 +300,7 @@ func npmCI(root string) error {
 	cmd.Stderr = &out
 	// npm starts children of its own; on time-out kill the whole group, and
 	// do not wait forever for pipes a stray grandchild still holds.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	setGroupKill(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
 	if err := cmd.Run(); err != nil {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package sandbox
 
 import (
@@ -25,3 +27,7 @@ func KillGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 	}
 	return err
 }
+
+// groupAttr puts the child in a new process group of its own, so
+// [KillGroup] reaches everything it forks.
+func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

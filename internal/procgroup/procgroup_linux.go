@@ -1,0 +1,290 @@
+package procgroup
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Live returns the pids of live (non-zombie) processes in group pgid.
+func Live(pgid int) []int {
+	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
+		return nil
+	}
+	procs, ok := scan()
+	if !ok {
+		return []int{pgid} // cannot tell: assume alive (fail closed)
+	}
+	var pids []int
+	for _, p := range procs {
+		if p.live() && p.pgrp == pgid {
+			pids = append(pids, p.pid)
+		}
+	}
+	return pids
+}
+
+// proc is one line of /proc/PID/stat, the fields we use.
+type proc struct {
+	pid, ppid, pgrp int
+	state           string
+}
+
+func (p proc) live() bool { return p.state != "Z" && p.state != "X" }
+
+// scan reads every process's state, parent and process group.
+func scan() ([]proc, bool) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, false
+	}
+	var out []proc
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces and parens.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		pgrp, _ := strconv.Atoi(f[2])
+		out = append(out, proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0]})
+	}
+	return out, true
+}
+
+// EnableSubreaper makes this process the reaper of its orphaned
+// descendants (Linux PR_SET_CHILD_SUBREAPER): a server's grandchild that
+// calls setsid leaves the process group we kill, but not our tree.
+func EnableSubreaper() error {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// KillDescendants SIGKILLs every live descendant of this process except
+// those in keep (pids of children still in use), then reaps the orphans
+// it was given as subreaper. It returns how many it killed. Call it when no
+// server of ours should be running any more.
+//
+// A process that keeps forking a copy of itself and exiting changes its
+// PID faster than a scan-then-kill sweep can follow: every round kills the
+// PIDs of a moment ago. So the sweep freezes first: it SIGSTOPs every
+// descendant it finds and scans again until a scan finds none it has not
+// stopped (a stopped process cannot fork), then kills them all. As
+// subreaper, the orphans of a process that exited between two scans are
+// still ours to find. The sweep is bounded by sweepLimit.
+func KillDescendants(keep map[int]bool) int {
+	self := os.Getpid()
+	deadline := time.Now().Add(sweepLimit)
+	stopped := map[int]bool{}
+	quiet := 0
+	for round := 0; round < 10000 && time.Now().Before(deadline); round++ {
+		// A SIGSTOP takes effect when the target next returns to user
+		// space: until every stopped pid shows state T, one may still
+		// be finishing a fork, so the sweep is not done.
+		fresh, running := 0, 0
+		for pid, state := range liveDescendants(self) {
+			if keep[pid] {
+				continue
+			}
+			if stopped[pid] {
+				if state != "T" && state != "t" {
+					running++
+				}
+				continue
+			}
+			if syscall.Kill(pid, syscall.SIGSTOP) == nil {
+				stopped[pid] = true
+				fresh++
+			}
+		}
+		// One quiet scan is not proof: a process that exits between
+		// two reads hides its child for a moment. Once everything seen
+		// is stopped nothing exits, so a few quiet scans in a row do see
+		// every orphan, reparented to us.
+		if fresh == 0 && running == 0 {
+			quiet++
+			if quiet >= 3 {
+				break
+			}
+		} else {
+			quiet = 0
+		}
+		if fresh == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for pid := range stopped {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	// Whatever was missed (the deadline passed mid-sweep) gets plain
+	// kill rounds until none is left.
+	quiet = 0
+	for round := 0; round < 1000 && quiet < 3 && time.Now().Before(deadline.Add(time.Second)); round++ {
+		reapOrphans(keep)
+		n := 0
+		for pid := range liveDescendants(self) {
+			if keep[pid] || stopped[pid] {
+				continue
+			}
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				stopped[pid] = true
+				n++
+			}
+		}
+		if n == 0 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		time.Sleep(time.Millisecond)
+	}
+	reapOrphans(keep)
+	return len(stopped)
+}
+
+// sweepLimit bounds the freezing sweep of KillDescendants.
+const sweepLimit = 10 * time.Second
+
+// Descendants lists the live processes whose parent chain reaches pid.
+func Descendants(pid int) []int { return descendants(pid) }
+
+// descendants lists the live processes whose parent chain reaches pid.
+func descendants(pid int) []int {
+	states := descendantStates(pid)
+	out := make([]int, 0, len(states))
+	for p := range states {
+		out = append(out, p)
+	}
+	return out
+}
+
+// liveDescendants maps the live descendants of pid to their state letter.
+// It walks the kernel's children lists (/proc/PID/task/TID/children) from
+// pid down, which reads a few small files: a scan of all of /proc takes
+// long enough on a busy machine that a process re-forking every
+// millisecond is gone, and its successor not yet listed, by the time the
+// scan reads it. Without children lists it falls back to the full scan.
+func liveDescendants(pid int) map[int]string {
+	kids, ok := childrenOf(pid)
+	if !ok {
+		return descendantStates(pid)
+	}
+	out := map[int]string{}
+	for i := 0; i < len(kids) && i < 100000; i++ {
+		k := kids[i]
+		if _, dup := out[k]; dup {
+			continue
+		}
+		st := stateOf(k)
+		if st == "" || st == "Z" || st == "X" {
+			continue
+		}
+		out[k] = st
+		more, _ := childrenOf(k)
+		kids = append(kids, more...)
+	}
+	return out
+}
+
+// childrenOf lists the children of every thread of pid; ok is false when
+// the kernel has no children lists.
+func childrenOf(pid int) ([]int, bool) {
+	base := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(base)
+	if err != nil {
+		return nil, false
+	}
+	var out []int
+	ok := false
+	for _, t := range tasks {
+		b, err := os.ReadFile(base + "/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		ok = true
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, ok
+}
+
+// stateOf is the state letter of pid, "" when it is gone.
+func stateOf(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+3 > len(s) {
+		return ""
+	}
+	return s[i+2 : i+3]
+}
+
+// descendantStates maps the live processes whose parent chain reaches pid
+// to their state letter (R, S, D, T, ...).
+func descendantStates(pid int) map[int]string {
+	procs, _ := scan()
+	parent := map[int]int{}
+	state := map[int]string{}
+	for _, p := range procs {
+		if p.live() {
+			parent[p.pid] = p.ppid
+			state[p.pid] = p.state
+		}
+	}
+	out := map[int]string{}
+	for p := range parent {
+		for q, hops := parent[p], 0; q != 0 && hops < 64; q, hops = parent[q], hops+1 {
+			if q == pid {
+				out[p] = state[p]
+				break
+			}
+		}
+	}
+	return out
+}
+
+// reapOrphans waits for exited children that no exec.Cmd owns (orphans
+// reparented to us as subreaper), without blocking and without touching
+// the children in keep.
+func reapOrphans(keep map[int]bool) {
+	for _, pid := range zombieChildren(os.Getpid()) {
+		if keep[pid] {
+			continue
+		}
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	}
+}
+
+func zombieChildren(self int) []int {
+	procs, _ := scan()
+	var out []int
+	for _, p := range procs {
+		if p.state == "Z" && p.ppid == self {
+			out = append(out, p.pid)
+		}
+	}
+	return out
+}

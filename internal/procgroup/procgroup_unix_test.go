@@ -1,0 +1,43 @@
+//go:build linux || darwin
+
+package procgroup
+
+import (
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestGroupAndSweep: a shell in its own process group leaves a background
+// grandchild. Live sees the group, KillDescendants ends both, and nothing of
+// the group is left (Linux: /proc; macOS: sysctl kern.proc.all).
+func TestGroupAndSweep(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "sleep 30 & sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	pgid := cmd.Process.Pid
+	var live []int
+	for i := 0; i < 500 && len(live) < 3; i++ { // sh and two sleeps
+		live = Live(pgid)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(live) < 3 {
+		t.Fatalf("Live(%d) = %v, want sh and two sleeps", pgid, live)
+	}
+	if n := len(Descendants(pgid)); n < 2 {
+		t.Errorf("Descendants(%d) has %d processes, want the two sleeps", pgid, n)
+	}
+	if n := KillDescendants(nil); n < 3 {
+		t.Errorf("KillDescendants killed %d, want at least 3", n)
+	}
+	<-done
+	if !WaitGone(pgid, 5*time.Second) {
+		t.Errorf("group %d still has %v after the sweep", pgid, Live(pgid))
+	}
+}
