@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command speed measures what a check costs against the server's own
 // start, for real MCP servers, side by side in one run. It is driven by
 // bench/speed.sh, which installs the servers and builds mcp-lockcheck.
