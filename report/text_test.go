@@ -247,7 +247,7 @@ func TestTextSameRuleCollapsed(t *testing.T) {
 // TestTextNextIsInert: the Next commands quote a hostile server name as
 // one inert shell word: no control character, no second command.
 func TestTextNextIsInert(t *testing.T) {
-	for _, name := range []string{"fs; rm -rf ~", "a\x1b[2J\nb", "it's", "$(id)", "‮evil"} {
+	for _, name := range []string{"fs; rm -rf ~", "a\x1b[2J\nb", "it's", "$(id)", "\u202eevil"} {
 		f := finding.New(finding.ToolChanged, name)
 		f.Kind, f.Subject, f.Field, f.Before, f.After = finding.KindTool, "t", "description", "a", "b"
 		r := &Report{LockfileVersion: 1, Servers: []Server{{Name: name, Status: StatusDrift, Findings: []finding.Finding{f}}},
