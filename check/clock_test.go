@@ -51,7 +51,7 @@ func TestClockOffset(t *testing.T) {
 	if r := Check(context.Background(), opts); r.Summary.ExitCode != ExitOK {
 		t.Fatalf("without a clock offset: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
-	opts.ClockOffset = 10 * 365 * 24 * time.Hour
+	opts.ClockOffsets = []time.Duration{10 * 365 * 24 * time.Hour}
 	r := Check(context.Background(), opts)
 	if r.Summary.ExitCode != ExitDrift {
 		t.Fatalf("with a clock offset: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
@@ -71,7 +71,7 @@ func TestClockOffset(t *testing.T) {
 // clock could not be moved instead of silently passing.
 func TestClockOffsetUnavailable(t *testing.T) {
 	opts := clockOptions(timebomb(t))
-	opts.ClockOffset = time.Hour
+	opts.ClockOffsets = []time.Duration{time.Hour}
 	opts.FakeTimeLib = "/nonexistent/libfaketime.so.1"
 	opts.Probe.WarmupCalls = 0
 	r := Check(context.Background(), opts)
