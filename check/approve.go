@@ -52,7 +52,7 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 		l := &Live{Name: name, Config: run.cfg}
 		fs, unstable := probeFindings(run, prev, across)
 		srv := report.Server{Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
-			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run)}
+			Isolation: run.isolation, Phases: phasesOf(run), Coverage: coverageOf(run), Calls: callsOf(run)}
 		switch {
 		case run.held != "":
 			fs = append(fs, heldFinding(run))

@@ -73,7 +73,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		finding.Sort(fs)
 		srv := report.Server{
 			Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
-			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run), Findings: fs, Notes: run.notes,
+			Isolation: run.isolation, Phases: phasesOf(run), Coverage: coverageOf(run), Calls: callsOf(run), Findings: fs, Notes: run.notes,
 		}
 		if policyNote != "" {
 			srv.Notes = append(srv.Notes, policyNote)

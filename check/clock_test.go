@@ -51,7 +51,7 @@ func TestClockOffset(t *testing.T) {
 	if r := Check(context.Background(), opts); r.Summary.ExitCode != ExitOK {
 		t.Fatalf("without a clock offset: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
-	opts.ClockOffset = 10 * 365 * 24 * time.Hour
+	opts.ClockOffsets = []time.Duration{10 * 365 * 24 * time.Hour}
 	r := Check(context.Background(), opts)
 	if r.Summary.ExitCode != ExitDrift {
 		t.Fatalf("with a clock offset: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
@@ -71,7 +71,7 @@ func TestClockOffset(t *testing.T) {
 // clock could not be moved instead of silently passing.
 func TestClockOffsetUnavailable(t *testing.T) {
 	opts := clockOptions(timebomb(t))
-	opts.ClockOffset = time.Hour
+	opts.ClockOffsets = []time.Duration{time.Hour}
 	opts.FakeTimeLib = "/nonexistent/libfaketime.so.1"
 	opts.Probe.WarmupCalls = 0
 	r := Check(context.Background(), opts)
@@ -80,5 +80,47 @@ func TestClockOffsetUnavailable(t *testing.T) {
 	}
 	if len(r.Servers[0].Phases) != 1 {
 		t.Errorf("phases = %v", r.Servers[0].Phases)
+	}
+}
+
+// TestDeepClockOffsets: a server that goes bad three days from now passes
+// the quick check (no clock shift) and a one-day shift, and is caught by
+// the deep profile's +7d launch, named in the finding's phase.
+func TestDeepClockOffsets(t *testing.T) {
+	s := timebomb(t)
+	if fakeTimeLib("") == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("libfaketime is not installed (apt-get install faketime)")
+		}
+		t.Skip("libfaketime is not installed")
+	}
+	s.Env = map[string]string{"TIMEBOMB_AT": time.Now().Add(3 * 24 * time.Hour).UTC().Format(time.RFC3339)}
+	opts := clockOptions(s)
+	lk, data := pinReal(t, opts)
+	opts.Lock, opts.LockData = lk, data
+	if r := Check(context.Background(), opts); r.Summary.ExitCode != ExitOK {
+		t.Fatalf("quick: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
+	}
+	opts.ClockOffsets = []time.Duration{24 * time.Hour}
+	if r := Check(context.Background(), opts); r.Summary.ExitCode != ExitOK {
+		t.Fatalf("+1d: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
+	}
+	opts.ClockOffsets = []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour}
+	r := Check(context.Background(), opts)
+	if r.Summary.ExitCode != ExitDrift {
+		t.Fatalf("deep: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
+	}
+	caught := false
+	for _, f := range r.Findings() {
+		// launch-2 is +1d (clean), launch-3 +7d: the first to see the bomb.
+		if f.Rule == finding.ToolChanged && f.Phase == "launch-3/initial" && f.Subject == "weather" {
+			caught = true
+		}
+	}
+	if !caught {
+		t.Errorf("the +7d launch did not catch it:\n%s", dumpFindings(r))
+	}
+	if c := r.Servers[0].Coverage; c == nil || c.ClockShifts != 3 || c.Launches != 4 {
+		t.Errorf("coverage = %+v, want 3 clock shifts over 4 launches", c)
 	}
 }

@@ -66,10 +66,14 @@ type Options struct {
 	// when the server's probe has ended (a renderer closes its line or
 	// log group then).
 	Progress func(server, phase string)
-	// ClockOffset, when non-zero, adds a launch with the server's clock
-	// moved forward by libfaketime, to bait servers that change after a
-	// date. FakeTimeLib overrides where libfaketime is looked for.
-	ClockOffset time.Duration
+	// ClockOffsets each add a launch with the server's clock moved forward
+	// by libfaketime, to bait servers that change after a date.
+	// FakeTimeLib overrides where libfaketime is looked for.
+	ClockOffsets []time.Duration
+	// VaryCalls plans warm-up calls with synth.Vary (the deep profile:
+	// arguments change from round to round) instead of synth.Pick's
+	// minimal arguments.
+	VaryCalls   bool
 	FakeTimeLib string
 	// Redactor keeps secrets out of everything the run reports and pins:
 	// definitions, stderr, held reasons, notes and findings go through it
@@ -139,14 +143,16 @@ func (opts *Options) applyRules(server string, fs []finding.Finding) ([]finding.
 
 // serverRun is everything learned about one configured server.
 type serverRun struct {
-	cfg       config.Server
-	res       *probe.Result
-	snaps     []*snapshot
-	findings  []finding.Finding
-	isolation string
-	held      string // reason it could not be probed
-	notes     []string
-	resolved  string // package version the launch resolved to (hygiene.go)
+	cfg         config.Server
+	res         *probe.Result
+	snaps       []*snapshot
+	findings    []finding.Finding
+	isolation   string
+	held        string // reason it could not be probed
+	notes       []string
+	resolved    string // package version the launch resolved to (hygiene.go)
+	clockShifts int    // clock launches made (libfaketime)
+	identities  int    // distinct clientInfo identities the probe presents
 	// inspector holds the inspection of snaps started while the server
 	// was still being driven (streamPhases); inspectRun finishes it.
 	inspector *inspector
@@ -363,7 +369,11 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	if popts.Plan == nil {
 		popts.Plan = func(tools []json.RawMessage) []probe.Call {
 			var calls []probe.Call
-			for _, c := range synth.Pick(tools) {
+			picked := synth.Pick(tools)
+			if opts.VaryCalls {
+				picked = synth.Vary(tools, popts.WarmupCalls)
+			}
+			for _, c := range picked {
 				calls = append(calls, probe.Call{Tool: c.Tool, Arguments: c.Arguments})
 			}
 			return calls
@@ -384,22 +394,27 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	pctx, cancel := serverDeadline(ctx, opts)
 	defer cancel()
 	launchEnv := func(int) map[string]string { return env }
-	if opts.ClockOffset != 0 {
+	if len(opts.ClockOffsets) > 0 {
 		if lib := fakeTimeLib(opts.FakeTimeLib); lib == "" {
 			run.notes = append(run.notes, "the clock could not be moved (--clock-offset): libfaketime is not installed (apt-get install faketime); no clock launch was made")
 		} else {
 			popts.Launches = max(popts.Launches, 1)
-			popts.ExtraLaunches++
-			clockLaunch := popts.Launches + len(popts.ExtraIdentities) + popts.ExtraLaunches
-			clock := maps.Clone(env)
-			if clock == nil {
-				clock = map[string]string{}
+			clocks := map[int]map[string]string{}
+			for _, off := range opts.ClockOffsets {
+				popts.ExtraLaunches++
+				n := popts.Launches + len(popts.ExtraIdentities) + popts.ExtraLaunches
+				clock := maps.Clone(env)
+				if clock == nil {
+					clock = map[string]string{}
+				}
+				clock["LD_PRELOAD"] = lib
+				clock["FAKETIME"] = fmt.Sprintf("+%ds", int64(off.Seconds()))
+				clocks[n] = clock
+				run.clockShifts++
+				run.notes = append(run.notes, fmt.Sprintf("launch-%d ran with the clock moved forward %s by libfaketime (programs that read time through libc, such as node; Go binaries are not affected)", n, off))
 			}
-			clock["LD_PRELOAD"] = lib
-			clock["FAKETIME"] = fmt.Sprintf("+%ds", int64(opts.ClockOffset.Seconds()))
-			run.notes = append(run.notes, fmt.Sprintf("launch-%d ran with the clock moved forward %s by libfaketime (programs that read time through libc, such as node; Go binaries are not affected)", clockLaunch, opts.ClockOffset))
 			launchEnv = func(n int) map[string]string {
-				if n == clockLaunch {
+				if clock, ok := clocks[n]; ok {
 					return clock
 				}
 				return env
@@ -409,6 +424,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	launcher := func(ctx context.Context, n int) (*exec.Cmd, error) {
 		return sb.Command(ctx, command, args, launchEnv(n), cwd)
 	}
+	run.identities = countIdentities(popts)
 	wait := run.streamPhases(&popts, opts.Redactor)
 	run.res = probe.Run(pctx, launcher, popts)
 	wait()
@@ -439,6 +455,11 @@ func probeOptions(s config.Server, opts *Options) probe.Options {
 	popts := opts.Probe
 	name, version := config.ClientInfo(s.Client)
 	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: clientCapabilities(s.Client)}
+	// An extra identity the server's own client already presents adds
+	// nothing but a launch.
+	popts.ExtraIdentities = slices.DeleteFunc(slices.Clone(popts.ExtraIdentities), func(id probe.Identity) bool {
+		return id.Name == name && id.Version == version
+	})
 	popts.ExtraIdentities = withCapabilities(popts.ExtraIdentities, popts.Identity.Capabilities)
 	if opts.Progress != nil {
 		popts.Progress = func(phase string) { opts.Progress(s.Name, phase) }
@@ -899,4 +920,32 @@ func callsOf(run *serverRun) []report.Call {
 		out = append(out, report.Call{Phase: c.Phase, Tool: c.Tool, Arguments: c.Arguments, Outcome: c.Outcome})
 	}
 	return out
+}
+
+// countIdentities is how many distinct clientInfo identities a probe with
+// popts presents.
+func countIdentities(popts probe.Options) int {
+	seen := map[string]bool{}
+	if popts.Identity.Name != "" {
+		seen[popts.Identity.String()] = true
+	}
+	for _, id := range popts.ExtraIdentities {
+		seen[id.String()] = true
+	}
+	return max(len(seen), 1)
+}
+
+// coverageOf counts what the probe of run spent: nil for a server that was
+// never launched (held before its probe, or orphaned).
+func coverageOf(run *serverRun) *report.Coverage {
+	if run.res == nil || run.identities == 0 {
+		return nil
+	}
+	launches := map[string]bool{}
+	for _, s := range run.snaps {
+		if l, _, ok := strings.Cut(s.obs.Phase, "/"); ok {
+			launches[l] = true
+		}
+	}
+	return &report.Coverage{Calls: len(run.res.Calls), Launches: len(launches), Identities: run.identities, ClockShifts: run.clockShifts}
 }

@@ -43,7 +43,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 		}
 		fs, unstable := probeFindings(run, prev, across)
 		srv := report.Server{Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
-			Isolation: run.isolation, Phases: phasesOf(run), Calls: callsOf(run), Notes: run.notes}
+			Isolation: run.isolation, Phases: phasesOf(run), Coverage: coverageOf(run), Calls: callsOf(run), Notes: run.notes}
 		switch {
 		case run.held != "":
 			held = true

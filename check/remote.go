@@ -80,11 +80,12 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	} else {
 		popts.Connect = probe.HTTPConnector(endpoint, headers, ropts)
 	}
-	if opts.ClockOffset != 0 {
+	if len(opts.ClockOffsets) > 0 {
 		run.notes = append(run.notes, "the clock of a remote server cannot be moved (--clock-offset): no clock launch was made")
 	}
 	pctx, cancel := serverDeadline(ctx, opts)
 	defer cancel()
+	run.identities = countIdentities(popts)
 	run.res = probe.Run(pctx, nil, popts)
 	run.notes = append(run.notes, run.res.Notes...)
 	if popts.WarmupCalls > 0 && len(popts.Calls) == 0 {

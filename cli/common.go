@@ -40,7 +40,9 @@ type common struct {
 	verbose        bool
 	progress       string
 	deadline       time.Duration
-	clockOffset    time.Duration
+	clockOffsets   durations
+	callGap        time.Duration
+	profile        string
 	// policyPath is --policy; flags is the flag set register filled, so
 	// options can tell a flag given on the command line (which overrides
 	// the policy) from its default (which does not). policyFile is the
@@ -90,7 +92,9 @@ func (c *common) registerProbe(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxMessage, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted from a server, in `BYTES`")
 	fs.IntVar(&c.jobs, "jobs", defaultJobs(), "`N` servers probed at once (default: 8 per CPU, between 16 and 64)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
-	fs.DurationVar(&c.clockOffset, "clock-offset", 0, "add a launch with the server's clock moved forward by `DURATION` (libfaketime)")
+	fs.Var(&c.clockOffsets, "clock-offset", "add a launch with the server's clock moved forward by `DURATION` (libfaketime; repeatable)")
+	fs.DurationVar(&c.callGap, "call-gap", 0, "idle `DURATION` between warm-up calls in a session (a server that waits for wall time)")
+	fs.StringVar(&c.profile, "profile", ProfileQuick, "probe `NAME`: quick (the defaults) or deep (50 calls, 5 launches, clock shifts, every client identity, idle gaps; see docs/profiles.md); flags given override it")
 	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr; the text report lists acknowledged findings and every finding of a rule that fires on many subjects")
 	fs.StringVar(&c.progress, "progress", "auto", "progress `STYLE` on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
@@ -156,6 +160,7 @@ func (c *common) policyName() string {
 // run is what a server gets where no policy sets a value: the flags'
 // values, given or default.
 func (c *common) run() policy.Run {
+	_ = c.applyProfile() // a bad --profile is reported by options
 	lvl, _ := sandbox.ParseLevel(c.sandbox)
 	return policy.Run{WarmupCalls: c.warmup, Launches: c.launches, Sandbox: lvl, Timeout: c.timeout, RequestTimeout: c.requestTimeout}
 }
@@ -304,6 +309,12 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	if c.callTimeout <= 0 {
 		return o, usageErr("--call-timeout must be above zero")
 	}
+	if err := c.applyProfile(); err != nil {
+		return o, err
+	}
+	if c.callGap < 0 {
+		return o, usageErr("--call-gap must be >= 0")
+	}
 	switch c.protocol {
 	case "auto", "legacy", "stateless":
 	default:
@@ -320,7 +331,9 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	o.Probe = probe.Options{
 		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: c.protocol,
 		RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout, MaxMessageBytes: c.maxMessage,
+		CallGap: c.callGap,
 	}
+	o.VaryCalls = c.profile == ProfileDeep
 	o.ServerTimeout = c.timeout
 	if lvl == sandbox.Strict {
 		// Fail closed, and early: a strict run that cannot be strict is
@@ -340,7 +353,7 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	o.Getenv = env.Getenv
 	o.Jobs = c.jobs
 	o.BaseDir = c.dir(env)
-	o.ClockOffset = c.clockOffset
+	o.ClockOffsets = c.clockOffsets
 	o.LockPath = c.lockPath
 	pol, err := c.loadPolicy(env)
 	if err != nil {

@@ -1,5 +1,7 @@
 package config
 
+import "sort"
+
 // clientInfos are the clientInfo name and version each mainstream client
 // sends in initialize. The probe identifies as the client the config belongs
 // to, never as a checker: a server may show a checker one manifest and the
@@ -31,4 +33,21 @@ func ClientInfo(client string) (name, version string) {
 		ci = clientInfos[ClientClaudeCode]
 	}
 	return ci[0], ci[1]
+}
+
+// KnownClientInfos is the clientInfo of every client this package knows,
+// ordered by client name: every identity a repository's configs can name
+// (an unknown client is presented as Claude Code), which the deep probe
+// profile presents in turn.
+func KnownClientInfos() [][2]string {
+	names := make([]string, 0, len(clientInfos))
+	for c := range clientInfos {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	out := make([][2]string, 0, len(names))
+	for _, c := range names {
+		out = append(out, clientInfos[c])
+	}
+	return out
 }

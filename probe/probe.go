@@ -140,6 +140,10 @@ type Options struct {
 	// does not matter, only that the server counted it: a call that times
 	// out is a note, and the re-list after it is made all the same.
 	CallTimeout time.Duration
+	// CallGap is how long the session idles before each warm-up call after
+	// the first (0: none), so a server that waits for wall time within a
+	// session is given it. The probe's context still bounds the wait.
+	CallGap time.Duration
 	// Roots are the root URIs answered to roots/list.
 	Roots []string
 	// Tap sees every payload the server sends, with the current phase and
@@ -329,6 +333,15 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 		}
 		c := calls[i%len(calls)]
 		name := fmt.Sprintf("after-call-%d", i+1)
+		if i > 0 && l.opts.CallGap > 0 {
+			t := time.NewTimer(l.opts.CallGap)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+		}
 		l.setPhase(fmt.Sprintf("call-%d", i+1))
 		outcome, result, err := l.callTool(ctx, c)
 		if err != nil {

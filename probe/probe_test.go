@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -332,4 +333,28 @@ func orderServer(ctx context.Context, c mcp.Connection, reverse bool) {
 			answer(r)
 		}
 	}
+}
+
+// TestCallGapEndsWithContext: the idle gap between warm-up calls is spent
+// under the probe's context, so --deadline and --timeout still bound a
+// deep run: with an hour-long gap, cancelling after the first call ends
+// the probe with the context's error and only the phases made so far.
+func TestCallGapEndsWithContext(t *testing.T) {
+	launch, cmds := fake(t, "honest")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := Options{WarmupCalls: 3, CallGap: time.Hour, Calls: []Call{{Tool: "summarize", Arguments: json.RawMessage(`{"text":"x"}`)}}}
+	opts.Observed = func(o Observation) {
+		if o.Phase == "launch-1/after-call-1" {
+			cancel()
+		}
+	}
+	res := Run(ctx, launch, opts)
+	if !errors.Is(res.Err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", res.Err)
+	}
+	if len(res.Calls) != 1 {
+		t.Errorf("calls = %d, want 1", len(res.Calls))
+	}
+	assertGone(t, *cmds)
 }

@@ -168,6 +168,15 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 		d.add(fmt.Sprintf("| %s | %s %s | %s | %s |\n", mdCell(s.Name), statusMark(s.Status), mdStatus(s.Status), c, iso))
 	}
 	d.add("\n")
+	var baited []string
+	for _, s := range r.Servers {
+		if s.Coverage != nil {
+			baited = append(baited, codeSpan(s.Name)+": "+s.Coverage.String())
+		}
+	}
+	if len(baited) > 0 {
+		d.add("Baited: " + strings.Join(baited, "; ") + ".\n\n")
+	}
 
 	for _, s := range secs {
 		if reserved {

@@ -5,6 +5,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
@@ -51,9 +52,29 @@ type Server struct {
 	// tool that could be called.
 	Notes []string `json:"notes,omitempty"`
 	// Phases lists the probe phases that completed, in order.
-	Phases   []string          `json:"phases"`
+	Phases []string `json:"phases"`
+	// Coverage is what the probe spent on the server, so a reader knows
+	// what "clean" covered (absent for a server that was not launched).
+	Coverage *Coverage         `json:"coverage,omitempty"`
 	Calls    []Call            `json:"calls,omitempty"`
 	Findings []finding.Finding `json:"findings"`
+}
+
+// Coverage counts the baiting one server received.
+type Coverage struct {
+	// Calls is the warm-up tools/call requests made, over all launches.
+	Calls int `json:"calls"`
+	// Launches is the launches that reached the handshake.
+	Launches int `json:"launches"`
+	// Identities is the distinct clientInfo identities presented.
+	Identities int `json:"identities"`
+	// ClockShifts is the launches run with a moved clock (libfaketime).
+	ClockShifts int `json:"clockShifts"`
+}
+
+// String is the one-line form the text and markdown reports show.
+func (c Coverage) String() string {
+	return fmt.Sprintf("%d warm-up calls, %d launches, %d identities, %d clock shifts", c.Calls, c.Launches, c.Identities, c.ClockShifts)
 }
 
 // Call is one warm-up tools/call the probe made.

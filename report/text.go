@@ -70,6 +70,9 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 		if s.Isolation != "" {
 			t.para(t.dim("sandbox: "+escape(s.Isolation)), "  ", "    ")
 		}
+		if s.Coverage != nil {
+			t.para(t.dim("baited: "+s.Coverage.String()), "  ", "    ")
+		}
 		if len(s.Calls) > 0 {
 			t.para(t.dim("warm-up calls: "+escape(callsText(s.Calls))), "  ", "    ")
 		}

@@ -257,3 +257,31 @@ func TestPick(t *testing.T) {
 		})
 	}
 }
+
+// TestVary: calls go round-robin over every eligible tool, round 0 is the
+// minimal call, and later rounds give a non-empty string where the
+// schema accepts one and keep what it does not.
+func TestVary(t *testing.T) {
+	tools := []json.RawMessage{
+		json.RawMessage(`{"name":"b","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}`),
+		json.RawMessage(`{"name":"a","inputSchema":{"type":"object","properties":{"unit":{"enum":["c","f"]},"n":{"type":"string","maxLength":2}}}}`),
+		json.RawMessage(`{"name":"d","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true}}`),
+	}
+	got := Vary(tools, 6)
+	want := []string{
+		`a {}`, `b {"q":""}`,
+		`a {"n":"n","unit":"c"}`, `b {"q":"q"}`,
+		`a {"unit":"f"}`, `b {"q":"sample q"}`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d calls, want %d", len(got), len(want))
+	}
+	for i, c := range got {
+		if s := c.Tool + " " + string(c.Arguments); s != want[i] {
+			t.Errorf("call %d: %s, want %s", i+1, s, want[i])
+		}
+	}
+	if Vary(nil, 5) != nil || Vary(tools, 0) != nil {
+		t.Error("no tools or no calls must plan none")
+	}
+}
