@@ -24,12 +24,12 @@ var probeFlags = []string{"--quiet", "--warmup-calls", "0", "--launches", "1"}
 
 func withProbe(args ...string) []string { return append(args, probeFlags...) }
 
-// TestRepinOpenPR drives `repin --open-pr` against the fake API the way
-// the weekly workflow does: every run starts from the base branch's lock.
-// The first change opens the pull request on mcp-lockcheck/repin, a later
-// different change updates the same one, and no change opens nothing.
-func TestRepinOpenPR(t *testing.T) {
-	dir := t.TempDir()
+// pinnedFake is a project whose one server is the fake (its scenario from
+// $SCENARIO, honest by default), pinned; it returns the directory and the
+// lock as pinned.
+func pinnedFake(t *testing.T) (dir, lockText string) {
+	t.Helper()
+	dir = t.TempDir()
 	exe, _ := os.Executable()
 	cfg := `{"mcpServers":{"text":{"command":` + jsonString(exe) + `,"env":{"FAKE_SCENARIO":"${SCENARIO:-honest}"}}}}`
 	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(cfg), 0o644); err != nil {
@@ -38,7 +38,15 @@ func TestRepinOpenPR(t *testing.T) {
 	if code, _, stderr := runCLI(t, dir, nil, withProbe("pin")...); code != 0 {
 		t.Fatalf("pin: exit %d\n%s", code, stderr)
 	}
-	base := readFile(t, filepath.Join(dir, "mcp-lock.json"))
+	return dir, readFile(t, filepath.Join(dir, "mcp-lock.json"))
+}
+
+// TestRepinOpenPR drives `repin --open-pr` against the fake API the way
+// the weekly workflow does: every run starts from the base branch's lock.
+// The first change opens the pull request on mcp-lockcheck/repin, a later
+// different change updates the same one, and no change opens nothing.
+func TestRepinOpenPR(t *testing.T) {
+	dir, base := pinnedFake(t)
 	api := githubtest.New("o", "r", map[string]string{"mcp-lock.json": base})
 	t.Cleanup(api.Close)
 	env := func(scenario string) map[string]string {
@@ -407,16 +415,7 @@ func TestCheckComment(t *testing.T) {
 // body; a second, holding the token, proposes them and launches nothing (its
 // config names a server that cannot start, which a probe would hold).
 func TestRepinTwoSteps(t *testing.T) {
-	dir := t.TempDir()
-	exe, _ := os.Executable()
-	cfg := `{"mcpServers":{"text":{"command":` + jsonString(exe) + `,"env":{"FAKE_SCENARIO":"${SCENARIO:-honest}"}}}}`
-	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, _, stderr := runCLI(t, dir, nil, withProbe("pin")...); code != 0 {
-		t.Fatalf("pin: exit %d\n%s", code, stderr)
-	}
-	base := readFile(t, filepath.Join(dir, "mcp-lock.json"))
+	dir, base := pinnedFake(t)
 	api := githubtest.New("o", "r", map[string]string{"mcp-lock.json": base})
 	t.Cleanup(api.Close)
 	body := filepath.Join(dir, "repin.md")

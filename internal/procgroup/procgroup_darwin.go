@@ -63,9 +63,6 @@ func EnableSubreaper() error {
 	return errors.New("procgroup: macOS has no child subreaper")
 }
 
-// sweepLimit bounds the freezing sweep of KillDescendants.
-const sweepLimit = 10 * time.Second
-
 // Descendants lists the live processes whose parent chain reaches pid.
 func Descendants(pid int) []int {
 	states := descendantStates(pid)
@@ -83,41 +80,13 @@ func Descendants(pid int) []int {
 // is bounded by sweepLimit.
 func KillDescendants(keep map[int]bool) int {
 	self := os.Getpid()
-	deadline := time.Now().Add(sweepLimit)
-	stopped := map[int]bool{}
-	quiet := 0
-	for round := 0; round < 10000 && time.Now().Before(deadline); round++ {
-		fresh, running := 0, 0
+	stopped := freeze(keep, time.Now().Add(sweepLimit), func() map[int]bool {
+		m := map[int]bool{}
 		for pid, st := range descendantStates(self) {
-			if keep[pid] {
-				continue
-			}
-			if stopped[pid] {
-				if st != sStop {
-					running++
-				}
-				continue
-			}
-			if syscall.Kill(pid, syscall.SIGSTOP) == nil {
-				stopped[pid] = true
-				fresh++
-			}
+			m[pid] = st == sStop
 		}
-		if fresh == 0 && running == 0 {
-			quiet++
-			if quiet >= 3 {
-				break
-			}
-		} else {
-			quiet = 0
-		}
-		if fresh == 0 {
-			time.Sleep(time.Millisecond)
-		}
-	}
-	for pid := range stopped {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
+		return m
+	})
 	return len(stopped)
 }
 

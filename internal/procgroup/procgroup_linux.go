@@ -91,50 +91,16 @@ func EnableSubreaper() error {
 func KillDescendants(keep map[int]bool) int {
 	self := os.Getpid()
 	deadline := time.Now().Add(sweepLimit)
-	stopped := map[int]bool{}
-	quiet := 0
-	for round := 0; round < 10000 && time.Now().Before(deadline); round++ {
-		// A SIGSTOP takes effect when the target next returns to user
-		// space: until every stopped pid shows state T, one may still
-		// be finishing a fork, so the sweep is not done.
-		fresh, running := 0, 0
+	stopped := freeze(keep, deadline, func() map[int]bool {
+		m := map[int]bool{}
 		for pid, state := range liveDescendants(self) {
-			if keep[pid] {
-				continue
-			}
-			if stopped[pid] {
-				if state != "T" && state != "t" {
-					running++
-				}
-				continue
-			}
-			if syscall.Kill(pid, syscall.SIGSTOP) == nil {
-				stopped[pid] = true
-				fresh++
-			}
+			m[pid] = state == "T" || state == "t"
 		}
-		// One quiet scan is not proof: a process that exits between
-		// two reads hides its child for a moment. Once everything seen
-		// is stopped nothing exits, so a few quiet scans in a row do see
-		// every orphan, reparented to us.
-		if fresh == 0 && running == 0 {
-			quiet++
-			if quiet >= 3 {
-				break
-			}
-		} else {
-			quiet = 0
-		}
-		if fresh == 0 {
-			time.Sleep(time.Millisecond)
-		}
-	}
-	for pid := range stopped {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
+		return m
+	})
 	// Whatever was missed (the deadline passed mid-sweep) gets plain
 	// kill rounds until none is left.
-	quiet = 0
+	quiet := 0
 	for round := 0; round < 1000 && quiet < 3 && time.Now().Before(deadline.Add(time.Second)); round++ {
 		reapOrphans(keep)
 		n := 0
@@ -157,9 +123,6 @@ func KillDescendants(keep map[int]bool) int {
 	reapOrphans(keep)
 	return len(stopped)
 }
-
-// sweepLimit bounds the freezing sweep of KillDescendants.
-const sweepLimit = 10 * time.Second
 
 // Descendants lists the live processes whose parent chain reaches pid.
 func Descendants(pid int) []int { return descendants(pid) }

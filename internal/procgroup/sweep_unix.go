@@ -1,0 +1,59 @@
+//go:build unix
+
+package procgroup
+
+import (
+	"syscall"
+	"time"
+)
+
+// sweepLimit bounds the freezing sweep of KillDescendants.
+const sweepLimit = 10 * time.Second
+
+// freeze SIGSTOPs every descendant that snapshot reports (pid -> whether
+// the kernel shows it stopped yet), except those in keep, and returns the
+// set it stopped. A process that keeps forking a copy of itself and
+// exiting changes its PID faster than a scan-then-kill sweep can follow;
+// a stopped process cannot fork. A SIGSTOP takes effect when the target
+// next returns to user space, so until every pid stopped shows as stopped
+// one may still be finishing a fork. And one quiet scan is not proof: a
+// process that exits between two reads hides its child for a moment; once
+// everything seen is stopped nothing exits, so three quiet scans in a row
+// see every orphan, reparented to us. Bounded by deadline.
+func freeze(keep map[int]bool, deadline time.Time, snapshot func() map[int]bool) map[int]bool {
+	stopped := map[int]bool{}
+	quiet := 0
+	for round := 0; round < 10000 && time.Now().Before(deadline); round++ {
+		fresh, running := 0, 0
+		for pid, isStopped := range snapshot() {
+			if keep[pid] {
+				continue
+			}
+			if stopped[pid] {
+				if !isStopped {
+					running++
+				}
+				continue
+			}
+			if syscall.Kill(pid, syscall.SIGSTOP) == nil {
+				stopped[pid] = true
+				fresh++
+			}
+		}
+		if fresh == 0 && running == 0 {
+			quiet++
+			if quiet >= 3 {
+				break
+			}
+		} else {
+			quiet = 0
+		}
+		if fresh == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for pid := range stopped {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return stopped
+}
