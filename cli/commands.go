@@ -257,6 +257,9 @@ func (c *common) checkRun(ctx context.Context, env Env, failOn string) (context.
 // meant to contain it.
 const basicInCI = "Some servers ran in the `basic` (or `off`) sandbox on a CI runner. Basic scrubs the environment, plants canaries and redacts secrets, but does not contain a hostile server: it can read what the runner's user can read, write where it can write (the workspace, the runner's files), reach the network and keep running. Use `sandbox: strict`."
 
+// runWarnings are every run-level warning this build writes.
+var runWarnings = []string{basicInCI}
+
 // containmentWarnings warns when a run in CI (CI or GITHUB_ACTIONS set)
 // probed a server with less than strict.
 func containmentWarnings(env Env, r *report.Report) []string {

