@@ -25,12 +25,27 @@ import (
 
 // Exit codes (DESIGN.md): 0 ok, 1 drift or a finding at --fail-on,
 // 2 the tool could not run as asked, 3 a server was held. Precedence 2 > 1 > 3.
+// 130 is a run stopped by Ctrl-C (or SIGTERM), as shells report it: no
+// verdict, nothing written.
 const (
-	ExitOK    = check.ExitOK
-	ExitDrift = check.ExitDrift
-	ExitUsage = check.ExitUsage
-	ExitHeld  = check.ExitHeld
+	ExitOK          = check.ExitOK
+	ExitDrift       = check.ExitDrift
+	ExitUsage       = check.ExitUsage
+	ExitHeld        = check.ExitHeld
+	ExitInterrupted = 130
 )
+
+// interrupted reports a run stopped by a signal: Main's context (root)
+// is cancelled only by SIGINT or SIGTERM. Every server of such a run looks
+// held, and a report saying so would be a false verdict; the caller writes
+// nothing and exits ExitInterrupted.
+func interrupted(root context.Context, env Env) bool {
+	if root.Err() == nil {
+		return false
+	}
+	fmt.Fprintln(env.Stderr, "mcp-lockcheck: interrupted: no report and no lock written")
+	return true
+}
 
 // ErrUsage marks errors that are the caller's: bad flags, an unreadable or
 // invalid config or lock. They exit 2.
@@ -131,6 +146,12 @@ func Run(ctx context.Context, args []string, env Env) int {
 		}
 		code, err = c.run(ctx, rest, env)
 	}
+	if err != nil && ctx.Err() != nil {
+		// Stopped by a signal midway (a git listing, a base lock being
+		// read): the error is the interruption's, not the input's.
+		interrupted(ctx, env)
+		return ExitInterrupted
+	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -152,7 +173,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 	// Only our own constants are returned: a server's exit status is
 	// reported as text, never passed through.
 	switch code {
-	case ExitOK, ExitDrift, ExitUsage, ExitHeld:
+	case ExitOK, ExitDrift, ExitUsage, ExitHeld, ExitInterrupted:
 		return code
 	}
 	return ExitUsage

@@ -15,6 +15,7 @@ import (
 )
 
 func runCheck(ctx context.Context, args []string, env Env) (int, error) {
+	root := ctx // cancelled only by a signal (Main)
 	var c common
 	fs := newFlagSet("check", env)
 	c.register(fs)
@@ -83,6 +84,9 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	r := check.Check(ctx, opts)
+	if interrupted(root, env) {
+		return ExitInterrupted, nil
+	}
 	if review {
 		check.ReviewBase(r, opts, base)
 	}
@@ -122,6 +126,7 @@ func (c *common) outPath(env Env, p string) string {
 }
 
 func runPin(ctx context.Context, args []string, env Env) (int, error) {
+	root := ctx // cancelled only by a signal (Main)
 	var c common
 	fs := newFlagSet("pin", env)
 	c.register(fs)
@@ -152,6 +157,9 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
 	next, r := check.Pin(ctx, opts, who)
+	if interrupted(root, env) {
+		return ExitInterrupted, nil
+	}
 	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr), Verbose: c.verbose}); err != nil {
 		return ExitUsage, err
 	}

@@ -369,3 +369,25 @@ func TestReportWarningsFromFiles(t *testing.T) {
 		t.Errorf("a forged warning: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestInterruptedExitCode: a run whose context Main cancels (Ctrl-C) exits
+// 130, for check and pin alike, with nothing written.
+func TestInterruptedExitCode(t *testing.T) {
+	dir, _ := pinnedFake(t)
+	lockBefore := readFile(t, filepath.Join(dir, "mcp-lock.json"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{{"check", "--json", "r.json"}, {"pin"}} {
+		var o, e bytes.Buffer
+		code := Run(ctx, append([]string{"mcp-lockcheck"}, withProbe(args...)...), Env{Stdout: &o, Stderr: &e, Getenv: os.LookupEnv, Dir: dir})
+		if code != ExitInterrupted || !strings.Contains(e.String(), "interrupted") {
+			t.Errorf("%v: exit %d\n%s", args, code, e.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); err == nil {
+		t.Error("an interrupted check wrote its report")
+	}
+	if readFile(t, filepath.Join(dir, "mcp-lock.json")) != lockBefore {
+		t.Error("an interrupted pin changed the lock")
+	}
+}
