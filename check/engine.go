@@ -441,7 +441,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	popts.Tap(run.res.Phase, "stderr", []byte(run.res.Stderr))
 	run.res.Stderr = opts.Redactor.String(sb.Redact(run.res.Stderr))
 	if run.res.Err != nil {
-		run.held = opts.Redactor.String(sb.Redact(heldReason(run.res.Err, opts)))
+		run.held = opts.Redactor.String(sb.Redact(heldReason(run.res.Err, opts, serverExpired(ctx, pctx))))
 	}
 	run.redactNotes(opts.Redactor)
 	return run
@@ -476,6 +476,12 @@ func configFile(s config.Server, opts *Options) string {
 	return s.File
 }
 
+// serverExpired reports that the server's own time-out, not the whole
+// run's deadline or an interruption, stopped its probe.
+func serverExpired(run, server context.Context) bool {
+	return run.Err() == nil && errors.Is(server.Err(), context.DeadlineExceeded)
+}
+
 // serverDeadline bounds one server's whole probe (all launches).
 func serverDeadline(ctx context.Context, opts *Options) (context.Context, context.CancelFunc) {
 	if opts.ServerTimeout > 0 {
@@ -486,9 +492,13 @@ func serverDeadline(ctx context.Context, opts *Options) (context.Context, contex
 
 // heldReason says why a probe could not finish, naming the time-out that
 // stopped it.
-func heldReason(err error, opts *Options) string {
+//
+// expired says the server's own deadline passed while the run's did not:
+// it is asked of the contexts, not read from err, because the probe's error
+// may carry the expiry only as text (a connection read cut off by it).
+func heldReason(err error, opts *Options, expired bool) string {
 	reason := err.Error()
-	if errors.Is(err, context.DeadlineExceeded) && opts.ServerTimeout > 0 {
+	if expired && opts.ServerTimeout > 0 {
 		reason += fmt.Sprintf(" (server time-out %s)", opts.ServerTimeout)
 	}
 	return reason

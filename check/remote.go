@@ -93,7 +93,7 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	}
 	run.res.Stderr = opts.Redactor.String(run.res.Stderr)
 	if run.res.Err != nil {
-		run.held = opts.Redactor.String(redactSecrets(heldReason(run.res.Err, opts), secrets) + " (" + redactURL(s.URL) + ")")
+		run.held = opts.Redactor.String(redactSecrets(heldReason(run.res.Err, opts, serverExpired(ctx, pctx)), secrets) + " (" + redactURL(s.URL) + ")")
 	}
 	for i, n := range run.notes {
 		run.notes[i] = redactSecrets(n, secrets)

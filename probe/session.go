@@ -169,7 +169,7 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 	if s.readErr != nil {
 		err := s.readErr
 		s.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w: %v", method, errConnection, plainConnErr(err))
+		return nil, fmt.Errorf("%s: %w: %w", method, errConnection, plainConnErr(err))
 	}
 	s.nextID++
 	id, _ := jsonrpc.MakeID(float64(s.nextID))
@@ -180,7 +180,7 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 	req := &jsonrpc.Request{ID: id, Method: method, Params: raw}
 	if err := s.conn.Write(ctx, req); err != nil {
 		s.forget(id)
-		return nil, fmt.Errorf("%s: %w: %v", method, errConnection, plainConnErr(err))
+		return nil, fmt.Errorf("%s: %w: %w", method, errConnection, plainConnErr(err))
 	}
 	select {
 	case resp, ok := <-ch:
@@ -188,7 +188,7 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 			s.mu.Lock()
 			err := s.readErr
 			s.mu.Unlock()
-			return nil, fmt.Errorf("%s: %w: %v", method, errConnection, plainConnErr(err))
+			return nil, fmt.Errorf("%s: %w: %w", method, errConnection, plainConnErr(err))
 		}
 		if resp.Error != nil {
 			var we *jsonrpc.Error
