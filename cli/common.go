@@ -162,7 +162,7 @@ func (c *common) policyName() string {
 func (c *common) run() policy.Run {
 	_ = c.applyProfile() // a bad --profile is reported by options
 	lvl, _ := sandbox.ParseLevel(c.sandbox)
-	return policy.Run{WarmupCalls: c.warmup, Launches: c.launches, Sandbox: lvl, Timeout: c.timeout, RequestTimeout: c.requestTimeout}
+	return policy.Run{WarmupCalls: c.warmup, Launches: c.launches, Sandbox: lvl, Timeout: c.timeout, RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout}
 }
 
 // explicit reports whether a flag was given on the command line.

@@ -23,9 +23,9 @@ import (
 // Run is what a server gets where no policy sets a value: this run's flags
 // and built-in defaults. Comparing "unset" with a number needs it.
 type Run struct {
-	WarmupCalls, Launches   int
-	Sandbox                 sandbox.Level
-	Timeout, RequestTimeout time.Duration
+	WarmupCalls, Launches                int
+	Sandbox                              sandbox.Level
+	Timeout, RequestTimeout, CallTimeout time.Duration
 }
 
 // Combined is the policy in force when a pull request's policy (PR) is
@@ -108,6 +108,9 @@ func (c *Combined) Effective(name string, explicit func(flag string) bool) Setti
 	if b.RequestTimeout > 0 || p.RequestTimeout > 0 {
 		out.RequestTimeout = min(durOr(b.RequestTimeout, c.Run.RequestTimeout), durOr(p.RequestTimeout, c.Run.RequestTimeout))
 	}
+	if b.CallTimeout > 0 || p.CallTimeout > 0 {
+		out.CallTimeout = min(durOr(b.CallTimeout, c.Run.CallTimeout), durOr(p.CallTimeout, c.Run.CallTimeout))
+	}
 	out.Calls = slices.Clone(b.Calls)
 	added := 0
 	for _, call := range p.Calls {
@@ -170,6 +173,9 @@ func clearExplicit(out *Settings, explicit func(string) bool) {
 	}
 	if explicit(FlagRequestTimeout) {
 		out.RequestTimeout = 0
+	}
+	if explicit(FlagCallTimeout) {
+		out.CallTimeout = 0
 	}
 }
 

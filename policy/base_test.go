@@ -120,6 +120,15 @@ func TestCombined(t *testing.T) {
 			server: "fs",
 			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0 timeout=1m0s",
 		},
+		{
+			// call-timeout from either file reaches the server (the
+			// shorter one): it was dropped under --base before.
+			name:   "call-timeout survives the merge",
+			base:   "version: 1\nservers:\n  fs:\n    call-timeout: 20s\n",
+			pr:     "version: 1\nservers:\n  fs:\n    call-timeout: 20s\n",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0 call-timeout=20s",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,6 +164,9 @@ func summarize(s Settings) string {
 	out := fmt.Sprintf("warmup=%s launches=%s sandbox=%s env=[%s] rules=%v calls=%d", n(s.WarmupCalls), n(s.Launches), s.Sandbox, strings.Join(s.PassEnv, " "), rules, len(s.Calls))
 	if s.Timeout > 0 {
 		out += " timeout=" + s.Timeout.String()
+	}
+	if s.CallTimeout > 0 {
+		out += " call-timeout=" + s.CallTimeout.String()
 	}
 	return out
 }

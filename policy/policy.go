@@ -271,24 +271,7 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 			out.Rules[k] = v
 		}
 	}
-	if explicit(FlagWarmupCalls) {
-		out.WarmupCalls = nil
-	}
-	if explicit(FlagLaunches) {
-		out.Launches = nil
-	}
-	if explicit(FlagSandbox) {
-		out.Sandbox = ""
-	}
-	if explicit(FlagTimeout) {
-		out.Timeout = 0
-	}
-	if explicit(FlagRequestTimeout) {
-		out.RequestTimeout = 0
-	}
-	if explicit(FlagCallTimeout) {
-		out.CallTimeout = 0
-	}
+	clearExplicit(&out, explicit)
 	return out
 }
 
