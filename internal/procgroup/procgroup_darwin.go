@@ -94,22 +94,5 @@ func KillDescendants(keep map[int]bool) int {
 // to their state.
 func descendantStates(pid int) map[int]int8 {
 	procs, _ := scan()
-	parent := map[int]int{}
-	state := map[int]int8{}
-	for _, p := range procs {
-		if p.live() {
-			parent[p.pid] = p.ppid
-			state[p.pid] = p.stat
-		}
-	}
-	out := map[int]int8{}
-	for p := range parent {
-		for q, hops := parent[p], 0; q != 0 && hops < 64; q, hops = parent[q], hops+1 {
-			if q == pid {
-				out[p] = state[p]
-				break
-			}
-		}
-	}
-	return out
+	return walkDescendants(procs, pid, func(p proc) int8 { return p.stat })
 }

@@ -208,24 +208,7 @@ func stateOf(pid int) string {
 // to their state letter (R, S, D, T, ...).
 func descendantStates(pid int) map[int]string {
 	procs, _ := scan()
-	parent := map[int]int{}
-	state := map[int]string{}
-	for _, p := range procs {
-		if p.live() {
-			parent[p.pid] = p.ppid
-			state[p.pid] = p.state
-		}
-	}
-	out := map[int]string{}
-	for p := range parent {
-		for q, hops := parent[p], 0; q != 0 && hops < 64; q, hops = parent[q], hops+1 {
-			if q == pid {
-				out[p] = state[p]
-				break
-			}
-		}
-	}
-	return out
+	return walkDescendants(procs, pid, func(p proc) string { return p.state })
 }
 
 // reapOrphans waits for exited children that no exec.Cmd owns (orphans

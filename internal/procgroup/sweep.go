@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux || darwin
 
 package procgroup
 
@@ -56,4 +56,27 @@ func freeze(keep map[int]bool, deadline time.Time, snapshot func() map[int]bool)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	return stopped
+}
+
+// walkDescendants maps the live processes of procs whose parent chain
+// reaches pid to state(process); chains are followed at most 64 hops.
+func walkDescendants[S any](procs []proc, pid int, state func(proc) S) map[int]S {
+	parent := map[int]int{}
+	byPID := map[int]proc{}
+	for _, p := range procs {
+		if p.live() {
+			parent[p.pid] = p.ppid
+			byPID[p.pid] = p
+		}
+	}
+	out := map[int]S{}
+	for p := range parent {
+		for q, hops := parent[p], 0; q != 0 && hops < 64; q, hops = parent[q], hops+1 {
+			if q == pid {
+				out[p] = state(byPID[p])
+				break
+			}
+		}
+	}
+	return out
 }
