@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
 func runCheck(ctx context.Context, args []string, env Env) (int, error) {
@@ -77,16 +79,31 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	} else if review {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
 	}
-	// Before the probe: the repository is read while the deadline is
-	// fresh, not after the servers have used it up.
-	unchecked, err := uncheckedConfigs(ctx, env, &c, opts.All)
-	if err != nil {
-		return ExitUsage, err
+	// The repository is read while the servers are probed, from the
+	// start, while the deadline is fresh: its git calls add nothing to
+	// the run's wall time.
+	type scan struct {
+		found []finding.Finding
+		err   error
 	}
+	scanned := make(chan scan, 1)
+	var scanWarnings bytes.Buffer // written after the probe's progress lines, not among them
+	go func() {
+		senv := env
+		senv.Stderr = &scanWarnings
+		found, err := uncheckedConfigs(ctx, senv, &c, opts.All)
+		scanned <- scan{found, err}
+	}()
 	r := check.Check(ctx, opts)
+	sc := <-scanned
+	env.Stderr.Write(scanWarnings.Bytes())
 	if interrupted(root, env) {
 		return ExitInterrupted, nil
 	}
+	if sc.err != nil {
+		return ExitUsage, sc.err
+	}
+	unchecked := sc.found
 	if review {
 		check.ReviewBase(r, opts, base)
 	}
@@ -235,6 +252,12 @@ func (c *common) checkRun(ctx context.Context, env Env, failOn string) (context.
 	threshold, err := finding.ParseSeverity(failOn)
 	if err != nil {
 		return ctx, cancel, check.Options{}, asUsage(fmt.Errorf("--fail-on: %w", err))
+	}
+	if lvl, err := sandbox.ParseLevel(c.sandbox); err == nil && lvl != sandbox.Off {
+		// The sandbox's self-test (a helper exec) runs while the configs
+		// and the lock are read; its result is cached, and whoever needs
+		// it first waits for it.
+		go sandbox.Available(lvl)
 	}
 	servers, all, err := c.loadServers(env)
 	if err != nil {

@@ -224,9 +224,21 @@ func reapOrphans(keep map[int]bool) {
 	}
 }
 
+// zombieChildren lists the exited, unreaped children of self. It reads
+// self's children lists, as liveDescendants does, and falls back to a scan
+// of all of /proc only without them: the sweep calls it every round, and a
+// full scan on a busy machine costs tens of milliseconds a time.
 func zombieChildren(self int) []int {
-	procs, _ := scan()
 	var out []int
+	if kids, ok := childrenOf(self); ok {
+		for _, k := range kids {
+			if stateOf(k) == "Z" {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	procs, _ := scan()
 	for _, p := range procs {
 		if p.state == "Z" && p.ppid == self {
 			out = append(out, p.pid)
