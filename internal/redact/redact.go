@@ -63,6 +63,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -194,18 +195,25 @@ func everydayName(name string) bool {
 	return false
 }
 
+// The expressions are compiled on first use, not at package init: every
+// process of ours pays for init, and the sandbox helper, which re-executes
+// this binary for each server launch, never redacts anything.
 var (
-	numberRE = regexp.MustCompile(`^[+-]?[0-9][0-9._]*$`)
-	localeRE = regexp.MustCompile(`^(?:[a-zA-Z]{2,3}(?:_[a-zA-Z]{2})?|C|POSIX)(?:\.[A-Za-z0-9-]+)?(?:@[A-Za-z]+)?$`)
-	wordRE   = regexp.MustCompile(`^[a-z][a-z-]{0,14}$`)
+	numberRE = lazy(`^[+-]?[0-9][0-9._]*$`)
+	localeRE = lazy(`^(?:[a-zA-Z]{2,3}(?:_[a-zA-Z]{2})?|C|POSIX)(?:\.[A-Za-z0-9-]+)?(?:@[A-Za-z]+)?$`)
+	wordRE   = lazy(`^[a-z][a-z-]{0,14}$`)
 )
+
+func lazy(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 func everydayValue(v string) bool {
 	switch strings.ToLower(v) {
 	case "true", "false", "yes", "no", "on", "off":
 		return true
 	}
-	if numberRE.MatchString(v) || localeRE.MatchString(v) || wordRE.MatchString(v) {
+	if numberRE().MatchString(v) || localeRE().MatchString(v) || wordRE().MatchString(v) {
 		return true
 	}
 	// An absolute path, or a list of them (PATH-like); an empty element
@@ -238,18 +246,21 @@ type shape struct {
 // it), with optional RFC 1421 headers (Proc-Type, DEK-Info).
 const pemBody = `(?:[A-Za-z][A-Za-z-]*: [^\r\n\\]*(?:\r?\n|\\r?\\n))*(?:[A-Za-z0-9+/=]|\r|\n|\\r|\\n)*`
 
-var shapes = []shape{
-	{hint: []string{"gh", "github_pat_"}, re: regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}`)},
-	{hint: []string{"npm_"}, re: regexp.MustCompile(`npm_[A-Za-z0-9]{30,}`)},
-	{hint: []string{"AKIA", "ASIA"}, re: regexp.MustCompile(`(?:AKIA|ASIA)[A-Z0-9]{16}`)},
-	{hint: []string{"xox"}, re: regexp.MustCompile(`xox[abprs]-[A-Za-z0-9-]{10,}`)},
-	{hint: []string{"PRIVATE KEY"}, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----(?:(?s:.*?)-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|` + pemBody + `)`)},
-	{hint: []string{"bearer"}, fold: true, re: regexp.MustCompile(`(?i:\bbearer)\s+([A-Za-z0-9._~+/=-]{16,})`), group: 1, ok: func(s string) bool {
-		return strings.ContainsAny(s, "0123456789") || len(s) >= 32
-	}},
-	{hint: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`)},
-	{hint: []string{"://"}, re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:"'<>]*:([^\s/?#@"'<>]+)@`), group: 1, ok: func(s string) bool { return !placeholderPassword(s) }},
-}
+// shapes are compiled on first use (see numberRE).
+var shapes = sync.OnceValue(func() []shape {
+	return []shape{
+		{hint: []string{"gh", "github_pat_"}, re: regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}`)},
+		{hint: []string{"npm_"}, re: regexp.MustCompile(`npm_[A-Za-z0-9]{30,}`)},
+		{hint: []string{"AKIA", "ASIA"}, re: regexp.MustCompile(`(?:AKIA|ASIA)[A-Z0-9]{16}`)},
+		{hint: []string{"xox"}, re: regexp.MustCompile(`xox[abprs]-[A-Za-z0-9-]{10,}`)},
+		{hint: []string{"PRIVATE KEY"}, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----(?:(?s:.*?)-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|` + pemBody + `)`)},
+		{hint: []string{"bearer"}, fold: true, re: regexp.MustCompile(`(?i:\bbearer)\s+([A-Za-z0-9._~+/=-]{16,})`), group: 1, ok: func(s string) bool {
+			return strings.ContainsAny(s, "0123456789") || len(s) >= 32
+		}},
+		{hint: []string{"eyJ"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`)},
+		{hint: []string{"://"}, re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:"'<>]*:([^\s/?#@"'<>]+)@`), group: 1, ok: func(s string) bool { return !placeholderPassword(s) }},
+	}
+})
 
 // placeholderPassword reports whether a URL's password is documentation,
 // not a secret: a ${PLACEHOLDER} (it names a variable), a <password>,
@@ -407,7 +418,7 @@ func (r *Redactor) match(s string) []span {
 			}
 		}
 	}
-	for _, sh := range shapes {
+	for _, sh := range shapes() {
 		hit := false
 		for _, h := range sh.hint {
 			if sh.fold && containsFold(s, h) || !sh.fold && strings.Contains(s, h) {
