@@ -291,7 +291,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	text := sc.f.fold(s, false)
 	var instr, paths []match
 	var secret, carrier *match
-	for _, m := range allPhrases.find(text) {
+	for _, m := range allPhrases().find(text) {
 		switch {
 		case m.phrase < firstPath:
 			instr = append(instr, m)
@@ -321,7 +321,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 		h := sc.get(finding.ModelInstruction, r.path(), r.key)
 		h.hidden = h.hidden && hidden
 		for _, m := range instr {
-			l := allPhrases.list[m.phrase].label
+			l := allPhrases().list[m.phrase].label
 			h.addLabel(l)
 			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
 		}
@@ -334,7 +334,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 		h := sc.get(finding.SensitivePath, r.path(), r.key)
 		h.hidden = h.hidden && hidden
 		for _, m := range paths {
-			l := allPhrases.list[m.phrase].label
+			l := allPhrases().list[m.phrase].label
 			h.addLabel(l)
 			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
 		}
@@ -371,12 +371,12 @@ func (sc *scan) beacon(r textRef, s string) {
 func exfiltration(text []byte, paths []match, secret, carrier *match) (int, int, bool) {
 	for _, p := range paths {
 		lo := max(0, p.a-60)
-		locs := readVerb.FindAllIndex(text[lo:p.a], -1)
+		locs := readVerb().FindAllIndex(text[lo:p.a], -1)
 		if len(locs) == 0 {
 			continue
 		}
 		v := lo + locs[len(locs)-1][0]
-		if negation.Match(text[max(0, v-24):v]) {
+		if negation().Match(text[max(0, v-24):v]) {
 			continue
 		}
 		return v, p.z, true

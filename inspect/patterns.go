@@ -261,8 +261,8 @@ var instructionPhrases = []phrase{
 // Exfiltration is judged in code, from three expressions: a verb that moves
 // data, a credential noun or path after it, and a channel to carry it.
 var (
-	readVerb   = regexp.MustCompile(`\b(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get)\b`)
-	negation   = regexp.MustCompile(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not)\b`)
+	readVerb   = lazyRegexp(`\b(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get)\b`)
+	negation   = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not)\b`)
 	exfilLabel = "tells the model to read secrets and pass them along"
 	secretRead = needing(negatable(ph("secret",
 		words("read reads reading cat open load access fetch retrieve grab collect extract obtain dump harvest steal exfiltrate copy upload leak send pass share forward include attach embed append print output reveal look get"),
@@ -301,8 +301,12 @@ var pathPhrases = []phrase{
 
 // allPhrases indexes every phrase in one set so a text is tokenized once:
 // instruction phrases first, then paths, then the two exfiltration parts.
+// It is built on first use: every process of ours runs package init,
+// the sandbox helper too, and most never inspect anything.
 var (
-	allPhrases = newPhraseSet(slices.Concat(instructionPhrases, pathPhrases, []phrase{secretRead, channel}))
+	allPhrases = sync.OnceValue(func() *phraseSet {
+		return newPhraseSet(slices.Concat(instructionPhrases, pathPhrases, []phrase{secretRead, channel}))
+	})
 	firstPath  = len(instructionPhrases)
 	secretIdx  = len(instructionPhrases) + len(pathPhrases)
 	channelIdx = secretIdx + 1
@@ -310,7 +314,7 @@ var (
 
 // negatable makes a phrase skip matches right after a negation.
 func negatable(p phrase) phrase {
-	p.reject = func(text []byte, a int) bool { return negation.Match(text[max(0, a-24):a]) }
+	p.reject = func(text []byte, a int) bool { return negation().Match(text[max(0, a-24):a]) }
 	return p
 }
 
