@@ -81,4 +81,3 @@ func TestIssueCap(t *testing.T) {
 	}
 	checkFencesClosed(t, md)
 }
-
