@@ -76,7 +76,6 @@ func WriteIssue(w io.Writer, r *Report, opts IssueOptions) error {
 	if rows > 0 {
 		b.WriteString("\n")
 	}
-	b.WriteString("## Report\n\n")
 	md := opts.Options
 	md.MarkdownLimit = max(IssueLimit-b.Len(), 4000)
 	var rep strings.Builder
