@@ -126,6 +126,15 @@ func SyncDriftIssue(ctx context.Context, client *gh.Client, d DriftIssue) (*Issu
 		if err != nil {
 			return nil, apiErr("opening the drift issue", err)
 		}
+		// GitHub drops the labels of a new issue silently when the token
+		// may not set them; without the first one the issue is never found
+		// again and every night would open another. Adding them explicitly
+		// fails loudly instead.
+		if !hasLabel(got, d.Labels[0]) {
+			if _, _, err := client.Issues.AddLabelsToIssue(ctx, o, r, got.GetNumber(), d.Labels); err != nil {
+				return nil, apiErr(fmt.Sprintf("labelling issue #%d %q (the next run finds it by that label)", got.GetNumber(), d.Labels[0]), err)
+			}
+		}
 		return &IssueResult{"opened", got.GetNumber(), got.GetHTMLURL()}, nil
 	case Clean:
 		if !open {
@@ -208,4 +217,13 @@ func closedBy(ctx context.Context, client *gh.Client, repo Repo, n int, login st
 		return false, apiErr(fmt.Sprintf("reading issue #%d", n), err)
 	}
 	return strings.EqualFold(iss.GetClosedBy().GetLogin(), login), nil
+}
+
+func hasLabel(iss *gh.Issue, name string) bool {
+	for _, l := range iss.Labels {
+		if strings.EqualFold(l.GetName(), name) {
+			return true
+		}
+	}
+	return false
 }

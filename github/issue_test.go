@@ -146,3 +146,19 @@ func TestSyncDriftIssueReadOnly(t *testing.T) {
 		t.Fatalf("err = %v, want ErrForbidden", err)
 	}
 }
+
+// TestSyncDriftIssueLabelsDropped: labels GitHub dropped on creation are
+// added explicitly, so the next run finds the issue instead of opening
+// another.
+func TestSyncDriftIssueLabelsDropped(t *testing.T) {
+	s, c := fake(t, nil)
+	s.DropNewIssueLabels = true
+	for range 2 {
+		if _, err := SyncDriftIssue(context.Background(), c, drift("a")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if is := s.Issues(); len(is) != 1 || len(s.Labels(is[0].Number)) != 1 {
+		t.Fatalf("issues %+v, labels %v", is, s.Labels(1))
+	}
+}

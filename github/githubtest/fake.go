@@ -38,6 +38,9 @@ type Server struct {
 	PageSize int
 	// DefaultBranch is the repository's default branch ("main").
 	DefaultBranch string
+	// DropNewIssueLabels drops the labels given when an issue is created,
+	// silently, as GitHub does for a token that may not set them.
+	DropNewIssueLabels bool
 
 	mu       sync.Mutex
 	requests []string
@@ -863,7 +866,9 @@ func (s *Server) createIssue(w http.ResponseWriter, r *http.Request) {
 	}
 	i := &Issue{Number: s.nextNumber(), Title: in.Title, Body: in.Body, Author: s.author(), State: "open"}
 	s.issues = append(s.issues, i)
-	s.labels[i.Number] = append(s.labels[i.Number], in.Labels...)
+	if !s.DropNewIssueLabels {
+		s.labels[i.Number] = append(s.labels[i.Number], in.Labels...)
+	}
 	reply(w, http.StatusCreated, s.issueJSON(i, true))
 }
 
