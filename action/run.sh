@@ -73,6 +73,8 @@ category="${INPUT_CATEGORY:-}"
 if [ -z "$category" ]; then
 	category="mcp-lockcheck/${GITHUB_JOB:-job}"
 	key="${RUNNER_OS:-}|$wd|$lockfile|${INPUT_CONFIG:-}|${INPUT_SERVERS:-}"
+	# A deep and a quick check of the same lock are two analyses.
+	if [ -n "${INPUT_PROFILE:-}" ] && [ "$INPUT_PROFILE" != quick ]; then key="$key|$INPUT_PROFILE"; fi
 	if [ "$key" != "|.|mcp-lock.json||" ]; then category="$category/$(printf '%s' "$key" | sha)"; fi
 fi
 
@@ -104,6 +106,9 @@ args=(check --format text --json "$report" --markdown "$comment_md" --summary "$
 if [ -n "${INPUT_LOCK:-}" ] && [ "$INPUT_LOCK" != mcp-lock.json ]; then args+=(--lock "$lockfile"); fi
 if [ -n "${INPUT_FAIL_ON:-}" ]; then args+=(--fail-on "$INPUT_FAIL_ON"); fi
 if [ -n "${INPUT_SANDBOX:-}" ]; then args+=(--sandbox "$INPUT_SANDBOX"); fi
+# The profile is passed only when given: --profile on the command line
+# wins over a policy's per-server profile, and the default must not.
+if [ -n "${INPUT_PROFILE:-}" ]; then args+=(--profile "$INPUT_PROFILE"); fi
 if [ -n "${INPUT_WARMUP_CALLS:-}" ]; then args+=(--warmup-calls "$INPUT_WARMUP_CALLS"); fi
 if [ -n "${INPUT_LAUNCHES:-}" ]; then args+=(--launches "$INPUT_LAUNCHES"); fi
 while IFS= read -r c; do args+=(--config "$c"); done < <(words "${INPUT_CONFIG:-}")

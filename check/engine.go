@@ -86,6 +86,21 @@ type Options struct {
 	// ones above for that server, and its rules re-level or drop the
 	// server's findings.
 	PerServer func(server string) policy.Settings
+	// Deep is what a server whose policy says `profile: deep` is probed
+	// with when the run itself is not deep: the deep profile's settings
+	// as this run resolves them (a flag given on the command line keeps
+	// its value). nil: the policy's profile changes nothing.
+	Deep *Profile
+}
+
+// Profile is a probe profile's share of the options: what --profile
+// deep sets (docs/profiles.md), for one server at a time.
+type Profile struct {
+	WarmupCalls, Launches int
+	ExtraIdentities       []probe.Identity
+	CallGap               time.Duration
+	ClockOffsets          []time.Duration
+	VaryCalls             bool
 }
 
 // forServer is opts with the server's policy settings applied. Calls are
@@ -96,6 +111,14 @@ func (opts *Options) forServer(name string) *Options {
 	}
 	st := opts.PerServer(name)
 	o := *opts
+	// The profile first: the policy's own counts below override it.
+	if st.Profile == policy.ProfileDeep && opts.Deep != nil && !opts.VaryCalls {
+		d := opts.Deep
+		o.Probe.WarmupCalls, o.Probe.Launches, o.Probe.CallGap = d.WarmupCalls, d.Launches, d.CallGap
+		o.Probe.ExtraIdentities = slices.Clone(d.ExtraIdentities)
+		o.ClockOffsets = slices.Clone(d.ClockOffsets)
+		o.VaryCalls = d.VaryCalls
+	}
 	if st.WarmupCalls != nil {
 		o.Probe.WarmupCalls = *st.WarmupCalls
 	}

@@ -527,6 +527,54 @@ func TestActionEmulated(t *testing.T) {
 		}
 	})
 
+	t.Run("profile input", func(t *testing.T) {
+		// A server that changes on its 40th call: the default profile
+		// misses it, profile: deep catches it (args keep the deep run
+		// short: no idle gap, one extra identity), and its SARIF gets a
+		// category of its own. A profile that does not exist is exit 2.
+		dir := t.TempDir()
+		fakeConfig(t, dir, map[string]string{"text": "honest"})
+		if code, _, stderr := runCLI(t, dir, nil, "pin", "--quiet"); code != 0 {
+			t.Fatalf("pin: exit %d\n%s", code, stderr)
+		}
+		// The launch identity pins env names, not values.
+		fakeConfig(t, dir, map[string]string{"text": "counter-40"})
+		in := func(profile string) map[string]string {
+			return map[string]string{"working-directory": dir, "sandbox": "basic", "comment": "false", "base": "",
+				"profile": profile, "args": "--call-gap 0 --client-identity cursor-vscode/1.0.0"}
+		}
+		quick := newRunner(t, api, event, in(""))
+		quick.run()
+		if out := quick.actionOutputs(); out["exit-code"] != "0" || strings.Contains(quick.logs["check"], "--profile") {
+			t.Fatalf("default profile: outputs %v\nlog:\n%s", out, quick.logs["check"])
+		}
+		deep := newRunner(t, api, event, in("deep"))
+		deep.run()
+		out := deep.actionOutputs()
+		if out["exit-code"] != "1" || deep.jobExit() != 1 || !strings.Contains(deep.logs["check"], "--profile deep") {
+			t.Fatalf("profile deep: outputs %v, job exit %d\nlog:\n%s", out, deep.jobExit(), deep.logs["check"])
+		}
+		var rep report.Report
+		if err := json.Unmarshal([]byte(readFile(t, out["report-file"])), &rep); err != nil {
+			t.Fatal(err)
+		}
+		caught := false
+		for _, f := range rep.Findings() {
+			caught = caught || (f.Rule == "tool-changed" && f.Phase == "launch-1/after-call-40")
+		}
+		if !caught || rep.Servers[0].Coverage == nil || rep.Servers[0].Coverage.Identities != 2 {
+			t.Errorf("deep did not catch the 40th call or report its coverage: %+v\n%s", rep.Servers[0].Coverage, deep.logs["check"])
+		}
+		if qc, dc := quick.outputs["check"]["category"], deep.outputs["check"]["category"]; qc == dc {
+			t.Errorf("a quick and a deep check share the code scanning category %q", qc)
+		}
+		bad := newRunner(t, api, event, in("slow"))
+		bad.run()
+		if out := bad.actionOutputs(); out["exit-code"] != "2" || !strings.Contains(bad.logs["check"], "want quick or deep") {
+			t.Errorf("profile slow: outputs %v\nlog:\n%s", out, bad.logs["check"])
+		}
+	})
+
 	t.Run("input text is no runner command", func(t *testing.T) {
 		// Inputs and config text reach the step log: in the command line
 		// run.sh echoes and in the CLI's errors. None of it may become a

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -162,7 +164,33 @@ func (c *common) policyName() string {
 func (c *common) run() policy.Run {
 	_ = c.applyProfile() // a bad --profile is reported by options
 	lvl, _ := sandbox.ParseLevel(c.sandbox)
-	return policy.Run{WarmupCalls: c.warmup, Launches: c.launches, Sandbox: lvl, Timeout: c.timeout, RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout}
+	deep := c.deepCopy()
+	return policy.Run{WarmupCalls: c.warmup, Launches: c.launches, Sandbox: lvl, Timeout: c.timeout, RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout,
+		Profile: cmp.Or(c.profile, ProfileQuick), DeepWarmupCalls: deep.warmup, DeepLaunches: deep.launches}
+}
+
+// deepCopy is c with --profile deep applied: what a server whose policy
+// says `profile: deep` gets, flags given on the command line kept.
+func (c *common) deepCopy() *common {
+	d := *c
+	d.identities = slices.Clone(c.identities)
+	d.clockOffsets = slices.Clone(c.clockOffsets)
+	d.profile = ProfileDeep
+	_ = d.applyProfile()
+	return &d
+}
+
+// identityList parses --client-identity values.
+func identityList(list []string) ([]probe.Identity, error) {
+	var ids []probe.Identity
+	for _, s := range list {
+		name, version, ok := strings.Cut(s, "/")
+		if !ok || name == "" || version == "" {
+			return nil, usageErr("--client-identity %q: want NAME/VERSION", s)
+		}
+		ids = append(ids, probe.Identity{Name: name, Version: version})
+	}
+	return ids, nil
 }
 
 // explicit reports whether a flag was given on the command line.
@@ -320,13 +348,9 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	default:
 		return o, usageErr("--protocol %q: want auto, legacy or stateless", c.protocol)
 	}
-	var ids []probe.Identity
-	for _, s := range c.identities {
-		name, version, ok := strings.Cut(s, "/")
-		if !ok || name == "" || version == "" {
-			return o, usageErr("--client-identity %q: want NAME/VERSION", s)
-		}
-		ids = append(ids, probe.Identity{Name: name, Version: version})
+	ids, err := identityList(c.identities)
+	if err != nil {
+		return o, err
 	}
 	o.Probe = probe.Options{
 		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: c.protocol,
@@ -362,6 +386,15 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	if pol != nil {
 		explicit := c.explicit()
 		o.PerServer = func(name string) policy.Settings { return pol.Effective(name, explicit) }
+	}
+	if c.profile != ProfileDeep {
+		// A server the policy makes deep (profile: deep) gets these.
+		d := c.deepCopy()
+		dids, err := identityList(d.identities)
+		if err != nil {
+			return o, err
+		}
+		o.Deep = &check.Profile{WarmupCalls: d.warmup, Launches: d.launches, ExtraIdentities: dids, CallGap: d.callGap, ClockOffsets: d.clockOffsets, VaryCalls: true}
 	}
 	if !c.quiet {
 		p, err := newProgress(stderr, env, c.progress, c.verbose)

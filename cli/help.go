@@ -75,6 +75,12 @@ var helps = map[string]helpText{
 		about:    "For the two-workflow setup: the check uploads report.json with a read-only token; a workflow_run job with pull-requests: write posts it without running the pull request's code.",
 		examples: []string{"mcp-lockcheck comment --from report.json", "mcp-lockcheck comment --from report.json --repo acme/agents --pr 42 --best-effort"},
 	},
+	"issue": {
+		summary:  "open, update or close the drift issue of a scheduled deep check",
+		usage:    []string{"issue --from FILE [flags]"},
+		about:    "For the nightly deep check: drift opens or updates one issue (reopened if this workflow closed it, new if a person did), a clean run closes it, and a run that held a server or wrote no report closes nothing and says so in the open issue. It launches no server: give it the token, not the check.",
+		examples: []string{"mcp-lockcheck issue --from deep.json", "mcp-lockcheck issue --from deep.json --lock sub/mcp-lock.json --label mcp-lockcheck --label security"},
+	},
 	"repin": {
 		summary:  "pin again and, with --open-pr, propose the new lock as a pull request",
 		usage:    []string{"repin [flags]"},

@@ -1,7 +1,7 @@
 // Package github is mcp-lockcheck's side of the GitHub API: the sticky pull
-// request comment and the re-pin pull request, through go-github, plus what a
-// workflow run tells a step about itself (the event file, the repository, the
-// API URL). It holds no rendering: callers pass markdown made by report.
+// request comment, the re-pin pull request and the deep check's drift issue,
+// through go-github, plus what a workflow run tells a step about itself (the
+// event file, the repository, the API URL). It holds no rendering: callers pass markdown made by report.
 //
 // Everything here runs inside a workflow whose token may be read-only (a
 // fork's pull request): a 403 comes back as an error wrapping ErrForbidden so

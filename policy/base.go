@@ -26,6 +26,45 @@ type Run struct {
 	WarmupCalls, Launches                int
 	Sandbox                              sandbox.Level
 	Timeout, RequestTimeout, CallTimeout time.Duration
+	// Profile is the run's own profile ("" is quick); DeepWarmupCalls and
+	// DeepLaunches are the counts a server the policy makes deep gets
+	// where no policy sets one (0: the run's counts).
+	Profile                       string
+	DeepWarmupCalls, DeepLaunches int
+}
+
+// counts is what a server of profile prof gets where no policy sets the
+// warm-up calls or launches.
+func (r Run) counts(prof string) (warmup, launches int) {
+	warmup, launches = r.WarmupCalls, r.Launches
+	if prof == ProfileDeep && r.Profile != ProfileDeep {
+		if r.DeepWarmupCalls > 0 {
+			warmup = r.DeepWarmupCalls
+		}
+		if r.DeepLaunches > 0 {
+			launches = r.DeepLaunches
+		}
+	}
+	return warmup, launches
+}
+
+// profileOr is p, else the run's profile, else quick.
+func (r Run) profileOr(p string) string {
+	switch {
+	case p != "":
+		return p
+	case r.Profile != "":
+		return r.Profile
+	}
+	return ProfileQuick
+}
+
+// deeper is the deeper of two profiles.
+func deeper(a, b string) string {
+	if ProfileRank(b) > ProfileRank(a) {
+		return b
+	}
+	return a
 }
 
 // Combined is the policy in force when a pull request's policy (PR) is
@@ -87,12 +126,20 @@ func durOr(v, d time.Duration) time.Duration {
 func (c *Combined) Effective(name string, explicit func(flag string) bool) Settings {
 	b, p := c.Base.Effective(name, nil), c.PR.Effective(name, nil)
 	var out Settings
+	// The deeper profile, and unset counts read as that profile's: a
+	// pull request that sets warmup-calls: 5 beside a base that makes the
+	// server deep (50) must not bring it down to 5.
+	prof := deeper(c.Run.profileOr(b.Profile), c.Run.profileOr(p.Profile))
+	if b.Profile != "" || p.Profile != "" {
+		out.Profile = prof
+	}
+	dw, dl := c.Run.counts(prof)
 	if b.WarmupCalls != nil || p.WarmupCalls != nil {
-		v := max(intOr(b.WarmupCalls, c.Run.WarmupCalls), intOr(p.WarmupCalls, c.Run.WarmupCalls))
+		v := max(intOr(b.WarmupCalls, dw), intOr(p.WarmupCalls, dw))
 		out.WarmupCalls = &v
 	}
 	if b.Launches != nil || p.Launches != nil {
-		v := max(intOr(b.Launches, c.Run.Launches), intOr(p.Launches, c.Run.Launches))
+		v := max(intOr(b.Launches, dl), intOr(p.Launches, dl))
 		out.Launches = &v
 	}
 	if b.Sandbox != "" || p.Sandbox != "" {
@@ -124,7 +171,7 @@ func (c *Combined) Effective(name string, explicit func(flag string) bool) Setti
 		// take the places of the calls the base makes (a harmless tool
 		// called over and over, so the one that triggers the change is
 		// never reached). The count grows by as many.
-		v := min(intOr(out.WarmupCalls, c.Run.WarmupCalls)+added, MaxWarmupCalls)
+		v := min(intOr(out.WarmupCalls, dw)+added, MaxWarmupCalls)
 		out.WarmupCalls = &v
 	}
 	for _, e := range p.PassEnv {
@@ -158,6 +205,9 @@ func cmpOr(l, d sandbox.Level) sandbox.Level {
 func clearExplicit(out *Settings, explicit func(string) bool) {
 	if explicit == nil {
 		return
+	}
+	if explicit(FlagProfile) {
+		out.Profile = ""
 	}
 	if explicit(FlagWarmupCalls) {
 		out.WarmupCalls = nil
@@ -307,8 +357,16 @@ func (c *Combined) weakenings(name string) []weakening {
 				fmt.Sprintf("this pull request lowers %s for %s from %d to %d", key, who, b, p)})
 		}
 	}
-	count("warmup-calls", b.WarmupCalls, p.WarmupCalls, c.Run.WarmupCalls, func(s *Server) bool { return s.WarmupCalls != nil })
-	count("launches", b.Launches, p.Launches, c.Run.Launches, func(s *Server) bool { return s.Launches != nil })
+	bp, pp := c.Run.profileOr(b.Profile), c.Run.profileOr(p.Profile)
+	if ProfileRank(pp) < ProfileRank(bp) {
+		out = append(out, weakening{where("profile", func(s *Server) bool { return s.Profile != "" }), bp, pp,
+			fmt.Sprintf("this pull request lowers the probe profile for %s from %s to %s", who, bp, pp)})
+	}
+	// Counts neither side sets read as the deeper profile's, on both
+	// sides: a lowered profile is reported once, as the profile.
+	dw, dl := c.Run.counts(deeper(bp, pp))
+	count("warmup-calls", b.WarmupCalls, p.WarmupCalls, dw, func(s *Server) bool { return s.WarmupCalls != nil })
+	count("launches", b.Launches, p.Launches, dl, func(s *Server) bool { return s.Launches != nil })
 
 	if bl, pl := cmpOr(b.Sandbox, c.Run.Sandbox), cmpOr(p.Sandbox, c.Run.Sandbox); SandboxRank(pl) < SandboxRank(bl) {
 		out = append(out, weakening{where("sandbox", func(s *Server) bool { return s.Sandbox != "" }), string(bl), string(pl),

@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
-var testRun = Run{WarmupCalls: 5, Launches: 2, Sandbox: sandbox.Basic, Timeout: 2 * time.Minute, RequestTimeout: 30 * time.Second}
+var testRun = Run{WarmupCalls: 5, Launches: 2, Sandbox: sandbox.Basic, Timeout: 2 * time.Minute, RequestTimeout: 30 * time.Second, Profile: ProfileQuick, DeepWarmupCalls: 50, DeepLaunches: 5}
 
 func mustParse(t *testing.T, src string) *Policy {
 	t.Helper()
@@ -129,6 +129,53 @@ func TestCombined(t *testing.T) {
 			server: "fs",
 			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0 call-timeout=20s",
 		},
+		{
+			// Both directions of the profile: deep in the base and quick
+			// in the pull request is a weakening and deep stays in force;
+			// the counts neither sets read as deep's (50), so the lowered
+			// profile is reported once.
+			name:   "profile deep lowered to quick",
+			base:   "version: 1\nservers:\n  fs:\n    profile: deep\n",
+			pr:     "version: 1\nservers:\n  fs:\n    profile: quick\n",
+			server: "fs",
+			want:   "profile=deep warmup=- launches=- sandbox= env=[] rules=map[] calls=0",
+			weak:   []string{"servers.fs.profile deep -> quick @4"},
+		},
+		{
+			name:   "profile deep raised from quick is in force",
+			base:   "version: 1\ndefaults:\n  profile: quick\n",
+			pr:     "version: 1\ndefaults:\n  profile: quick\nservers:\n  fs:\n    profile: deep\n",
+			server: "fs",
+			want:   "profile=deep warmup=- launches=- sandbox= env=[] rules=map[] calls=0",
+		},
+		{
+			name:   "profile deep removed with the file",
+			base:   "version: 1\ndefaults:\n  profile: deep\n",
+			server: "fs",
+			want:   "profile=deep warmup=- launches=- sandbox= env=[] rules=map[] calls=0",
+			weak:   []string{"defaults.profile deep -> quick @0"},
+		},
+		{
+			// A count the pull request sets beside the base's deep
+			// profile is compared with deep's, not quick's.
+			name:   "a count below deep's beside a deep base",
+			base:   "version: 1\nservers:\n  fs:\n    profile: deep\n",
+			pr:     "version: 1\nservers:\n  fs:\n    profile: deep\n    warmup-calls: 5\n",
+			server: "fs",
+			want:   "profile=deep warmup=50 launches=- sandbox= env=[] rules=map[] calls=0",
+			weak:   []string{"servers.fs.warmup-calls 50 -> 5 @5"},
+		},
+		{
+			// A pull request that drops the deep profile and sets its
+			// own count keeps neither: the base's profile and deep's
+			// count stay in force.
+			name:   "profile dropped for a count",
+			base:   "version: 1\nservers:\n  fs:\n    profile: deep\n",
+			pr:     "version: 1\nservers:\n  fs:\n    warmup-calls: 7\n",
+			server: "fs",
+			want:   "profile=deep warmup=50 launches=- sandbox= env=[] rules=map[] calls=0",
+			weak:   []string{"servers.fs.profile deep -> quick @3", "servers.fs.warmup-calls 50 -> 7 @4"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,7 +208,11 @@ func summarize(s Settings) string {
 	for k, v := range s.Rules {
 		rules[k] = v.String()
 	}
-	out := fmt.Sprintf("warmup=%s launches=%s sandbox=%s env=[%s] rules=%v calls=%d", n(s.WarmupCalls), n(s.Launches), s.Sandbox, strings.Join(s.PassEnv, " "), rules, len(s.Calls))
+	out := ""
+	if s.Profile != "" {
+		out = "profile=" + s.Profile + " "
+	}
+	out += fmt.Sprintf("warmup=%s launches=%s sandbox=%s env=[%s] rules=%v calls=%d", n(s.WarmupCalls), n(s.Launches), s.Sandbox, strings.Join(s.PassEnv, " "), rules, len(s.Calls))
 	if s.Timeout > 0 {
 		out += " timeout=" + s.Timeout.String()
 	}

@@ -274,7 +274,7 @@ func keys(ks []string) string { return strings.Join(ks, ", ") }
 
 var (
 	topKeys      = []string{"version", "defaults", "rules", "servers"}
-	settingKeys  = []string{"warmup-calls", "launches", "sandbox", "timeout", "request-timeout", "call-timeout", "pass-env", "pin-prompts"}
+	settingKeys  = []string{"profile", "warmup-calls", "launches", "sandbox", "timeout", "request-timeout", "call-timeout", "pass-env", "pin-prompts"}
 	serverKeys   = append(slices.Clone(settingKeys), "calls", "rules")
 	callKeys     = []string{"tool", "arguments"}
 	ruleLevelsOK = "off, note, warning or error"
@@ -415,6 +415,15 @@ func (d *decoder) setting(e entry, st *Settings) error {
 		} else {
 			st.WarmupCalls = &v
 		}
+	case "profile":
+		s, n, err := d.text(e.value, e.key, e.keyN)
+		if err != nil {
+			return err
+		}
+		if ProfileRank(s) < 0 {
+			return d.at(n, "profile: unknown profile %q; want %s or %s", s, ProfileQuick, ProfileDeep)
+		}
+		st.Profile = s
 	case "sandbox":
 		s, n, err := d.text(e.value, e.key, e.keyN)
 		if err != nil {

@@ -62,7 +62,27 @@ const (
 	FlagTimeout        = "timeout"
 	FlagRequestTimeout = "request-timeout"
 	FlagCallTimeout    = "call-timeout"
+	FlagProfile        = "profile"
 )
+
+// Probe profiles a policy may name (the CLI's --profile; docs/profiles.md
+// has what each sets).
+const (
+	ProfileQuick = "quick"
+	ProfileDeep  = "deep"
+)
+
+// ProfileRank orders profiles from lightest (quick) to deepest (deep), -1
+// for a name that is none of them.
+func ProfileRank(p string) int {
+	switch p {
+	case ProfileQuick:
+		return 0
+	case ProfileDeep:
+		return 1
+	}
+	return -1
+}
 
 // ErrInvalid is wrapped by every error Parse returns.
 var ErrInvalid = errors.New("invalid policy")
@@ -126,6 +146,12 @@ func (l RuleLevel) String() string {
 // zero duration or empty list means "not set here": the next lower level
 // of precedence decides.
 type Settings struct {
+	// Profile is the probe profile the server gets ("quick" or "deep"):
+	// its counts, clock shifts, identities, call gap and varied arguments,
+	// under the counts set here. A profile in a server's own section also
+	// stops the defaults' warmup-calls and launches from reaching that
+	// server: the server's own setting wins over the defaults.
+	Profile     string
 	WarmupCalls *int
 	Launches    *int
 	// Calls are explicit warm-up calls, made before any the checker
@@ -228,7 +254,7 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 	out = Settings{
 		WarmupCalls: d.WarmupCalls, Launches: d.Launches, Sandbox: d.Sandbox,
 		Timeout: d.Timeout, RequestTimeout: d.RequestTimeout, CallTimeout: d.CallTimeout,
-		PassEnv: slices.Clone(d.PassEnv), PinPrompts: d.PinPrompts,
+		PassEnv: slices.Clone(d.PassEnv), PinPrompts: d.PinPrompts, Profile: d.Profile,
 	}
 	if len(d.Rules) > 0 {
 		out.Rules = make(map[string]RuleLevel, len(d.Rules))
@@ -237,6 +263,10 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 		}
 	}
 	if s := p.Server(name); s != nil {
+		if s.Profile != "" {
+			out.Profile = s.Profile
+			out.WarmupCalls, out.Launches = nil, nil
+		}
 		if s.WarmupCalls != nil {
 			out.WarmupCalls = s.WarmupCalls
 		}

@@ -75,6 +75,9 @@ func dump(p *Policy) string {
 
 func dumpSettings(s Settings) string {
 	var b strings.Builder
+	if s.Profile != "" {
+		b.WriteString("profile=" + s.Profile + " ")
+	}
 	if s.WarmupCalls != nil {
 		b.WriteString("warmup=" + strconv.Itoa(*s.WarmupCalls) + " ")
 	}
@@ -165,14 +168,16 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate key", "version: 1\nversion: 1\n", `p.yaml:2:1: invalid policy: mapping key "version" already defined at [1:1]`},
 		{"second document", "version: 1\n---\nversion: 1\n", `p.yaml:3:1: invalid policy: a policy is one YAML document; this is a second one`},
 		{"unknown top key", "version: 1\nserver:\n  a: {}\n", `p.yaml:2:1: invalid policy: unknown key "server"; known: version, defaults, rules, servers`},
-		{"unknown server key", "version: 1\nservers:\n  fs:\n    warmup-cals: 3\n", `p.yaml:4:5: invalid policy: unknown key "warmup-cals" in server "fs"; known: warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts, calls, rules`},
+		{"unknown server key", "version: 1\nservers:\n  fs:\n    warmup-cals: 3\n", `p.yaml:4:5: invalid policy: unknown key "warmup-cals" in server "fs"; known: profile, warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts, calls, rules`},
 		{"pin-prompts not a bool", "version: 1\nservers:\n  fs:\n    pin-prompts: yes\n", `p.yaml:4:18: invalid policy: pin-prompts: want true or false, got "yes"`},
-		{"calls in defaults", "version: 1\ndefaults:\n  calls: []\n", `p.yaml:3:3: invalid policy: unknown key "calls" in defaults (calls name a server's tools: put them under servers.NAME.calls); known: warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts`},
+		{"calls in defaults", "version: 1\ndefaults:\n  calls: []\n", `p.yaml:3:3: invalid policy: unknown key "calls" in defaults (calls name a server's tools: put them under servers.NAME.calls); known: profile, warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts`},
 		{"negative warm-up", "version: 1\ndefaults:\n  warmup-calls: -1\n", `p.yaml:3:17: invalid policy: warmup-calls: -1 is out of range: want 0 to 1000`},
 		{"zero launches", "version: 1\nservers:\n  a:\n    launches: 0\n", `p.yaml:4:15: invalid policy: launches: 0 is out of range: want 1 to 100`},
 		{"count as string", "version: 1\ndefaults:\n  launches: \"2\"\n", `p.yaml:3:13: invalid policy: launches: want a whole number from 1 to 100, got "2"`},
 		{"count as float", "version: 1\ndefaults:\n  launches: 1.5\n", `p.yaml:3:13: invalid policy: launches: want a whole number from 1 to 100, got "1.5"`},
 		{"huge count", "version: 1\ndefaults:\n  warmup-calls: 99999999999999999999999\n", `p.yaml:3:17: invalid policy: warmup-calls: want a whole number from 0 to 1000, got "99999999999999999999999"`},
+		{"unknown profile", "version: 1\nservers:\n  a:\n    profile: slow\n", `p.yaml:4:14: invalid policy: profile: unknown profile "slow"; want quick or deep`},
+		{"profile not a word", "version: 1\ndefaults:\n  profile: [deep]\n", `p.yaml:3:12: invalid policy: profile: want a value, got a list`},
 		{"unknown sandbox level", "version: 1\nservers:\n  a:\n    sandbox: tight\n", `p.yaml:4:14: invalid policy: sandbox: unknown sandbox level "tight" (want off, basic or strict)`},
 		{"duration without unit", "version: 1\nservers:\n  a:\n    timeout: 90\n", `p.yaml:4:14: invalid policy: timeout: "90" is not a duration (write e.g. 90s, 2m or 1m30s)`},
 		{"bad duration", "version: 1\ndefaults:\n  request-timeout: soon\n", `p.yaml:3:20: invalid policy: request-timeout: "soon" is not a duration (write e.g. 90s, 2m or 1m30s)`},
@@ -250,6 +255,9 @@ servers:
     rules:
       sensitive-path: warning
       tool-removed: error
+  risky:
+    profile: deep
+    launches: 3
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -284,6 +292,18 @@ servers:
 			WarmupCalls: intp(3), Launches: intp(2), Timeout: 2 * time.Minute, RequestTimeout: 10 * time.Second, CallTimeout: 20 * time.Second,
 			PassEnv: []string{"HTTPS_PROXY", "FS_TOKEN"}, Calls: []probe.Call{{Tool: "read"}},
 			Rules: map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
+		}},
+		// A profile in the server's section: the defaults' counts do
+		// not reach it (deep's apply), its own launches do.
+		{"a server's profile over the defaults' counts", "risky", none, Settings{
+			Profile: ProfileDeep, Launches: intp(3), Sandbox: sandbox.Basic, Timeout: 2 * time.Minute,
+			PassEnv: []string{"HTTPS_PROXY"},
+			Rules:   map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
+		}},
+		{"--profile over the server's", "risky", flags(FlagProfile), Settings{
+			Launches: intp(3), Sandbox: sandbox.Basic, Timeout: 2 * time.Minute,
+			PassEnv: []string{"HTTPS_PROXY"},
+			Rules:   map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
 		}},
 		{"defaults for a server the policy does not name", "other", nil, Settings{
 			WarmupCalls: intp(5), Launches: intp(2), Sandbox: sandbox.Basic, Timeout: 2 * time.Minute,

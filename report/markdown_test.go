@@ -63,7 +63,7 @@ func payloadReport() *Report {
 	}
 }
 
-var allowedHTMLLine = regexp.MustCompile(`^(<!-- mcp-lockcheck -->|<details>|</details>|<summary>[^<>&]*</summary>)$`)
+var allowedHTMLLine = regexp.MustCompile(`^(<!-- mcp-lockcheck -->|<!-- mcp-lockcheck:status-end -->|<!-- mcp-lockcheck:deep-drift lock=[A-Za-z0-9._/-]+ -->|<details>|</details>|<summary>[^<>&]*</summary>)$`)
 
 // assertInert parses md as CommonMark and as GitHub-flavoured markdown and
 // fails on anything live that server text could have made.

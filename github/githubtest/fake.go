@@ -38,6 +38,9 @@ type Server struct {
 	PageSize int
 	// DefaultBranch is the repository's default branch ("main").
 	DefaultBranch string
+	// DropNewIssueLabels drops the labels given when an issue is created,
+	// silently, as GitHub does for a token that may not set them.
+	DropNewIssueLabels bool
 
 	mu       sync.Mutex
 	requests []string
@@ -48,7 +51,21 @@ type Server struct {
 	trees    map[string]map[string]string // tree sha -> path -> blob sha
 	commits  map[string]Commit
 	pulls    []*Pull
+	issues   []*Issue
 	labels   map[int][]string
+}
+
+// Issue is an issue (not a pull request: those are Pull, though GitHub
+// lists both under /issues and numbers them in one sequence).
+type Issue struct {
+	Number      int
+	Title, Body string
+	Author      string
+	State       string // open or closed
+	StateReason string // completed, not_planned, reopened or ""
+	// ClosedBy is who closed it last ("" while never closed); GitHub
+	// returns it from GET /issues/{n} only, not from the list.
+	ClosedBy string
 }
 
 // Comment is an issue comment.
@@ -221,7 +238,47 @@ func (s *Server) nextNumber() int {
 	for _, p := range s.pulls {
 		n = max(n, p.Number+1)
 	}
+	for _, i := range s.issues {
+		n = max(n, i.Number+1)
+	}
 	return n
+}
+
+// AddIssue opens an issue (setting up a scene) with labels, and returns its number.
+func (s *Server) AddIssue(i Issue, labels ...string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i.Number == 0 {
+		i.Number = s.nextNumber()
+	}
+	if i.State == "" {
+		i.State = "open"
+	}
+	s.issues = append(s.issues, &i)
+	s.labels[i.Number] = append(s.labels[i.Number], labels...)
+	return i.Number
+}
+
+// CloseIssue closes issue n as by (a person closing it by hand).
+func (s *Server) CloseIssue(n int, by string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range s.issues {
+		if i.Number == n {
+			i.State, i.StateReason, i.ClosedBy = "closed", "completed", by
+		}
+	}
+}
+
+// Issues returns every issue, in the order they were opened.
+func (s *Server) Issues() []Issue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Issue
+	for _, i := range s.issues {
+		out = append(out, *i)
+	}
+	return out
 }
 
 // author is who writes with the token.
@@ -241,6 +298,10 @@ func (s *Server) mux() http.Handler {
 	m.HandleFunc("POST "+repo+"/issues/{n}/comments", s.createComment)
 	m.HandleFunc("PATCH "+repo+"/issues/comments/{id}", s.editComment)
 	m.HandleFunc("POST "+repo+"/issues/{n}/labels", s.addLabels)
+	m.HandleFunc("GET "+repo+"/issues", s.listIssues)
+	m.HandleFunc("POST "+repo+"/issues", s.createIssue)
+	m.HandleFunc("GET "+repo+"/issues/{n}", s.getIssue)
+	m.HandleFunc("PATCH "+repo+"/issues/{n}", s.editIssue)
 	m.HandleFunc("GET "+repo+"/git/ref/{ref...}", s.getRef)
 	m.HandleFunc("GET "+repo+"/git/commits/{sha}", s.getCommit)
 	m.HandleFunc("POST "+repo+"/git/blobs", s.createBlob)
@@ -703,4 +764,176 @@ func (s *Server) editPull(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	apiError(w, http.StatusNotFound, "Not Found")
+}
+
+func (s *Server) issueJSON(i *Issue, withClosedBy bool) map[string]any {
+	labels := []map[string]any{}
+	for _, l := range s.labels[i.Number] {
+		labels = append(labels, map[string]any{"name": l})
+	}
+	out := map[string]any{
+		"number": i.Number, "state": i.State, "title": i.Title, "body": i.Body,
+		"user":     map[string]any{"login": i.Author},
+		"labels":   labels,
+		"html_url": fmt.Sprintf("https://github.example/%s/%s/issues/%d", s.Owner, s.Repo, i.Number),
+	}
+	if i.StateReason != "" {
+		out["state_reason"] = i.StateReason
+	}
+	if withClosedBy {
+		if i.ClosedBy != "" {
+			out["closed_by"] = map[string]any{"login": i.ClosedBy}
+		} else {
+			out["closed_by"] = nil
+		}
+	}
+	return out
+}
+
+// listIssues is GET /repos/{o}/{r}/issues: issues and pull requests (the
+// latter with a pull_request key), filtered by state (default open) and
+// labels (all of them), newest first unless direction=asc.
+func (s *Server) listIssues(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	var want []string
+	if l := q.Get("labels"); l != "" {
+		want = strings.Split(l, ",")
+	}
+	hasLabels := func(n int) bool {
+		for _, w := range want {
+			found := false
+			for _, l := range s.labels[n] {
+				found = found || strings.EqualFold(l, w)
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	type item struct {
+		n int
+		v map[string]any
+	}
+	var items []item
+	for _, i := range s.issues {
+		if (state == "all" || i.State == state) && hasLabels(i.Number) {
+			items = append(items, item{i.Number, s.issueJSON(i, false)})
+		}
+	}
+	for _, p := range s.pulls {
+		if (state == "all" || p.State == state) && hasLabels(p.Number) {
+			v := s.pullJSON(p)
+			v["user"] = map[string]any{"login": s.author()}
+			v["pull_request"] = map[string]any{"url": fmt.Sprintf("%s/repos/%s/%s/pulls/%d", s.base(r), s.Owner, s.Repo, p.Number)}
+			items = append(items, item{p.Number, v})
+		}
+	}
+	sort.Slice(items, func(a, b int) bool {
+		if q.Get("direction") == "asc" {
+			return items[a].n < items[b].n
+		}
+		return items[a].n > items[b].n
+	})
+	lo, hi := s.page(w, r, len(items))
+	out := []map[string]any{}
+	for _, it := range items[lo:hi] {
+		out = append(out, it.v)
+	}
+	reply(w, http.StatusOK, out)
+}
+
+func (s *Server) createIssue(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Title  string   `json:"title"`
+		Body   string   `json:"body"`
+		Labels []string `json:"labels"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if in.Title == "" {
+		apiError(w, http.StatusUnprocessableEntity, "Validation Failed: title is missing")
+		return
+	}
+	if len([]rune(in.Body)) > MaxBody {
+		apiError(w, http.StatusUnprocessableEntity, "Validation Failed: body is too long (maximum is 65536 characters)")
+		return
+	}
+	i := &Issue{Number: s.nextNumber(), Title: in.Title, Body: in.Body, Author: s.author(), State: "open"}
+	s.issues = append(s.issues, i)
+	if !s.DropNewIssueLabels {
+		s.labels[i.Number] = append(s.labels[i.Number], in.Labels...)
+	}
+	reply(w, http.StatusCreated, s.issueJSON(i, true))
+}
+
+// MaxBody is GitHub's limit on an issue, pull request or comment body, in
+// characters.
+const MaxBody = 65536
+
+func (s *Server) issue(r *http.Request) *Issue {
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	for _, i := range s.issues {
+		if i.Number == n {
+			return i
+		}
+	}
+	return nil
+}
+
+func (s *Server) getIssue(w http.ResponseWriter, r *http.Request) {
+	i := s.issue(r)
+	if i == nil {
+		apiError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	reply(w, http.StatusOK, s.issueJSON(i, true))
+}
+
+func (s *Server) editIssue(w http.ResponseWriter, r *http.Request) {
+	i := s.issue(r)
+	if i == nil {
+		apiError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	var in struct {
+		Title       *string `json:"title"`
+		Body        *string `json:"body"`
+		State       *string `json:"state"`
+		StateReason *string `json:"state_reason"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if in.Body != nil && len([]rune(*in.Body)) > MaxBody {
+		apiError(w, http.StatusUnprocessableEntity, "Validation Failed: body is too long (maximum is 65536 characters)")
+		return
+	}
+	if in.State != nil && *in.State != "open" && *in.State != "closed" {
+		apiError(w, http.StatusUnprocessableEntity, "Validation Failed: state")
+		return
+	}
+	if in.Title != nil {
+		i.Title = *in.Title
+	}
+	if in.Body != nil {
+		i.Body = *in.Body
+	}
+	if in.State != nil && *in.State != i.State {
+		i.State = *in.State
+		if i.State == "closed" {
+			i.ClosedBy, i.StateReason = s.author(), "completed"
+		} else {
+			i.StateReason = "reopened"
+		}
+	}
+	if in.StateReason != nil && i.State == "closed" {
+		i.StateReason = *in.StateReason
+	}
+	reply(w, http.StatusOK, s.issueJSON(i, true))
 }
