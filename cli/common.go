@@ -333,7 +333,6 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 		RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout, MaxMessageBytes: c.maxMessage,
 		CallGap: c.callGap,
 	}
-	o.VaryCalls = c.profile == ProfileDeep
 	o.ServerTimeout = c.timeout
 	if lvl == sandbox.Strict {
 		// Fail closed, and early: a strict run that cannot be strict is

@@ -460,13 +460,14 @@ func stringsFor(name, format string, v Values) []string {
 	return out
 }
 
-// Describe is one line naming the skipped tools by reason, a few each and
-// a count of the rest, so a server with 200 tools gives one short line;
-// "" when nothing was skipped. Long names are clipped.
-func Describe(skips []Skip, eligible int) string {
+// Describe is one line naming the tools skipped among tools, by reason, a
+// few each and a count of the rest, so a server with 200 tools gives one
+// short line; "" when nothing was skipped. Long names are clipped.
+func Describe(tools []json.RawMessage, skips []Skip) string {
 	if len(skips) == 0 {
 		return ""
 	}
+	eligible := max(len(readTools(tools))-len(skips), 0)
 	by := map[Reason][]string{}
 	for _, s := range skips {
 		by[s.Reason] = append(by[s.Reason], s.Tool)

@@ -297,17 +297,24 @@ func TestPlanDecoy(t *testing.T) {
 
 // TestDescribe: one line however many tools were skipped.
 func TestDescribe(t *testing.T) {
-	if Describe(nil, 3) != "" {
+	if Describe(nil, nil) != "" {
 		t.Error("nothing skipped must say nothing")
 	}
-	var skips []Skip
+	var tools []json.RawMessage
 	for i := range 200 {
-		skips = append(skips, Skip{fmt.Sprintf("create_thing_%03d", i), SkipWriteName})
+		tools = append(tools, mkTool(fmt.Sprintf("create_thing_%03d", i), "", ``, objSchema))
 	}
-	skips = append(skips, Skip{"echo", SkipNotRead}, Skip{strings.Repeat("x", 5000), SkipNoArguments})
-	got := Describe(skips, 4)
+	for _, n := range []string{"echo", "get_"+strings.Repeat("x", 5000), "get_a", "get_b", "get_c", "get_d"} {
+		tools = append(tools, mkTool(n, "", ``, `{"type":"object","required":["x"],"additionalProperties":false}`))
+	}
+	tools[len(tools)-4] = mkTool("get_a", "", ``, objSchema)
+	tools[len(tools)-3] = mkTool("get_b", "", ``, objSchema)
+	tools[len(tools)-2] = mkTool("get_c", "", ``, objSchema)
+	tools[len(tools)-1] = mkTool("get_d", "", ``, objSchema)
+	_, skips := Plan(tools, 5, Values{})
+	got := Describe(tools, skips)
 	want := "warm-up calls: 4 of 206 tools eligible; not called: 200 whose name reads as a write (create_thing_000, create_thing_001, create_thing_002 and 197 more); " +
-		"1 with no annotation and no read-like name (echo); 1 for which no arguments could be synthesized (" + strings.Repeat("x", 60) + "…)"
+		"1 with no annotation and no read-like name (echo); 1 for which no arguments could be synthesized (get_" + strings.Repeat("x", 56) + "…)"
 	if got != want {
 		t.Errorf("Describe =\n%s\nwant\n%s", got, want)
 	}
@@ -355,6 +362,6 @@ func TestPlanCorpus(t *testing.T) {
 				t.Errorf("%s %s: %s does not validate: %v", file, c.Tool, c.Arguments, err)
 			}
 		}
-		t.Logf("%s: %d tools called; %s", filepath.Base(file), len(called), Describe(skips, len(called)))
+		t.Logf("%s: %d tools called; %s", filepath.Base(file), len(called), Describe(dump.Tools, skips))
 	}
 }
