@@ -68,7 +68,7 @@ type Options struct {
 	// by libfaketime, to bait servers that change after a date.
 	// FakeTimeLib overrides where libfaketime is looked for.
 	ClockOffsets []time.Duration
-	FakeTimeLib string
+	FakeTimeLib  string
 	// Redactor keeps secrets out of everything the run reports and pins:
 	// definitions, stderr, held reasons, notes and findings go through it
 	// (nil: the secret shapes only, no environment values). The CLI builds

@@ -304,7 +304,7 @@ func TestDescribe(t *testing.T) {
 	for i := range 200 {
 		tools = append(tools, mkTool(fmt.Sprintf("create_thing_%03d", i), "", ``, objSchema))
 	}
-	for _, n := range []string{"echo", "get_"+strings.Repeat("x", 5000), "get_a", "get_b", "get_c", "get_d"} {
+	for _, n := range []string{"echo", "get_" + strings.Repeat("x", 5000), "get_a", "get_b", "get_c", "get_d"} {
 		tools = append(tools, mkTool(n, "", ``, `{"type":"object","required":["x"],"additionalProperties":false}`))
 	}
 	tools[len(tools)-4] = mkTool("get_a", "", ``, objSchema)
