@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
@@ -138,5 +140,49 @@ func TestWarmupDecoyNonEmpty(t *testing.T) {
 	}
 	if !pulled {
 		t.Errorf("the rug pull after a non-empty query was not observed (calls %+v)", run.res.Calls)
+	}
+}
+
+// TestWarmupRealMemory062: @modelcontextprotocol/server-memory 0.6.2
+// carries no annotations; a check once called its delete_entities. Its
+// warm-up calls now go to read_graph and search_nodes only, and the
+// memory file it would write stays absent.
+func TestWarmupRealMemory062(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real npm server")
+	}
+	d := npmtest.Servers(t)
+	bin, err := d.PackageBin("memory-062", "mcp-server-memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0.6.2 ignores MEMORY_FILE_PATH: it writes memory.json beside its
+	// own code (in basic mode Landlock would refuse that write; the calls
+	// themselves are what this test checks).
+	mem := filepath.Join(filepath.Dir(bin), "memory.json")
+	if _, err := os.Stat(mem); !os.IsNotExist(err) {
+		t.Fatalf("%s exists before the run: %v", mem, err)
+	}
+	s := config.Server{Name: "memory", Type: "stdio", Command: bin, File: ".mcp.json", Line: 1, Client: "claude-code"}
+	opts := realOptions(s)
+	run := probeServer(context.Background(), s, &opts)
+	if run.held != "" {
+		t.Fatalf("held: %s", run.held)
+	}
+	got := calledTools(run)
+	if len(run.res.Calls) != 10 || got["read_graph"] == 0 || got["search_nodes"] == 0 || len(got) != 2 {
+		t.Errorf("calls %v, want 10 over read_graph and search_nodes", got)
+	}
+	for _, c := range run.res.Calls {
+		if c.Tool == "search_nodes" && !strings.Contains(string(c.Arguments), `"query":"`) || strings.Contains(string(c.Arguments), `""`) {
+			t.Errorf("call %s %s: want a non-empty query", c.Tool, c.Arguments)
+		}
+	}
+	if _, err := os.Stat(mem); !os.IsNotExist(err) {
+		t.Errorf("the memory file was written: %v", err)
+	}
+	want := "warm-up calls: 2 of 9 tools eligible; not called: 6 whose name reads as a write (add_observations, create_entities, create_relations and 3 more); 1 with no annotation and no read-like name (open_nodes); name a tool under calls in the policy file to call it"
+	if !slices.Contains(run.notes, want) {
+		t.Errorf("notes %q\nwant %q", run.notes, want)
 	}
 }
