@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path"
 	"path/filepath"
 	"sort"
@@ -31,13 +32,17 @@ const (
 	// SkipWriteArgument: a required argument only takes values that read
 	// as writes (an enum of "create" and "delete").
 	SkipWriteArgument Reason = "whose required argument takes only write-like values"
+	// SkipRealHost: a required argument only takes URLs on real hosts
+	// (a const, an enum, a pattern "^https://api\.example\.com/"): a
+	// warm-up call never reaches a real host.
+	SkipRealHost Reason = "whose required argument takes only URLs on real hosts"
 	// SkipNoArguments: no arguments valid against its inputSchema could
 	// be synthesized.
 	SkipNoArguments Reason = "for which no arguments could be synthesized"
 )
 
 // Reasons lists every Reason in the order a note gives them.
-var Reasons = []Reason{SkipWriteName, SkipAnnotation, SkipDescription, SkipNotRead, SkipWriteArgument, SkipNoArguments}
+var Reasons = []Reason{SkipWriteName, SkipAnnotation, SkipDescription, SkipNotRead, SkipWriteArgument, SkipRealHost, SkipNoArguments}
 
 // Skip is a tool that gets no warm-up call, and why.
 type Skip struct {
@@ -222,9 +227,9 @@ func Plan(tools []json.RawMessage, n int, v Values) ([]Call, []Skip) {
 	first := map[string]json.RawMessage{}
 	var elig []Call
 	for _, c := range picked {
-		args, ok := realistic(schemas[c.Tool], c.Arguments, 0, v)
-		if !ok {
-			skips = append(skips, Skip{c.Tool, SkipWriteArgument})
+		args, why := realistic(schemas[c.Tool], c.Arguments, 0, v)
+		if why != "" {
+			skips = append(skips, Skip{c.Tool, why})
 			continue
 		}
 		first[c.Tool] = args
@@ -239,7 +244,7 @@ func Plan(tools []json.RawMessage, n int, v Values) ([]Call, []Skip) {
 		c := elig[i%len(elig)]
 		if round := i / len(elig); round == 0 {
 			c.Arguments = first[c.Tool]
-		} else if args, ok := realistic(schemas[c.Tool], c.Arguments, round, v); ok {
+		} else if args, why := realistic(schemas[c.Tool], c.Arguments, round, v); why == "" {
 			c.Arguments = args
 		} else {
 			c.Arguments = first[c.Tool]
@@ -251,16 +256,16 @@ func Plan(tools []json.RawMessage, n int, v Values) ([]Call, []Skip) {
 
 // realistic is the minimal arguments with top-level properties set to
 // their round-th candidate (required ones only in round 0), where the
-// schema still accepts it. It reports false when a string argument is
-// left reading as a write.
-func realistic(schema, minimal json.RawMessage, round int, v Values) (json.RawMessage, bool) {
+// schema still accepts it. It gives a reason instead when a required
+// string argument is left with a harmful value (see harmful).
+func realistic(schema, minimal json.RawMessage, round int, v Values) (json.RawMessage, Reason) {
 	base, err := decode(minimal)
 	if err != nil {
-		return minimal, true
+		return minimal, ""
 	}
 	obj, ok := base.(map[string]any)
 	if !ok {
-		return minimal, true
+		return minimal, ""
 	}
 	var props map[string]any
 	var doc any
@@ -298,18 +303,71 @@ func realistic(schema, minimal json.RawMessage, round int, v Values) (json.RawMe
 				continue
 			}
 			obj[name] = old
-			// The schema left no other value: its const, or the only
-			// enum values, read as writes.
-			if s, ok := old.(string); ok && ClassifyName(s) == Write {
-				return nil, false
+		}
+	}
+	// What is left of the minimal arguments came from the schema (a
+	// const, the only enum values, a default deep in a nested object):
+	// a tool whose arguments then read as a write or name a real host
+	// is not called.
+	orig, _ := decode(minimal)
+	origObj, _ := orig.(map[string]any)
+	for _, k := range sortedKeys(obj) {
+		if o, had := origObj[k]; had && jsonEqual(o, obj[k]) {
+			if why := harmfulIn(obj[k], 0); why != "" {
+				return nil, why
 			}
 		}
 	}
 	out, err := encode(obj)
 	if err != nil {
-		return minimal, true
+		return minimal, ""
 	}
-	return out, true
+	return out, ""
+}
+
+// harmfulIn is harmful for every string in a JSON value (bounded in
+// depth like the generator).
+func harmfulIn(v any, depth int) Reason {
+	if depth > maxDepth {
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		return harmful(v)
+	case []any:
+		for _, x := range v {
+			if why := harmfulIn(x, depth+1); why != "" {
+				return why
+			}
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			if why := harmfulIn(v[k], depth+1); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// harmful says why a string from the schema must not be sent: it reads
+// as a write (an enum's "delete"), or it is a URL on a host outside
+// .invalid (an example's "https://api.github.com/..."). A warm-up call
+// reads, and reaches no real host.
+func harmful(s string) Reason {
+	if ClassifyName(s) == Write {
+		return SkipWriteArgument
+	}
+	if strings.Contains(s, "://") {
+		u, err := url.Parse(strings.TrimSpace(s))
+		if err != nil {
+			return SkipRealHost
+		}
+		if h := strings.TrimSuffix(strings.ToLower(u.Hostname()), "."); h != "" && h != "invalid" && !strings.HasSuffix(h, ".invalid") {
+			return SkipRealHost
+		}
+	}
+	return ""
 }
 
 // candidates are the values a property is tried with across rounds: what
@@ -321,11 +379,11 @@ func candidates(name string, s any, v Values) []any {
 		return nil
 	}
 	var out []any
-	// Values from the schema may read as writes (an enum's "delete");
-	// ours are chosen not to, and a path under a run dir named, say,
-	// /run is not a verb.
+	// Values from the schema may read as writes (an enum's "delete") or
+	// name real hosts; ours are chosen not to, and a path under a run dir
+	// named, say, /run is not a verb.
 	add := func(x any) {
-		if str, ok := x.(string); ok && ClassifyName(str) == Write {
+		if str, ok := x.(string); ok && harmful(str) != "" {
 			return
 		}
 		if !containsValue(out, x) {

@@ -263,6 +263,36 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// TestPlanHarmless: values from the schema that name a real host or read
+// as writes are never sent; a tool left with one in a required argument,
+// however deep, is skipped.
+func TestPlanHarmless(t *testing.T) {
+	tools := []json.RawMessage{
+		mkTool("fetch_page", "", ``, `{"type":"object","properties":{"url":{"type":"string","examples":["https://api.github.com/repos"]}},"required":["url"]}`),
+		mkTool("get_feed", "", ``, `{"type":"object","properties":{"url":{"type":"string","pattern":"^https://news\\.ycombinator\\.com/"}},"required":["url"]}`),
+		mkTool("get_api", "", ``, `{"type":"object","properties":{"base":{"const":"https://api.openai.com/v1"}},"required":["base"]}`),
+		mkTool("get_nested", "", ``, `{"type":"object","properties":{"o":{"type":"object","properties":{"op":{"const":"drop_table"}},"required":["op"]}},"required":["o"]}`),
+		mkTool("get_local", "", ``, `{"type":"object","properties":{"url":{"type":"string","default":"https://docs.invalid/x"}},"required":["url"]}`),
+	}
+	calls, skips := Plan(tools, 2, Values{})
+	var got []string
+	for _, c := range calls {
+		got = append(got, c.Tool+" "+string(c.Arguments))
+	}
+	if w := []string{`fetch_page {"url":"https://example.invalid/"}`, `get_local {"url":"https://docs.invalid/x"}`}; !slices.Equal(got, w) {
+		t.Errorf("calls %q, want %q", got, w)
+	}
+	var skipped []string
+	for _, s := range skips {
+		skipped = append(skipped, s.Tool+"="+string(s.Reason))
+	}
+	slices.Sort(skipped)
+	want := []string{"get_api=" + string(SkipRealHost), "get_feed=" + string(SkipRealHost), "get_nested=" + string(SkipWriteArgument)}
+	if !slices.Equal(skipped, want) {
+		t.Errorf("skipped %q\nwant %q", skipped, want)
+	}
+}
+
 // TestPlanDecoy: a read-only decoy next to the tool that pulls the rug on
 // a non-empty argument: both are called, and the trigger's argument is
 // non-empty from its first call.
