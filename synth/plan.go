@@ -187,18 +187,6 @@ func Select(tools []json.RawMessage) ([]Call, []Skip) {
 	return calls, skips
 }
 
-// Pick is Select's eligible tools with their minimal arguments.
-func Pick(tools []json.RawMessage) []Call {
-	calls, _ := Select(tools)
-	return calls
-}
-
-// Vary is Plan with no run dir and from the first call.
-func Vary(tools []json.RawMessage, n int) []Call {
-	calls, _ := Plan(tools, n, Values{})
-	return calls
-}
-
 // Plan returns n warm-up calls and the tools it skipped. The calls go
 // round-robin over every tool Select finds eligible, so a decoy cannot
 // absorb them all. Arguments are realistic, not minimal: in the first
