@@ -358,7 +358,7 @@ func TestRemotePlan(t *testing.T) {
 	if len(calls) != 3 || calls[0].Tool != "get" || calls[2].Tool != "get" {
 		t.Errorf("calls = %+v, want get only", calls)
 	}
-	if want := "warm-up calls: 1 of 3 tools eligible; not called: 2 whose name reads as a write (del, put); name a tool under calls in the policy file to call it"; note != want {
+	if want := "warm-up: 1 of 3 tools eligible; not called: 2 whose name reads as a write (del, put); name a tool under calls in the policy file to call it"; note != want {
 		t.Errorf("note %q\nwant %q", note, want)
 	}
 	popts.Calls = []probe.Call{{Tool: "put"}}

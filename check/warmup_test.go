@@ -78,11 +78,11 @@ func TestWarmupNeverCallsWrites(t *testing.T) {
 	}
 	var note string
 	for _, n := range run.notes {
-		if strings.HasPrefix(n, "warm-up calls:") {
+		if strings.HasPrefix(n, "warm-up:") {
 			note = n
 		}
 	}
-	want := "warm-up calls: 3 of 16 tools eligible; not called: 13 whose name reads as a write (add_reaction, create-feature-flag, create_repository and 10 more); name a tool under calls in the policy file to call it"
+	want := "warm-up: 3 of 16 tools eligible; not called: 13 whose name reads as a write (add_reaction, create-feature-flag, create_repository and 10 more); name a tool under calls in the policy file to call it"
 	if note != want {
 		t.Errorf("note %q\nwant %q\n(all notes %q)", note, want, run.notes)
 	}
@@ -181,7 +181,7 @@ func TestWarmupRealMemory062(t *testing.T) {
 	if _, err := os.Stat(mem); !os.IsNotExist(err) {
 		t.Errorf("the memory file was written: %v", err)
 	}
-	want := "warm-up calls: 2 of 9 tools eligible; not called: 6 whose name reads as a write (add_observations, create_entities, create_relations and 3 more); 1 with no annotation and no read-like name (open_nodes); name a tool under calls in the policy file to call it"
+	want := "warm-up: 2 of 9 tools eligible; not called: 6 whose name reads as a write (add_observations, create_entities, create_relations and 3 more); 1 with no annotation and no read-like name (open_nodes); name a tool under calls in the policy file to call it"
 	if !slices.Contains(run.notes, want) {
 		t.Errorf("notes %q\nwant %q", run.notes, want)
 	}

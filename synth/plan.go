@@ -536,7 +536,7 @@ func Describe(tools []json.RawMessage, skips []Skip) string {
 		}
 		parts = append(parts, fmt.Sprintf("%d %s (%s)", len(names), r, list))
 	}
-	return fmt.Sprintf("warm-up calls: %d of %d tools eligible; not called: %s", eligible, eligible+len(skips), strings.Join(parts, "; "))
+	return fmt.Sprintf("warm-up: %d of %d tools eligible; not called: %s", eligible, eligible+len(skips), strings.Join(parts, "; "))
 }
 
 // clipName shortens a hostile 10 KB tool name to something a note can

@@ -343,7 +343,7 @@ func TestDescribe(t *testing.T) {
 	tools[len(tools)-1] = mkTool("get_d", "", ``, objSchema)
 	_, skips := Plan(tools, 5, Values{})
 	got := Describe(tools, skips)
-	want := "warm-up calls: 4 of 206 tools eligible; not called: 200 whose name reads as a write (create_thing_000, create_thing_001, create_thing_002 and 197 more); " +
+	want := "warm-up: 4 of 206 tools eligible; not called: 200 whose name reads as a write (create_thing_000, create_thing_001, create_thing_002 and 197 more); " +
 		"1 with no annotation and no read-like name (echo); 1 for which no arguments could be synthesized (get_" + strings.Repeat("x", 56) + "…)"
 	if got != want {
 		t.Errorf("Describe =\n%s\nwant\n%s", got, want)
