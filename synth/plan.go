@@ -20,8 +20,8 @@ const (
 	// getOrCreateUser). It wins over any annotation: a tool that calls
 	// itself "delete_entities" and claims readOnlyHint is not believed.
 	SkipWriteName Reason = "whose name reads as a write"
-	// SkipAnnotation: annotated, but not readOnlyHint true (or also
-	// destructiveHint true).
+	// SkipAnnotation: annotated with readOnlyHint false, or with
+	// destructiveHint and no readOnlyHint.
 	SkipAnnotation Reason = "annotated as not read-only"
 	// SkipDescription: no read/write annotation, and the description's
 	// leading verb is a write ("Creates ...").
@@ -137,9 +137,10 @@ func readTools(raw []json.RawMessage) []tool {
 //
 // A name that reads as a write is never called: not even when annotated
 // read-only, since an annotation is the server's word and the name is what
-// the user sees. Otherwise a tool annotated readOnlyHint true (and not
-// destructiveHint true) is called; one that carries a read/write hint but
-// not that one is not. A tool with neither hint (no annotations, only
+// the user sees. Otherwise a tool annotated readOnlyHint true is called
+// (whatever its destructiveHint, which the protocol says means nothing on
+// a read-only tool); one that carries a read/write hint but not that one
+// is not. A tool with neither hint (no annotations, only
 // idempotentHint or openWorldHint, or mcp-go's blanket defaults) is called
 // when its name, or failing that its description's leading verb, reads as
 // a read, and the description does not open with a write.
@@ -149,9 +150,13 @@ func eligibility(t tool) (Reason, bool) {
 		return SkipWriteName, false
 	}
 	ro, hasRO := t.hints["readOnlyHint"]
-	destr, hasD := t.hints["destructiveHint"]
+	_, hasD := t.hints["destructiveHint"]
 	if hasRO || hasD {
-		if ro && !destr {
+		// "destructiveHint ... is meaningful only when readOnlyHint ==
+		// false" (the MCP schema): mcp-go's WithReadOnlyHintAnnotation
+		// leaves its default destructiveHint true beside readOnlyHint
+		// true, on reads.
+		if ro {
 			return "", true
 		}
 		return SkipAnnotation, false

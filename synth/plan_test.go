@@ -143,11 +143,12 @@ func TestSelect(t *testing.T) {
 			mkTool("create_issue", "", ``, objSchema),
 			mkTool("set", "", `{"readOnlyHint":true,"destructiveHint":false}`, objSchema),
 		}, "|create_issue=whose name reads as a write delete_entities=whose name reads as a write set=whose name reads as a write"},
-		{"annotations that do not say read-only", []json.RawMessage{
+		{"annotations that do not say read-only; destructiveHint means nothing beside readOnlyHint true (mcp-go's WithReadOnlyHintAnnotation)", []json.RawMessage{
 			mkTool("get_a", "", `{"readOnlyHint":false}`, objSchema),
 			mkTool("get_b", "", `{"destructiveHint":false}`, objSchema),
 			mkTool("get_c", "", `{"readOnlyHint":true,"destructiveHint":true}`, objSchema),
-		}, "|get_a=annotated as not read-only get_b=annotated as not read-only get_c=annotated as not read-only"},
+			mkTool("pods", "", `{"readOnlyHint":true,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true}`, objSchema),
+		}, "get_c pods|get_a=annotated as not read-only get_b=annotated as not read-only"},
 		{"mcp-go's blanket defaults count as no annotations", []json.RawMessage{
 			mkTool("get_pods", "", mcpGoHints, objSchema),
 			mkTool("list_things", "", `{"title":"List","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true}`, objSchema),
