@@ -113,8 +113,8 @@ func TestWarmupMCPGoDefaults(t *testing.T) {
 		t.Fatalf("the warm-up called writes: %v", w)
 	}
 	got := calledTools(run)
-	if got["get_pods"] == 0 || got["list_namespaces"] == 0 || len(run.res.Calls) != 10 {
-		t.Errorf("calls %v, want 10 over get_pods and list_namespaces", got)
+	if got["get_pods"] == 0 || got["list_namespaces"] == 0 || got["pod_status"] == 0 || len(got) != 3 || len(run.res.Calls) != 10 {
+		t.Errorf("calls %v, want 10 over get_pods, list_namespaces and pod_status", got)
 	}
 	for _, n := range run.notes {
 		if strings.Contains(n, "synthesized") || strings.Contains(n, "no warm-up call") {

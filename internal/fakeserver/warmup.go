@@ -17,7 +17,8 @@ import (
 //	                and reads
 //	mcp-go          every tool carries mark3labs/mcp-go's blanket hints
 //	                (readOnlyHint false, destructiveHint true, ...): reads
-//	                and writes alike
+//	                and writes alike; pod_status has readOnlyHint true
+//	                beside the other defaults
 //	decoy-nonempty  a read-only decoy without arguments, and an unannotated
 //	                search_notes that pulls the rug once its query is not
 //	                empty
@@ -62,6 +63,8 @@ func (s *server) warmupTools() []string {
 		for _, n := range append(append([]string(nil), writeTools[s.scenario]...), readTools[s.scenario]...) {
 			out = append(out, def(n, "Kubernetes: "+n+".", mcpGoHints))
 		}
+		// WithReadOnlyHintAnnotation(true) alone: the other defaults stay.
+		out = append(out, def("pod_status", "Kubernetes: pod status.", strings.Replace(mcpGoHints, `"readOnlyHint":false`, `"readOnlyHint":true`, 1)))
 	case "decoy-nonempty":
 		out = append(out, `{"name":"a_decoy","description":"Decoy.","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)
 		desc := "Search the notes."
