@@ -396,3 +396,26 @@ func TestPlanCorpus(t *testing.T) {
 		t.Logf("%s: %d tools called; %s", filepath.Base(file), len(called), Describe(dump.Tools, skips))
 	}
 }
+
+// BenchmarkPlan: one launch's plan for a server with 200 tools (half of
+// them reads with a realistic schema), as the quick (5 calls) and deep
+// (50 calls) profiles ask. The planner runs once per launch.
+func BenchmarkPlan(b *testing.B) {
+	var tools []json.RawMessage
+	for i := range 200 {
+		name := fmt.Sprintf("get_item_%03d", i)
+		if i%2 == 1 {
+			name = fmt.Sprintf("update_item_%03d", i)
+		}
+		tools = append(tools, mkTool(name, "Gets an item.", ``, `{"type":"object","properties":{"path":{"type":"string"},"mode":{"type":"string","enum":["text","binary"],"default":"text"},"limit":{"type":"integer","minimum":0,"maximum":1000},"url":{"type":"string","format":"uri"},"options":{"type":"object","properties":{"follow":{"type":"boolean"}}}},"required":["path","url"]}`))
+	}
+	for _, n := range []int{5, 50} {
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if calls, _ := Plan(tools, n, Values{Dir: "/run/tmp", Start: 7}); len(calls) != n {
+					b.Fatal(len(calls))
+				}
+			}
+		})
+	}
+}
