@@ -201,11 +201,12 @@ func Select(tools []json.RawMessage) ([]Call, []Skip) {
 // host, "example" for a query), and each later round sets every top-level
 // property, optional ones too, to its next candidate. A value is kept only
 // if the whole object still validates against the schema, else the
-// property keeps its minimal value or stays absent. Candidates that read
-// as writes (an enum's "delete") are never chosen; a tool whose required
-// argument is left with one is skipped. Booleans keep their minimal value
-// (false): a "force" or "recursive" flag is not for a warm-up. The output
-// is deterministic.
+// property keeps its minimal value or stays absent. Values from the
+// schema that read as writes (an enum's "delete") or are URLs on real
+// hosts are never chosen; a tool whose arguments are left with one (a
+// const, the only enum values, at any depth) is skipped. Booleans keep
+// their minimal value (false): a "force" or "recursive" flag is not for a
+// warm-up. The output is deterministic.
 func Plan(tools []json.RawMessage, n int, v Values) ([]Call, []Skip) {
 	picked, skips := Select(tools)
 	if len(picked) == 0 {
@@ -215,8 +216,8 @@ func Plan(tools []json.RawMessage, n int, v Values) ([]Call, []Skip) {
 	for _, t := range readTools(tools) {
 		schemas[t.name] = t.schema
 	}
-	// Round 0 decides which tools stay: one left with a write-like value
-	// in a required argument is skipped.
+	// Round 0 decides which tools stay: one left with a harmful value is
+	// skipped.
 	first := map[string]json.RawMessage{}
 	var elig []Call
 	for _, c := range picked {
