@@ -205,8 +205,9 @@ func Select(tools []json.RawMessage) ([]Call, []Skip) {
 // schema that read as writes (an enum's "delete") or are URLs on real
 // hosts are never chosen; a tool whose arguments are left with one (a
 // const, the only enum values, at any depth) is skipped. Booleans keep
-// their minimal value (false): a "force" or "recursive" flag is not for a
-// warm-up. The output is deterministic.
+// their minimal value (the schema's default, which a "dry_run" flag needs
+// kept, else false): a "force" or "recursive" flag is not for a warm-up.
+// The output is deterministic.
 func Plan(tools []json.RawMessage, n int, v Values) ([]Call, []Skip) {
 	picked, skips := Select(tools)
 	if len(picked) == 0 {
@@ -380,6 +381,9 @@ func candidates(name string, s any, v Values) []any {
 		if str, ok := x.(string); ok && harmful(str) != "" {
 			return
 		}
+		if _, ok := x.(bool); ok {
+			return // not even an example's "force": true
+		}
 		if !containsValue(out, x) {
 			out = append(out, x)
 		}
@@ -403,9 +407,7 @@ func candidates(name string, s any, v Values) []any {
 		}
 	}
 	if d, ok := m["default"]; ok {
-		if _, isBool := d.(bool); !isBool {
-			add(d)
-		}
+		add(d)
 	}
 	format, _ := m["format"].(string)
 	switch {

@@ -209,7 +209,7 @@ func TestPlan(t *testing.T) {
 	tools := []json.RawMessage{
 		mkTool("search_notes", "", `{"readOnlyHint":true}`, `{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","maximum":50}},"required":["query"]}`),
 		mkTool("get_page", "", ``, `{"type":"object","properties":{"url":{"type":"string","format":"uri"},"unit":{"enum":["c","f"]},"n":{"type":"string","maxLength":2}},"required":["url"]}`),
-		mkTool("read_file", "", ``, `{"type":"object","properties":{"path":{"type":"string"},"force":{"type":"boolean"}},"required":["path","force"]}`),
+		mkTool("read_file", "", ``, `{"type":"object","properties":{"path":{"type":"string"},"force":{"type":"boolean","examples":[true],"enum":[false,true]}},"required":["path","force"]}`),
 		mkTool("get_mode", "", ``, `{"type":"object","properties":{"mode":{"enum":["delete","read"]}},"required":["mode"]}`),
 		mkTool("get_op", "", ``, `{"type":"object","properties":{"op":{"const":"delete"}},"required":["op"]}`),
 		mkTool("delete_everything", "", ``, objSchema),
