@@ -56,6 +56,8 @@ func TestClassifyName(t *testing.T) {
 		"getUpdates", "get_deleted_items", "dropTable", "browser_navigate", "browser_close", "browser_tab_new",
 		"browser_type", "browser_install", "kubectl_apply", "kubectl_delete", "install_helm_chart", "exec_in_pod",
 		"cleanup", "trigger-long-running-operation", "startElicitation", "uninstall_helm_chart",
+		// Case and separators: Redis's own SET and DEL, spaces, paths.
+		"SET", "DEL", "DELETE_USER", "Delete User", "tools/delete", "HTTPDelete", "deleteUser", "pods_exec", "pods_run",
 	}
 	reads := []string{
 		"get", "list", "hget", "hgetall", "lrange", "smembers", "zrange", "json_get", "dbsize", "info", "scan_keys",
