@@ -7,7 +7,6 @@ package check
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -32,7 +31,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
-	"github.com/mcp-lockcheck/mcp-lockcheck/synth"
 )
 
 // Options configure a check or pin run.
@@ -70,11 +68,7 @@ type Options struct {
 	// by libfaketime, to bait servers that change after a date.
 	// FakeTimeLib overrides where libfaketime is looked for.
 	ClockOffsets []time.Duration
-	// VaryCalls plans warm-up calls with synth.Vary (the deep profile:
-	// arguments change from round to round) instead of synth.Pick's
-	// minimal arguments.
-	VaryCalls   bool
-	FakeTimeLib string
+	FakeTimeLib  string
 	// Redactor keeps secrets out of everything the run reports and pins:
 	// definitions, stderr, held reasons, notes and findings go through it
 	// (nil: the secret shapes only, no environment values). The CLI builds
@@ -100,7 +94,6 @@ type Profile struct {
 	ExtraIdentities       []probe.Identity
 	CallGap               time.Duration
 	ClockOffsets          []time.Duration
-	VaryCalls             bool
 }
 
 // forServer is opts with the server's policy settings applied. Calls are
@@ -112,12 +105,11 @@ func (opts *Options) forServer(name string) *Options {
 	st := opts.PerServer(name)
 	o := *opts
 	// The profile first: the policy's own counts below override it.
-	if st.Profile == policy.ProfileDeep && opts.Deep != nil && !opts.VaryCalls {
+	if st.Profile == policy.ProfileDeep && opts.Deep != nil {
 		d := opts.Deep
 		o.Probe.WarmupCalls, o.Probe.Launches, o.Probe.CallGap = d.WarmupCalls, d.Launches, d.CallGap
 		o.Probe.ExtraIdentities = slices.Clone(d.ExtraIdentities)
 		o.ClockOffsets = slices.Clone(d.ClockOffsets)
-		o.VaryCalls = d.VaryCalls
 	}
 	if st.WarmupCalls != nil {
 		o.Probe.WarmupCalls = *st.WarmupCalls
@@ -176,6 +168,7 @@ type serverRun struct {
 	resolved    string // package version the launch resolved to (hygiene.go)
 	clockShifts int    // clock launches made (libfaketime)
 	identities  int    // distinct clientInfo identities the probe presents
+	planNote    string // the warm-up planner's line on skipped tools
 	// inspector holds the inspection of snaps started while the server
 	// was still being driven (streamPhases); inspectRun finishes it.
 	inspector *inspector
@@ -389,20 +382,16 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		root = sb.Dir()
 	}
 	popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
-	if popts.Plan == nil {
-		popts.Plan = func(tools []json.RawMessage) []probe.Call {
-			var calls []probe.Call
-			picked := synth.Pick(tools)
-			if opts.VaryCalls {
-				picked = synth.Vary(tools, popts.WarmupCalls)
-			}
-			for _, c := range picked {
-				calls = append(calls, probe.Call{Tool: c.Tool, Arguments: c.Arguments})
-			}
-			return calls
-		}
-	}
 	var mu sync.Mutex
+	if popts.Plan == nil {
+		// Synthesized paths point into the sandbox's own temporary
+		// directory: no canary, nothing of the user's.
+		popts.Plan = warmupPlanner(&popts, filepath.Join(sb.Dir(), "tmp"), func(line string) {
+			mu.Lock()
+			run.planNote = line
+			mu.Unlock()
+		})
+	}
 	leaked := map[string]bool{}
 	popts.Tap = func(phase, method string, payload []byte) {
 		for _, c := range sb.Leaks(payload) {
@@ -453,6 +442,9 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	wait()
 	run.resolved = resolvedVersion(command, args, npmCacheDir(opts, env))
 	run.notes = append(run.notes, run.res.Notes...)
+	if run.planNote != "" {
+		run.notes = append(run.notes, run.planNote)
+	}
 	for _, u := range sb.Used() {
 		f := finding.New(finding.CanaryUsed, s.Name)
 		f.Kind, f.Subject, f.Phase = finding.KindServer, u.Where, run.res.Phase

@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
-	"github.com/mcp-lockcheck/mcp-lockcheck/synth"
 )
 
 // remoteIsolation is what the report says about a remote server's
@@ -52,10 +50,15 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	if root, err := filepath.Abs(projectRoot(configFile(s, opts))); err == nil && s.File != "" {
 		popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
 	}
-	if popts.Plan == nil {
-		popts.Plan = remotePlan
-	}
 	var mu sync.Mutex
+	if popts.Plan == nil {
+		// No run dir: a path argument is relative, to nothing of ours.
+		popts.Plan = warmupPlanner(&popts, "", func(line string) {
+			mu.Lock()
+			run.planNote = line
+			mu.Unlock()
+		})
+	}
 	echoed := map[string]bool{}
 	popts.Tap = func(phase, method string, payload []byte) {
 		if method == "tools/call" {
@@ -88,8 +91,8 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	run.identities = countIdentities(popts)
 	run.res = probe.Run(pctx, nil, popts)
 	run.notes = append(run.notes, run.res.Notes...)
-	if popts.WarmupCalls > 0 && len(popts.Calls) == 0 {
-		run.notes = append(run.notes, "remote server: warm-up calls go only to tools annotated readOnlyHint (no sandbox contains what a call does on a remote host); name calls in the policy to make others")
+	if run.planNote != "" {
+		run.notes = append(run.notes, run.planNote)
 	}
 	run.res.Stderr = opts.Redactor.String(run.res.Stderr)
 	if run.res.Err != nil {
@@ -111,33 +114,6 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	}
 	run.snapshot(opts.Redactor)
 	return run
-}
-
-// remotePlan picks warm-up calls only among tools that declare themselves
-// read-only. A stdio server's calls run in a sandbox; a remote server's
-// act on the real account the configured credentials open, so a tool
-// that does not say it changes nothing is not called uninvited.
-func remotePlan(tools []json.RawMessage) []probe.Call {
-	readOnly := map[string]bool{}
-	for _, raw := range tools {
-		var def struct {
-			Name        string `json:"name"`
-			Annotations struct {
-				ReadOnlyHint    any `json:"readOnlyHint"`
-				DestructiveHint any `json:"destructiveHint"`
-			} `json:"annotations"`
-		}
-		if json.Unmarshal(raw, &def) == nil && def.Annotations.ReadOnlyHint == true && def.Annotations.DestructiveHint != true {
-			readOnly[def.Name] = true
-		}
-	}
-	var calls []probe.Call
-	for _, c := range synth.Pick(tools) {
-		if readOnly[c.Tool] {
-			calls = append(calls, probe.Call{Tool: c.Tool, Arguments: c.Arguments})
-		}
-	}
-	return calls
 }
 
 // secret is an expanded value that must not appear in anything written.

@@ -343,19 +343,27 @@ func TestLaunchOfRemote(t *testing.T) {
 	}
 }
 
-// TestRemotePlan: only tools that declare themselves read-only (and not
-// destructive) are called on a remote server.
+// TestRemotePlan: a remote server's warm-up calls follow the local rule:
+// reads only (a tool annotated destructive, or named like a write, is
+// not called), and a note names what was skipped.
 func TestRemotePlan(t *testing.T) {
 	tools := []json.RawMessage{
 		json.RawMessage(`{"name":"del","annotations":{"destructiveHint":true,"readOnlyHint":true},"inputSchema":{"type":"object"}}`),
 		json.RawMessage(`{"name":"get","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object"}}`),
 		json.RawMessage(`{"name":"put","inputSchema":{"type":"object"}}`),
 	}
-	calls := remotePlan(tools)
-	if len(calls) != 1 || calls[0].Tool != "get" {
+	var note string
+	popts := probe.Options{WarmupCalls: 3}
+	calls := warmupPlanner(&popts, "", func(s string) { note = s })(tools)
+	if len(calls) != 3 || calls[0].Tool != "get" || calls[2].Tool != "get" {
 		t.Errorf("calls = %+v, want get only", calls)
 	}
-	if calls := remotePlan(tools[2:]); len(calls) != 0 {
-		t.Errorf("calls = %+v, want none", calls)
+	if want := "warm-up: 1 of 3 tools eligible; not called: 2 whose name reads as a write (del, put); name a tool under calls in the policy file to call it"; note != want {
+		t.Errorf("note %q\nwant %q", note, want)
+	}
+	popts.Calls = []probe.Call{{Tool: "put"}}
+	note = ""
+	if calls := warmupPlanner(&popts, "", func(s string) { note = s })(tools[2:]); len(calls) != 0 || note != "" {
+		t.Errorf("calls = %+v, note %q: want none, and a tool the policy calls is not skipped", calls, note)
 	}
 }

@@ -357,7 +357,6 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 		RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout, MaxMessageBytes: c.maxMessage,
 		CallGap: c.callGap,
 	}
-	o.VaryCalls = c.profile == ProfileDeep
 	o.ServerTimeout = c.timeout
 	if lvl == sandbox.Strict {
 		// Fail closed, and early: a strict run that cannot be strict is
@@ -394,7 +393,7 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 		if err != nil {
 			return o, err
 		}
-		o.Deep = &check.Profile{WarmupCalls: d.warmup, Launches: d.launches, ExtraIdentities: dids, CallGap: d.callGap, ClockOffsets: d.clockOffsets, VaryCalls: true}
+		o.Deep = &check.Profile{WarmupCalls: d.warmup, Launches: d.launches, ExtraIdentities: dids, CallGap: d.callGap, ClockOffsets: d.clockOffsets}
 	}
 	if !c.quiet {
 		p, err := newProgress(stderr, env, c.progress, c.verbose)

@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/synth"
 )
 
 // A pull request's policy file is the pull request author's: if the check
@@ -161,6 +162,12 @@ func (c *Combined) Effective(name string, explicit func(flag string) bool) Setti
 	out.Calls = slices.Clone(b.Calls)
 	added := 0
 	for _, call := range p.Calls {
+		if writeCallAdded(b, call) {
+			// The pull request's own write call waits for the merge:
+			// the checker would make it with the credentials the
+			// server is given (a policy-weakened finding says so).
+			continue
+		}
 		if !hasCall(out.Calls, call) {
 			out.Calls = append(out.Calls, call)
 			added++
@@ -331,6 +338,24 @@ func lastPart(s string) string {
 
 type weakening struct{ path, before, after, msg string }
 
+// writeCallAdded reports a call the pull request adds to a tool whose name
+// reads as a write (synth.ClassifyName) that the base's policy does not
+// call. The policy's calls are the only way to make a warm-up call a
+// write; under --base only the base branch's policy may name one, since a
+// pull request's would run with the credentials the base gives the server
+// (a token header, a pass-env variable) before anyone reviewed it.
+func writeCallAdded(base Settings, call probe.Call) bool {
+	if synth.ClassifyName(call.Tool) != synth.Write {
+		return false
+	}
+	for _, c := range base.Calls {
+		if c.Tool == call.Tool {
+			return false
+		}
+	}
+	return true
+}
+
 // weakenings compares one server's settings (name "" is the defaults).
 func (c *Combined) weakenings(name string) []weakening {
 	b, p := c.Base.Effective(name, nil), c.PR.Effective(name, nil)
@@ -399,6 +424,17 @@ func (c *Combined) weakenings(name string) []weakening {
 	if len(removed) > 0 {
 		out = append(out, weakening{"servers." + name + ".calls", strings.Join(callTexts(b.Calls), "\n"), strings.Join(callTexts(p.Calls), "\n"),
 			fmt.Sprintf("this pull request removes warm-up calls of %s: %s", who, strings.Join(removed, ", "))})
+	}
+
+	var writes []string
+	for _, call := range p.Calls {
+		if writeCallAdded(b, call) && !slices.Contains(writes, callText(call)) {
+			writes = append(writes, callText(call))
+		}
+	}
+	if len(writes) > 0 {
+		out = append(out, weakening{"servers." + name + ".calls", strings.Join(callTexts(b.Calls), "\n"), strings.Join(callTexts(p.Calls), "\n"),
+			fmt.Sprintf("this pull request adds warm-up calls of %s to tools whose names read as writes (%s), which the checker would make with the credentials the server is given", who, strings.Join(writes, ", "))})
 	}
 
 	for _, id := range ruleIDs(b, p) {

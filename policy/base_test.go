@@ -100,6 +100,14 @@ func TestCombined(t *testing.T) {
 			weak:   []string{"servers.fs.calls a\nb -> b\nc @4"},
 		},
 		{
+			name:   "a write call the pull request adds is not made; one the base names is",
+			base:   "version: 1\nservers:\n  fs:\n    calls:\n      - tool: set\n",
+			pr:     "version: 1\nservers:\n  fs:\n    calls:\n      - tool: set\n      - tool: delete_repository\n      - tool: getOrCreateUser\n      - tool: get_item\n",
+			server: "fs",
+			want:   "warmup=6 launches=- sandbox= env=[] rules=map[] calls=2",
+			weak:   []string{"servers.fs.calls set -> set\ndelete_repository\ngetOrCreateUser\nget_item @4"},
+		},
+		{
 			name:   "added calls do not take the base's places",
 			base:   "version: 1\ndefaults:\n  warmup-calls: 3\n",
 			pr:     "version: 1\ndefaults:\n  warmup-calls: 3\nservers:\n  fs:\n    calls:\n      - tool: harmless\n      - tool: harmless2\n",
@@ -220,6 +228,24 @@ func summarize(s Settings) string {
 		out += " call-timeout=" + s.CallTimeout.String()
 	}
 	return out
+}
+
+// TestWriteCallAddedMessage: the finding names the write calls the pull
+// request added, and only those.
+func TestWriteCallAddedMessage(t *testing.T) {
+	base, err := Parse("b.yaml", []byte("version: 1\nservers:\n  fs:\n    calls:\n      - tool: set\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := Parse("p.yaml", []byte("version: 1\nservers:\n  fs:\n    calls:\n      - tool: set\n      - tool: slack.add_reaction\n      - tool: get_item\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Combined{Base: base, PR: pr, Run: Run{WarmupCalls: 5, Launches: 2}}
+	fs := c.Weakenings([]string{"fs"}, "p.yaml")
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, `to tools whose names read as writes (slack.add_reaction), which the checker would make`) || strings.Contains(fs[0].Message, "get_item") {
+		t.Errorf("findings %+v", fs)
+	}
 }
 
 // TestTimeoutCaps: no policy holds a server longer than the caps.

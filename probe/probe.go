@@ -325,7 +325,9 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 	}
 	calls := l.plan()
 	if l.opts.WarmupCalls > 0 && len(calls) == 0 {
-		l.note("no tool could be called for the warm-up: no explicit calls, and no tool's arguments could be synthesized")
+		// Why no tool was eligible is the planner's to say (its note
+		// names the skipped tools and the reason for each).
+		l.note("no warm-up call was made: no calls named in the policy, and no tool eligible for one")
 	}
 	for i := range l.opts.WarmupCalls {
 		if len(calls) == 0 {

@@ -32,3 +32,33 @@ func FuzzArguments(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlan feeds an arbitrary tool (name, description, annotations and
+// inputSchema): Plan must not panic, must never call a tool whose name
+// reads as a write, and every argument object it plans must validate
+// against the tool's schema whenever the oracle can compile it.
+func FuzzPlan(f *testing.F) {
+	f.Add("get_item", "Gets an item.", []byte(`{"readOnlyHint":true}`), []byte(`{"type":"object","properties":{"url":{"type":"string","format":"uri"},"path":{"type":"string"}},"required":["url","path"]}`))
+	f.Add("getOrCreate", "", []byte(`{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true}`), []byte(`{"type":"object"}`))
+	f.Add("list_x", "", []byte(`null`), []byte(`{"type":"object","properties":{"mode":{"enum":["delete","https://a.b/"]}},"required":["mode"]}`))
+	f.Fuzz(func(t *testing.T, name, desc string, annotations, schema []byte) {
+		def := map[string]any{"name": name, "description": desc, "annotations": json.RawMessage(annotations), "inputSchema": json.RawMessage(schema)}
+		raw, err := json.Marshal(def)
+		if err != nil {
+			return // not JSON: a server's listing would not parse either
+		}
+		calls, _ := Plan([]json.RawMessage{raw}, 3, Values{Dir: "/run/tmp"})
+		for _, c := range calls {
+			if ClassifyName(c.Tool) == Write {
+				t.Fatalf("called %q", c.Tool)
+			}
+			sch, err := compileOracleNoPanic(schema)
+			if err != nil {
+				continue
+			}
+			if err := oracleValid(sch, c.Arguments); err != nil {
+				t.Fatalf("arguments %s do not validate against %s: %v", c.Arguments, schema, err)
+			}
+		}
+	})
+}

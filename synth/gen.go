@@ -355,24 +355,26 @@ func lcmRat(a, b *big.Rat) *big.Rat {
 
 // formatExamples holds, per string format, values that satisfy it: the
 // formats the brief and the 2020-12 vocabulary name that a tool is likely
-// to use. Unknown formats are annotations only and are not steered.
+// to use. Unknown formats are annotations only and are not steered. Hosts
+// are under .invalid (RFC 2606), which never resolves: a warm-up call that
+// fetches a synthesized URL or mails a synthesized address reaches no one.
 var formatExamples = map[string][]string{
 	"date-time":             {"1970-01-01T00:00:00Z", "1970-01-02T00:00:00Z", "1970-01-03T00:00:00Z"},
 	"date":                  {"1970-01-01", "1970-01-02", "1970-01-03"},
 	"time":                  {"00:00:00Z", "00:00:01Z", "00:00:02Z"},
-	"email":                 {"a@example.com", "b@example.com", "c@example.com"},
-	"idn-email":             {"a@example.com", "b@example.com", "c@example.com"},
-	"uri":                   {"https://example.com/", "https://example.com/a", "https://example.com/b"},
-	"url":                   {"https://example.com/", "https://example.com/a", "https://example.com/b"},
-	"iri":                   {"https://example.com/", "https://example.com/a", "https://example.com/b"},
-	"uri-reference":         {"https://example.com/", "https://example.com/a", "https://example.com/b"},
-	"iri-reference":         {"https://example.com/", "https://example.com/a", "https://example.com/b"},
-	"uri-template":          {"https://example.com/", "https://example.com/a", "https://example.com/b"},
+	"email":                 {"a@example.invalid", "b@example.invalid", "c@example.invalid"},
+	"idn-email":             {"a@example.invalid", "b@example.invalid", "c@example.invalid"},
+	"uri":                   {"https://example.invalid/", "https://example.invalid/a", "https://example.invalid/b"},
+	"url":                   {"https://example.invalid/", "https://example.invalid/a", "https://example.invalid/b"},
+	"iri":                   {"https://example.invalid/", "https://example.invalid/a", "https://example.invalid/b"},
+	"uri-reference":         {"https://example.invalid/", "https://example.invalid/a", "https://example.invalid/b"},
+	"iri-reference":         {"https://example.invalid/", "https://example.invalid/a", "https://example.invalid/b"},
+	"uri-template":          {"https://example.invalid/", "https://example.invalid/a", "https://example.invalid/b"},
 	"uuid":                  {"00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002"},
 	"ipv4":                  {"127.0.0.1", "127.0.0.2", "127.0.0.3"},
 	"ipv6":                  {"::1", "::2", "::3"},
-	"hostname":              {"example.com", "a.example.com", "b.example.com"},
-	"idn-hostname":          {"example.com", "a.example.com", "b.example.com"},
+	"hostname":              {"example.invalid", "a.example.invalid", "b.example.invalid"},
+	"idn-hostname":          {"example.invalid", "a.example.invalid", "b.example.invalid"},
 	"duration":              {"P1D", "P2D", "P3D"},
 	"json-pointer":          {"", "/a", "/b"},
 	"relative-json-pointer": {"0", "1", "2"},

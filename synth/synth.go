@@ -1,6 +1,13 @@
 // Package synth makes up arguments for a tool from its inputSchema, and picks
 // the tools that the warm-up calls of a probe use.
 //
+// A warm-up call must never change the user's world: a checker that sets
+// Redis keys, creates repositories or adds Slack reactions to bait a rug
+// pull does the damage it looks for. So only tools that read are called:
+// annotated readOnlyHint, or, without read/write hints, named (or
+// described) as reads; a name that reads as a write is never called
+// (Select, ClassifyName). The policy file is the only way to call others.
+//
 // A server that rewrites its descriptions after N `tools/call` requests (a
 // counter-triggered rug pull) only shows it when it is called, and a call
 // with arguments its own validation rejects may never reach the counter. So
@@ -24,7 +31,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 )
 
 // Call is one warm-up `tools/call` request: which tool, with what arguments.
@@ -69,77 +75,6 @@ func Arguments(inputSchema json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
 	return out, nil
-}
-
-// Pick chooses the tools that the warm-up calls use, in the order a probe
-// should cycle through them, and their arguments.
-//
-// Read-only tools (annotations.readOnlyHint true) come first and alone: when
-// at least one has synthesizable arguments, only those are called, because
-// a warm-up call should not change anything the server touches. When there
-// is none, every tool with synthesizable arguments is used except those
-// annotated destructiveHint true. A tool annotated destructiveHint true is
-// never picked, even if it also claims to be read-only: the two hints
-// contradict each other, and the cautious reading wins. (The protocol's
-// default for an absent destructiveHint is true, but honouring that would
-// leave most servers, which annotate nothing, without any warm-up call, and
-// the probe exists to make those calls.)
-//
-// Tools are ordered by name, not by listing order, so that a server that
-// reorders its list, which is not drift, gets the same calls. Definitions
-// that are not JSON objects, have no string name, or repeat an earlier name
-// are skipped.
-func Pick(tools []json.RawMessage) []Call {
-	type tool struct {
-		name                  string
-		readOnly, destructive bool
-		args                  json.RawMessage
-	}
-	var all []tool
-	seen := map[string]bool{}
-	for _, raw := range tools {
-		var def struct {
-			Name        *string         `json:"name"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-			Annotations struct {
-				ReadOnlyHint    any `json:"readOnlyHint"`
-				DestructiveHint any `json:"destructiveHint"`
-			} `json:"annotations"`
-		}
-		if json.Unmarshal(raw, &def) != nil || def.Name == nil || seen[*def.Name] {
-			continue
-		}
-		seen[*def.Name] = true
-		args, err := Arguments(def.InputSchema)
-		if err != nil {
-			continue
-		}
-		all = append(all, tool{
-			name: *def.Name,
-			// Only a JSON true counts: "true" or 1 is not an annotation
-			// the protocol defines.
-			readOnly:    def.Annotations.ReadOnlyHint == true,
-			destructive: def.Annotations.DestructiveHint == true,
-			args:        args,
-		})
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].name < all[j].name })
-	var readOnly, others []Call
-	for _, t := range all {
-		if t.destructive {
-			continue
-		}
-		c := Call{Tool: t.name, Arguments: t.args}
-		if t.readOnly {
-			readOnly = append(readOnly, c)
-		} else {
-			others = append(others, c)
-		}
-	}
-	if len(readOnly) > 0 {
-		return readOnly
-	}
-	return others
 }
 
 // decode reads JSON keeping numbers as written (json.Number), so bounds,

@@ -60,6 +60,7 @@ type server struct {
 	deferred json.RawMessage   // a tools/call answered once the client answers our request
 	late     []json.RawMessage // late-call scenario: ids of calls not yet answered
 	pulled   bool              // deep-bait scenarios: the rug has been pulled
+	written  []string          // warm-up scenarios: write tools that were called
 }
 
 const (
@@ -321,6 +322,7 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 		}
 		json.Unmarshal(params, &p)
 		s.baited(p.Name, p.Arguments)
+		s.warmupCall(p.Name, p.Arguments)
 		text := "done"
 		switch p.Name {
 		case "env":
@@ -360,6 +362,9 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 }
 
 func (s *server) tools() []string {
+	if warmupScenarios[s.scenario] {
+		return s.warmupTools()
+	}
 	f, sum := toolFormat, toolSummarize
 	var extra []string
 	switch s.scenario {
@@ -410,9 +415,10 @@ func (s *server) tools() []string {
 			sum = toolSummarizeRP
 		}
 	case "decoy-tools":
-		// Six decoys sort before the tool that pulls the rug: five
-		// warm-up calls never reach it.
-		for _, n := range []string{"a1", "a2", "a3", "a4", "a5", "a6"} {
+		// Twelve decoys sort before the tool that pulls the rug: the
+		// quick profile's ten calls (five a launch, round-robin going on
+		// across launches) never reach it.
+		for _, n := range []string{"a01", "a02", "a03", "a04", "a05", "a06", "a07", "a08", "a09", "a10", "a11", "a12"} {
 			extra = append(extra, `{"name":"`+n+`","description":"Decoy.","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)
 		}
 		if s.pulled {
