@@ -25,8 +25,8 @@ type Server struct {
 	Line    int    // 1-based line of the server's entry (the line of its key) in File
 	// UnknownKeys are the keys of the entry its format does not accept
 	// (a typo such as "arg" for "args"): the client ignores them.
-	UnknownKeys []KeyWarning
-	Client      string // which client's config this is: "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "gemini-cli", "codex", "zed", "roo-code", "kiro", "amazon-q", "junie", "continue", "opencode", or "unknown"
+	UnknownKeys []KeyWarning `json:",omitempty"`
+	Client      string       // which client's config this is: "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "gemini-cli", "codex", "zed", "roo-code", "kiro", "amazon-q", "junie", "continue", "opencode", or "unknown"
 }
 
 // Transport types a Server can have after normalisation.
