@@ -79,6 +79,9 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		if policyNote != "" {
 			srv.Notes = append(srv.Notes, policyNote)
 		}
+		if run.cfg.Guard != nil {
+			srv.Notes = append(srv.Notes, run.cfg.Guard.Note())
+		}
 		srv = redactServer(srv, opts.Redactor)
 		srv.Status = status(srv, opts.FailOn)
 		r.Servers = append(r.Servers, srv)

@@ -26,6 +26,9 @@ type Server struct {
 	// UnknownKeys are the keys of the entry its format does not accept
 	// (a typo such as "arg" for "args"): the client ignores them.
 	UnknownKeys []KeyWarning `json:",omitempty"`
+	// Guard is set when the entry ran behind mcp-lockcheck's own guard
+	// wrapper and UnwrapGuard put the launch inside it in Command and Args.
+	Guard *GuardWrap `json:",omitempty"`
 	Client      string       // which client's config this is: "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "gemini-cli", "codex", "zed", "roo-code", "kiro", "amazon-q", "junie", "continue", "opencode", or "unknown"
 }
 
