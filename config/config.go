@@ -28,8 +28,8 @@ type Server struct {
 	UnknownKeys []KeyWarning `json:",omitempty"`
 	// Guard is set when the entry ran behind mcp-lockcheck's own guard
 	// wrapper and UnwrapGuard put the launch inside it in Command and Args.
-	Guard *GuardWrap `json:",omitempty"`
-	Client      string       // which client's config this is: "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "gemini-cli", "codex", "zed", "roo-code", "kiro", "amazon-q", "junie", "continue", "opencode", or "unknown"
+	Guard  *GuardWrap `json:",omitempty"`
+	Client string     // which client's config this is: "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "gemini-cli", "codex", "zed", "roo-code", "kiro", "amazon-q", "junie", "continue", "opencode", or "unknown"
 }
 
 // Transport types a Server can have after normalisation.
