@@ -146,8 +146,9 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 		}
 	}
 	for _, p := range paths {
-		if strings.EqualFold(filepath.Ext(p), ".toml") {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s: skipped: %s edits JSON configs only\n", p, name)
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".toml", ".yaml", ".yml":
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s: skipped: %s edits JSON and JSONC configs only; edit this one by hand\n", p, name)
 			continue
 		}
 		data, err := os.ReadFile(p)
