@@ -117,7 +117,7 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 		prefix := append(raw, d.data[l.cmd.from:l.cmd.to])
 		edits := []splice{{l.cmd.from, l.cmd.to, exe}}
 		if l.arr == nil {
-			text := "," + d.memberSep(e, l) + `"args": [` + string(bytes.Join(prefix, []byte(","))) + "]"
+			text := d.argsLead(e, l) + "[" + string(bytes.Join(prefix, []byte(","))) + "]"
 			edits = append(edits, splice{l.cmd.to, l.cmd.to, []byte(text)})
 		} else {
 			edits = append(edits, insertElems(d, l.arr, prefix))
@@ -188,6 +188,7 @@ type splice struct {
 // scanner reads.
 type doc struct {
 	data, clean []byte
+	toml        bool // a Codex config.toml rather than JSON
 }
 
 // jarray is an array value and its elements' spans.
@@ -199,9 +200,14 @@ type jarray struct {
 // srvEntry is one server object of the file.
 type srvEntry struct {
 	name     string
+	line     int // 1-based line of the entry, for errors
 	obj      span
 	members  []member // offsets are absolute (into data)
 	opencode bool
+	// pre is the launch of a TOML entry, found by tomlEntries (preErr when
+	// its shape is one this package does not edit).
+	pre    *launchSpans
+	preErr error
 }
 
 // launchSpans are where an entry's launch is written.
@@ -209,6 +215,7 @@ type launchSpans struct {
 	cmd    span    // the "command" string value (mcpServers shape)
 	cmdKey int     // offset of the "command" key
 	arr    *jarray // "args", nil when absent
+	argsKey int    // offset of the "args" key, when arr is set
 	cmdArr *jarray // opencode's "command" array
 	args   []string
 }
@@ -226,6 +233,9 @@ func (e *srvEntry) member(key string) *member {
 // launch finds the entry's launch; nil when it has none this package can
 // edit (a remote server, Zed's command object).
 func (e *srvEntry) launch(d *doc) (*launchSpans, error) {
+	if d.toml {
+		return e.pre, e.preErr
+	}
 	cm := e.member("command")
 	if cm == nil {
 		return nil, nil
@@ -252,7 +262,7 @@ func (e *srvEntry) launch(d *doc) (*launchSpans, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server %q: \"args\" must be an array of strings", e.name)
 		}
-		l.arr, l.args = arr, strs
+		l.arr, l.args, l.argsKey = arr, strs, am.koff
 	}
 	return l, nil
 }
@@ -301,6 +311,14 @@ func insertElems(d *doc, a *jarray, elems [][]byte) splice {
 // memberSep is what separates members of the entry's object: a newline and
 // the command's indent when the object spans lines, else a space.
 func (d *doc) memberSep(e *srvEntry, l *launchSpans) string {
+	if d.toml {
+		// A TOML key goes on a line of its own, indented like the command.
+		nl := newline(d.data)
+		if nl == "" {
+			nl = "\n"
+		}
+		return nl + indentAt(d.data, l.cmdKey)
+	}
 	if nl := newline(d.clean[e.obj.from:e.obj.to]); nl != "" {
 		return nl + indentAt(d.data, l.cmdKey)
 	}
@@ -320,15 +338,23 @@ func newline(b []byte) string {
 	return "\n"
 }
 
+// argsLead is what Install writes between the command's value and the
+// array of an "args" it adds: the member separator and the key.
+func (d *doc) argsLead(e *srvEntry, l *launchSpans) string {
+	if d.toml {
+		return d.memberSep(e, l) + "args = "
+	}
+	return "," + d.memberSep(e, l) + `"args": `
+}
+
 // addedArgs reports whether "args" is exactly the member Install adds to
 // an entry that had none: right after the command, its elements joined by
 // "," alone (an existing array gets ", " or its own separator).
 func (d *doc) addedArgs(e *srvEntry, l *launchSpans) bool {
-	am := e.member("args")
-	if am == nil || am.koff < l.cmd.to {
+	if l.arr == nil || l.arr.span.from < l.cmd.to {
 		return false
 	}
-	if string(d.data[l.cmd.to:am.off]) != ","+d.memberSep(e, l)+`"args": ` {
+	if string(d.data[l.cmd.to:l.arr.span.from]) != d.argsLead(e, l) {
 		return false
 	}
 	var raw [][]byte
@@ -348,9 +374,50 @@ func marshalNoEscape(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// rewrite finds the server objects of a JSON or JSONC config and applies
-// the splices edit returns for each, leaving every other byte as it was.
+// rewrite finds the server entries of a config (JSON, JSONC or Codex TOML)
+// and applies the splices edit returns for each, leaving every other byte
+// as it was.
 func rewrite(name string, data []byte, edit func(d *doc, e *srvEntry) ([]splice, Change, error)) ([]byte, []Change, error) {
+	var (
+		d       *doc
+		entries []*srvEntry
+		err     error
+	)
+	if strings.EqualFold(filepathExt(name), ".toml") {
+		d, entries, err = tomlEntries(name, data)
+	} else {
+		d, entries, err = jsonEntries(name, data)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var splices []splice
+	var changes []Change
+	for _, e := range entries {
+		next, ch, err := edit(d, e)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: %w", name, e.line, err)
+		}
+		changes = append(changes, ch)
+		splices = append(splices, next...)
+	}
+	slices.SortStableFunc(splices, func(a, b splice) int { return a.from - b.from })
+	var out bytes.Buffer
+	last := 0
+	for _, s := range splices {
+		if s.from < last {
+			return nil, nil, fmt.Errorf("%s: overlapping edits (a bug): file left unchanged", name)
+		}
+		out.Write(data[last:s.from])
+		out.Write(s.with)
+		last = s.to
+	}
+	out.Write(data[last:])
+	return out.Bytes(), changes, nil
+}
+
+// jsonEntries finds the server objects of a JSON or JSONC config.
+func jsonEntries(name string, data []byte) (*doc, []*srvEntry, error) {
 	clean, open := config.StripJSONC(data)
 	if open >= 0 {
 		return nil, nil, fmt.Errorf("%s: unterminated /* comment", name)
@@ -390,8 +457,7 @@ func rewrite(name string, data []byte, edit func(d *doc, e *srvEntry) ([]splice,
 	if len(holders) == 0 {
 		return nil, nil, fmt.Errorf(`%s: no "mcpServers", "servers", "context_servers" or opencode "mcp" object`, name)
 	}
-	var splices []splice
-	var changes []Change
+	var entries []*srvEntry
 	for _, h := range holders {
 		servers, err := objectMembers(h.val)
 		if err != nil {
@@ -407,29 +473,11 @@ func rewrite(name string, data []byte, edit func(d *doc, e *srvEntry) ([]splice,
 				ms[i].off += base
 				ms[i].koff += base
 			}
-			e := &srvEntry{name: sm.key, obj: span{base, base + len(sm.val)}, members: ms, opencode: opencode}
-			next, ch, err := edit(d, e)
-			if err != nil {
-				line, _ := lock.LineCol(data, h.off+sm.koff)
-				return nil, nil, fmt.Errorf("%s:%d: %w", name, line, err)
-			}
-			changes = append(changes, ch)
-			splices = append(splices, next...)
+			line, _ := lock.LineCol(data, h.off+sm.koff)
+			entries = append(entries, &srvEntry{name: sm.key, line: line, obj: span{base, base + len(sm.val)}, members: ms, opencode: opencode})
 		}
 	}
-	slices.SortStableFunc(splices, func(a, b splice) int { return a.from - b.from })
-	var out bytes.Buffer
-	last := 0
-	for _, s := range splices {
-		if s.from < last {
-			return nil, nil, fmt.Errorf("%s: overlapping edits (a bug): file left unchanged", name)
-		}
-		out.Write(data[last:s.from])
-		out.Write(s.with)
-		last = s.to
-	}
-	out.Write(data[last:])
-	return out.Bytes(), changes, nil
+	return d, entries, nil
 }
 
 // filepathBase is the last element of a slash- or backslash-separated path.
@@ -438,6 +486,14 @@ func filepathBase(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+func filepathExt(p string) string {
+	b := filepathBase(p)
+	if i := strings.LastIndexByte(b, '.'); i >= 0 {
+		return b[i:]
+	}
+	return ""
 }
 
 // indentAt is the leading whitespace of the line holding offset off.

@@ -112,6 +112,8 @@ var roundTrips = []struct{ name, file, data string }{
 	{"remote entries are left alone", ".cursor/mcp.json", `{"mcpServers": {"r": {"url": "https://x.invalid/mcp"}, "a": {"command": "srv"}}}`},
 	{"Zed", ".zed/settings.json", `{"theme": "One", "context_servers": {"z": {"command": "srv", "args": ["--stdio"], "source": "custom"}}}`},
 	{"opencode", "opencode.json", "{\n  \"mcp\": {\n    \"o\": {\"type\": \"local\", \"command\": [\"npx\", \"-y\", \"pkg\"], \"enabled\": true},\n    \"r\": {\"type\": \"remote\", \"url\": \"https://x.invalid\"}\n  }\n}\n"},
+	{"Codex TOML", ".codex/config.toml", "model = \"o3\"\n\n# servers\n[mcp_servers.fs]\ncommand = \"npx\" # the runner\nargs = [\n  \"-y\", # yes\n  '@modelcontextprotocol/server-filesystem@2026.8.31',\n]\nstartup_timeout_sec = 20\n\n[mcp_servers.fs.env]\nK = \"v\"\n\n[mcp_servers.bare]\ncommand = 'srv'\n\n[mcp_servers.empty]\n  \"command\" = \"srv\"\n  args = []\n\n[mcp_servers.remote]\nurl = \"https://x.invalid/mcp\"\n"},
+	{"Codex TOML, CRLF and escapes", ".codex/config.toml", "[mcp_servers.a]\r\ncommand = \"np\\u0078\"\r\nargs = [\"-y\", 'p\\kg']\r\n"},
 	{"opencode 2.x", "opencode.jsonc", "{\n  // v2\n  \"mcp\": {\"servers\": {\"o\": {\"type\": \"local\", \"command\": [\n    \"srv\",\n  ]}}},\n}\n"},
 }
 
@@ -202,6 +204,23 @@ func TestUninstallKeepsLaterEdits(t *testing.T) {
 	want := strings.Replace(string(data), "\n}}", ",\n  \"b\": {\"command\": \"other\"} // added later\n}}", 1)
 	if string(back) != want {
 		t.Errorf("got\n%s\nwant\n%s", back, want)
+	}
+}
+
+// TestInstallRefusesTOMLShapes: a TOML launch written in a shape the
+// scanner does not edit is refused with the server named, not guessed at.
+func TestInstallRefusesTOMLShapes(t *testing.T) {
+	for _, data := range []string{
+		"[mcp_servers]\nfs = { command = \"npx\", args = [\"-y\"] }\n",
+		"[mcp_servers.fs]\ncommand = \"\"\"npx\"\"\"\n",
+		"[mcp_servers]\nfs.command = \"npx\"\n",
+	} {
+		lk := lock.New()
+		lk.Servers["fs"] = &lock.Server{}
+		_, _, err := Install(".codex/config.toml", []byte(data), InstallOptions{Lock: lk, Executable: "mcp-lockcheck"})
+		if err == nil || !strings.Contains(err.Error(), `server "fs"`) || !strings.Contains(err.Error(), "by hand") {
+			t.Errorf("%q: err %v", data, err)
+		}
 	}
 }
 
