@@ -212,12 +212,12 @@ type srvEntry struct {
 
 // launchSpans are where an entry's launch is written.
 type launchSpans struct {
-	cmd    span    // the "command" string value (mcpServers shape)
-	cmdKey int     // offset of the "command" key
-	arr    *jarray // "args", nil when absent
-	argsKey int    // offset of the "args" key, when arr is set
-	cmdArr *jarray // opencode's "command" array
-	args   []string
+	cmd     span    // the "command" string value (mcpServers shape)
+	cmdKey  int     // offset of the "command" key
+	arr     *jarray // "args", nil when absent
+	argsKey int     // offset of the "args" key, when arr is set
+	cmdArr  *jarray // opencode's "command" array
+	args    []string
 }
 
 // member returns the member named exactly key (as config.Parse reads it).
