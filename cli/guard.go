@@ -146,11 +146,6 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 		}
 	}
 	for _, p := range paths {
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml":
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s: skipped: %s edits JSON, JSONC and Codex TOML configs; edit this one by hand\n", p, name)
-			continue
-		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return ExitUsage, asUsage(err)

@@ -130,6 +130,9 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 	// The promise is that Uninstall gives these bytes back. Hold Install
 	// to it here rather than leave a file nobody can restore exactly.
 	if !prior && !bytes.Equal(out, data) {
+		if _, err := config.Parse(name, out); err != nil {
+			return nil, nil, fmt.Errorf("%s: guard install would leave a config that does not parse (%v); edit it by hand (see README, guard)", name, err)
+		}
 		if back, _, err := Uninstall(name, out); err != nil || !bytes.Equal(back, data) {
 			return nil, nil, fmt.Errorf("%s: guard install cannot rewrite this file so that guard uninstall restores it byte for byte; edit it by hand (see README, guard)", name)
 		}
@@ -162,6 +165,13 @@ func Uninstall(name string, data []byte) ([]byte, []Change, error) {
 		}
 		el := l.arr.elems
 		edits := []splice{{l.cmd.from, l.cmd.to, bytes.Clone(d.data[el[k].from:el[k].to])}}
+		if l.arr.block {
+			lines := l.arr.lines
+			if k+1 < len(lines) {
+				return append(edits, splice{lines[0].from, lines[k+1].from, nil}), ch, nil
+			}
+			return append(edits, splice{lines[0].from, lines[k].to, nil}), ch, nil
+		}
 		switch {
 		case k+1 < len(el):
 			edits = append(edits, splice{el[0].from, el[k+1].from, nil})
@@ -189,12 +199,17 @@ type splice struct {
 type doc struct {
 	data, clean []byte
 	toml        bool // a Codex config.toml rather than JSON
+	yaml        bool // a Continue block file
 }
 
 // jarray is an array value and its elements' spans.
 type jarray struct {
 	span  span
 	elems []span
+	// block is a YAML block sequence: one "- x" line per element, lines
+	// holds each element's line (its newline included).
+	block bool
+	lines []span
 }
 
 // srvEntry is one server object of the file.
@@ -212,12 +227,11 @@ type srvEntry struct {
 
 // launchSpans are where an entry's launch is written.
 type launchSpans struct {
-	cmd     span    // the "command" string value (mcpServers shape)
-	cmdKey  int     // offset of the "command" key
-	arr     *jarray // "args", nil when absent
-	argsKey int     // offset of the "args" key, when arr is set
-	cmdArr  *jarray // opencode's "command" array
-	args    []string
+	cmd    span    // the "command" string value (mcpServers shape)
+	cmdKey int     // offset of the "command" key
+	arr    *jarray // "args", nil when absent
+	cmdArr *jarray // opencode's "command" array
+	args   []string
 }
 
 // member returns the member named exactly key (as config.Parse reads it).
@@ -233,7 +247,7 @@ func (e *srvEntry) member(key string) *member {
 // launch finds the entry's launch; nil when it has none this package can
 // edit (a remote server, Zed's command object).
 func (e *srvEntry) launch(d *doc) (*launchSpans, error) {
-	if d.toml {
+	if d.toml || d.yaml {
 		return e.pre, e.preErr
 	}
 	cm := e.member("command")
@@ -262,7 +276,7 @@ func (e *srvEntry) launch(d *doc) (*launchSpans, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server %q: \"args\" must be an array of strings", e.name)
 		}
-		l.arr, l.args, l.argsKey = arr, strs, am.koff
+		l.arr, l.args = arr, strs
 	}
 	return l, nil
 }
@@ -292,6 +306,9 @@ func (d *doc) array(m *member) (*jarray, []string, error) {
 // followed by "," and the separator the array uses, or into an empty
 // array joined by ", ".
 func insertElems(d *doc, a *jarray, elems [][]byte) splice {
+	if a.block {
+		return blockInsert(d, a, elems)
+	}
 	if len(a.elems) == 0 {
 		return splice{a.span.from + 1, a.span.from + 1, bytes.Join(elems, []byte(", "))}
 	}
@@ -311,6 +328,16 @@ func insertElems(d *doc, a *jarray, elems [][]byte) splice {
 // memberSep is what separates members of the entry's object: a newline and
 // the command's indent when the object spans lines, else a space.
 func (d *doc) memberSep(e *srvEntry, l *launchSpans) string {
+	if d.yaml {
+		// A YAML key goes on a line of its own at the command's column
+		// (which "- " may precede).
+		nl := newline(d.data)
+		if nl == "" {
+			nl = "\n"
+		}
+		start := bytes.LastIndexByte(d.data[:l.cmdKey], '\n') + 1
+		return nl + strings.Repeat(" ", l.cmdKey-start)
+	}
 	if d.toml {
 		// A TOML key goes on a line of its own, indented like the command.
 		nl := newline(d.data)
@@ -341,6 +368,9 @@ func newline(b []byte) string {
 // argsLead is what Install writes between the command's value and the
 // array of an "args" it adds: the member separator and the key.
 func (d *doc) argsLead(e *srvEntry, l *launchSpans) string {
+	if d.yaml {
+		return d.memberSep(e, l) + "args: "
+	}
 	if d.toml {
 		return d.memberSep(e, l) + "args = "
 	}
@@ -383,9 +413,12 @@ func rewrite(name string, data []byte, edit func(d *doc, e *srvEntry) ([]splice,
 		entries []*srvEntry
 		err     error
 	)
-	if strings.EqualFold(filepathExt(name), ".toml") {
+	switch strings.ToLower(filepathExt(name)) {
+	case ".toml":
 		d, entries, err = tomlEntries(name, data)
-	} else {
+	case ".yaml", ".yml":
+		d, entries, err = yamlEntries(name, data)
+	default:
 		d, entries, err = jsonEntries(name, data)
 	}
 	if err != nil {

@@ -114,6 +114,7 @@ var roundTrips = []struct{ name, file, data string }{
 	{"opencode", "opencode.json", "{\n  \"mcp\": {\n    \"o\": {\"type\": \"local\", \"command\": [\"npx\", \"-y\", \"pkg\"], \"enabled\": true},\n    \"r\": {\"type\": \"remote\", \"url\": \"https://x.invalid\"}\n  }\n}\n"},
 	{"Codex TOML", ".codex/config.toml", "model = \"o3\"\n\n# servers\n[mcp_servers.fs]\ncommand = \"npx\" # the runner\nargs = [\n  \"-y\", # yes\n  '@modelcontextprotocol/server-filesystem@2026.8.31',\n]\nstartup_timeout_sec = 20\n\n[mcp_servers.fs.env]\nK = \"v\"\n\n[mcp_servers.bare]\ncommand = 'srv'\n\n[mcp_servers.empty]\n  \"command\" = \"srv\"\n  args = []\n\n[mcp_servers.remote]\nurl = \"https://x.invalid/mcp\"\n"},
 	{"Codex TOML, CRLF and escapes", ".codex/config.toml", "[mcp_servers.a]\r\ncommand = \"np\\u0078\"\r\nargs = [\"-y\", 'p\\kg']\r\n"},
+	{"Continue YAML", ".continue/mcpServers/s.yaml", "name: my servers\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: fs\n    command: npx # runner\n    args:\n      # flags\n      - -y\n      - \"@modelcontextprotocol/server-filesystem@2026.8.31\"\n    env:\n      K: v\n  - name: bare\n    command: 'srv'\n  - command: srv\n    name: flow\n    args: [--stdio, 'x y']\n  - name: empty\n    command: srv\n    args: []\n  - name: compact\n    command: srv\n    args:\n    - one\n  - name: remote\n    type: sse\n    url: https://x.invalid/sse\n"},
 	{"opencode 2.x", "opencode.jsonc", "{\n  // v2\n  \"mcp\": {\"servers\": {\"o\": {\"type\": \"local\", \"command\": [\n    \"srv\",\n  ]}}},\n}\n"},
 }
 
@@ -219,6 +220,24 @@ func TestInstallRefusesTOMLShapes(t *testing.T) {
 		lk.Servers["fs"] = &lock.Server{}
 		_, _, err := Install(".codex/config.toml", []byte(data), InstallOptions{Lock: lk, Executable: "mcp-lockcheck"})
 		if err == nil || !strings.Contains(err.Error(), `server "fs"`) || !strings.Contains(err.Error(), "by hand") {
+			t.Errorf("%q: err %v", data, err)
+		}
+	}
+}
+
+// TestInstallRefusesYAMLShapes: YAML launches the scanner does not edit
+// are refused naming the server.
+func TestInstallRefusesYAMLShapes(t *testing.T) {
+	for _, data := range []string{
+		"mcpServers:\n  - name: fs\n    command: >\n      npx\n",
+		"mcpServers:\n  - name: fs\n    command: npx\n    args: [a,\n      b]\n",
+		"mcpServers:\n  - name: fs\n    command: a,b\n",
+		"mcpServers:\n  - name: fs\n    command: npx\n    args:\n      - [a]\n",
+	} {
+		lk := lock.New()
+		lk.Servers["fs"] = &lock.Server{}
+		_, _, err := Install(".continue/mcpServers/fs.yaml", []byte(data), InstallOptions{Lock: lk, Executable: "mcp-lockcheck"})
+		if err == nil || !strings.Contains(err.Error(), `fs`) {
 			t.Errorf("%q: err %v", data, err)
 		}
 	}

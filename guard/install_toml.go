@@ -80,7 +80,7 @@ func tomlLaunch(data []byte, starts []int, cl, al int) (*launchSpans, error) {
 	if al > len(starts) {
 		return nil, fmt.Errorf("the args' line is unknown")
 	}
-	akey, aval, err := tomlKeyValue(data, starts[al-1], "args")
+	_, aval, err := tomlKeyValue(data, starts[al-1], "args")
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func tomlLaunch(data []byte, starts []int, cl, al int) (*launchSpans, error) {
 	if err != nil {
 		return nil, fmt.Errorf("\"args\": %v", err)
 	}
-	l.arr, l.args, l.argsKey = arr, strs, akey
+	l.arr, l.args = arr, strs
 	return l, nil
 }
 
