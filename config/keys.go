@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -113,7 +114,9 @@ type KeyWarning struct {
 // Message says what is wrong, without the file position or the server
 // (the caller adds them).
 func (w KeyWarning) Message() string {
-	msg := fmt.Sprintf("unknown key %q in %s", w.Key, w.Format)
+	// ASCII-quoted: a key that differs from "args" by a homoglyph
+	// (Cyrillic "ѕ") must not print as "args".
+	msg := fmt.Sprintf("unknown key %s in %s", strconv.QuoteToASCII(w.Key), w.Format)
 	if w.Suggest != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", w.Suggest)
 	}
@@ -321,7 +324,7 @@ func suggestKey(accepted []string, key string) string {
 	// Allow one edit in a short key and two in a longer one: "arg" is one
 	// from "args", but "dir" is also two from "env".
 	limit := 1
-	if len(lk) > 5 {
+	if len([]rune(lk)) > 5 {
 		limit = 2
 	}
 	best, bestD := "", limit+1
@@ -333,10 +336,13 @@ func suggestKey(accepted []string, key string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance, with adjacent transpositions
-// ("agrs") counted as one edit. Long keys are not compared: no accepted key
-// is long, and a hostile file should not cost quadratic time.
-func editDistance(a, b string) int {
+// editDistance is the Levenshtein distance over code points, with adjacent
+// transpositions ("agrs") counted as one edit, so a homoglyph ("argѕ" with
+// a Cyrillic letter) is one edit from the key it imitates. Long keys are
+// not compared: no accepted key is long, and a hostile file should not
+// cost quadratic time.
+func editDistance(as, bs string) int {
+	a, b := []rune(as), []rune(bs)
 	if len(a) > 64 || len(b) > 64 {
 		return 1 << 30
 	}

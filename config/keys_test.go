@@ -32,6 +32,8 @@ func TestUnknownKeys(t *testing.T) {
 			[]string{"5 c arg args", "6 c environment env"}},
 		{"Continue", ".continue/mcpServers/s.yaml", "name: block\nmcpServers:\n  - name: s\n    command: x\n    connectionTimeout: 5\n    arg: [y]\n",
 			[]string{"6 s arg args"}},
+		{"a homoglyph of args", ".mcp.json", "{\"mcpServers\": {\"a\": {\"command\": \"x\", \"arg\u0455\": [\"y\"], \"Args\": []}}}",
+			[]string{"1 a arg\u0455 args", "1 a Args args"}},
 		{"broken file gives nothing", ".mcp.json", `{"mcpServers": {`, nil},
 	}
 	for _, tt := range tests {
@@ -54,5 +56,9 @@ func TestKeyWarningMessage(t *testing.T) {
 	w := KeyWarning{Server: "fs", Key: "arg", Suggest: "args", Format: mcpServersKeys.format}
 	if got := w.Message(); !strings.Contains(got, `unknown key "arg"`) || !strings.Contains(got, `did you mean "args"?`) {
 		t.Errorf("message %q", got)
+	}
+	w.Key = "arg\u0455"
+	if got := w.Message(); !strings.Contains(got, `unknown key "arg\u0455"`) {
+		t.Errorf("a homoglyph key is not shown escaped: %q", got)
 	}
 }
