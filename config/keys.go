@@ -33,8 +33,11 @@ import (
 //   - Roo Code: alwaysAllow, disabled, timeout, watchPaths, disabledTools.
 //   - Cline: autoApprove, disabled, timeout, transportType.
 //   - Kiro, Amazon Q: disabled, autoApprove, disabledTools, timeout.
+//   - GitHub Copilot's portable .mcp.json: tools.
 //   - VS Code (copilot/reference/mcp-configuration): type, command, args,
-//     env, envFile, cwd, url, headers, dev, sandboxEnabled, sandbox.
+//     env, envFile, cwd, url, headers, dev, sandboxEnabled, sandbox; and
+//     gallery, version, which it writes for a server installed from its
+//     gallery.
 //   - Zed (context_servers): command (string, or {path, args, env}),
 //     args, env, source, enabled, settings, url, headers.
 //   - opencode (opencode.ai/docs/mcp-servers, 1.x and 2.x): type, command,
@@ -61,11 +64,11 @@ var (
 		"disabled", "enabled", "disabledTools", "alwaysAllow", "autoApprove",
 		"timeout", "networkTimeout", "trust", "description", "includeTools", "excludeTools",
 		"authProviderType", "targetAudience", "targetServiceAccount", "extensionName",
-		"watchPaths", "transportType", "source", "settings",
+		"watchPaths", "transportType", "source", "settings", "tools",
 	}}
 	vscodeKeys = keySet{"a VS Code server", []string{
 		"type", "command", "args", "env", "envFile", "cwd", "url", "headers",
-		"dev", "sandboxEnabled", "sandbox", "oauth", "description",
+		"dev", "sandboxEnabled", "sandbox", "oauth", "description", "gallery", "version",
 	}}
 	zedKeys = keySet{"a Zed context server", []string{
 		"type", "command", "args", "env", "cwd", "source", "enabled", "settings", "url", "headers",
