@@ -56,6 +56,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		}
 		fs = append(fs, launchHygiene(run, ls)...)
 		fs = append(fs, envDependence(run.cfg)...)
+		fs = append(fs, unknownKeys(run.cfg)...)
 		fs = append(fs, stabilityFindings(run)...)
 		fs = append(fs, inspectRun(run)...)
 		for _, f := range across {
@@ -77,6 +78,9 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		}
 		if policyNote != "" {
 			srv.Notes = append(srv.Notes, policyNote)
+		}
+		if run.cfg.Guard != nil {
+			srv.Notes = append(srv.Notes, run.cfg.Guard.Note())
 		}
 		srv = redactServer(srv, opts.Redactor)
 		srv.Status = status(srv, opts.FailOn)
@@ -135,6 +139,9 @@ func locate(fs []finding.Finding, run *serverRun, pinned bool, lockPath string, 
 		f := &fs[i]
 		useConfig := !pinned
 		switch f.Rule {
+		case finding.UnknownConfigKey:
+			f.File = run.cfg.File // the key's own line, set by unknownKeys
+			continue
 		case finding.ServerNotPinned, finding.LaunchChanged, finding.ServerUnavailable, finding.UnpinnedPackage, finding.LaunchDependsOnEnv:
 			useConfig = true
 		}

@@ -456,3 +456,23 @@ func envDependence(cfg config.Server) []finding.Finding {
 	}
 	return out
 }
+
+// unknownKeys reports each key of the server's config entry that its
+// format does not accept (unknown-config-key): the client ignores it, so
+// "arg" for "args" would launch the server without its arguments, silently.
+// The message carries the file and line of the key itself.
+func unknownKeys(cfg config.Server) []finding.Finding {
+	var out []finding.Finding
+	for _, w := range cfg.UnknownKeys {
+		f := finding.New(finding.UnknownConfigKey, cfg.Name)
+		f.Kind, f.Subject, f.Field = finding.KindServer, cfg.Name, w.Key
+		f.File, f.Line = cfg.File, w.Line
+		where := cfg.File
+		if w.Line > 0 {
+			where = fmt.Sprintf("%s:%d", cfg.File, w.Line)
+		}
+		f.Message = where + ": " + w.Message()
+		out = append(out, f)
+	}
+	return out
+}

@@ -87,6 +87,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 func probeFindings(run *serverRun, prev *lock.Server, across []finding.Finding) (fs, unstable []finding.Finding) {
 	fs = append([]finding.Finding(nil), run.findings...)
 	fs = append(fs, launchHygiene(run, prev)...)
+	fs = append(fs, unknownKeys(run.cfg)...)
 	unstable = stabilityFindings(run)
 	fs = append(fs, unstable...)
 	fs = append(fs, inspectRun(run)...)

@@ -65,7 +65,7 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 	if *maxMsg < 1024 {
 		return ExitUsage, usageErr("--max-message-bytes must be >= 1024")
 	}
-	c := common{lockPath: *lockPath}
+	c := common{lockPath: findLockUp(env, *lockPath)}
 	lk, _, err := c.readLock(env, false)
 	if err != nil {
 		// Fail closed: without a readable lock nothing can be held to it,
@@ -133,14 +133,11 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 		if err != nil {
 			return ExitUsage, err
 		}
-		exe, err := os.Executable()
+		exe, err := guardCommand(env)
 		if err != nil {
-			return ExitUsage, fmt.Errorf("locating mcp-lockcheck: %w", err)
+			return ExitUsage, err
 		}
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		o = guard.InstallOptions{Lock: lk, LockPath: c.path(env, c.lockPath), Executable: exe}
+		o = guard.InstallOptions{Lock: lk, Executable: exe}
 		if strings.ToLower(*mode) != "enforce" {
 			o.Flags = append(o.Flags, "--mode", strings.ToLower(*mode))
 		}
@@ -149,10 +146,6 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 		}
 	}
 	for _, p := range paths {
-		if strings.EqualFold(filepath.Ext(p), ".toml") {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s: skipped: %s edits JSON configs only\n", p, name)
-			continue
-		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return ExitUsage, asUsage(err)
@@ -162,6 +155,11 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 		if undo {
 			out, changes, err = guard.Uninstall(p, data)
 		} else {
+			var note string
+			o.LockPath, note = lockArg(c.path(env, c.lockPath), p, c.user)
+			if note != "" {
+				fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s: %s\n", p, note)
+			}
 			out, changes, err = guard.Install(p, data, o)
 		}
 		if err != nil {
@@ -176,16 +174,126 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 		if string(out) == string(data) {
 			continue
 		}
-		if err := os.WriteFile(p+".bak", data, 0o600); err != nil {
+		// The first backup is the file as it was before mcp-lockcheck ever
+		// touched it: a later install or uninstall must not replace it.
+		bak := "backup: " + p + ".bak"
+		switch f, err := os.OpenFile(p+".bak", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); {
+		case errors.Is(err, os.ErrExist):
+			bak = "kept the existing backup " + p + ".bak"
+		case err != nil:
 			return ExitUsage, fmt.Errorf("writing backup %s.bak: %w", p, err)
+		default:
+			_, werr := f.Write(data)
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				return ExitUsage, fmt.Errorf("writing backup %s.bak: %w", p, werr)
+			}
 		}
 		if err := lock.WriteAtomic(p, out); err != nil {
 			return ExitUsage, err
 		}
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: rewrote %s (backup: %s.bak)\n", p, p)
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: rewrote %s (%s)\n", p, bak)
 	}
 	return ExitOK, nil
 }
 
 // escapeName keeps a server name from a config inert on a terminal.
 func escapeName(s string) string { return fmt.Sprintf("%q", s) }
+
+// guardCommand is the command guard install writes: the name
+// "mcp-lockcheck" when PATH finds it, so a committed config names no path
+// of this machine (and check recognises the wrapper anywhere); else this
+// binary's absolute path, which is said, because then the config only
+// works, and only reads as guarded, on this machine.
+func guardCommand(env Env) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("locating mcp-lockcheck: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	path, _ := env.Getenv("PATH")
+	found := lookPath(path, config.GuardCommand)
+	if found == "" {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: %s is not on PATH: writing its absolute path %s; the config then names a path of this machine (put %s on PATH and install again to write the bare name)\n",
+			config.GuardCommand, exe, filepath.Dir(exe))
+		return exe, nil
+	}
+	if !isSameFile(found, exe) {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: note: the %s on PATH is %s, not this binary (%s): clients will run that one\n", config.GuardCommand, found, exe)
+	}
+	return config.GuardCommand, nil
+}
+
+// lookPath finds an executable regular file named name in a PATH list.
+// Empty entries (the current directory) are skipped: a repository must not
+// be able to supply the guard.
+func lookPath(path, name string) string {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+func isSameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// lockArg is the --lock value written into a config: relative to the
+// config's project (config.ProjectRoot: the directory .vscode/ or .cursor/
+// sits in), which is where clients start project servers and where the
+// guard starts looking (findLockUp). A per-user config (--user), or a lock
+// outside the config's project, gets the absolute path, and a note says
+// why.
+func lockArg(lockAbs, configPath string, user bool) (arg, note string) {
+	if user {
+		return lockAbs, ""
+	}
+	cfgAbs, err := filepath.Abs(configPath)
+	if err != nil {
+		return lockAbs, ""
+	}
+	root := config.ProjectRoot(cfgAbs)
+	rel, err := filepath.Rel(root, lockAbs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return lockAbs, fmt.Sprintf("the lock %s is outside the config's project %s: writing its absolute path", lockAbs, root)
+	}
+	return filepath.ToSlash(rel), ""
+}
+
+// findLockUp resolves the guard's --lock: an absolute path, or a path that
+// exists from the working directory, is used as given; otherwise the
+// directories above are tried, nearest first, the way git finds .git. guard
+// install writes the lock relative to the project, and a client may start
+// the server in a directory below it. Not found anywhere: the path as given,
+// so the error names it.
+func findLockUp(env Env, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	c := common{}
+	dir := c.dir(env)
+	for range 64 { // bounded: no path is deeper
+		cand := filepath.Join(dir, p)
+		if _, err := os.Stat(cand); err == nil {
+			return cand
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
+	}
+	return p
+}

@@ -97,7 +97,7 @@ var helps = map[string]helpText{
 	"guard install": {
 		summary:  "rewrite client configs so every pinned server runs behind the guard",
 		usage:    []string{"guard install [flags]"},
-		about:    "Each JSON client config is kept as FILE.bak before its first change; TOML configs are skipped.",
+		about:    "The command is written as mcp-lockcheck when PATH finds it, and --lock relative to the config's project. Each client config (JSON, JSONC, Codex TOML, Continue YAML) is edited in place, comments and layout kept, and saved as FILE.bak the first time only. guard uninstall restores the original bytes.",
 		examples: []string{"mcp-lockcheck guard install", "mcp-lockcheck guard install --config .vscode/mcp.json --mode sanitize"},
 	},
 	"guard uninstall": {

@@ -23,7 +23,13 @@ type Server struct {
 	Headers map[string]string
 	File    string // path of the config file it came from
 	Line    int    // 1-based line of the server's entry (the line of its key) in File
-	Client  string // which client's config this is: "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "gemini-cli", "codex", "zed", "roo-code", "kiro", "amazon-q", "junie", "continue", "opencode", or "unknown"
+	// UnknownKeys are the keys of the entry its format does not accept
+	// (a typo such as "arg" for "args"): the client ignores them.
+	UnknownKeys []KeyWarning `json:",omitempty"`
+	// Guard is set when the entry ran behind mcp-lockcheck's own guard
+	// wrapper and UnwrapGuard put the launch inside it in Command and Args.
+	Guard  *GuardWrap `json:",omitempty"`
+	Client string     // which client's config this is: "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "gemini-cli", "codex", "zed", "roo-code", "kiro", "amazon-q", "junie", "continue", "opencode", or "unknown"
 }
 
 // Transport types a Server can have after normalisation.
@@ -103,6 +109,15 @@ func Parse(name string, data []byte) ([]Server, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if unknown := UnknownKeys(name, data); len(unknown) > 0 {
+		for i := range servers {
+			for _, w := range unknown {
+				if w.Server == servers[i].Name {
+					servers[i].UnknownKeys = append(servers[i].UnknownKeys, w)
+				}
+			}
+		}
 	}
 	slices.SortFunc(servers, func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
 	return servers, nil

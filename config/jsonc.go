@@ -80,6 +80,11 @@ func stripJSONC(data []byte) (out []byte, unterminated int) {
 	return out, -1
 }
 
+// StripJSONC is stripJSONC for other packages that edit client configs in
+// place: the result has the same length, so offsets into it are offsets
+// into data. It reports the offset of an unterminated block comment, or -1.
+func StripJSONC(data []byte) ([]byte, int) { return stripJSONC(data) }
+
 // lineCol converts a byte offset in data to a 1-based line and column.
 func lineCol(data []byte, off int) (line, col int) {
 	off = min(max(off, 0), len(data))

@@ -275,3 +275,37 @@ func tomlKind(v any) string {
 	}
 	return "a date or time"
 }
+
+// TOMLFieldLines gives, for each server of a Codex config, the 1-based line
+// of each of its keys (0 when the toml package knows none): what a tool
+// that edits the file in place (guard install) needs to find a value
+// without re-encoding the file.
+func TOMLFieldLines(data []byte) (map[string]map[string]int, error) {
+	var top map[string]toml.Primitive
+	md, err := toml.Decode(string(data), &top)
+	if err != nil {
+		return nil, err
+	}
+	f := &tomlFile{md: md}
+	out := map[string]map[string]int{}
+	prim, ok := top["mcp_servers"]
+	if !ok {
+		return out, nil
+	}
+	table, ok := f.table(prim)
+	if !ok {
+		return out, nil
+	}
+	for name, p := range table {
+		fields, ok := f.table(p)
+		if !ok {
+			continue
+		}
+		lines := map[string]int{}
+		for k, fp := range fields {
+			lines[k] = f.line(fp)
+		}
+		out[name] = lines
+	}
+	return out, nil
+}

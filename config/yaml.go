@@ -176,3 +176,64 @@ func yamlMessage(err error) string {
 	}
 	return err.Error()
 }
+
+// YAMLFieldPos gives, for each server of a Continue block file, the 1-based
+// line and column of each of its keys: what guard install needs to edit
+// the file in place.
+func YAMLFieldPos(data []byte) (out map[string]map[string][2]int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("the YAML parser failed: %v", r)
+		}
+	}()
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, err
+	}
+	out = map[string]map[string][2]int{}
+	if len(f.Docs) != 1 || f.Docs[0].Body == nil {
+		return out, nil
+	}
+	var top []*ast.MappingValueNode
+	switch b := f.Docs[0].Body.(type) {
+	case *ast.MappingNode:
+		top = b.Values
+	case *ast.MappingValueNode:
+		top = []*ast.MappingValueNode{b}
+	}
+	for _, mv := range top {
+		seq, ok := mv.Value.(*ast.SequenceNode)
+		if mv.Key == nil || mv.Key.String() != "mcpServers" || !ok {
+			continue
+		}
+		for _, item := range seq.Values {
+			var fields []*ast.MappingValueNode
+			switch m := item.(type) {
+			case *ast.MappingNode:
+				fields = m.Values
+			case *ast.MappingValueNode:
+				fields = []*ast.MappingValueNode{m}
+			}
+			pos := map[string][2]int{}
+			name := ""
+			for _, fv := range fields {
+				if fv.Key == nil {
+					continue
+				}
+				k := fv.Key.String()
+				line, col := yamlPos(fv.Key)
+				pos[k] = [2]int{line, col}
+				if k == "name" && fv.Value != nil {
+					var s string
+					if yaml.NodeToValue(fv.Value, &s) == nil {
+						name = s
+					}
+				}
+			}
+			if name != "" {
+				out[name] = pos
+			}
+		}
+	}
+	return out, nil
+}

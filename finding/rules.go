@@ -51,6 +51,7 @@ const (
 	PolicyWeakened          = "policy-weakened"
 	UncheckedConfig         = "unchecked-config"
 	LaunchDependsOnEnv      = "launch-depends-on-environment"
+	UnknownConfigKey        = "unknown-config-key"
 )
 
 const repin = "If the change is expected, review the new text and record it with `mcp-lockcheck approve` (or re-run `mcp-lockcheck pin`); otherwise do not merge, and pin the server to the approved version."
@@ -94,6 +95,7 @@ var Rules = []Rule{
 	{PolicyWeakened, Error, "This pull request weakens the policy", "With --base, the pull request's policy file lowers a setting of the base branch's: fewer warm-up calls or launches, a weaker sandbox, a rule lowered or turned off, a variable added to pass-env, a warm-up call removed, a warm-up call added to a tool whose name reads as a write (not made). The check ran with the base branch's value; the pull request's takes effect once merged.", "Have the policy's code owners review the change; if it is not wanted, restore the base branch's value."},
 	{UncheckedConfig, Error, "An MCP config the run did not read", "A file in the repository holds an MCP server map (mcpServers, servers, mcp, context_servers, mcp_servers) that this run did not read: a client that is not discovered, or a path nobody passed with --config. Its servers reach whoever uses that client, unreviewed.", "Pass the file with --config (and pin its servers), or remove it."},
 	{LaunchDependsOnEnv, Warning, "The launch depends on the environment", "The command, arguments, cwd, URL or headers expand a variable the config does not set, so what runs depends on where it runs: CI may run one thing and a developer's machine another, while the lock records only the template. An error when the variable is one CI sets (CI, GITHUB_*, RUNNER_*).", "Write the value into the config, or set the variable in the config's env."},
+	{UnknownConfigKey, Warning, "A server entry has a key its client does not read", "A key of a server's config entry is not one the config's format accepts (`\"arg\"` for `\"args\"`, `\"cmd\"` for `\"command\"`, `\"env_vars\"` for `\"env\"`). The client ignores it, so the server runs without what the key was meant to say, and nothing else reports it. The finding names the file, the line and the key most likely meant; keys any mainstream client of that format reads (`disabled`, `alwaysAllow`, `autoApprove`, `timeout`, `envFile`, ...) are not reported.", "Rename the key to the one the client reads, or remove it."},
 }
 
 var ruleIndex = func() map[string]int {

@@ -16,10 +16,12 @@ import (
 type InstallOptions struct {
 	// Lock is the lock; only servers with an entry in it are wrapped.
 	Lock *lock.File
-	// LockPath is the lock's absolute path, written into each server's args
-	// (the client starts servers from a directory of its own choosing).
+	// LockPath is the lock's path as written into each server's args:
+	// relative to the config's project (the guard looks for it from its
+	// working directory up), or absolute for a config outside it.
 	LockPath string
-	// Executable is the absolute path of mcp-lockcheck, the new command.
+	// Executable is the command written: "mcp-lockcheck" when it is on
+	// PATH, else its absolute path.
 	Executable string
 	// Flags are extra guard flags written before "--" ("--mode", "warn").
 	Flags []string
@@ -39,19 +41,30 @@ type Change struct {
 // a server it put behind the guard.
 const guardArg = "guard"
 
-// Install rewrites one client config (the JSON "mcpServers" and "servers"
-// shapes) so that each pinned stdio server runs behind the guard:
+// Install rewrites one client config (JSON or JSONC: the "mcpServers" and
+// "servers" shapes, and opencode's "mcp") so that each pinned stdio server
+// runs behind the guard:
 //
-//	"command": "/abs/mcp-lockcheck",
-//	"args": ["guard", "--lock", "/abs/mcp-lock.json", "--server", NAME, "--", OLD-COMMAND, OLD-ARGS...]
+//	"command": "mcp-lockcheck",
+//	"args": ["guard", "--lock", "mcp-lock.json", "--server", NAME, "--", OLD-COMMAND, OLD-ARGS...]
 //
-// Every other member of the server (env, cwd, type, the client's own
-// settings) is kept as it was, and so is every byte of the file outside the
-// servers rewritten. The original command and arguments are the guard's
-// own arguments after "--", which is what Uninstall reads back, so no
-// backup is needed to undo it (the CLI keeps one anyway). Placeholders
-// (${workspaceFolder}, ${env:X}) move into args unchanged; clients expand
-// args as they expand command.
+// The file is edited in place, by inserting and replacing a few byte spans,
+// never by re-encoding: comments, key order, whitespace and every member it
+// does not touch stay as they were, and each edit is one Uninstall can undo
+// exactly, from the file alone:
+//   - the command's value is replaced, and its original token (bytes as
+//     written, escapes and all) becomes the element after "--";
+//   - the guard's arguments are inserted before the first original
+//     argument, each followed by "," and the separator the array already
+//     uses (a newline and its indent, or a space), so Uninstall removes
+//     everything from the first element up to the first original one;
+//   - with no "args", one is added right after the command, in a compact
+//     form (elements joined by "," alone) that an "args" written as [] can
+//     never take after Install (its elements are joined by ", "), so
+//     Uninstall knows to remove the member rather than empty it.
+//
+// opencode's "command": [PROGRAM, ARGS...] gets the guard's command and
+// arguments inserted before PROGRAM the same way.
 //
 // Servers without a lock entry are left alone and reported: the guard
 // would refuse them, which would break the client rather than protect it.
@@ -64,111 +77,321 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 	for _, s := range servers {
 		byName[s.Name] = s
 	}
-	return rewrite(name, data, func(key string, ms []member) ([]member, Change, error) {
-		ch := Change{Server: key}
-		cmdRaw, hasCmd := get(ms, "command")
-		cmd, _ := jsonString(cmdRaw)
-		if !hasCmd || cmd == "" {
+	exe, _ := marshalNoEscape(o.Executable)
+	prior := false
+	out, changes, err := rewrite(name, data, func(d *doc, e *srvEntry) ([]splice, Change, error) {
+		ch := Change{Server: e.name}
+		l, err := e.launch(d)
+		if err != nil || l == nil {
 			ch.Action = "not stdio"
-			return nil, ch, nil
+			return nil, ch, err
 		}
-		args, err := argsOf(ms)
-		if err != nil {
-			return nil, ch, fmt.Errorf("server %q: %w", key, err)
-		}
-		if isGuarded(args) {
+		if _, _, ok := config.ParseGuardWrap(l.args); ok {
 			ch.Action = "already guarded"
+			prior = true
 			return nil, ch, nil
 		}
-		ls := o.Lock.Servers[key]
+		ls := o.Lock.Servers[e.name]
 		if ls == nil {
 			ch.Action = "not pinned"
 			return nil, ch, nil
 		}
-		if s, ok := byName[key]; ok {
+		if s, ok := byName[e.name]; ok {
 			if l := check.LaunchOf(s); !l.Equal(ls.Launch) {
 				ch.Warning = fmt.Sprintf("the config's launch (%s %s) differs from the lock's approved one (%s %s); mcp-lockcheck check reports launch-changed",
 					l.Command, strings.Join(l.Args, " "), ls.Launch.Command, strings.Join(ls.Launch.Args, " "))
 			}
 		}
-		newArgs := append([]string{guardArg, "--lock", o.LockPath, "--server", key}, o.Flags...)
-		newArgs = append(newArgs, "--", cmd)
-		newArgs = append(newArgs, args...)
+		guard := append([]string{guardArg, "--lock", o.LockPath, "--server", e.name}, o.Flags...)
+		guard = append(guard, "--")
+		var raw [][]byte
+		for _, a := range guard {
+			b, _ := marshalNoEscape(a)
+			raw = append(raw, b)
+		}
 		ch.Action = "guarded"
-		return setLaunch(ms, o.Executable, newArgs), ch, nil
+		if e.opencode {
+			// "command": [exe, "guard", ..., "--", PROGRAM, ARGS...]
+			return []splice{insertElems(d, l.cmdArr, append([][]byte{exe}, raw...))}, ch, nil
+		}
+		prefix := append(raw, d.data[l.cmd.from:l.cmd.to])
+		edits := []splice{{l.cmd.from, l.cmd.to, exe}}
+		if l.arr == nil {
+			text := d.argsLead(e, l) + "[" + string(bytes.Join(prefix, []byte(","))) + "]"
+			edits = append(edits, splice{l.cmd.to, l.cmd.to, []byte(text)})
+		} else {
+			edits = append(edits, insertElems(d, l.arr, prefix))
+		}
+		return edits, ch, nil
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	// The promise is that Uninstall gives these bytes back. Hold Install
+	// to it here rather than leave a file nobody can restore exactly.
+	if !prior && !bytes.Equal(out, data) {
+		if _, err := config.Parse(name, out); err != nil {
+			return nil, nil, fmt.Errorf("%s: guard install would leave a config that does not parse (%v); edit it by hand (see README, guard)", name, err)
+		}
+		if back, _, err := Uninstall(name, out); err != nil || !bytes.Equal(back, data) {
+			return nil, nil, fmt.Errorf("%s: guard install cannot rewrite this file so that guard uninstall restores it byte for byte; edit it by hand (see README, guard)", name)
+		}
+	}
+	return out, changes, nil
 }
 
-// Uninstall undoes Install: each server whose args are a guard invocation
-// gets back the command and arguments after the guard's "--".
+// Uninstall undoes Install: each server whose arguments are a guard
+// invocation gets back the command and arguments after the guard's "--",
+// byte for byte as they were before Install (see Install).
 func Uninstall(name string, data []byte) ([]byte, []Change, error) {
 	if _, err := config.Parse(name, data); err != nil {
 		return nil, nil, err
 	}
-	return rewrite(name, data, func(key string, ms []member) ([]member, Change, error) {
-		ch := Change{Server: key}
-		args, err := argsOf(ms)
-		if err != nil {
-			return nil, ch, fmt.Errorf("server %q: %w", key, err)
+	return rewrite(name, data, func(d *doc, e *srvEntry) ([]splice, Change, error) {
+		ch := Change{Server: e.name, Action: "not guarded"}
+		l, err := e.launch(d)
+		if err != nil || l == nil {
+			return nil, ch, err
 		}
-		if !isGuarded(args) {
-			ch.Action = "not guarded"
+		_, k, ok := config.ParseGuardWrap(l.args)
+		if !ok {
 			return nil, ch, nil
 		}
-		i := slices.Index(args, "--")
 		ch.Action = "restored"
-		return setLaunch(ms, args[i+1], args[i+2:]), ch, nil
+		if e.opencode {
+			// args are command[1:]: the program is element k+1.
+			el := l.cmdArr.elems
+			return []splice{{el[0].from, el[k+1].from, nil}}, ch, nil
+		}
+		el := l.arr.elems
+		edits := []splice{{l.cmd.from, l.cmd.to, bytes.Clone(d.data[el[k].from:el[k].to])}}
+		if l.arr.block {
+			lines := l.arr.lines
+			if k+1 < len(lines) {
+				return append(edits, splice{lines[0].from, lines[k+1].from, nil}), ch, nil
+			}
+			return append(edits, splice{lines[0].from, lines[k].to, nil}), ch, nil
+		}
+		switch {
+		case k+1 < len(el):
+			edits = append(edits, splice{el[0].from, el[k+1].from, nil})
+		case d.addedArgs(e, l):
+			edits = append(edits, splice{l.cmd.to, l.arr.span.to, nil})
+		default:
+			edits = append(edits, splice{el[0].from, el[k].to, nil})
+		}
+		return edits, ch, nil
 	})
 }
 
-// isGuarded reports whether args are a guard invocation with a command.
-func isGuarded(args []string) bool {
-	if len(args) < 2 || args[0] != guardArg {
-		return false
-	}
-	i := slices.Index(args, "--")
-	return i > 0 && i+1 < len(args) && slices.Contains(args[:i], "--server")
+// span is a byte range [from, to) of the file.
+type span struct{ from, to int }
+
+// splice replaces a span with new bytes (nil removes it).
+type splice struct {
+	from, to int
+	with     []byte
 }
 
-func argsOf(ms []member) ([]string, error) {
-	raw, ok := get(ms, "args")
-	if !ok || string(raw) == "null" {
-		return nil, nil
-	}
-	var args []string
-	if err := json.Unmarshal(raw, &args); err != nil {
-		return nil, fmt.Errorf(`"args" must be an array of strings: %v`, err)
-	}
-	return args, nil
+// doc is the file being edited: data as written, and clean, the same bytes
+// with comments and trailing commas blanked (same offsets), which the JSON
+// scanner reads.
+type doc struct {
+	data, clean []byte
+	toml        bool // a Codex config.toml rather than JSON
+	yaml        bool // a Continue block file
 }
 
-// setLaunch returns the members with command and args replaced (args added
-// after command when absent, dropped when empty), everything else in place.
-func setLaunch(ms []member, command string, args []string) []member {
-	cmd, _ := json.Marshal(command)
-	var argv []byte
-	if len(args) > 0 {
-		argv, _ = marshalNoEscape(args)
-	}
-	out := make([]member, 0, len(ms)+1)
-	for _, m := range ms {
-		switch m.fold {
-		case fold("command"):
-			m.val = cmd
-			out = append(out, m)
-			if _, ok := get(ms, "args"); !ok && argv != nil {
-				out = append(out, member{key: "args", fold: fold("args"), val: argv})
-			}
-		case fold("args"):
-			if argv != nil {
-				m.val = argv
-				out = append(out, m)
-			}
-		default:
-			out = append(out, m)
+// jarray is an array value and its elements' spans.
+type jarray struct {
+	span  span
+	elems []span
+	// block is a YAML block sequence: one "- x" line per element, lines
+	// holds each element's line (its newline included).
+	block bool
+	lines []span
+}
+
+// srvEntry is one server object of the file.
+type srvEntry struct {
+	name     string
+	line     int // 1-based line of the entry, for errors
+	obj      span
+	members  []member // offsets are absolute (into data)
+	opencode bool
+	// pre is the launch of a TOML entry, found by tomlEntries (preErr when
+	// its shape is one this package does not edit).
+	pre    *launchSpans
+	preErr error
+}
+
+// launchSpans are where an entry's launch is written.
+type launchSpans struct {
+	cmd    span    // the "command" string value (mcpServers shape)
+	cmdKey int     // offset of the "command" key
+	arr    *jarray // "args", nil when absent
+	cmdArr *jarray // opencode's "command" array
+	args   []string
+}
+
+// member returns the member named exactly key (as config.Parse reads it).
+func (e *srvEntry) member(key string) *member {
+	for i := range e.members {
+		if e.members[i].key == key {
+			return &e.members[i]
 		}
 	}
-	return out
+	return nil
+}
+
+// launch finds the entry's launch; nil when it has none this package can
+// edit (a remote server, Zed's command object).
+func (e *srvEntry) launch(d *doc) (*launchSpans, error) {
+	if d.toml || d.yaml {
+		return e.pre, e.preErr
+	}
+	cm := e.member("command")
+	if cm == nil {
+		return nil, nil
+	}
+	if e.opencode {
+		if t := e.member("type"); t == nil || string(t.val) != `"local"` {
+			return nil, nil
+		}
+		arr, strs, err := d.array(cm)
+		if err != nil || len(strs) == 0 {
+			return nil, fmt.Errorf("server %q: \"command\" must be an array of strings", e.name)
+		}
+		return &launchSpans{cmdArr: arr, args: strs[1:]}, nil
+	}
+	if len(cm.val) == 0 || cm.val[0] != '"' {
+		return nil, nil
+	}
+	l := &launchSpans{cmd: span{cm.off, cm.off + len(cm.val)}, cmdKey: cm.koff}
+	if am := e.member("args"); am != nil {
+		if string(am.val) == "null" {
+			return nil, fmt.Errorf("server %q: \"args\" is null: write [] or remove it, then install again", e.name)
+		}
+		arr, strs, err := d.array(am)
+		if err != nil {
+			return nil, fmt.Errorf("server %q: \"args\" must be an array of strings", e.name)
+		}
+		l.arr, l.args = arr, strs
+	}
+	return l, nil
+}
+
+// array reads a member's value as an array of strings.
+func (d *doc) array(m *member) (*jarray, []string, error) {
+	elems, err := arrayElems(m.val)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := &jarray{span: span{m.off, m.off + len(m.val)}}
+	var strs []string
+	for _, el := range elems {
+		s, ok := jsonString(el)
+		if !ok {
+			return nil, nil, fmt.Errorf("not a string")
+		}
+		// el is a sub-slice of m.val: its offset is what its capacity lost.
+		from := m.off + cap(m.val) - cap(el)
+		a.elems = append(a.elems, span{from, from + len(el)})
+		strs = append(strs, s)
+	}
+	return a, strs, nil
+}
+
+// insertElems inserts elements before the array's first one, each
+// followed by "," and the separator the array uses, or into an empty
+// array joined by ", ".
+func insertElems(d *doc, a *jarray, elems [][]byte) splice {
+	if a.block {
+		return blockInsert(d, a, elems)
+	}
+	if len(a.elems) == 0 {
+		return splice{a.span.from + 1, a.span.from + 1, bytes.Join(elems, []byte(", "))}
+	}
+	p0 := a.elems[0].from
+	sep := " "
+	if nl := newline(d.clean[a.span.from:p0]); nl != "" {
+		sep = nl + indentAt(d.data, p0)
+	}
+	var b bytes.Buffer
+	for _, el := range elems {
+		b.Write(el)
+		b.WriteString("," + sep)
+	}
+	return splice{p0, p0, b.Bytes()}
+}
+
+// memberSep is what separates members of the entry's object: a newline and
+// the command's indent when the object spans lines, else a space.
+func (d *doc) memberSep(e *srvEntry, l *launchSpans) string {
+	if d.yaml {
+		// A YAML key goes on a line of its own at the command's column
+		// (which "- " may precede).
+		nl := newline(d.data)
+		if nl == "" {
+			nl = "\n"
+		}
+		start := bytes.LastIndexByte(d.data[:l.cmdKey], '\n') + 1
+		return nl + strings.Repeat(" ", l.cmdKey-start)
+	}
+	if d.toml {
+		// A TOML key goes on a line of its own, indented like the command.
+		nl := newline(d.data)
+		if nl == "" {
+			nl = "\n"
+		}
+		return nl + indentAt(d.data, l.cmdKey)
+	}
+	if nl := newline(d.clean[e.obj.from:e.obj.to]); nl != "" {
+		return nl + indentAt(d.data, l.cmdKey)
+	}
+	return " "
+}
+
+// newline is the line ending b uses ("\r\n" or "\n"), or "" when b is on
+// one line.
+func newline(b []byte) string {
+	i := bytes.IndexByte(b, '\n')
+	switch {
+	case i < 0:
+		return ""
+	case i > 0 && b[i-1] == '\r':
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// argsLead is what Install writes between the command's value and the
+// array of an "args" it adds: the member separator and the key.
+func (d *doc) argsLead(e *srvEntry, l *launchSpans) string {
+	if d.yaml {
+		return d.memberSep(e, l) + "args: "
+	}
+	if d.toml {
+		return d.memberSep(e, l) + "args = "
+	}
+	return "," + d.memberSep(e, l) + `"args": `
+}
+
+// addedArgs reports whether "args" is exactly the member Install adds to
+// an entry that had none: right after the command, its elements joined by
+// "," alone (an existing array gets ", " or its own separator).
+func (d *doc) addedArgs(e *srvEntry, l *launchSpans) bool {
+	if l.arr == nil || l.arr.span.from < l.cmd.to {
+		return false
+	}
+	if string(d.data[l.cmd.to:l.arr.span.from]) != d.argsLead(e, l) {
+		return false
+	}
+	var raw [][]byte
+	for _, el := range l.arr.elems {
+		raw = append(raw, d.data[el.from:el.to])
+	}
+	return string(d.data[l.arr.span.from:l.arr.span.to]) == "["+string(bytes.Join(raw, []byte(",")))+"]"
 }
 
 func marshalNoEscape(v any) ([]byte, error) {
@@ -181,31 +404,95 @@ func marshalNoEscape(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// rewrite walks the servers of a plain-JSON config and splices each server
-// edit returns new members for into the file, leaving every other byte as
-// it was. JSON with comments is refused: the splice offsets would be right,
-// but a comment inside a rewritten server would be lost silently.
-func rewrite(name string, data []byte, edit func(key string, ms []member) ([]member, Change, error)) ([]byte, []Change, error) {
-	if !json.Valid(data) {
-		return nil, nil, fmt.Errorf("%s: guard install edits plain JSON configs; this one has comments or trailing commas: edit it by hand (see README, guard)", name)
+// rewrite finds the server entries of a config (JSON, JSONC or Codex TOML)
+// and applies the splices edit returns for each, leaving every other byte
+// as it was.
+func rewrite(name string, data []byte, edit func(d *doc, e *srvEntry) ([]splice, Change, error)) ([]byte, []Change, error) {
+	var (
+		d       *doc
+		entries []*srvEntry
+		err     error
+	)
+	switch strings.ToLower(filepathExt(name)) {
+	case ".toml":
+		d, entries, err = tomlEntries(name, data)
+	case ".yaml", ".yml":
+		d, entries, err = yamlEntries(name, data)
+	default:
+		d, entries, err = jsonEntries(name, data)
 	}
-	root, err := objectMembers(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	type splice struct {
-		from, to int
-		with     []byte
+		return nil, nil, err
 	}
 	var splices []splice
 	var changes []Change
-	found := false
-	for _, top := range root {
-		if top.key != "mcpServers" && top.key != "servers" {
-			continue
+	for _, e := range entries {
+		next, ch, err := edit(d, e)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: %w", name, e.line, err)
 		}
-		found = true
-		servers, err := objectMembers(top.val)
+		changes = append(changes, ch)
+		splices = append(splices, next...)
+	}
+	slices.SortStableFunc(splices, func(a, b splice) int { return a.from - b.from })
+	var out bytes.Buffer
+	last := 0
+	for _, s := range splices {
+		if s.from < last {
+			return nil, nil, fmt.Errorf("%s: overlapping edits (a bug): file left unchanged", name)
+		}
+		out.Write(data[last:s.from])
+		out.Write(s.with)
+		last = s.to
+	}
+	out.Write(data[last:])
+	return out.Bytes(), changes, nil
+}
+
+// jsonEntries finds the server objects of a JSON or JSONC config.
+func jsonEntries(name string, data []byte) (*doc, []*srvEntry, error) {
+	clean, open := config.StripJSONC(data)
+	if open >= 0 {
+		return nil, nil, fmt.Errorf("%s: unterminated /* comment", name)
+	}
+	d := &doc{data: data, clean: clean}
+	root, err := objectMembers(clean)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	opencode := false
+	switch strings.ToLower(filepathBase(name)) {
+	case "opencode.json", "opencode.jsonc":
+		opencode = true
+	}
+	var holders []member
+	for _, top := range root {
+		switch {
+		case opencode && top.key == "mcp":
+			ms, err := objectMembers(top.val)
+			if err != nil {
+				continue
+			}
+			holder := top
+			for _, m := range ms {
+				if m.key != "servers" {
+					continue
+				}
+				if inner, err := objectMembers(m.val); err == nil && !slices.ContainsFunc(inner, func(x member) bool { return x.key == "type" }) {
+					holder = member{key: "servers", val: m.val, off: top.off + m.off}
+				}
+			}
+			holders = append(holders, holder)
+		case !opencode && (top.key == "mcpServers" || top.key == "servers" || top.key == "context_servers"):
+			holders = append(holders, top)
+		}
+	}
+	if len(holders) == 0 {
+		return nil, nil, fmt.Errorf(`%s: no "mcpServers", "servers", "context_servers" or opencode "mcp" object`, name)
+	}
+	var entries []*srvEntry
+	for _, h := range holders {
+		servers, err := objectMembers(h.val)
 		if err != nil {
 			continue // null or not an object: config.Parse said what it allows
 		}
@@ -214,31 +501,32 @@ func rewrite(name string, data []byte, edit func(key string, ms []member) ([]mem
 			if err != nil {
 				continue
 			}
-			next, ch, err := edit(sm.key, ms)
-			if err != nil {
-				line, _ := lock.LineCol(data, top.off+sm.koff)
-				return nil, nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			base := h.off + sm.off
+			for i := range ms {
+				ms[i].off += base
+				ms[i].koff += base
 			}
-			changes = append(changes, ch)
-			if next == nil {
-				continue
-			}
-			at := top.off + sm.off
-			splices = append(splices, splice{at, at + len(sm.val), renderObject(next, indentAt(data, top.off+sm.koff), bytes.IndexByte(sm.val, '\n') >= 0)})
+			line, _ := lock.LineCol(data, h.off+sm.koff)
+			entries = append(entries, &srvEntry{name: sm.key, line: line, obj: span{base, base + len(sm.val)}, members: ms, opencode: opencode})
 		}
 	}
-	if !found {
-		return nil, nil, fmt.Errorf(`%s: no "mcpServers" or "servers" object`, name)
+	return d, entries, nil
+}
+
+// filepathBase is the last element of a slash- or backslash-separated path.
+func filepathBase(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
 	}
-	var out bytes.Buffer
-	last := 0
-	for _, s := range splices {
-		out.Write(data[last:s.from])
-		out.Write(s.with)
-		last = s.to
+	return p
+}
+
+func filepathExt(p string) string {
+	b := filepathBase(p)
+	if i := strings.LastIndexByte(b, '.'); i >= 0 {
+		return b[i:]
 	}
-	out.Write(data[last:])
-	return out.Bytes(), changes, nil
+	return ""
 }
 
 // indentAt is the leading whitespace of the line holding offset off.
@@ -249,37 +537,4 @@ func indentAt(data []byte, off int) string {
 		end++
 	}
 	return string(data[start:end])
-}
-
-// renderObject writes members as an object, indented like its neighbours
-// when the original spanned lines.
-func renderObject(ms []member, indent string, multiline bool) []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range ms {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := marshalNoEscape(m.key)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(m.val)
-	}
-	b.WriteByte('}')
-	if !multiline {
-		var c bytes.Buffer
-		if json.Compact(&c, b.Bytes()) == nil {
-			return c.Bytes()
-		}
-		return b.Bytes()
-	}
-	unit := "  "
-	if strings.HasPrefix(indent, "\t") {
-		unit = "\t"
-	}
-	var out bytes.Buffer
-	if json.Indent(&out, b.Bytes(), indent, unit) != nil {
-		return b.Bytes()
-	}
-	return out.Bytes()
 }
