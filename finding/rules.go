@@ -126,3 +126,40 @@ func DefaultSeverity(id string) Severity {
 func New(rule, server string) Finding {
 	return Finding{Rule: rule, Severity: DefaultSeverity(rule), Server: server}
 }
+
+// How a finding of a rule is resolved. Every rule has one way, and the
+// reports print it next to each finding's rule (approve --ack for
+// ResolveAck): nothing is shown that the user cannot act on.
+const (
+	// ResolveApprove: the server differs from its lock; `approve` (or a
+	// re-pin) records what it shows now.
+	ResolveApprove = "approve"
+	// ResolveAck: a property of content or of the launch; `approve --ack
+	// RULE SERVER/KIND/NAME --reason WHY` records, in the lock, that it
+	// was reviewed, bound to the content's hash.
+	ResolveAck = "ack"
+	// ResolveFix: the cause must be fixed (a held server, an unstable
+	// manifest, a weakened policy, an unread config): acknowledging it
+	// would pass what nobody could check.
+	ResolveFix = "fix"
+	// ResolveReview: a note for reviewers that never fails a run.
+	ResolveReview = "review"
+)
+
+// Resolution is how a finding of rule id is resolved (ResolveFix for an
+// unknown id: nothing silences what is not known).
+func Resolution(id string) string {
+	switch id {
+	case HiddenCharacters, TerminalEscape, ModelInstruction, SensitivePath, ToolShadowing,
+		ConfusableName, CanaryLeak, CanaryUsed, AmbiguousJSON, UnpinnedPackage, LaunchDependsOnEnv:
+		return ResolveAck
+	case ServerUnavailable, UnstableManifest, PolicyWeakened, UncheckedConfig:
+		return ResolveFix
+	case ApprovalAdded, ApprovalChanged:
+		return ResolveReview
+	}
+	if _, ok := Lookup(id); ok {
+		return ResolveApprove
+	}
+	return ResolveFix
+}
