@@ -95,7 +95,7 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 		check.Summarize(r, opts.FailOn)
 	}
 	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
-	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red, Approve: approveCommand(fs, args)}
+	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}
 	textOpts := ropts
 	textOpts.Width, textOpts.Color, textOpts.Verbose = termWidth(env, env.Stdout), newPainter(env, env.Stdout).on, c.verbose
 	if f != report.FormatText {

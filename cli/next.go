@@ -25,7 +25,14 @@ var carriedFlags = map[string]bool{
 // args (as given to fs, in their order), each as --name=value in one
 // inert shell word.
 func approveCommand(fs *flag.FlagSet, args []string) string {
-	words := []string{"mcp-lockcheck", "approve"}
+	return carried("approve", fs, args)
+}
+
+// pinCommand is approveCommand for pin.
+func pinCommand(fs *flag.FlagSet, args []string) string { return carried("pin", fs, args) }
+
+func carried(command string, fs *flag.FlagSet, args []string) string {
+	words := []string{"mcp-lockcheck", command}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {

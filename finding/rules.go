@@ -134,6 +134,9 @@ const (
 	// ResolveApprove: the server differs from its lock; `approve` (or a
 	// re-pin) records what it shows now.
 	ResolveApprove = "approve"
+	// ResolvePin: the lock lacks a configured server or holds one no
+	// config names; `pin` (of that server, or of all) records it.
+	ResolvePin = "pin"
 	// ResolveAck: a property of content or of the launch; `approve --ack
 	// RULE SERVER/KIND/NAME --reason WHY` records, in the lock, that it
 	// was reviewed, bound to the content's hash.
@@ -157,6 +160,8 @@ func Resolution(id string) string {
 		return ResolveFix
 	case ApprovalAdded, ApprovalChanged:
 		return ResolveReview
+	case ServerNotPinned, LockEntryOrphaned:
+		return ResolvePin
 	}
 	if _, ok := Lookup(id); ok {
 		return ResolveApprove

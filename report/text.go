@@ -92,7 +92,7 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 	}
 	t.para(line, "", "")
 	if !opts.NoNext {
-		t.next(r, opts.Approve)
+		t.next(r, opts.Approve, opts.Pin)
 	}
 	return t.w.Flush()
 }
@@ -531,13 +531,14 @@ func (t *textWriter) findingBody(f finding.Finding, withField bool) {
 }
 
 // next ends the report with the commands to run next.
-func (t *textWriter) next(r *Report, approve string) {
+func (t *textWriter) next(r *Report, approve, pin string) {
 	var drift, unpinned, held []string
+	orphaned := false
 	sep := ""
 	for _, s := range r.Servers {
 		switch s.Status {
 		case StatusDrift:
-			if needsApproval(s.Findings) {
+			if needsApproval(s.Findings, failThreshold(r)) {
 				drift = append(drift, ShellWord(s.Name))
 				if strings.HasPrefix(s.Name, "-") {
 					sep = "-- "
@@ -550,6 +551,7 @@ func (t *textWriter) next(r *Report, approve string) {
 			if f.Rule == finding.ServerNotPinned {
 				unpinned = append(unpinned, ShellWord(s.Name))
 			}
+			orphaned = orphaned || f.Rule == finding.LockEntryOrphaned && !f.Acknowledged
 		}
 	}
 	var steps [][2]string
@@ -558,7 +560,10 @@ func (t *textWriter) next(r *Report, approve string) {
 		steps = append(steps, [2]string{approve + " " + sep + strings.Join(drift, " "), "after review: take what the servers show now into the lock"})
 	}
 	if len(unpinned) > 0 {
-		steps = append(steps, [2]string{"mcp-lockcheck pin --server " + strings.Join(unpinned, " --server "), "pin the servers the lock does not have"})
+		steps = append(steps, [2]string{pin + " --server " + strings.Join(unpinned, " --server "), "pin the servers the lock does not have"})
+	}
+	if orphaned {
+		steps = append(steps, [2]string{pin, "re-pin every configured server: the lock drops the entries no config names"})
 	}
 	for _, c := range AckCommands(r, approve) {
 		steps = append(steps, [2]string{c, "after review: acknowledge the finding, with your reason"})
@@ -576,15 +581,25 @@ func (t *textWriter) next(r *Report, approve string) {
 	}
 }
 
-// needsApproval reports whether a failing finding among fs is resolved by
-// approving what the server shows (drift against the lock).
-func needsApproval(fs []finding.Finding) bool {
+// needsApproval reports whether a finding among fs at or above threshold
+// is resolved by approving what the server shows (drift against the lock).
+func needsApproval(fs []finding.Finding, threshold finding.Severity) bool {
 	for _, f := range fs {
-		if !f.Acknowledged && f.Severity >= finding.Error && finding.Resolution(f.Rule) == finding.ResolveApprove {
+		if !f.Acknowledged && f.Severity >= threshold && finding.Resolution(f.Rule) == finding.ResolveApprove {
 			return true
 		}
 	}
 	return false
+}
+
+// failThreshold is the lowest severity that fails r, or error if that is
+// lower: an error always asks for a next step, even under --fail-on never.
+func failThreshold(r *Report) finding.Severity {
+	failOn, err := finding.ParseSeverity(r.Summary.FailOn)
+	if err != nil {
+		failOn = finding.Error
+	}
+	return min(failOn, finding.Error)
 }
 
 // AckReason is the placeholder reason the printed acknowledgements carry:
@@ -603,11 +618,7 @@ func AckCommands(r *Report, approve string) []string {
 	if approve == "" {
 		approve = "mcp-lockcheck approve"
 	}
-	failOn, err := finding.ParseSeverity(r.Summary.FailOn)
-	if err != nil {
-		failOn = finding.Error
-	}
-	threshold := min(failOn, finding.Error)
+	threshold := failThreshold(r)
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range r.Servers {

@@ -324,3 +324,18 @@ func TestAckCommandsAreExactAndInert(t *testing.T) {
 		}
 	}
 }
+
+// TestAckCommandsOnlyForAcknowledgeableRules: a finding that is fixed
+// (held, unstable, a weakened policy), approved or pinned, or a review
+// note, is never offered an acknowledgement, even when it carries a hash.
+func TestAckCommandsOnlyForAcknowledgeableRules(t *testing.T) {
+	for _, rule := range finding.Rules {
+		f := finding.New(rule.ID, "s")
+		f.Kind, f.Subject, f.ContentSHA256, f.Severity = finding.KindTool, "t", "abc", finding.Error
+		r := &Report{Servers: []Server{{Name: "s", Status: StatusDrift, Findings: []finding.Finding{f}}}, Summary: Summary{FailOn: "error"}}
+		got := len(AckCommands(r, "")) == 1
+		if want := finding.Resolution(rule.ID) == finding.ResolveAck; got != want {
+			t.Errorf("%s: ack command printed = %v, want %v", rule.ID, got, want)
+		}
+	}
+}

@@ -56,8 +56,9 @@ type Options struct {
 	// Approve is how the "Next:" commands call approve: the program and
 	// the flags the run was given that approve takes too (so that its
 	// probe sees what this run saw), as shell words. Default
-	// "mcp-lockcheck approve".
+	// "mcp-lockcheck approve". Pin is the same for pin.
 	Approve string
+	Pin     string
 }
 
 // Defaults.
@@ -88,6 +89,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Approve == "" {
 		o.Approve = "mcp-lockcheck approve"
+	}
+	if o.Pin == "" {
+		o.Pin = "mcp-lockcheck pin"
 	}
 	return o
 }
