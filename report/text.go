@@ -577,7 +577,14 @@ func (t *textWriter) next(r *Report, approve, pin string) {
 	t.nl()
 	t.line("Next:")
 	for _, s := range steps {
-		t.para(t.bold(s[0])+t.dim("   # "+s[1]), "  ", "      ")
+		// A command is never wrapped: it must paste as one line. Its
+		// comment goes on the next line when both do not fit.
+		if visible("  "+s[0]+"   # "+s[1]) <= t.width {
+			t.line("  " + t.bold(s[0]) + t.dim("   # "+s[1]))
+			continue
+		}
+		t.line("  " + t.bold(s[0]))
+		t.para(t.dim("# "+s[1]), "      ", "        ")
 	}
 }
 
