@@ -657,7 +657,8 @@ func positional(s string) string {
 // plain, single-quoted when it is printable, and in ANSI-C quoting
 // ($'...', bash, zsh and ksh) with escapes when it holds characters a
 // terminal would act on or hide. Either way it is inert: pasted, it
-// expands nothing; printed, it moves no cursor.
+// expands nothing; printed, it moves no cursor. (A name holding NUL cannot
+// be one argument of any command; its word is inert and names less.)
 func ShellWord(s string) string {
 	plain := s != ""
 	for _, r := range s {
