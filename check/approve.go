@@ -25,9 +25,13 @@ type Live struct {
 	// Server is the first phase as a lock entry, every definition
 	// approved by the approver given to ProbeLive. Nil when Refused.
 	Server *lock.Server
-	// Refused says why nothing of this server may be approved: it was
-	// held, or its phases disagreed. "" when it may.
+	// Refused says why nothing of this server may be approved or
+	// acknowledged: it was held, or its phases disagreed. "" when it may.
 	Refused string
+	// Leaked says why its changes may not be approved: it sent back a
+	// planted secret no acknowledgement covers. The leak itself can be
+	// acknowledged (approve --ack canary-leak), nothing else.
+	Leaked string
 	// Findings are the probe's own findings: stability, inspection,
 	// hygiene, availability. Inspection findings carry the content hash
 	// an acknowledgement binds to.
@@ -40,7 +44,7 @@ type Live struct {
 // complete, stable probe.
 func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *report.Report) {
 	runs := probeAll(ctx, &opts)
-	across := acrossRuns(runs)
+	across := acrossRuns(runs, opts.Lock)
 	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
 	var out []*Live
 	for _, run := range runs {
@@ -51,23 +55,22 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 		}
 		l := &Live{Name: name, Config: run.cfg}
 		fs, unstable := probeFindings(run, prev, across)
-		srv := report.Server{Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
-			Isolation: run.isolation, Phases: phasesOf(run), Coverage: coverageOf(run), Calls: callsOf(run)}
+		if run.held != "" {
+			fs = append(fs, heldFinding(run))
+		}
+		place := func(fs []finding.Finding) { locate(fs, run, false, "", lock.Positions{}) }
+		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place)
 		switch {
 		case run.held != "":
-			fs = append(fs, heldFinding(run))
 			l.Refused = "held: " + run.held
-			srv.Status = report.StatusHeld
 		case len(run.snaps) == 0:
 			l.Refused = "the probe saw no complete phase"
-			srv.Status = report.StatusDrift
 		case len(unstable) > 0:
 			l.Refused = fmt.Sprintf("the manifest changed during the probe (%d unstable-manifest finding(s)): a server that changes what it shows is not approvable", len(unstable))
-			srv.Status = report.StatusDrift
-		case leaked(run.findings, prev):
-			l.Refused = "the server sent back a planted canary secret: a server caught reading credentials is not approvable"
-			srv.Status = report.StatusDrift
-		default:
+		case leaked(srv.Findings):
+			l.Leaked = "the server sent back a planted canary secret: a server caught reading credentials is not approvable until the finding is acknowledged"
+		}
+		if l.Refused == "" {
 			l.Server = buildEntry(run, nil, who)
 			l.Server.Acknowledgements = nil
 			// A version npm's cache no longer shows is unknown, not
@@ -75,18 +78,21 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 			if prev != nil && l.Server.Launch.Resolved == "" && l.Server.Launch.Package == prev.Launch.Package {
 				l.Server.Launch.Resolved = prev.Launch.Resolved
 			}
-			srv.Status = report.StatusOK
 		}
-		srv.Findings = settle(fs, run, prev)
-		srv = redactServer(srv, opts.Redactor)
+		if l.Refused != "" || l.Leaked != "" {
+			srv.Status = report.StatusDrift
+			if run.held != "" {
+				srv.Status = report.StatusHeld
+			}
+		}
 		l.Findings = srv.Findings
 		l.Refused = opts.Redactor.String(l.Refused)
 		r.Servers = append(r.Servers, srv)
 		out = append(out, l)
 	}
-	Summarize(r, finding.Never)
+	Summarize(r, opts.FailOn)
 	for _, l := range out {
-		if l.Refused != "" {
+		if l.Refused != "" || l.Leaked != "" {
 			r.Summary.ExitCode = ExitDrift
 		}
 	}
@@ -422,16 +428,24 @@ func ApplyChanges(lk *lock.File, server string, live *lock.Server, changes []Cha
 // finding: an acknowledgement binds to content the finding was raised on.
 var ErrNothingToAck = errors.New("nothing to acknowledge")
 
-// AckFor builds the acknowledgement of rule on the selected subject, bound
-// to the content hash of the finding the live probe raised for it.
-func AckFor(l *Live, rule string, sel Selector, reason string, who Approval) (lock.Ack, error) {
+// AckFor builds the acknowledgements of rule on the selected subject, one
+// per content hash the live probe raised it on (a tool's definition and
+// what its warm-up call returned are two contents), each bound to that
+// hash.
+func AckFor(l *Live, rule string, sel Selector, reason string, who Approval) ([]lock.Ack, error) {
+	var out []lock.Ack
+	seen := map[string]bool{}
 	for _, f := range l.Findings {
-		if f.Rule == rule && f.Kind == sel.Kind && f.Subject == sel.Name && f.ContentSHA256 != "" {
-			return lock.Ack{Rule: rule, Kind: sel.Kind, Subject: sel.Name, SHA256: f.ContentSHA256,
-				Reason: reason, By: who.By, At: who.At.UTC().Format(time.RFC3339)}, nil
+		if f.Rule == rule && f.Kind == sel.Kind && f.Subject == sel.Name && f.ContentSHA256 != "" && !seen[f.ContentSHA256] {
+			seen[f.ContentSHA256] = true
+			out = append(out, lock.Ack{Rule: rule, Kind: sel.Kind, Subject: sel.Name, SHA256: f.ContentSHA256,
+				Reason: reason, By: who.By, At: who.At.UTC().Format(time.RFC3339)})
 		}
 	}
-	return lock.Ack{}, fmt.Errorf("%w: the live probe of %q raises no %s finding on %s", ErrNothingToAck, l.Name, rule, sel)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: the live probe of %q raises no %s finding on %s", ErrNothingToAck, l.Name, rule, sel)
+	}
+	return out, nil
 }
 
 // AddAck records an acknowledgement in a server's lock entry, replacing

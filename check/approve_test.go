@@ -144,18 +144,21 @@ func TestVerifyAgainstReport(t *testing.T) {
 func TestAckFor(t *testing.T) {
 	l := &Live{Name: "fs", Findings: []finding.Finding{
 		{Rule: finding.ModelInstruction, Kind: "tool", Subject: "write", ContentSHA256: "abc"},
+		// The same tool's warm-up result: other content, its own ack.
+		{Rule: finding.ModelInstruction, Kind: "tool", Subject: "write", Field: "tools/call result", ContentSHA256: "def"},
+		{Rule: finding.ModelInstruction, Kind: "tool", Subject: "write", Field: "title", ContentSHA256: "abc"},
 	}}
 	sel, _ := ParseSelector("fs/tool/write")
-	a, err := AckFor(l, finding.ModelInstruction, sel, "ok", Approval{By: "me"})
-	if err != nil || a.SHA256 != "abc" || a.Reason != "ok" || a.By != "me" {
-		t.Errorf("AckFor = %+v, %v", a, err)
+	acks, err := AckFor(l, finding.ModelInstruction, sel, "ok", Approval{By: "me"})
+	if err != nil || len(acks) != 2 || acks[0].SHA256 != "abc" || acks[1].SHA256 != "def" || acks[0].Reason != "ok" || acks[0].By != "me" {
+		t.Errorf("AckFor = %+v, %v", acks, err)
 	}
 	if _, err := AckFor(l, finding.SensitivePath, sel, "ok", Approval{}); !errors.Is(err, ErrNothingToAck) {
 		t.Errorf("no finding: err = %v", err)
 	}
 	ls := &lock.Server{}
-	AddAck(ls, a)
-	AddAck(ls, a)
+	AddAck(ls, acks[0])
+	AddAck(ls, acks[0])
 	if len(ls.Acknowledgements) != 1 {
 		t.Errorf("acks = %+v, want one", ls.Acknowledgements)
 	}

@@ -83,7 +83,9 @@ func Approvals(base, pr *lock.File, lockPath string, lockData []byte) []ServerAp
 			}
 		}
 	}
-	for _, f := range inspect.Across(subjects) {
+	// A collision is new against the base branch's lock: that is what
+	// the pull request asks to approve.
+	for _, f := range inspect.AcrossLock(subjects, pinnedIn(base)) {
 		sum, ok := changed[f.Server+"\x00"+f.Kind+"\x00"+f.Subject]
 		if !ok {
 			continue
@@ -313,14 +315,24 @@ func ReviewBase(r *report.Report, opts Options, base *lock.File) {
 		if srv == nil {
 			continue
 		}
+		// The server's own findings are settled already; only what the
+		// review adds goes through settle, once: the inspection of the
+		// approved content with the same policy and acknowledgements,
+		// the approval notes re-levelled by the same rules, in order.
+		var ls *lock.Server
+		if opts.Lock != nil {
+			ls = opts.Lock.Servers[a.Server]
+		}
+		inspection := opts.settle(report.Server{Name: a.Server}, a.Inspection, nil, ls, nil).Findings
 		fs := append([]finding.Finding(nil), srv.Findings...)
-		for _, f := range a.Inspection {
+		for _, f := range inspection {
 			if !repeats(fs, f, opts.FailOn) {
 				fs = append(fs, f)
 			}
 		}
 		finding.Sort(fs)
-		srv.Findings, _ = opts.applyRules(a.Server, append(fs, a.Findings...))
+		notes, _ := opts.applyRules(a.Server, a.Findings)
+		srv.Findings = append(fs, notes...)
 		srv.Status = status(*srv, opts.FailOn)
 	}
 	Summarize(r, opts.FailOn)

@@ -480,3 +480,35 @@ func TestReviewBaseStaleHash(t *testing.T) {
 		t.Errorf("Approvals: %+v", got)
 	}
 }
+
+// A collision the base lock did not make new stays a warning under review:
+// a server the pull request adds (reviewed as a whole; the live check says
+// server-not-pinned until it is pinned), a first adoption, a collision the
+// base already held. Only a collision between two servers the base held
+// is new (TestReviewBaseShadowing).
+func TestReviewBaseShadowingWarnings(t *testing.T) {
+	both := map[string]srvSpec{"mail": {tools: []string{defSendEmail}}, "text": {tools: []string{defFormat, defSendEmail}}}
+	for _, tc := range []struct {
+		name string
+		base map[string]srvSpec
+		pr   map[string]srvSpec
+	}{
+		{"a new server", map[string]srvSpec{"mail": {tools: []string{defSendEmail}}}, both},
+		{"first adoption", nil, both},
+		{"the base held it", map[string]srvSpec{"mail": {tools: []string{defSendEmail}}, "text": {tools: []string{defSendEmail}}}, both},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := review(t, tc.base, tc.pr)
+			for _, s := range r.Servers {
+				for _, f := range s.Findings {
+					if f.Rule == finding.ToolShadowing && f.Severity != finding.Warning {
+						t.Errorf("%s: %s %s", s.Name, f.Severity, f.Message)
+					}
+				}
+			}
+			if r.Summary.ExitCode != ExitOK {
+				t.Errorf("exit %d, want 0", r.Summary.ExitCode)
+			}
+		})
+	}
+}

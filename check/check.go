@@ -23,7 +23,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 	runs := probeAll(ctx, &opts)
 	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
 	idx := lock.Index(opts.LockData)
-	across := acrossRuns(runs)
+	across := acrossRuns(runs, opts.Lock)
 	for _, run := range runs {
 		name := run.cfg.Name
 		if run.held == "" && len(run.snaps) == 0 {
@@ -67,24 +67,8 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		if run.held != "" {
 			fs = append(fs, heldFinding(run))
 		}
-		fs = finding.Dedup(fs)
-		fs, policyNote := opts.applyRules(name, fs)
-		applyAcks(fs, ls)
-		locate(fs, run, ls != nil, opts.LockPath, idx)
-		finding.Sort(fs)
-		srv := report.Server{
-			Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
-			Isolation: run.isolation, Phases: phasesOf(run), Coverage: coverageOf(run), Calls: callsOf(run), Findings: fs, Notes: run.notes,
-		}
-		if policyNote != "" {
-			srv.Notes = append(srv.Notes, policyNote)
-		}
-		if run.cfg.Guard != nil {
-			srv.Notes = append(srv.Notes, run.cfg.Guard.Note())
-		}
-		srv = redactServer(srv, opts.Redactor)
-		srv.Status = status(srv, opts.FailOn)
-		r.Servers = append(r.Servers, srv)
+		place := func(fs []finding.Finding) { locate(fs, run, ls != nil, opts.LockPath, idx) }
+		r.Servers = append(r.Servers, opts.settle(serverEntry(run), fs, runLaunch(run), ls, place))
 	}
 	if opts.All && opts.Lock != nil {
 		configured := map[string]bool{}
@@ -99,13 +83,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			f.Kind, f.Subject = finding.KindServer, name
 			f.Message = fmt.Sprintf("the lock holds server %q but no config names it", name)
 			f.File, f.Line = opts.LockPath, idx.Line(name, "", "")
-			fs, policyNote := opts.applyRules(name, []finding.Finding{f})
-			srv := report.Server{Name: name, Phases: []string{}, Findings: fs}
-			if policyNote != "" {
-				srv.Notes = []string{policyNote}
-			}
-			srv.Status = status(srv, opts.FailOn)
-			r.Servers = append(r.Servers, srv)
+			r.Servers = append(r.Servers, opts.settle(report.Server{Name: name, Phases: []string{}}, []finding.Finding{f}, nil, nil, nil))
 		}
 	}
 	sort.SliceStable(r.Servers, func(i, j int) bool { return r.Servers[i].Name < r.Servers[j].Name })
@@ -129,6 +107,20 @@ func launchText(l lock.Launch) string {
 		s += " (cwd " + l.Cwd + ")"
 	}
 	return s
+}
+
+// serverEntry is a probed server's report entry before its findings are
+// settled: where it is configured, how it was probed, what it noted.
+func serverEntry(run *serverRun) report.Server {
+	srv := report.Server{
+		Name: run.cfg.Name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
+		Isolation: run.isolation, Phases: phasesOf(run), Coverage: coverageOf(run), Calls: callsOf(run),
+		Notes: append([]string(nil), run.notes...),
+	}
+	if run.cfg.Guard != nil {
+		srv.Notes = append(srv.Notes, run.cfg.Guard.Note())
+	}
+	return srv
 }
 
 // locate points each finding at a line in the repository: the entry's line

@@ -860,8 +860,9 @@ func withHash(fs []finding.Finding, sum string) []finding.Finding {
 }
 
 // acrossRuns checks names across servers (shadowing, confusables) on what
-// each server listed first.
-func acrossRuns(runs []*serverRun) []finding.Finding {
+// each server listed first, judging name collisions against lk (nil: no
+// lock), the lock the run compares with or replaces.
+func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 	var subjects []inspect.Subject
 	for _, r := range runs {
 		if len(r.snaps) == 0 {
@@ -872,6 +873,14 @@ func acrossRuns(runs []*serverRun) []finding.Finding {
 			for _, key := range s.order[kind] {
 				subjects = append(subjects, inspect.Subject{Server: r.cfg.Name, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase})
 			}
+		}
+		// The instructions and what prompts expand to are prose the
+		// model reads too: naming another server's tool there steers.
+		if len(s.obs.Instructions) > 0 {
+			subjects = append(subjects, inspect.Subject{Server: r.cfg.Name, Kind: finding.KindServer, Name: "instructions", Raw: s.obs.Instructions, Phase: s.obs.Phase})
+		}
+		for _, name := range sortedKeys(s.obs.PromptGets) {
+			subjects = append(subjects, inspect.Subject{Server: r.cfg.Name, Kind: promptGetKind, Name: name, Raw: s.obs.PromptGets[name], Phase: s.obs.Phase})
 		}
 	}
 	// Bind each finding to the canonical hash the lock and its
@@ -887,13 +896,50 @@ func acrossRuns(runs []*serverRun) []finding.Finding {
 			}
 		}
 	}
-	fs := inspect.Across(subjects)
+	for _, r := range runs {
+		if len(r.snaps) == 0 {
+			continue
+		}
+		s := r.snaps[0]
+		sums[r.cfg.Name+"\x00"+finding.KindServer+"\x00instructions"] = s.instructions.SHA256
+		for name, raw := range s.obs.PromptGets {
+			sums[r.cfg.Name+"\x00"+promptGetKind+"\x00"+name] = lock.Sum(raw)
+		}
+	}
+	fs := inspect.AcrossLock(subjects, pinnedIn(lk))
 	for i, f := range fs {
 		if sum, ok := sums[f.Server+"\x00"+f.Kind+"\x00"+f.Subject]; ok {
 			fs[i].ContentSHA256 = sum
 		}
+		if f.Kind == promptGetKind {
+			// A prompt's expansion: the prompt's finding, at the path
+			// inspection gives it (inspectJob's prefix).
+			fs[i].Kind, fs[i].Field = finding.KindPrompt, "prompts/get"
+			if f.Field != "" {
+				fs[i].Field += "/" + f.Field
+			}
+		}
 	}
 	return fs
+}
+
+// promptGetKind marks a prompts/get answer among the subjects acrossRuns
+// hands to inspect.AcrossLock: only its prose is looked at there.
+const promptGetKind = "prompts/get"
+
+// pinnedIn is what lk approved, for inspect.AcrossLock (nil: no lock).
+func pinnedIn(lk *lock.File) inspect.Pinned {
+	if lk == nil {
+		return nil
+	}
+	return func(server, tool string) (bool, bool) {
+		ls := lk.Servers[server]
+		if ls == nil {
+			return false, false
+		}
+		_, ok := ls.Entries(lock.KindTool, false)[tool]
+		return true, ok
+	}
 }
 
 // applyAcks marks findings a lock acknowledgement covers: same rule, kind,

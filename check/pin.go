@@ -22,6 +22,14 @@ type Approval struct {
 // could not be probed or showed different manifests in different phases:
 // a lock is only ever written from a complete, stable probe.
 //
+// Its findings are settled as check settles them (settle: the same
+// policy, acknowledgements and statuses), so a finding that would fail a
+// check of the lock pin writes fails pin too: the report's exit code is 1
+// then, and the lock is still returned, so that the acknowledgements the
+// report asks for can be recorded in it (approve --ack). That includes a
+// server that sent back a planted secret: its entry is written, and every
+// check fails on the leak until someone acknowledges it with a reason.
+//
 // Entries whose content is unchanged keep their earlier approval; servers
 // not probed (filtered out with --server) are kept as they were.
 func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.Report) {
@@ -34,7 +42,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 	}
 	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
 	failed, held := false, false
-	across := acrossRuns(runs)
+	across := acrossRuns(runs, opts.Lock)
 	for _, run := range runs {
 		name := run.cfg.Name
 		var prev *lock.Server
@@ -42,14 +50,17 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 			prev = opts.Lock.Servers[name]
 		}
 		fs, unstable := probeFindings(run, prev, across)
-		srv := report.Server{Name: name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
-			Isolation: run.isolation, Phases: phasesOf(run), Coverage: coverageOf(run), Calls: callsOf(run), Notes: run.notes}
+		if run.held != "" {
+			fs = append(fs, heldFinding(run))
+		}
+		// Findings point at the server's config entry: the lock they
+		// would point into is the one being written.
+		place := func(fs []finding.Finding) { locate(fs, run, false, "", lock.Positions{}) }
+		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place)
 		switch {
 		case run.held != "":
 			held = true
-			fs = append(fs, heldFinding(run))
-			srv.Status = report.StatusHeld
-		case len(unstable) > 0 || len(run.snaps) == 0 || leaked(run.findings, prev):
+		case len(unstable) > 0 || len(run.snaps) == 0:
 			failed = true
 			srv.Status = report.StatusDrift
 		default:
@@ -59,19 +70,12 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 					pinPrompts(next.Servers[name], run, prev, who)
 				}
 			}
-			srv.Status = report.StatusOK
 		}
-		srv.Findings = settle(fs, run, prev)
-		r.Servers = append(r.Servers, redactServer(srv, opts.Redactor))
+		r.Servers = append(r.Servers, srv)
 	}
-	// Inspection findings are shown on pin but do not stop it: check
-	// reports them on every run until they are acknowledged.
-	Summarize(r, finding.Never)
-	switch {
-	case failed:
+	Summarize(r, opts.FailOn)
+	if failed {
 		r.Summary.ExitCode = ExitDrift
-	case held:
-		r.Summary.ExitCode = ExitHeld
 	}
 	if failed || held {
 		return nil, r
@@ -83,11 +87,13 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 // probeFindings is what pin and approve report for one probed server: what
 // the probe itself saw (canary leaks) and launch hygiene first, since a
 // leak is observed behaviour, not a heuristic; then stability, inspection
-// and cross-server findings. unstable is the stability part.
+// and cross-server findings. unstable is the stability part. It is what
+// check reports too, less the comparison with the lock.
 func probeFindings(run *serverRun, prev *lock.Server, across []finding.Finding) (fs, unstable []finding.Finding) {
 	fs = append([]finding.Finding(nil), run.findings...)
 	fs = append(fs, launchHygiene(run, prev)...)
 	fs = append(fs, unknownKeys(run.cfg)...)
+	fs = append(fs, envDependence(run.cfg)...)
 	unstable = stabilityFindings(run)
 	fs = append(fs, unstable...)
 	fs = append(fs, inspectRun(run)...)
@@ -99,23 +105,10 @@ func probeFindings(run *serverRun, prev *lock.Server, across []finding.Finding) 
 	return fs, unstable
 }
 
-// settle dedups, applies the lock's acknowledgements, points every finding
-// at the server's config entry and sorts.
-func settle(fs []finding.Finding, run *serverRun, prev *lock.Server) []finding.Finding {
-	fs = finding.Dedup(fs)
-	applyAcks(fs, prev)
-	for i := range fs {
-		fs[i].File, fs[i].Line = run.cfg.File, run.cfg.Line
-	}
-	finding.Sort(fs)
-	return fs
-}
-
-// leaked reports an error-level canary leak no acknowledgement covers: a
-// server caught reading planted secrets is not pinned.
-func leaked(fs []finding.Finding, prev *lock.Server) bool {
-	fs = append([]finding.Finding(nil), fs...)
-	applyAcks(fs, prev)
+// leaked reports an error-level canary finding no acknowledgement covers,
+// among a server's settled findings: a server caught reading planted
+// secrets has no change approved until someone acknowledges the leak.
+func leaked(fs []finding.Finding) bool {
 	for _, f := range fs {
 		if (f.Rule == finding.CanaryLeak || f.Rule == finding.CanaryUsed) && f.Severity >= finding.Error && !f.Acknowledged {
 			return true

@@ -117,6 +117,11 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	if af.ack == finding.ToolShadowing || af.ack == finding.ConfusableName {
+		// These findings are about one server beside the others: the
+		// probe that raises them must see every configured server.
+		servers = configured
+	}
 	lk, data, err := c.readLock(env, true)
 	if err != nil {
 		return ExitUsage, err
@@ -145,11 +150,21 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 
 	out := env.Stdout
 	p := newPainter(env, out)
-	// Refuse before anything is shown as approvable: all or nothing.
+	// Refuse before anything is shown as approvable: all or nothing. An
+	// acknowledgement needs only its own server's probe to be complete
+	// and stable; a planted secret it sent back is what it may be
+	// acknowledging.
 	refused := false
 	for _, l := range lives {
-		if l.Refused != "" {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing to approve %s: %s\n", shown(l.Name, 0), shown(l.Refused, cutText))
+		why := l.Refused
+		if af.ack == "" && why == "" {
+			why = l.Leaked
+		}
+		if af.ack != "" && l.Name != sels[0].Server {
+			why = ""
+		}
+		if why != "" {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing to approve %s: %s\n", shown(l.Name, 0), shown(why, cutText))
 			refused = true
 		}
 	}
@@ -160,7 +175,12 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 	}
 
 	if af.ack != "" {
-		return approveAck(env, &c, lk, lives[0], sels[0], af, who)
+		for _, l := range lives {
+			if l.Name == sels[0].Server {
+				return approveAck(env, &c, lk, l, sels[0], af, who)
+			}
+		}
+		return ExitUsage, usageErr("%s: server %q was not probed", sels[0], sels[0].Server)
 	}
 
 	interactive := !af.yes && (af.interactive || isTerminal(env.Stdin))
@@ -387,15 +407,19 @@ func approveAck(env Env, c *common, lk *lock.File, l *check.Live, sel check.Sele
 	if ls == nil {
 		return ExitUsage, usageErr("%s: server %q is not in %s: approve it before acknowledging its findings", sel, l.Name, c.lockPath)
 	}
-	a, err := check.AckFor(l, af.ack, sel, af.reason, who)
+	acks, err := check.AckFor(l, af.ack, sel, af.reason, who)
 	if err != nil {
 		return ExitUsage, asUsage(err)
 	}
-	check.AddAck(ls, a)
+	for _, a := range acks {
+		check.AddAck(ls, a)
+	}
 	if err := writeLock(env, c, lk); err != nil {
 		return ExitUsage, err
 	}
-	fmt.Fprintf(env.Stdout, "acknowledged %s on %s for content sha256 %s: %s\n", a.Rule, shown(sel.String(), 0), a.SHA256[:12], shown(a.Reason, cutText))
+	for _, a := range acks {
+		fmt.Fprintf(env.Stdout, "acknowledged %s on %s for content sha256 %s: %s\n", a.Rule, shown(sel.String(), 0), a.SHA256[:12], shown(a.Reason, cutText))
+	}
 	return ExitOK, nil
 }
 

@@ -112,7 +112,7 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 		check.Summarize(r, opts.FailOn)
 	}
 	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
-	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red}
+	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}
 	textOpts := ropts
 	textOpts.Width, textOpts.Color, textOpts.Verbose = termWidth(env, env.Stdout), newPainter(env, env.Stdout).on, c.verbose
 	if f != report.FormatText {
@@ -148,8 +148,13 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	fs := newFlagSet("pin", env)
 	c.register(fs)
 	approvedBy := fs.String("approved-by", "", "record what is pinned as approved by `WHO` (default: git config user.email, else $USER)")
+	failOn := fs.String("fail-on", "error", "lowest `SEVERITY` that fails the pin (exit 1), as it fails a check: error, warning, note or never")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
+	}
+	threshold, err := finding.ParseSeverity(*failOn)
+	if err != nil {
+		return ExitUsage, asUsage(fmt.Errorf("--fail-on: %w", err))
 	}
 	servers, all, err := c.loadServers(env)
 	if err != nil {
@@ -163,7 +168,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	opts.Servers, opts.All, opts.Lock = servers, all, lk
+	opts.Servers, opts.All, opts.Lock, opts.FailOn = servers, all, lk, threshold
 	if c.deadline > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.deadline)
@@ -180,8 +185,21 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr), Verbose: c.verbose}); err != nil {
 		return ExitUsage, err
 	}
+	approve := approveCommand(fs, args)
 	if next == nil {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged (a lock is only written when every server was probed and stable; pin the others alone with --server NAME)\n", c.lockPath)
+		// Acknowledgements go into the lock: only servers it already
+		// holds can have theirs recorded now.
+		if lk != nil {
+			kept := *r
+			kept.Servers = nil
+			for _, s := range r.Servers {
+				if lk.Servers[s.Name] != nil {
+					kept.Servers = append(kept.Servers, s)
+				}
+			}
+			printAcks(env, report.AckCommands(&kept, approve), "")
+		}
 		return r.Summary.ExitCode, nil
 	}
 	data, err := next.Marshal()
@@ -191,14 +209,30 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	if err := lock.WriteAtomic(c.path(env, c.lockPath), data); err != nil {
 		return ExitUsage, err
 	}
-	n := 0
-	for _, s := range r.Servers {
-		if s.Status == report.StatusOK {
-			n++
-		}
+	fmt.Fprintf(env.Stderr, "mcp-lockcheck: pinned %d server(s) in %s\n", len(r.Servers), c.lockPath)
+	if r.Summary.ExitCode != ExitOK {
+		// The lock is written, so the acknowledgements can be recorded
+		// in it; until they are, a check of it fails as this pin does.
+		printAcks(env, report.AckCommands(r, approve), c.lockPath)
+		return r.Summary.ExitCode, nil
 	}
-	fmt.Fprintf(env.Stderr, "mcp-lockcheck: pinned %d server(s) in %s\n", n, c.lockPath)
 	return ExitOK, nil
+}
+
+// printAcks lists the acknowledgement commands a pin asks for on stderr;
+// lockPath, when set, is the lock they were written to and that fails a
+// check until they are run.
+func printAcks(env Env, acks []string, lockPath string) {
+	if len(acks) == 0 {
+		return
+	}
+	if lockPath != "" {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s fails a check until these findings are fixed at the source or acknowledged.\n", lockPath)
+	}
+	fmt.Fprintf(env.Stderr, "After review, record each acknowledgement (with your reason) with:\n")
+	for _, a := range acks {
+		fmt.Fprintf(env.Stderr, "  %s\n", a)
+	}
 }
 
 // approver is who a pin is recorded as approved by: git's user.email,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
@@ -330,6 +331,9 @@ func (c *common) readLock(env Env, allowMissing bool) (*lock.File, []byte, error
 func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	var o check.Options
 	o.Redactor = env.red
+	// check sets its --fail-on; pin and approve judge as check does by
+	// default.
+	o.FailOn = finding.Error
 	lvl, err := sandbox.ParseLevel(c.sandbox)
 	if err != nil {
 		return o, asUsage(fmt.Errorf("--sandbox: %w", err))

@@ -16,6 +16,15 @@ const (
 	docEnd   = "<!-- END GENERATED -->\n"
 )
 
+// resolutionDoc says, per Resolution, what a report prints for a finding.
+var resolutionDoc = map[string]string{
+	ResolveApprove: "approving what the server shows: `mcp-lockcheck approve SERVER` (or `SERVER/KIND/NAME`), which `check` prints under Next.",
+	ResolvePin:     "pinning: `mcp-lockcheck pin --server NAME` for a server the lock lacks, `mcp-lockcheck pin` to drop entries no config names; `check` prints it under Next.",
+	ResolveAck:     "fixing it at the source, or acknowledging it with a reason, bound to the content's hash (the launch's, for a finding about the server itself): `mcp-lockcheck approve --ack RULE --reason WHY SERVER/KIND/NAME`, which `pin` and `check` print for every finding that fails them.",
+	ResolveFix:     "fixing the cause; it cannot be acknowledged, since that would pass what nobody could check.",
+	ResolveReview:  "reading it: a note for reviewers that does not fail the run.",
+}
+
 // rulesDoc is the rule table and one section per rule, from the registry:
 // the ids, order and default severities are a contract, and the words are
 // the ones SARIF's rules[] carries.
@@ -30,6 +39,7 @@ func rulesDoc() string {
 		if r.Help != "" {
 			fmt.Fprintf(&b, "\nWhat to do: %s\n", r.Help)
 		}
+		fmt.Fprintf(&b, "\nResolved by: %s\n", resolutionDoc[Resolution(r.ID)])
 	}
 	return b.String()
 }

@@ -82,7 +82,7 @@ var Rules = []Rule{
 	{TerminalEscape, Error, "Terminal control sequences in text", "ESC/CSI/OSC sequences or other C0/C1 controls that can rewrite what a terminal shows.", "Remove the control characters at the source."},
 	{ModelInstruction, Warning, "Text addressed to the model", "The text instructs the model instead of describing the tool: read files or secrets, pass along data, hide things from the user, ignore previous instructions, or change how other tools are used.", "Read the text; if it is legitimate usage guidance, acknowledge it with a reason."},
 	{SensitivePath, Warning, "A credential or config path in text", "The text names a credential or configuration path (`~/.ssh`, `~/.aws/credentials`, `.env`, `mcp.json`, kube config, shell history, ...).", "Read the text; if the path is legitimate, acknowledge it with a reason."},
-	{ToolShadowing, Error, "A tool shadows another server's tool", "Two configured servers expose the same tool name, or a description names a tool of another configured server: one server can steer how the model uses another's tools.", "Rename or remove one of the servers, or acknowledge with a reason."},
+	{ToolShadowing, Error, "A tool shadows another server's tool", "Text of one server (a description, title, the instructions, a prompt's text) names a tool of another configured server: it can steer how the model uses that tool. An error. Two servers that expose the same tool name (or names that differ only in case or separators) are a warning, since clients namespace tools per server, and an error only when the collision is new against the lock: the lock held both servers and not both tools. A name in an enum, const, default, examples or required list, or a property key, is data the model picks from, not text, and does not count unless it is a sentence.", "Rename or remove one of the servers, or acknowledge with a reason."},
 	{ConfusableName, Warning, "A name with confusable characters", "A tool or prompt name holds non-ASCII or mixed-script characters that can look like another name.", "Use ASCII names, or acknowledge with a reason."},
 	{CanaryLeak, Error, "The server sent back a canary secret", "A secret planted in the sandbox (a key file, a credentials file, an environment variable) appeared in something the server sent: it read credentials it had no reason to read.", "Treat the server as hostile; do not approve it."},
 	{CanaryUsed, Error, "The server tried a planted credential", "A credential planted in the sandbox names an endpoint (the kubeconfig's API server, the database in .env, the AWS endpoint); each is a loopback port the checker listens on, and the server connected to it: it read credentials and tried to use them.", "Treat the server as hostile; do not approve it."},
@@ -127,4 +127,46 @@ func DefaultSeverity(id string) Severity {
 // New builds a finding with the rule's default severity.
 func New(rule, server string) Finding {
 	return Finding{Rule: rule, Severity: DefaultSeverity(rule), Server: server}
+}
+
+// How a finding of a rule is resolved. Every rule has one way, and the
+// reports print it next to each finding's rule (approve --ack for
+// ResolveAck): nothing is shown that the user cannot act on.
+const (
+	// ResolveApprove: the server differs from its lock; `approve` (or a
+	// re-pin) records what it shows now.
+	ResolveApprove = "approve"
+	// ResolvePin: the lock lacks a configured server or holds one no
+	// config names; `pin` (of that server, or of all) records it.
+	ResolvePin = "pin"
+	// ResolveAck: a property of content or of the launch; `approve --ack
+	// RULE SERVER/KIND/NAME --reason WHY` records, in the lock, that it
+	// was reviewed, bound to the content's hash.
+	ResolveAck = "ack"
+	// ResolveFix: the cause must be fixed (a held server, an unstable
+	// manifest, a weakened policy, an unread config): acknowledging it
+	// would pass what nobody could check.
+	ResolveFix = "fix"
+	// ResolveReview: a note for reviewers that never fails a run.
+	ResolveReview = "review"
+)
+
+// Resolution is how a finding of rule id is resolved (ResolveFix for an
+// unknown id: nothing silences what is not known).
+func Resolution(id string) string {
+	switch id {
+	case HiddenCharacters, TerminalEscape, ModelInstruction, SensitivePath, ToolShadowing,
+		ConfusableName, CanaryLeak, CanaryUsed, AmbiguousJSON, UnpinnedPackage, LaunchDependsOnEnv:
+		return ResolveAck
+	case ServerUnavailable, UnstableManifest, PolicyWeakened, UncheckedConfig, UnknownConfigKey:
+		return ResolveFix
+	case ApprovalAdded, ApprovalChanged:
+		return ResolveReview
+	case ServerNotPinned, LockEntryOrphaned:
+		return ResolvePin
+	}
+	if _, ok := Lookup(id); ok {
+		return ResolveApprove
+	}
+	return ResolveFix
 }

@@ -19,7 +19,24 @@ import (
 // skeleton equals another name's in any server, or that holds non-ASCII
 // letters or mixes scripts). Subjects may repeat across phases; each finding
 // is reported once, for the first subject that shows it.
-func Across(subjects []Subject) []finding.Finding {
+//
+// A tool name two servers both expose is a warning: clients namespace tools
+// per server, so the model is told which server it calls. It is an error
+// only when the collision is new against the lock (see Pinned).
+func Across(subjects []Subject) []finding.Finding { return AcrossLock(subjects, nil) }
+
+// Pinned says what a lock approved: whether server has an entry in it, and
+// whether that entry holds the tool named tool.
+type Pinned func(server, tool string) (serverPinned, toolPinned bool)
+
+// AcrossLock is Across judged against a lock (pinned; nil: no lock). A
+// name collision between two servers the lock holds is new, and an error,
+// unless the lock already holds both colliding tools: approving a server
+// that starts to answer to another's tool name is a decision someone must
+// make on purpose (approve --ack), while a collision that was approved, or
+// that comes with a server the lock does not hold yet (reviewed as a
+// whole), stays a warning.
+func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 	var out []finding.Finding
 	seen := map[string]bool{}
 	emit := func(f finding.Finding) {
@@ -60,7 +77,15 @@ func Across(subjects []Subject) []finding.Finding {
 		}
 		others := without(owners[s.Name], s.Server)
 		f := base(finding.ToolShadowing, s, "name")
+		f.Severity = finding.Warning
 		f.Message = fmt.Sprintf("Tool name %q is also exposed by server %s", Escape(s.Name), quoteList(others))
+		for _, o := range others {
+			if newCollision(pinned, s.Server, s.Name, o, s.Name) {
+				f.Severity = finding.Error
+				f.Message += newCollisionNote
+				break
+			}
+		}
 		emit(f)
 	}
 
@@ -78,16 +103,23 @@ func Across(subjects []Subject) []finding.Finding {
 			continue
 		}
 		var alike []string
+		fresh := false
 		for _, o := range byLoose[looseName(s.Name)] {
 			if o.Server != s.Server && o.Name != s.Name && !slices.Contains(alike, fmt.Sprintf("%q of server %q", Escape(o.Name), Escape(o.Server))) {
 				alike = append(alike, fmt.Sprintf("%q of server %q", Escape(o.Name), Escape(o.Server)))
+				fresh = fresh || newCollision(pinned, s.Server, s.Name, o.Server, o.Name)
 			}
 		}
 		if len(alike) == 0 {
 			continue
 		}
 		f := base(finding.ToolShadowing, s, "name")
+		f.Severity = finding.Warning
 		f.Message = fmt.Sprintf("Tool name %q differs only in case or separators from tool %s", Escape(s.Name), strings.Join(alike, ", "))
+		if fresh {
+			f.Severity = finding.Error
+			f.Message += newCollisionNote
+		}
 		emit(f)
 	}
 
@@ -98,7 +130,12 @@ func Across(subjects []Subject) []finding.Finding {
 	for _, s := range subjects {
 		var pending []finding.Finding
 		visit := func(t textRef) {
-			if t.key {
+			// Only prose steers: a key, or a bare value in an enum,
+			// const, default or examples (GitHub's `method` enum listing
+			// "get_project" beside Supabase's get_project tool), is data
+			// the model picks from, not text addressed to it. A sentence
+			// in such a place is prose all the same.
+			if t.key || dataPosition(t.segs) && !sentence(t.b) {
 				return
 			}
 			for _, name := range refs.find(&f, t.b) {
@@ -377,4 +414,57 @@ func looseName(n string) string {
 		}
 		return unicode.ToLower(r)
 	}, n)
+}
+
+// newCollisionNote ends the message of a collision the lock did not hold.
+const newCollisionNote = " (new against the lock: it held both servers without this collision)"
+
+// newCollision reports whether tool a of server sa and tool b of server sb
+// collide for the first time: the lock holds both servers, and not both
+// tools.
+func newCollision(pinned Pinned, sa, a, sb, b string) bool {
+	if pinned == nil {
+		return false
+	}
+	pa, ta := pinned(sa, a)
+	pb, tb := pinned(sb, b)
+	return pa && pb && !(ta && tb)
+}
+
+// dataPosition reports whether a string at path segs is a value the model
+// picks from rather than reads: inside enum, const, default, examples or
+// required, or the value of a field that holds an identifier (type,
+// format, pattern, name, $ref, uri, mimeType, ...). A segment under
+// properties, patternProperties, $defs or definitions is a name someone
+// chose, never one of these keywords (a property called "default").
+func dataPosition(segs []string) bool {
+	named := false // the current segment is a chosen name
+	lastIsKeyword := false
+	for _, seg := range segs {
+		if named {
+			named, lastIsKeyword = false, false
+			continue
+		}
+		lastIsKeyword = true
+		switch seg {
+		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+			named = true
+		case "enum", "const", "default", "examples", "required":
+			return true
+		}
+	}
+	if len(segs) == 0 || !lastIsKeyword {
+		return false
+	}
+	switch segs[len(segs)-1] {
+	case "type", "format", "pattern", "name", "$ref", "$id", "$schema", "uri", "uriTemplate", "mimeType", "contentEncoding", "contentMediaType":
+		return true
+	}
+	return false
+}
+
+// sentence reports whether s holds more than one word: text, wherever it
+// stands.
+func sentence(b []byte) bool {
+	return bytes.ContainsFunc(bytes.TrimSpace(b), unicode.IsSpace)
 }

@@ -165,7 +165,7 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 		if s.Isolation != "" {
 			iso = mdCell(s.Isolation)
 		}
-		d.add(fmt.Sprintf("| %s | %s %s | %s | %s |\n", mdCell(s.Name), statusMark(s.Status), mdStatus(s.Status), c, iso))
+		d.add(fmt.Sprintf("| %s | %s %s | %s | %s |\n", mdCell(s.Name), statusMark(shownStatus(s)), mdStatus(shownStatus(s)), c, iso))
 	}
 	d.add("\n")
 	var baited []string
@@ -385,6 +385,9 @@ func mdVerdict(r *Report) string {
 		}
 	case s.Held > 0 || s.ExitCode == 3:
 		head = "⏸ mcp-lockcheck: " + plural(s.Held, "server held", "servers held") + " (could not be probed)"
+	case countFindings(live(r.Findings())).errors > 0:
+		// Passing only because --fail-on is above error: never a ✔.
+		head = "⚠ mcp-lockcheck: errors found; the run does not fail on them"
 	}
 	// The summary line is our words and numbers; the fail-on threshold is
 	// quoted as if it were server text, since it comes from flags or policy.
@@ -402,7 +405,7 @@ func mdStatus(status string) string {
 // mdServerHeading is "✖ `evil`: drift (2 errors)".
 func mdServerHeading(s Server) string {
 	c := countFindings(live(s.Findings)).String()
-	h := statusMark(s.Status) + " " + codeSpan(escape(s.Name)) + ": " + mdStatus(s.Status)
+	h := statusMark(shownStatus(s)) + " " + codeSpan(escape(s.Name)) + ": " + mdStatus(shownStatus(s))
 	if c != "" {
 		h += " (" + c + ")"
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
@@ -91,7 +92,7 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 	}
 	t.para(line, "", "")
 	if !opts.NoNext {
-		t.next(r)
+		t.next(r, opts.Approve, opts.Pin)
 	}
 	return t.w.Flush()
 }
@@ -140,7 +141,7 @@ func (t *textWriter) green(s string) string { return t.paint("32", s) }
 // verdict is serverVerdict, the mark coloured.
 func (t *textWriter) verdict(s Server) string {
 	v := serverVerdict(s)
-	switch s.Status {
+	switch shownStatus(s) {
 	case StatusOK:
 		return t.green(v)
 	case StatusDrift:
@@ -530,28 +531,42 @@ func (t *textWriter) findingBody(f finding.Finding, withField bool) {
 }
 
 // next ends the report with the commands to run next.
-func (t *textWriter) next(r *Report) {
+func (t *textWriter) next(r *Report, approve, pin string) {
 	var drift, unpinned, held []string
+	orphaned := false
+	sep := ""
 	for _, s := range r.Servers {
 		switch s.Status {
 		case StatusDrift:
-			drift = append(drift, shellWord(s.Name))
+			if needsApproval(s.Findings, failThreshold(r)) {
+				drift = append(drift, ShellWord(s.Name))
+				if strings.HasPrefix(s.Name, "-") {
+					sep = "-- "
+				}
+			}
 		case StatusHeld:
-			held = append(held, shellWord(s.Name))
+			held = append(held, ShellWord(s.Name))
 		}
 		for _, f := range s.Findings {
 			if f.Rule == finding.ServerNotPinned {
-				unpinned = append(unpinned, shellWord(s.Name))
+				unpinned = append(unpinned, ShellWord(s.Name))
 			}
+			orphaned = orphaned || f.Rule == finding.LockEntryOrphaned && !f.Acknowledged
 		}
 	}
 	var steps [][2]string
 	if len(drift) > 0 {
 		steps = append(steps, [2]string{"mcp-lockcheck diff", "every change in full, word by word"})
-		steps = append(steps, [2]string{"mcp-lockcheck approve " + strings.Join(drift, " "), "after review: take what the servers show now into the lock"})
+		steps = append(steps, [2]string{approve + " " + sep + strings.Join(drift, " "), "after review: take what the servers show now into the lock"})
 	}
 	if len(unpinned) > 0 {
-		steps = append(steps, [2]string{"mcp-lockcheck pin --server " + strings.Join(unpinned, " --server "), "pin the servers the lock does not have"})
+		steps = append(steps, [2]string{pin + " --server " + strings.Join(unpinned, " --server "), "pin the servers the lock does not have"})
+	}
+	if orphaned {
+		steps = append(steps, [2]string{pin, "re-pin every configured server: the lock drops the entries no config names"})
+	}
+	for _, c := range AckCommands(r, approve) {
+		steps = append(steps, [2]string{c, "after review: acknowledge the finding, with your reason"})
 	}
 	if len(held) > 0 {
 		steps = append(steps, [2]string{"mcp-lockcheck check --server " + strings.Join(held, " --server ") + " --verbose", "held servers could not be probed: fix the reason above and check again"})
@@ -562,23 +577,124 @@ func (t *textWriter) next(r *Report) {
 	t.nl()
 	t.line("Next:")
 	for _, s := range steps {
-		t.para(t.bold(s[0])+t.dim("   # "+s[1]), "  ", "      ")
+		// A command is never wrapped: it must paste as one line. Its
+		// comment goes on the next line when both do not fit.
+		if visible("  "+s[0]+"   # "+s[1]) <= t.width {
+			t.line("  " + t.bold(s[0]) + t.dim("   # "+s[1]))
+			continue
+		}
+		t.line("  " + t.bold(s[0]))
+		t.para(t.dim("# "+s[1]), "      ", "        ")
 	}
 }
 
-// shellWord is a server name as one shell word: as is when it is plain,
-// else single-quoted; escaped either way, so it is inert on the terminal.
-func shellWord(s string) string {
+// needsApproval reports whether a finding among fs at or above threshold
+// is resolved by approving what the server shows (drift against the lock).
+func needsApproval(fs []finding.Finding, threshold finding.Severity) bool {
+	for _, f := range fs {
+		if !f.Acknowledged && f.Severity >= threshold && finding.Resolution(f.Rule) == finding.ResolveApprove {
+			return true
+		}
+	}
+	return false
+}
+
+// failThreshold is the lowest severity that fails r, or error if that is
+// lower: an error always asks for a next step, even under --fail-on never.
+func failThreshold(r *Report) finding.Severity {
+	failOn, err := finding.ParseSeverity(r.Summary.FailOn)
+	if err != nil {
+		failOn = finding.Error
+	}
+	return min(failOn, finding.Error)
+}
+
+// AckReason is the placeholder reason the printed acknowledgements carry:
+// the reviewer replaces it with theirs.
+const AckReason = "<why this is acceptable>"
+
+// AckCommands are the commands that acknowledge each finding of r that
+// fails it and is resolved by acknowledging (finding.ResolveAck): not
+// acknowledged, and at or above the run's fail-on threshold or an error.
+// approve is the program and flags to run ("mcp-lockcheck approve ...",
+// shell words). One command per rule and subject: an acknowledgement
+// covers every finding of that rule on the subject's content. Server and
+// subject names are quoted as inert shell words (ShellWord), so a hostile
+// name neither runs anything nor rewrites the terminal.
+func AckCommands(r *Report, approve string) []string {
+	if approve == "" {
+		approve = "mcp-lockcheck approve"
+	}
+	threshold := failThreshold(r)
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range r.Servers {
+		for _, f := range s.Findings {
+			if f.Acknowledged || f.Severity < threshold || finding.Resolution(f.Rule) != finding.ResolveAck || f.Kind == "" || f.ContentSHA256 == "" {
+				continue
+			}
+			sel := f.Server + "/" + f.Kind + "/" + f.Subject
+			c := approve + " --ack " + f.Rule + " --reason " + ShellWord(AckReason) + " " + positional(sel)
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// positional is s as the last, positional argument of a command: a word
+// that starts with "-" comes after "--", or it would be read as a flag.
+func positional(s string) string {
+	if strings.HasPrefix(s, "-") {
+		return "-- " + ShellWord(s)
+	}
+	return ShellWord(s)
+}
+
+// ShellWord is s as one shell word that means exactly s: as is when it is
+// plain, single-quoted when it is printable, and in ANSI-C quoting
+// ($'...', bash, zsh and ksh) with escapes when it holds characters a
+// terminal would act on or hide. Either way it is inert: pasted, it
+// expands nothing; printed, it moves no cursor. (A name holding NUL cannot
+// be one argument of any command; its word is inert and names less.)
+func ShellWord(s string) string {
 	plain := s != ""
 	for _, r := range s {
-		if !(r == '-' || r == '_' || r == '.' || r == '@' || r == '/' || r == ':' || unicode.IsLetter(r) && r < 128 || unicode.IsDigit(r) && r < 128) {
+		if !(r == '-' || r == '_' || r == '.' || r == '@' || r == '/' || r == ':' || r == '+' || r == ',' || r == '=' || unicode.IsLetter(r) && r < 128 || unicode.IsDigit(r) && r < 128) {
 			plain = false
 		}
 	}
 	if plain {
 		return s
 	}
-	return "'" + strings.ReplaceAll(escape(s), "'", `'\''`) + "'"
+	if !needsEscape(s) && !strings.ContainsAny(s, "\t\n\r") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02X`, s[i])
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7F || hidden(r):
+			if r <= 0xFFFF {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				fmt.Fprintf(&b, `\U%08X`, r)
+			}
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteString("'")
+	return b.String()
 }
 
 // subjectText is "tool read_file" (kind and subject), or what there is.

@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/shellword"
 )
 
 // loadUpgrade reads testdata/upgrade.json: the JSON report of a real
@@ -267,9 +269,73 @@ func TestTextNextIsInert(t *testing.T) {
 				}
 			}
 		}
-		word, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(approve), "mcp-lockcheck approve "), "   #")
-		if !strings.HasPrefix(word, "'") || !strings.HasSuffix(word, "'") {
-			t.Errorf("%q: approve names it as %s, not one quoted word", name, word)
+		cmd, _, _ := strings.Cut(strings.TrimSpace(approve), "   #")
+		words, err := shellword.Split(cmd)
+		if err != nil || len(words) != 3 || words[2] != name {
+			t.Errorf("%q: approve names it as %s (%q, %v), not as one word that means it exactly", name, cmd, words, err)
+		}
+	}
+}
+
+// TestAckCommandsAreExactAndInert: every failing finding resolved by an
+// acknowledgement gets one approve --ack command; a hostile server or
+// subject name is one shell word that means exactly the name (so running
+// the command acknowledges that finding) and holds nothing a terminal
+// acts on; a name that starts with "-" comes after "--".
+func TestAckCommandsAreExactAndInert(t *testing.T) {
+	names := []string{"fs", "fs; rm -rf ~", "a\x1b[2J\nb", "it's", "$(id)", "\u202eevil", "-rf", "tag\U000E0041s", "bad\xffbyte", "back\\slash"}
+	for _, name := range names {
+		for _, subject := range []string{"read_file", name, "file:///~/x y"} {
+			f := finding.New(finding.HiddenCharacters, name)
+			f.Kind, f.Subject, f.ContentSHA256 = finding.KindTool, subject, "abc"
+			acked := f
+			acked.Rule, acked.Acknowledged = finding.ModelInstruction, true
+			warn := finding.New(finding.SensitivePath, name)
+			warn.Kind, warn.Subject, warn.ContentSHA256 = finding.KindTool, subject, "abc"
+			drift := finding.New(finding.ToolChanged, name)
+			drift.Kind, drift.Subject = finding.KindTool, subject
+			r := &Report{Servers: []Server{{Name: name, Status: StatusDrift, Findings: []finding.Finding{f, f, acked, warn, drift}}}, Summary: Summary{FailOn: "error"}}
+			cmds := AckCommands(r, "mcp-lockcheck approve --lock=x.json")
+			if len(cmds) != 1 {
+				t.Fatalf("%q/%q: commands = %q, want one (the error; not the acknowledged one, the warning or the drift)", name, subject, cmds)
+			}
+			for _, r := range cmds[0] {
+				if hidden(r) {
+					t.Fatalf("%q: command holds U+%04X", name, r)
+				}
+			}
+			words, err := shellword.Split(cmds[0])
+			if err != nil {
+				t.Fatalf("%q: %s: %v", name, cmds[0], err)
+			}
+			want := []string{"mcp-lockcheck", "approve", "--lock=x.json", "--ack", "hidden-characters", "--reason", AckReason}
+			if strings.HasPrefix(name, "-") {
+				want = append(want, "--")
+			}
+			want = append(want, name+"/tool/"+subject)
+			if !slices.Equal(words, want) {
+				t.Errorf("%q/%q: %s splits into %q, want %q", name, subject, cmds[0], words, want)
+			}
+			// --fail-on warning: the warning needs its acknowledgement too.
+			r.Summary.FailOn = "warning"
+			if got := AckCommands(r, ""); len(got) != 2 || !strings.HasPrefix(got[0], "mcp-lockcheck approve --ack ") {
+				t.Errorf("%q: fail-on warning: %q", name, got)
+			}
+		}
+	}
+}
+
+// TestAckCommandsOnlyForAcknowledgeableRules: a finding that is fixed
+// (held, unstable, a weakened policy), approved or pinned, or a review
+// note, is never offered an acknowledgement, even when it carries a hash.
+func TestAckCommandsOnlyForAcknowledgeableRules(t *testing.T) {
+	for _, rule := range finding.Rules {
+		f := finding.New(rule.ID, "s")
+		f.Kind, f.Subject, f.ContentSHA256, f.Severity = finding.KindTool, "t", "abc", finding.Error
+		r := &Report{Servers: []Server{{Name: "s", Status: StatusDrift, Findings: []finding.Finding{f}}}, Summary: Summary{FailOn: "error"}}
+		got := len(AckCommands(r, "")) == 1
+		if want := finding.Resolution(rule.ID) == finding.ResolveAck; got != want {
+			t.Errorf("%s: ack command printed = %v, want %v", rule.ID, got, want)
 		}
 	}
 }

@@ -53,6 +53,12 @@ type Options struct {
 	Color   bool
 	Verbose bool
 	NoNext  bool
+	// Approve is how the "Next:" commands call approve: the program and
+	// the flags the run was given that approve takes too (so that its
+	// probe sees what this run saw), as shell words. Default
+	// "mcp-lockcheck approve". Pin is the same for pin.
+	Approve string
+	Pin     string
 }
 
 // Defaults.
@@ -80,6 +86,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SummaryLimit <= 0 {
 		o.SummaryLimit = SummaryLimit
+	}
+	if o.Approve == "" {
+		o.Approve = "mcp-lockcheck approve"
+	}
+	if o.Pin == "" {
+		o.Pin = "mcp-lockcheck pin"
 	}
 	return o
 }
@@ -324,6 +336,17 @@ func hiddenTags(f finding.Finding) (text, where string) {
 	return "", ""
 }
 
+// shownStatus is the status a renderer shows for s: its own, except that
+// a server with an unacknowledged error is never shown as ok, whatever
+// the report it came from says (a report merged from files, or written by
+// an older build): no ✔ or "ok" stands next to an error.
+func shownStatus(s Server) string {
+	if s.Status == StatusOK && countFindings(s.Findings).errors > 0 {
+		return StatusDrift
+	}
+	return s.Status
+}
+
 // statusMark is the one-character verdict for a server status.
 func statusMark(status string) string {
 	switch status {
@@ -338,6 +361,7 @@ func statusMark(status string) string {
 // serverVerdict is the one-line verdict for a server, already escaped:
 // "✔ fs: ok (3 phases)", "✖ evil: drift (2 errors)", "⏸ broken: held: reason".
 func serverVerdict(s Server) string {
+	s.Status = shownStatus(s)
 	name := escape(s.Name)
 	switch s.Status {
 	case StatusHeld:

@@ -88,6 +88,10 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 	s := &server{scenario: scenario, variant: os.Getenv("FAKE_VARIANT"), out: bufio.NewWriter(out)}
 	s.launch = countLaunch()
 	switch scenario {
+	case "custom":
+		if os.Getenv("FAKE_DIAL_KUBE") != "" {
+			dialKube()
+		}
 	case "banner":
 		fmt.Fprintln(s.out, "Starting fake server v1.0 ...")
 		s.out.Flush()
@@ -364,6 +368,9 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 func (s *server) tools() []string {
 	if warmupScenarios[s.scenario] {
 		return s.warmupTools()
+	}
+	if s.scenario == "custom" {
+		return customTools()
 	}
 	f, sum := toolFormat, toolSummarize
 	var extra []string

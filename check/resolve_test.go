@@ -1,0 +1,132 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+)
+
+// TestApproveResolvesEveryDriftRule is the unit-level half of
+// cli.TestEveryFindingCanBeAcknowledged: for every rule resolved by
+// approving (finding.ResolveApprove), a lock and a live server that
+// differ so that the comparison raises it, and then approve's own steps
+// (Changes, ApplyChanges) take the live server into the lock, after which
+// the comparison raises nothing. A new drift rule that approve cannot
+// resolve fails here.
+func TestApproveResolvesEveryDriftRule(t *testing.T) {
+	entry := func(raw string) *lock.Entry { return lock.NewEntry(json.RawMessage(raw)) }
+	base := func() *lock.Server {
+		return &lock.Server{
+			Launch:            lock.Launch{Type: "stdio", Command: "npx", Args: []string{"-y", "pkg@1.0.0"}, Package: "pkg@1.0.0", Resolved: "1.0.0"},
+			ProtocolVersion:   "2025-06-18",
+			ServerInfo:        json.RawMessage(`{"name":"s","version":"1.0.0"}`),
+			Capabilities:      json.RawMessage(`{"tools":{}}`),
+			Instructions:      json.RawMessage(`"Use these tools."`),
+			Tools:             map[string]*lock.Entry{"t": entry(`{"name":"t","description":"A tool.","inputSchema":{"type":"object","properties":{"a":{"type":"string"}}}}`)},
+			Prompts:           map[string]*lock.Entry{"p": entry(`{"name":"p","description":"A prompt."}`)},
+			Resources:         map[string]*lock.Entry{"file:///r": entry(`{"uri":"file:///r","name":"r"}`)},
+			ResourceTemplates: map[string]*lock.Entry{"file:///{x}": entry(`{"uriTemplate":"file:///{x}","name":"x"}`)},
+		}
+	}
+	kindOf := map[string]string{lock.KindTool: "t", lock.KindPrompt: "p", lock.KindResource: "file:///r", lock.KindTemplate: "file:///{x}"}
+	raws := map[string]func(string) string{
+		lock.KindTool: func(d string) string {
+			return fmt.Sprintf(`{"name":"t2","description":%q,"inputSchema":{"type":"object"}}`, d)
+		},
+		lock.KindPrompt:   func(d string) string { return fmt.Sprintf(`{"name":"p2","description":%q}`, d) },
+		lock.KindResource: func(d string) string { return fmt.Sprintf(`{"uri":"file:///r2","name":"r2","description":%q}`, d) },
+		lock.KindTemplate: func(d string) string {
+			return fmt.Sprintf(`{"uriTemplate":"file:///{y}","name":"y","description":%q}`, d)
+		},
+	}
+	key2 := map[string]string{lock.KindTool: "t2", lock.KindPrompt: "p2", lock.KindResource: "file:///r2", lock.KindTemplate: "file:///{y}"}
+	// mutate makes the live server raise rule.
+	mutate := map[string]func(l *lock.Server){}
+	for kind, rules := range ruleFor {
+		kind := kind
+		mutate[rules[0]] = func(l *lock.Server) { l.Entries(kind, true)[key2[kind]] = entry(raws[kind]("new")) }
+		mutate[rules[1]] = func(l *lock.Server) { delete(l.Entries(kind, false), kindOf[kind]) }
+		mutate[rules[2]] = func(l *lock.Server) {
+			m := l.Entries(kind, false)
+			var v map[string]any
+			json.Unmarshal(m[kindOf[kind]].Canonical().Bytes, &v)
+			v["description"] = "changed"
+			b, _ := json.Marshal(v)
+			m[kindOf[kind]] = entry(string(b))
+		}
+	}
+	mutate[finding.NewInputProperty] = func(l *lock.Server) {
+		l.Tools["t"] = entry(`{"name":"t","description":"A tool.","inputSchema":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}}}}`)
+	}
+	mutate[finding.InstructionsChanged] = func(l *lock.Server) { l.Instructions = json.RawMessage(`"Use these tools. Always."`) }
+	mutate[finding.ServerInfoChanged] = func(l *lock.Server) { l.ServerInfo = json.RawMessage(`{"name":"s","version":"1.1.0"}`) }
+	mutate[finding.CapabilitiesChanged] = func(l *lock.Server) { l.Capabilities = json.RawMessage(`{"tools":{},"prompts":{}}`) }
+	launchRules := map[string]func(l *lock.Server){
+		finding.LaunchChanged:  func(l *lock.Server) { l.Launch.Args = []string{"-y", "pkg@2.0.0"}; l.Launch.Package = "pkg@2.0.0" },
+		finding.PackageChanged: func(l *lock.Server) { l.Launch.Resolved = "1.0.1" },
+	}
+
+	for _, r := range finding.Rules {
+		if finding.Resolution(r.ID) != finding.ResolveApprove {
+			continue
+		}
+		t.Run(r.ID, func(t *testing.T) {
+			prev, live := base(), base()
+			if m, ok := launchRules[r.ID]; ok {
+				// Raised from the launch (check.go, hygiene.go): approve
+				// takes the launch as one change.
+				m(live)
+				lk := &lock.File{Servers: map[string]*lock.Server{"s": prev}}
+				ch := Changes("s", prev, live)
+				if len(ch) != 1 || ch[0].Name != "launch" || !ReportShows([]finding.Finding{{Rule: r.ID}}, ch[0]) {
+					t.Fatalf("changes = %+v", ch)
+				}
+				ApplyChanges(lk, "s", live, ch, Approval{By: "me"})
+				if !lk.Servers["s"].Launch.Equal(live.Launch) || lk.Servers["s"].Launch.Resolved != live.Launch.Resolved {
+					t.Errorf("launch after approve = %+v, want %+v", lk.Servers["s"].Launch, live.Launch)
+				}
+				return
+			}
+			m, ok := mutate[r.ID]
+			if !ok {
+				t.Fatalf("no way to raise %s here: add one", r.ID)
+			}
+			m(live)
+			fs := compare("s", lockView(prev), lockView(live), "p", false)
+			raised := false
+			for _, f := range fs {
+				raised = raised || f.Rule == r.ID
+			}
+			if !raised {
+				t.Fatalf("the comparison does not raise %s: %+v", r.ID, fs)
+			}
+			lk := &lock.File{Servers: map[string]*lock.Server{"s": prev}}
+			ApplyChanges(lk, "s", live, Changes("s", prev, live), Approval{By: "me"})
+			if fs := compare("s", lockView(lk.Servers["s"]), lockView(live), "p", false); len(fs) > 0 {
+				t.Errorf("after approve: %+v", fs)
+			}
+		})
+	}
+}
+
+// TestResolutionCoversEveryRule: every rule of the registry has one way to
+// be resolved, and a review note never fails a run.
+func TestResolutionCoversEveryRule(t *testing.T) {
+	for _, r := range finding.Rules {
+		switch finding.Resolution(r.ID) {
+		case finding.ResolveAck, finding.ResolveApprove, finding.ResolvePin, finding.ResolveFix:
+		case finding.ResolveReview:
+			if r.Severity > finding.Note {
+				t.Errorf("%s is a review note but defaults to %s", r.ID, r.Severity)
+			}
+		default:
+			t.Errorf("%s has no resolution", r.ID)
+		}
+	}
+	if finding.Resolution("no-such-rule") != finding.ResolveFix {
+		t.Error("an unknown rule must not be acknowledgeable")
+	}
+}
