@@ -69,14 +69,31 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 		cmdRaw, hasCmd := get(ms, "command")
 		cmd, _ := jsonString(cmdRaw)
 		if !hasCmd || cmd == "" {
-			ch.Action = "not stdio"
-			return nil, ch, nil
+			s, ok := byName[key]
+			if !ok || s.URL == "" {
+				ch.Action = "not stdio"
+				return nil, ch, nil
+			}
+			ls := o.Lock.Servers[key]
+			if ls == nil {
+				ch.Action = "not pinned"
+				return nil, ch, nil
+			}
+			if l := check.LaunchOf(s); l.URL != ls.Launch.URL {
+				ch.Warning = fmt.Sprintf("the config's url (%s) differs from the lock's approved one (%s); mcp-lockcheck check reports launch-changed", l.URL, ls.Launch.URL)
+			}
+			next, err := installRemote(s, ms, o)
+			if err != nil {
+				return nil, ch, err
+			}
+			ch.Action = "guarded (remote)"
+			return next, ch, nil
 		}
 		args, err := argsOf(ms)
 		if err != nil {
 			return nil, ch, fmt.Errorf("server %q: %w", key, err)
 		}
-		if isGuarded(args) {
+		if isGuarded(args) || len(args) > 0 && args[0] == guardArg && slices.Contains(args, "--remote-env") {
 			ch.Action = "already guarded"
 			return nil, ch, nil
 		}
@@ -110,6 +127,15 @@ func Uninstall(name string, data []byte) ([]byte, []Change, error) {
 		args, err := argsOf(ms)
 		if err != nil {
 			return nil, ch, fmt.Errorf("server %q: %w", key, err)
+		}
+		if len(args) > 0 && args[0] == guardArg && slices.Contains(args, "--remote-env") {
+			next, ok, err := uninstallRemote(ms)
+			if err != nil || !ok {
+				ch.Action = "not guarded"
+				return nil, ch, err
+			}
+			ch.Action = "restored"
+			return next, ch, nil
 		}
 		if !isGuarded(args) {
 			ch.Action = "not guarded"
