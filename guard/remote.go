@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -86,6 +87,9 @@ type bridge struct {
 	conns  chan mcp.Connection
 	once   sync.Once // the session ends once
 	closed sync.Once
+	// busy is set while down checks and forwards a message: its request
+	// is no longer pending, but its answer is not out yet.
+	busy atomic.Int32
 
 	secrets []string // longest first
 }
@@ -405,7 +409,9 @@ func (b *bridge) down() {
 			return
 		}
 		b.noteVersion(msg)
+		b.busy.Add(1)
 		s.fromServer(append(line, '\n'))
+		b.busy.Add(-1)
 	}
 }
 
@@ -457,8 +463,9 @@ func (s *session) runRemote(ctx context.Context) int {
 		s.logf("interrupted: closing the session with server %q", s.o.Server)
 	}
 	if ev.kind == "client-eof" {
-		// Answers in flight when the client closed are not waited for:
-		// the client is gone.
+		// Answers in flight when the client closed still go out, for as
+		// long as a stdio server would have to exit (StopWait).
+		s.waitPending(s.o.StopWait)
 		s.omu.Lock()
 		s.stopped.Store(true)
 		s.omu.Unlock()
@@ -475,4 +482,19 @@ func (s *session) runRemote(ctx context.Context) int {
 		return ExitRefused
 	}
 	return ExitOK
+}
+
+// waitPending waits until no request is in flight, the session was
+// refused, or d has passed.
+func (s *session) waitPending(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) && !s.stopped.Load() {
+		s.pmu.Lock()
+		n := len(s.pending)
+		s.pmu.Unlock()
+		if n == 0 && s.remote.busy.Load() == 0 {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
