@@ -1,10 +1,16 @@
 package guard
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +22,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
@@ -347,6 +354,119 @@ func TestRemoteSampling(t *testing.T) {
 		}
 		if c := b.exit(t); c != ExitOK {
 			t.Fatalf("sse=%v: exit %d\n%s", sse, c, b.stderr.String())
+		}
+	}
+}
+
+// The test binary re-executed as the bridge, for a client in another
+// process (the TypeScript SDK's): the lock file, the url, the transport and
+// the token come from the environment.
+const (
+	envBridgeLock  = "GUARD_TEST_BRIDGE_LOCK"
+	envBridgeURL   = "GUARD_TEST_BRIDGE_URL"
+	envBridgeSSE   = "GUARD_TEST_BRIDGE_SSE"
+	envBridgeToken = "GUARD_TEST_BRIDGE_TOKEN"
+)
+
+func bridgeMain() int {
+	lk, _, err := lock.Read(os.Getenv(envBridgeLock))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return ExitUsage
+	}
+	return Run(context.Background(), Options{
+		Lock: lk, LockPath: "mcp-lock.json", Server: "remote",
+		Remote: &Remote{URL: os.Getenv(envBridgeURL), SSE: os.Getenv(envBridgeSSE) == "1", Timeout: 10 * time.Second,
+			Headers: map[string]string{"Authorization": "Bearer " + os.Getenv(envBridgeToken)}},
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+	})
+}
+
+// tsStep is one line bridge-client.mjs prints.
+type tsStep struct {
+	Step    string          `json:"step"`
+	OK      bool            `json:"ok"`
+	Code    *int            `json:"code"`
+	Message string          `json:"message"`
+	Result  json.RawMessage `json:"result"`
+}
+
+// TestRemoteBridgeTSClient drives the bridge with the TypeScript SDK's
+// client (@modelcontextprotocol/sdk 1.32.2, testdata/npm/bridge-client.mjs)
+// in each scenario, over streamable HTTP and HTTP+SSE.
+func TestRemoteBridgeTSClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("node client: not in -short")
+	}
+	d := npmtest.Servers(t)
+	script := filepath.Join(d.Root, "bridge-client.mjs")
+	for _, transport := range []string{"streamable", "sse"} {
+		sse := transport == "sse"
+		lk := pinRemote(t, sse)
+		data, err := lk.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lockPath := filepath.Join(t.TempDir(), "mcp-lock.json")
+		if err := os.WriteFile(lockPath, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// want: the first step that fails, the code and text it fails with
+		// ("" for an honest session, where every step passes).
+		for _, tc := range []struct{ scenario, failAt, text string }{
+			{"honest", "", ""},
+			{"drift3", "relist", "alpha (description)"},
+			{"page2", "list2", "gamma (description)"},
+			{"drop", "call1", `mcp-lockcheck guard: server "remote"`},
+		} {
+			t.Run(transport+"/"+tc.scenario, func(t *testing.T) {
+				hs := remoteServer(t, tc.scenario, sse)
+				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, "node", script, self(t))
+				sseFlag := "0"
+				if sse {
+					sseFlag = "1"
+				}
+				cmd.Env = append(os.Environ(), envBridgeLock+"="+lockPath, envBridgeURL+"="+hs.URL, envBridgeSSE+"="+sseFlag, envBridgeToken+"="+secretToken)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("node: %v\n%s", err, stderr.String())
+				}
+				var steps []tsStep
+				for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+					var s tsStep
+					if err := json.Unmarshal([]byte(line), &s); err != nil {
+						t.Fatalf("bad line %q: %v", line, err)
+					}
+					steps = append(steps, s)
+				}
+				if len(steps) != 8 {
+					t.Fatalf("%d steps, want 8:\n%s", len(steps), out)
+				}
+				failed := false
+				for _, s := range steps {
+					switch {
+					case !failed && s.Step == tc.failAt:
+						failed = true
+						if s.OK || s.Code == nil || *s.Code != CodeRefused || !strings.Contains(s.Message, tc.text) {
+							t.Errorf("%s: %+v, want a -32001 error naming %q", s.Step, s, tc.text)
+						}
+					case !failed && !s.OK:
+						t.Errorf("%s failed before %q: %s\nstderr:\n%s", s.Step, tc.failAt, s.Message, stderr.String())
+					case failed && s.OK:
+						t.Errorf("%s passed after the session ended", s.Step)
+					}
+				}
+				if tc.failAt == "" && steps[1].Result == nil {
+					t.Error("no tools listed")
+				}
+				if strings.Contains(stderr.String(), secretToken) || strings.Contains(string(out), secretToken) {
+					t.Error("the token reached the client's output or the guard's stderr")
+				}
+			})
 		}
 	}
 }
