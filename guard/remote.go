@@ -436,7 +436,10 @@ func (b *bridge) noteVersion(msg jsonrpc.Message) {
 		return
 	}
 	raw, _ := get(ms, "protocolVersion")
-	if v, ok := jsonString(raw); ok {
+	// The version goes into a header: only a plausible version token
+	// ("2025-06-18") is taken, nothing a server could shape into another
+	// header or a request line.
+	if v, ok := jsonString(raw); ok && versionToken(v) {
 		b.mu.Lock()
 		conn := b.conn
 		b.mu.Unlock()
@@ -497,4 +500,16 @@ func (s *session) waitPending(d time.Duration) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+func versionToken(v string) bool {
+	if v == "" || len(v) > 32 {
+		return false
+	}
+	for _, c := range v {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
