@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -516,5 +518,69 @@ func TestRemoteWireTricks(t *testing.T) {
 			}
 			b.exit(t)
 		})
+	}
+}
+
+// TestRemoteSessionHeadersAndResumption: every request after initialize
+// carries the session id and MCP-Protocol-Version, and an answer whose
+// connection closed under it arrives by the SDK's resumption
+// (Last-Event-ID), through the bridge's checks.
+func TestRemoteSessionHeadersAndResumption(t *testing.T) {
+	lk := pinRemote(t, false)
+	var mu sync.Mutex
+	type seenReq struct{ method, session, version, lastEvent string }
+	var seen []seenReq
+	inner := fakeserver.Remote("resume", secretToken, false)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := func(r *http.Request, body []byte) {
+			var m struct {
+				Method string `json:"method"`
+			}
+			json.Unmarshal(body, &m)
+			if m.Method == "" {
+				m.Method = r.Method
+			}
+			mu.Lock()
+			seen = append(seen, seenReq{m.Method, r.Header.Get("Mcp-Session-Id"), r.Header.Get("MCP-Protocol-Version"), r.Header.Get("Last-Event-ID")})
+			mu.Unlock()
+		}
+		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), fakeserver.RecordKey{}, rec)))
+	}))
+	defer hs.Close()
+	b, err := startBridge(t, lk, hs.URL, false, secretHeaders)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	ctx := ctx10(t)
+	res, err := b.cs.CallTool(ctx, &mcp.CallToolParams{Name: "alpha", Arguments: map[string]any{"q": "x"}})
+	if err != nil {
+		t.Fatalf("call whose stream was cut: %v\n%s", err, b.stderr.String())
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || tc.Text != "answer 1" {
+		t.Fatalf("result %+v", res.Content[0])
+	}
+	if _, err := b.cs.ListTools(ctx, nil); err != nil {
+		t.Fatalf("list: %v", err)
+	}
+	if c := b.exit(t); c != ExitOK {
+		t.Fatalf("exit %d\n%s", c, b.stderr.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	resumed := false
+	for _, s := range seen {
+		switch {
+		case s.method == "initialize" || s.method == "server/discover":
+		case s.method == http.MethodGet && s.lastEvent != "":
+			resumed = true
+			fallthrough
+		default:
+			if s.session == "" || s.version == "" {
+				t.Errorf("%s without Mcp-Session-Id or MCP-Protocol-Version: %+v", s.method, s)
+			}
+		}
+	}
+	if !resumed {
+		t.Errorf("no GET with Last-Event-ID: %+v", seen)
 	}
 }

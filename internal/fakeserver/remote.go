@@ -33,13 +33,20 @@ import (
 //     mid-session).
 //   - sample: a tools/call asks the client for a sampling/createMessage
 //     and returns the client's answer.
+//   - resume: streamable only, with an event store: the first tools/call's
+//     connection closes just before its answer, which the client gets by
+//     resuming the stream (GET with Last-Event-ID).
 func Remote(scenario, token string, sse bool) http.Handler {
 	srv := remoteMCP(scenario)
 	var h http.Handler
 	if sse {
 		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	} else {
-		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+		var opts *mcp.StreamableHTTPOptions
+		if scenario == "resume" {
+			opts = &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}
+		}
+		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)
 	}
 	var (
 		mu       sync.Mutex
@@ -90,8 +97,51 @@ func Remote(scenario, token string, sse bool) http.Handler {
 			}
 			return
 		}
+		if scenario == "resume" && isCall && !sse && dropped.CompareAndSwap(false, true) {
+			// The answer's event is stored before it is written: the
+			// connection closes under it, and the client resumes with
+			// Last-Event-ID.
+			w = &cutBeforeAnswer{ResponseWriter: w}
+		}
+		if rec, ok := r.Context().Value(RecordKey{}).(func(*http.Request, []byte)); ok {
+			rec(r, body)
+		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// RecordKey is the request context key under which a test's wrapper puts
+// a func(*http.Request, body []byte) that Remote calls for each request it
+// serves (after its own checks).
+type RecordKey struct{}
+
+// cutBeforeAnswer closes the TCP connection instead of writing the event
+// that carries a JSON-RPC result.
+type cutBeforeAnswer struct {
+	http.ResponseWriter
+	cut bool
+}
+
+func (c *cutBeforeAnswer) Write(p []byte) (int, error) {
+	if c.cut {
+		return 0, http.ErrHijacked
+	}
+	if bytes.Contains(p, []byte(`"result"`)) {
+		c.cut = true
+		rc := http.NewResponseController(c.ResponseWriter)
+		rc.Flush()
+		if conn, _, err := rc.Hijack(); err == nil {
+			conn.Close()
+		}
+		return 0, http.ErrHijacked
+	}
+	return c.ResponseWriter.Write(p)
+}
+
+func (c *cutBeforeAnswer) Flush() {
+	if !c.cut {
+		http.NewResponseController(c.ResponseWriter).Flush()
+	}
 }
 
 func remoteMCP(scenario string) *mcp.Server {
