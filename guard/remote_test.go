@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -356,6 +357,35 @@ func TestRemoteSampling(t *testing.T) {
 		}
 		if c := b.exit(t); c != ExitOK {
 			t.Fatalf("sse=%v: exit %d\n%s", sse, c, b.stderr.String())
+		}
+	}
+	// A sampling request hiding tag characters never reaches the client:
+	// the guard answers it -32001 itself (POSTed back to the server), and
+	// the session goes on.
+	for _, sse := range []bool{false, true} {
+		hs := remoteServer(t, "sample-hidden", sse)
+		var asked atomic.Bool
+		b, err := startBridgeWith(t, lk, hs.URL, sse, secretHeaders, &mcp.ClientOptions{
+			CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				asked.Store(true)
+				return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "hi"}}, nil
+			},
+		})
+		if err != nil {
+			t.Fatalf("sse=%v: connect: %v", sse, err)
+		}
+		res, err := b.cs.CallTool(ctx10(t), &mcp.CallToolParams{Name: "alpha", Arguments: map[string]any{"q": "x"}})
+		if err == nil && !res.IsError {
+			t.Fatalf("sse=%v: the tool got a sampling answer: %+v", sse, res.Content)
+		}
+		if asked.Load() {
+			t.Fatalf("sse=%v: the client was asked a request hiding text", sse)
+		}
+		if _, err := b.cs.ListTools(ctx10(t), nil); err != nil {
+			t.Fatalf("sse=%v: the session must go on: %v", sse, err)
+		}
+		if c := b.exit(t); c != ExitRefused {
+			t.Fatalf("sse=%v: exit %d, want 1\n%s", sse, c, b.stderr.String())
 		}
 	}
 }

@@ -32,7 +32,8 @@ import (
 //   - revoke: after four POSTs every request gets 401 (a token revoked
 //     mid-session).
 //   - sample: a tools/call asks the client for a sampling/createMessage
-//     and returns the client's answer.
+//     and returns the client's answer; sample-hidden hides tag characters
+//     in the sampling request.
 //   - resume: streamable only, with an event store: the first tools/call's
 //     connection closes just before its answer, which the client gets by
 //     resuming the stream (GET with Last-Event-ID).
@@ -164,8 +165,12 @@ func remoteMCP(scenario string) *mcp.Server {
 		switch scenario {
 		case "hidden":
 			text += " \U000E0049\U000E0047\U000E004E\U000E004F\U000E0052\U000E0045"
-		case "sample":
-			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "say hi"}}}})
+		case "sample", "sample-hidden":
+			ask := "say hi"
+			if scenario == "sample-hidden" {
+				ask += " \U000E0049\U000E0047\U000E004E\U000E004F\U000E0052\U000E0045"
+			}
+			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: ask}}}})
 			if err != nil {
 				return nil, err
 			}
