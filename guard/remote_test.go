@@ -34,12 +34,35 @@ import (
 const secretToken = "s3cret-token-9f8e7d6c5b4a"
 
 // remoteServer serves a fakeserver.Remote scenario on 127.0.0.1.
-func remoteServer(t testing.TB, scenario string, sse bool) *httptest.Server {
+func remoteServer(t testing.TB, scenario string, sse bool) *testRemote {
 	t.Helper()
-	hs := httptest.NewServer(fakeserver.Remote(scenario, secretToken, sse))
-	t.Cleanup(hs.Close)
-	return hs
+	tr := &testRemote{}
+	inner := fakeserver.Remote(scenario, secretToken, sse)
+	tr.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := func(_ *http.Request, body []byte) {
+			if f := tr.hook.Load(); f != nil {
+				(*f)(body)
+			}
+		}
+		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), fakeserver.RecordKey{}, rec)))
+	}))
+	t.Cleanup(func() {
+		// A handler still waiting on a client that left (drop's gamma)
+		// must not hold Close.
+		tr.CloseClientConnections()
+		tr.Close()
+	})
+	return tr
 }
+
+// testRemote is a served scenario; onServer sees each request body it
+// serves.
+type testRemote struct {
+	*httptest.Server
+	hook atomic.Pointer[func([]byte)]
+}
+
+func (tr *testRemote) onServer(f func([]byte)) { tr.hook.Store(&f) }
 
 var secretHeaders = map[string]string{"Authorization": "Bearer " + secretToken}
 
@@ -236,9 +259,33 @@ func TestRemoteBridgeGoClient(t *testing.T) {
 				t.Fatalf("connect: %v", err)
 			}
 			ctx := ctx10(t)
+			// A call in flight when the stream drops gets the error too
+			// (streamable: over SSE the SDK's server holds the event
+			// stream open while a handler runs).
+			var inflight chan error
+			if !sse {
+				arrived := make(chan struct{})
+				var once sync.Once
+				hs.onServer(func(body []byte) {
+					if bytes.Contains(body, []byte(`"gamma"`)) {
+						once.Do(func() { close(arrived) })
+					}
+				})
+				inflight = make(chan error, 1)
+				go func() {
+					_, err := b.cs.CallTool(ctx, &mcp.CallToolParams{Name: "gamma", Arguments: map[string]any{}})
+					inflight <- err
+				}()
+				<-arrived
+			}
 			_, err = b.cs.CallTool(ctx, &mcp.CallToolParams{Name: "alpha", Arguments: map[string]any{"q": "x"}})
 			if !refusedCode(err) {
 				t.Fatalf("call on a dropped stream: %v, want a -32001 error", err)
+			}
+			if inflight != nil {
+				if err := <-inflight; !refusedCode(err) {
+					t.Fatalf("call in flight when the stream dropped: %v, want a -32001 error", err)
+				}
 			}
 			if c := b.exit(t); c != ExitRefused {
 				t.Fatalf("exit %d, want 1", c)
