@@ -154,24 +154,25 @@ func (b *bridge) end(reason string) {
 	b.once.Do(func() {
 		reason = b.redact(reason)
 		s := b.s
-		s.logf("server %q: %s: ending the session", s.o.Server, reason)
+		// The reason can quote the server (an error body): escaped.
+		s.logf("server %q: %s: ending the session", s.o.Server, escape(reason))
 		s.failPending("mcp-lockcheck guard: server " + quote(s.o.Server) + ": " + escape(reason))
 		s.refuse(ExitRefused)
 		s.events <- event{kind: "refused"}
 	})
 }
 
-// close ends the HTTP session (the SDK sends DELETE for a streamable one)
-// and everything in flight.
+// close ends everything in flight, then the HTTP session (the SDK sends
+// DELETE for a streamable one, on a context of its own).
 func (b *bridge) close() {
 	b.closed.Do(func() {
+		b.cancel()
 		b.mu.Lock()
 		closer := b.closer
 		b.mu.Unlock()
 		if closer != nil {
 			closer()
 		}
-		b.cancel()
 	})
 }
 
