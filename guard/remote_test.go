@@ -1,5 +1,7 @@
 package guard
 
+//lint:file-ignore SA1019 sampling and logging are deprecated (SEP-2577) but clients still handle them and servers still send them: the bridge must carry them.
+
 import (
 	"bytes"
 	"context"
