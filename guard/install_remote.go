@@ -47,7 +47,16 @@ func installRemote(s config.Server, ms []member, o InstallOptions) ([]member, er
 	if s.Type == config.TypeSSE {
 		transport = "sse"
 	}
-	args := append([]string{guardArg, "--lock", o.LockPath, "--server", s.Name}, o.Flags...)
+	args := []string{guardArg, "--lock", o.LockPath, "--server", s.Name}
+	for i := 0; i < len(o.Flags); i++ {
+		// --sandbox isolates a process the guard starts; a remote server
+		// runs elsewhere, and the guard refuses the flag for one.
+		if o.Flags[i] == "--sandbox" {
+			i++
+			continue
+		}
+		args = append(args, o.Flags[i])
+	}
 	args = append(args, "--remote-env", "--transport", transport)
 	vars := map[string]string{EnvURL: s.URL}
 	for _, k := range urlKeys[1:] {

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"maps"
+	"slices"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func TestInstallRemote(t *testing.T) {
 			lk.Servers[s.Name] = &lock.Server{Launch: check.LaunchOf(s), Tools: map[string]*lock.Entry{}}
 		}
 	}
-	out, changes, err := Install(in, data, InstallOptions{Lock: lk, LockPath: "/repo/mcp-lock.json", Executable: "/usr/local/bin/mcp-lockcheck"})
+	out, changes, err := Install(in, data, InstallOptions{Lock: lk, LockPath: "/repo/mcp-lock.json", Executable: "/usr/local/bin/mcp-lockcheck", Flags: []string{"--sandbox", "basic", "--mode", "sanitize"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +62,14 @@ func TestInstallRemote(t *testing.T) {
 		if s.Type != config.TypeStdio || strings.Contains(strings.Join(s.Args, " "), "$") {
 			t.Errorf("%s: %s %q: a placeholder in args would be expanded onto the command line", s.Name, s.Type, s.Args)
 		}
+		if slices.Contains(s.Args, "--sandbox") || !slices.Contains(s.Args, "sanitize") {
+			t.Errorf("%s: %q: --sandbox does not apply to a remote server; --mode does", s.Name, s.Args)
+		}
 		if s.Env[EnvURL] == "" {
 			t.Errorf("%s: no %s in env: %v", s.Name, EnvURL, s.Env)
 		}
 	}
-	if again, _, _ := Install(in, out, InstallOptions{Lock: lk, LockPath: "/repo/mcp-lock.json", Executable: "/usr/local/bin/mcp-lockcheck"}); string(again) != string(out) {
+	if again, _, _ := Install(in, out, InstallOptions{Lock: lk, LockPath: "/repo/mcp-lock.json", Executable: "/usr/local/bin/mcp-lockcheck", Flags: []string{"--sandbox", "basic"}}); string(again) != string(out) {
 		t.Error("a second install changed the file")
 	}
 	back, _, err := Uninstall(in, out)
