@@ -2,9 +2,9 @@ package guard
 
 import (
 	"maps"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
