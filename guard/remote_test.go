@@ -362,6 +362,32 @@ func TestRemoteCredentials(t *testing.T) {
 	})
 }
 
+// TestRemoteUnreachableKeepsURLSecrets: net/http quotes the whole URL in a
+// connection error; the reason on stderr and in the client's error shows
+// it as the lock does, without the key in its query or its userinfo.
+func TestRemoteUnreachableKeepsURLSecrets(t *testing.T) {
+	lk := pinRemote(t, false)
+	hs := httptest.NewServer(http.NotFoundHandler())
+	url := strings.Replace(hs.URL, "http://", "http://user:pa55word-xyz@", 1) + "/mcp?api_key=k3y-in-the-query-77&team=core"
+	hs.Close() // nothing listens there any more
+	b, err := startBridge(t, lk, url, false, map[string]string{"X-Api-Key": "header-secret-0042"})
+	if err == nil {
+		t.Fatal("initialize passed against a closed port")
+	}
+	if c := b.exit(t); c != ExitRefused {
+		t.Fatalf("exit %d, want 1", c)
+	}
+	s := b.stderr.String()
+	for _, secret := range []string{"pa55word-xyz", "k3y-in-the-query-77", "header-secret-0042"} {
+		if strings.Contains(s, secret) || strings.Contains(err.Error(), secret) {
+			t.Errorf("%s leaked:\nstderr: %s\nclient: %v", secret, s, err)
+		}
+	}
+	if !strings.Contains(s, "ending the session") {
+		t.Errorf("no reason on stderr:\n%s", s)
+	}
+}
+
 // TestRemoteSSEFallback: a config that says http (or nothing) reaching an
 // HTTP+SSE server falls back to SSE after the 4xx to its first POST.
 func TestRemoteSSEFallback(t *testing.T) {
