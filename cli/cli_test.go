@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"net/http/httptest"
 	"os"
 	"testing"
 
@@ -26,5 +27,18 @@ func TestScripts(t *testing.T) {
 		Dir:                 "../testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"remotemcp": remoteMCP},
 	})
+}
+
+// remoteMCP is the script command "remotemcp SCENARIO [sse]": it serves
+// fakeserver.Remote on 127.0.0.1 for the rest of the script, requiring the
+// bearer token in $REMOTE_TOKEN, and sets $REMOTE_URL.
+func remoteMCP(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: remotemcp SCENARIO [sse]")
+	}
+	hs := httptest.NewServer(fakeserver.Remote(args[0], ts.Getenv("REMOTE_TOKEN"), len(args) == 2 && args[1] == "sse"))
+	ts.Defer(hs.Close)
+	ts.Setenv("REMOTE_URL", hs.URL)
 }

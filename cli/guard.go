@@ -41,6 +41,10 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 	var passEnv multi
 	fs.Var(&passEnv, "pass-env", "with --sandbox basic|strict: pass this environment variable `NAME` to the server (repeatable)")
 	maxMsg := fs.Int("max-message-bytes", guard.DefaultMaxMessageBytes, "largest JSON-RPC line accepted either way, in `BYTES`")
+	var configs multi
+	fs.Var(&configs, "config", "without a command: the client config `FILE` whose url entry for --server the guard bridges to over HTTP (repeatable; default: discover in the working directory)")
+	remoteEnv := fs.Bool("remote-env", false, "without a command: read the remote server's url and headers from MCP_LOCKCHECK_URL and MCP_LOCKCHECK_HEADER_1, _2, ... (\"Name: value\"), as guard install writes them")
+	transport := fs.String("transport", "", "with --remote-env: `TYPE` http (streamable HTTP, falling back to HTTP+SSE) or sse")
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK, err
@@ -48,11 +52,25 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	rest := fs.Args()
-	if len(rest) == 0 {
-		return ExitUsage, usageErr("guard: no server command: mcp-lockcheck guard --lock FILE --server NAME -- COMMAND ARGS...")
-	}
 	if *server == "" {
 		return ExitUsage, usageErr("guard: --server NAME is required (the lock entry the server is held to)")
+	}
+	var remote *guard.Remote
+	if len(rest) == 0 {
+		if lvl, _ := sandbox.ParseLevel(*sb); lvl != sandbox.Off {
+			return ExitUsage, usageErr("guard: --sandbox isolates a server the guard starts; a remote server runs elsewhere")
+		}
+		var err error
+		if *remoteEnv {
+			remote, err = remoteFromEnv(*server, *transport, env)
+		} else {
+			remote, err = remoteFromConfig(*server, configs, env)
+		}
+		if err != nil {
+			return ExitUsage, err
+		}
+	} else if *remoteEnv || len(configs) > 0 {
+		return ExitUsage, usageErr("guard: --remote-env and --config name a remote server; a command after -- is a stdio one: give one or the other")
 	}
 	m, err := guard.ParseMode(*mode)
 	if err != nil {
@@ -72,14 +90,88 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 		// and the server is not started.
 		return ExitUsage, fmt.Errorf("guard: refusing to start server %q: %w", *server, err)
 	}
-	code := guard.Run(ctx, guard.Options{
+	o := guard.Options{
 		Lock: lk, LockPath: *lockPath, Server: *server, Mode: m, Redactor: env.red,
-		Command: rest[0], Args: rest[1:],
+		Remote:          remote,
 		Sandbox:         sandbox.Options{Level: lvl, PassEnv: passEnv, Getenv: env.Getenv},
 		MaxMessageBytes: *maxMsg,
 		Stdin:           env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
-	})
-	return code, nil
+	}
+	if remote == nil {
+		o.Command, o.Args = rest[0], rest[1:]
+	}
+	return guard.Run(ctx, o), nil
+}
+
+// remoteFromConfig finds server's url entry in the client configs and
+// expands its url and headers from the environment, as the client would.
+// The values are secrets: they go to the guard's HTTP client and nowhere
+// else.
+func remoteFromConfig(server string, configs multi, env Env) (*guard.Remote, error) {
+	c := common{configs: configs}
+	var paths []string
+	for _, p := range configs {
+		paths = append(paths, c.path(env, p))
+	}
+	if len(paths) == 0 {
+		if paths = config.Discover(c.dir(env)); len(paths) == 0 {
+			return nil, usageErr("guard: no server command, and no client config found in %s to find server %q in: give COMMAND ARGS after --, or --config FILE", c.dir(env), server)
+		}
+	}
+	servers, err := config.LoadAll(paths)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	for _, s := range servers {
+		if s.Name != server {
+			continue
+		}
+		if s.URL == "" {
+			return nil, usageErr("guard: %s:%d: server %q is a stdio server: give its command after -- (mcp-lockcheck guard --server %s -- COMMAND ARGS...)", s.File, s.Line, server, server)
+		}
+		url, headers, err := s.ResolveRemote(env.Getenv)
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		return &guard.Remote{URL: url, Headers: headers, SSE: s.Type == config.TypeSSE}, nil
+	}
+	return nil, usageErr("guard: no server command, and no config names server %q (configured: %s)", server, names(servers))
+}
+
+// remoteFromEnv reads what guard install put in a server's env block:
+// the client expands placeholders there as it would have in url and
+// headers. A placeholder still unexpanded (a client that does not expand
+// env) is expanded here from the guard's environment.
+func remoteFromEnv(server, transport string, env Env) (*guard.Remote, error) {
+	var sse bool
+	switch strings.ToLower(transport) {
+	case "", "http":
+	case "sse":
+		sse = true
+	default:
+		return nil, usageErr("--transport %q: want http or sse", transport)
+	}
+	u, ok := env.Getenv(guard.EnvURL)
+	if !ok || u == "" {
+		return nil, usageErr("guard --remote-env: %s is not set (guard install writes it into the server's env)", guard.EnvURL)
+	}
+	s := config.Server{Name: server, URL: u, Headers: map[string]string{}, File: "the environment"}
+	for i := 1; i <= guard.MaxEnvHeaders; i++ {
+		h, ok := env.Getenv(guard.EnvHeader(i))
+		if !ok {
+			break
+		}
+		name, value, found := strings.Cut(h, ":")
+		if !found || strings.TrimSpace(name) == "" {
+			return nil, usageErr("guard --remote-env: %s is not \"Name: value\"", guard.EnvHeader(i))
+		}
+		s.Headers[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	}
+	url, headers, err := s.ResolveRemote(env.Getenv)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	return &guard.Remote{URL: url, Headers: headers, SSE: sse}, nil
 }
 
 // runGuardInstall rewrites client configs so each pinned server runs behind

@@ -90,14 +90,14 @@ var helps = map[string]helpText{
 	},
 	"guard": {
 		summary:  "run a server behind a proxy that refuses answers that drift from the lock",
-		usage:    []string{"guard --server NAME [flags] -- COMMAND ARGS...", "guard install [flags]", "guard uninstall [flags]"},
-		about:    "A stdio proxy between the client and the server: an answer that drifts from the lock entry is refused before the model reads it. Exit 0: the client closed a clean session; 1: an answer was refused (or logged, or stripped) or the server misbehaved; 2: the guard could not run as asked.",
-		examples: []string{"mcp-lockcheck guard --server filesystem -- npx -y @modelcontextprotocol/server-filesystem@2025.7.29 /data", "mcp-lockcheck guard --server memory --mode sanitize --sandbox basic -- node server.js", "mcp-lockcheck guard install"},
+		usage:    []string{"guard --server NAME [flags] -- COMMAND ARGS...", "guard --server NAME [--config FILE] [flags]", "guard install [flags]", "guard uninstall [flags]"},
+		about:    "A stdio proxy between the client and the server: an answer that drifts from the lock entry is refused before the model reads it. Without a command, the config's url entry for NAME is a remote server and the guard is a stdio-to-HTTP bridge (streamable HTTP, falling back to HTTP+SSE) with the same checks; its headers are expanded from the environment and never shown, and it runs no OAuth flow. Exit 0: the client closed a clean session; 1: an answer was refused (or logged, or stripped), the server misbehaved, or the connection failed (401, dropped stream); 2: the guard could not run as asked.",
+		examples: []string{"mcp-lockcheck guard --server filesystem -- npx -y @modelcontextprotocol/server-filesystem@2025.7.29 /data", "mcp-lockcheck guard --server memory --mode sanitize --sandbox basic -- node server.js", "mcp-lockcheck guard --server linear --config .mcp.json", "mcp-lockcheck guard install"},
 	},
 	"guard install": {
 		summary:  "rewrite client configs so every pinned server runs behind the guard",
 		usage:    []string{"guard install [flags]"},
-		about:    "The command is written as mcp-lockcheck when PATH finds it, and --lock relative to the config's project. Each client config (JSON, JSONC, Codex TOML, Continue YAML) is edited in place, comments and layout kept, and saved as FILE.bak the first time only. guard uninstall restores the original bytes.",
+		about:    "The command is written as mcp-lockcheck when PATH finds it, and --lock relative to the config's project. Each client config (JSON, JSONC, Codex TOML, Continue YAML) is edited in place, comments and layout kept, and saved as FILE.bak the first time only. guard uninstall restores the original bytes. A remote (url) server runs behind the guard as a stdio↔HTTP bridge: write its entry as command mcp-lockcheck with args guard --server NAME (install does not rewrite url entries yet).",
 		examples: []string{"mcp-lockcheck guard install", "mcp-lockcheck guard install --config .vscode/mcp.json --mode sanitize"},
 	},
 	"guard uninstall": {

@@ -46,6 +46,14 @@
 // one already checked is not checked again, and a re-list whose line is an
 // accepted one but for its id costs two compares (relisted).
 //
+// With [Options].Remote the guard is a stdio↔HTTP bridge to a remote
+// server (remote.go): the client's lines become the SDK's messages on its
+// streamable HTTP (or HTTP+SSE) client transport, and each message the
+// server sends comes back as one line through the same checks. Header
+// values are secrets: sent to the url's origin only, never shown. A
+// failure on the HTTP side (a 401, a dropped stream) ends the session with
+// an error for every request in flight.
+//
 // [Install] and [Uninstall] rewrite a client config so that each pinned
-// server runs behind the guard, and back.
+// server runs behind the guard (a url entry behind the bridge), and back.
 package guard

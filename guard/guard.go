@@ -116,6 +116,10 @@ type Options struct {
 	// Started, if set, is told the server's pid, which is also its process
 	// group id, once it runs.
 	Started func(pid int)
+	// Remote, set in place of Command, makes the guard a stdio↔HTTP bridge
+	// to a remote server; Sandbox, Env, Dir and the stop waits do not
+	// apply.
+	Remote *Remote
 }
 
 // Run guards one session: it starts the server, forwards every line both
@@ -142,7 +146,7 @@ func Run(ctx context.Context, o Options) int {
 		logf("%s has no entry for server %q: refusing to start it (pin it first: mcp-lockcheck pin --server %s)", orLock(o.LockPath), o.Server, o.Server)
 		return ExitUsage
 	}
-	if o.Command == "" {
+	if o.Command == "" && o.Remote == nil {
 		logf("no server command given (mcp-lockcheck guard ... -- COMMAND ARGS...)")
 		return ExitUsage
 	}
@@ -167,7 +171,13 @@ func Run(ctx context.Context, o Options) int {
 	if o.Sandbox.Limits.CPUSeconds == 0 {
 		o.Sandbox.Limits.CPUSeconds = sandbox.Unlimited
 	}
-	if w := launchMismatch(ls.Launch, o.Command, o.Args); w != "" {
+	w := ""
+	if o.Remote != nil {
+		w = remoteLaunchMismatch(ls.Launch, o.Remote)
+	} else {
+		w = launchMismatch(ls.Launch, o.Command, o.Args)
+	}
+	if w != "" {
 		logf("warning: server %q: %s (check reports launch-changed; the guard holds the manifest)", o.Server, w)
 	}
 
@@ -214,6 +224,8 @@ type session struct {
 	relistBytes int
 	refused     atomic.Int32 // exit code of the first refusal, 0 if none
 	warned      atomic.Bool  // drift forwarded in warn mode, or content refused or sanitized
+	// remote is the HTTP side of a remote session (nil: a stdio server).
+	remote *bridge
 }
 
 // pendingReq is one client request awaiting its answer.
@@ -239,6 +251,9 @@ func newSession(o Options, ls *lock.Server, logf func(string, ...any)) *session 
 }
 
 func (s *session) run(ctx context.Context) int {
+	if s.o.Remote != nil {
+		return s.runRemote(ctx)
+	}
 	sb, err := sandbox.New(s.o.Server, s.o.Sandbox)
 	if err != nil {
 		s.logf("server %q: sandbox %s: %v", s.o.Server, s.o.Sandbox.Level, err)
@@ -510,6 +525,11 @@ func idKey(raw []byte) (string, bool) {
 // writeServer writes one line to the server: the client's lines, and the
 // guard's own answers to server requests it refused.
 func (s *session) writeServer(line []byte) error {
+	if s.remote != nil {
+		// The bridge ends the session itself on a failure.
+		s.remote.send(line)
+		return nil
+	}
 	s.imu.Lock()
 	defer s.imu.Unlock()
 	_, err := s.serverIn.Write(line)
@@ -859,12 +879,24 @@ func (s *session) drift(rs []*refusal, ids [][]byte, line []byte) {
 		s.writeClient(line)
 		return
 	}
+	// The session ends: every other request in flight is answered too,
+	// so a client does not wait for an answer that will never come.
+	s.pmu.Lock()
+	others := make([]pendingReq, 0, len(s.pending))
+	for k, p := range s.pending {
+		others = append(others, p)
+		delete(s.pending, k)
+	}
+	s.pmu.Unlock()
 	s.omu.Lock()
 	if !s.stopped.Load() {
 		for i, r := range rs {
 			if ids[i] != nil {
 				s.out.Write(errorLine(ids[i], CodeRefused, r.message(), r.data()))
 			}
+		}
+		for _, p := range others {
+			s.out.Write(errorLine(p.id, CodeRefused, "mcp-lockcheck guard: the session with server "+quote(s.o.Server)+" ended: "+rs[0].message(), nil))
 		}
 	}
 	s.stopped.Store(true)

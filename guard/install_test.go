@@ -37,7 +37,7 @@ func TestInstallUninstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"fs": "guarded", "memory": "guarded", "remote": "not stdio", "unpinned": "not pinned"}
+	want := map[string]string{"fs": "guarded", "memory": "guarded", "remote": "not pinned", "unpinned": "not pinned"}
 	for _, c := range changes {
 		if want[c.Server] != c.Action {
 			t.Errorf("%s: %s, want %s", c.Server, c.Action, want[c.Server])

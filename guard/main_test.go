@@ -29,6 +29,9 @@ import (
 func TestMain(m *testing.M) {
 	sandbox.HelperMain()
 	fakeserver.MaybeRun()
+	if os.Getenv(envBridgeLock) != "" {
+		os.Exit(bridgeMain())
+	}
 	os.Exit(m.Run())
 }
 

@@ -43,6 +43,11 @@ type RemoteOptions struct {
 	// RootCAs replaces the system roots the server's certificate is
 	// verified against (a private CA). Verification itself is never off.
 	RootCAs *x509.CertPool
+	// ResponseTimeout bounds the wait for one response's headers when it
+	// differs from Timeout: a negative value means no bound (the guard: a
+	// tool the client calls may take as long as the client lets it, and
+	// the client's own time-out and cancellation still apply).
+	ResponseTimeout time.Duration
 }
 
 func (o *RemoteOptions) defaults() {
@@ -51,6 +56,12 @@ func (o *RemoteOptions) defaults() {
 	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = 16 << 20
+	}
+	switch {
+	case o.ResponseTimeout == 0:
+		o.ResponseTimeout = o.Timeout
+	case o.ResponseTimeout < 0:
+		o.ResponseTimeout = 0 // http.Transport: no limit
 	}
 }
 
@@ -135,6 +146,9 @@ type remoteTransport struct {
 	headers http.Header
 	version atomic.Pointer[string]
 	limit   int64
+	// status is the latest response's HTTP status; auth the first 401 or
+	// 403, sticky: credentials refused once are not trusted again.
+	status, auth atomic.Int32
 }
 
 func newRemoteTransport(u *url.URL, headers map[string]string, opts RemoteOptions) *remoteTransport {
@@ -148,7 +162,7 @@ func newRemoteTransport(u *url.URL, headers map[string]string, opts RemoteOption
 		// A streamable server answering with application/json sends its
 		// headers with the result: a slow tool is bounded here and by the
 		// probe's per-request context.
-		ResponseHeaderTimeout:  opts.Timeout,
+		ResponseHeaderTimeout:  opts.ResponseTimeout,
 		MaxResponseHeaderBytes: 1 << 20,
 		IdleConnTimeout:        30 * time.Second,
 	}
@@ -178,6 +192,12 @@ func (t *remoteTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
+	}
+	t.status.Store(int32(resp.StatusCode))
+	if resp.StatusCode >= 400 {
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			t.auth.CompareAndSwap(0, int32(resp.StatusCode))
+		}
 	}
 	// An event stream lives for the launch and is capped per event by the
 	// SDK (MaxEventSize); anything else is one message and is capped whole.
@@ -244,6 +264,16 @@ func (c *remoteConn) SetProtocolVersion(v string) {
 	if v != "" {
 		c.rt.version.Store(&v)
 	}
+}
+
+// HTTPStatus reports the latest response's HTTP status, and the first 401
+// or 403 any response of this connection had (0: none). The SDK
+// turns a refusal into an error text, or into a JSON-RPC error when the
+// body holds one; the guard needs the status itself: a 4xx to the first
+// POST means an HTTP+SSE server (the fallback), a 401 means credentials
+// the server no longer accepts (the session ends).
+func (c *remoteConn) HTTPStatus() (last, auth int) {
+	return int(c.rt.status.Load()), int(c.rt.auth.Load())
 }
 
 // pump reads the SDK connection so that Read can also deliver responses
