@@ -379,17 +379,9 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 			return calls
 		}
 	}
-	var mu sync.Mutex
-	leaked := map[string]bool{}
-	popts.Tap = func(phase, method string, payload []byte) {
-		for _, c := range sb.Leaks(payload) {
-			mu.Lock()
-			if !leaked[c.Where] {
-				leaked[c.Where] = true
-				run.findings = append(run.findings, canaryFinding(s.Name, c.Where, phase, method))
-			}
-			mu.Unlock()
-		}
+	leaks := &leakLog{}
+	popts.Tap = func(phase, method, subject string, payload []byte) {
+		leaks.add(sb.Leaks(payload), phase, method, subject)
 	}
 	pctx, cancel := serverDeadline(ctx, opts)
 	defer cancel()
@@ -438,7 +430,8 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	}
 	// stderr is the server's too: a canary it prints is a leak. Canary
 	// detection sees the raw bytes first; only then is anything redacted.
-	popts.Tap(run.res.Phase, "stderr", []byte(run.res.Stderr))
+	popts.Tap(run.res.Phase, "stderr", "", []byte(run.res.Stderr))
+	run.findings = append(run.findings, leaks.findings(s.Name)...)
 	run.res.Stderr = opts.Redactor.String(sb.Redact(run.res.Stderr))
 	if run.res.Err != nil {
 		run.held = opts.Redactor.String(sb.Redact(heldReason(run.res.Err, opts, serverExpired(ctx, pctx))))
@@ -544,22 +537,6 @@ func (run *serverRun) streamPhases(popts *probe.Options, r *redact.Redactor) (wa
 		close(phases)
 		<-done
 	}
-}
-
-// canaryFinding reports a canary the server sent back. A planted file
-// read and returned is an error wherever it shows up: nothing asked the
-// server to open ~/.ssh. An environment canary in a tools/call result is a
-// warning: the probe itself called the tool, and a tool that prints its
-// environment (server-everything's get-env) hands every variable it was
-// given to the model, which a reviewer should know but is the tool's
-// stated purpose. In a definition, a notification or stderr it is an error.
-func canaryFinding(server, where, phase, method string) finding.Finding {
-	f := leakFinding(server, where, phase, method, "the server sent back the canary secret planted as %s (in %s)")
-	if method == "tools/call" && strings.HasPrefix(where, "env:") {
-		f.Severity = finding.Warning
-		f.Message += "; the tool returns environment variables it was given"
-	}
-	return f
 }
 
 // fakeTimeLib finds libfaketime: the override, else the Debian/Ubuntu
@@ -796,7 +773,7 @@ func (in *inspector) addCalls(calls []probe.CallRecord) {
 			continue
 		}
 		in.seen["r"+c.Tool+sum] = true
-		in.job(&inspectJob{subject: inspect.Subject{Server: in.server, Kind: finding.KindTool, Name: c.Tool, Raw: c.Result, Phase: c.Phase}, sum: sum, prefix: "tools/call result"})
+		in.job(&inspectJob{subject: inspect.Subject{Server: in.server, Kind: finding.KindTool, Name: c.Tool, Raw: c.Result, Phase: c.Phase}, sum: sum, prefix: "tools/call result", result: true})
 	}
 }
 
@@ -815,12 +792,17 @@ func (in *inspector) finish() []finding.Finding {
 type inspectJob struct {
 	subject inspect.Subject
 	sum     string
-	prefix  string            // put before each finding's field path
-	out     []finding.Finding // set by run
+	prefix  string // put before each finding's field path
+	// result marks the answer to a warm-up call: see resultFindings.
+	result bool
+	out    []finding.Finding // set by run
 }
 
 func (j *inspectJob) run() {
 	fs := withHash(inspect.Definition(j.subject), j.sum)
+	if j.result {
+		fs = resultFindings(fs)
+	}
 	if p := j.prefix; p != "" {
 		for k := range fs {
 			if fs[k].Field == "" {
@@ -833,6 +815,30 @@ func (j *inspectJob) run() {
 		}
 	}
 	j.out = fs
+}
+
+// resultFindings keeps what inspecting a warm-up call's answer may say. The
+// answer is not pinned text: the checker provoked it with arguments of its
+// own, it varies from run to run (an error naming the run's HOME, a
+// listing of the sandbox's planted files), and no acknowledgement bound to
+// its hash would ever match twice. So what it shows is for a reviewer's
+// eye, at most a warning (hidden characters, control sequences, text
+// addressed to the model), and sensitive-path, a judgement about the text
+// a server wrote for the model to read, does not apply: a listing of the
+// planted ~/.ssh is the bait answering, not a server pointing at it.
+func resultFindings(fs []finding.Finding) []finding.Finding {
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Rule == finding.SensitivePath {
+			continue
+		}
+		if f.Severity > finding.Warning {
+			f.Severity = finding.Warning
+			f.Message += " (in the answer to a warm-up call: not pinned text, so a warning)"
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // withHash binds inspection findings to the canonical hash of their

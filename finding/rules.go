@@ -42,6 +42,7 @@ const (
 	ConfusableName          = "confusable-name"
 	CanaryLeak              = "canary-leak"
 	CanaryUsed              = "canary-used"
+	CanaryReturned          = "canary-returned"
 	ApprovalAdded           = "approval-added"
 	ApprovalChanged         = "approval-changed"
 	UnpinnedPackage         = "unpinned-package"
@@ -83,7 +84,8 @@ var Rules = []Rule{
 	{SensitivePath, Warning, "A credential or config path in text", "The text names a credential or configuration path (`~/.ssh`, `~/.aws/credentials`, `.env`, `mcp.json`, kube config, shell history, ...).", "Read the text; if the path is legitimate, acknowledge it with a reason."},
 	{ToolShadowing, Error, "A tool shadows another server's tool", "Two configured servers expose the same tool name, or a description names a tool of another configured server: one server can steer how the model uses another's tools.", "Rename or remove one of the servers, or acknowledge with a reason."},
 	{ConfusableName, Warning, "A name with confusable characters", "A tool or prompt name holds non-ASCII or mixed-script characters that can look like another name.", "Use ASCII names, or acknowledge with a reason."},
-	{CanaryLeak, Error, "The server sent back a canary secret", "A secret planted in the sandbox (a key file, a credentials file, an environment variable) appeared in something the server sent: it read credentials it had no reason to read.", "Treat the server as hostile; do not approve it."},
+	{CanaryLeak, Error, "The server sent back a canary secret", "A secret planted in the sandbox (a key file, a credentials file, an environment variable) appeared in something the server sent unasked: a definition, the instructions, a notification, a request of its own, its stdout or stderr, or the answer of a tool whose name does not read as a read or a listing. It read credentials it had no reason to read. (The answer of a read the checker asked for is `canary-returned`, a note.)", "Treat the server as hostile; do not approve it."},
+	{CanaryReturned, Note, "A tool the checker called returned planted secrets when asked", "A warm-up `tools/call` of a tool whose name reads as a read or a listing (get, list, read, search, show, ...), or a `prompts/get` or `resources/read` the checker made, answered with a secret planted in the sandbox: a tool that prints its environment (server-everything's `get-env`) or reads the files it is pointed at. The checker asked, so this is not `canary-leak`; but in a real session the same call hands the model whatever real secret sits in that place.", "Know that this tool passes environment variables or files to the model; do not give its server secrets it does not need (the config's env)."},
 	{CanaryUsed, Error, "The server tried a planted credential", "A credential planted in the sandbox names an endpoint (the kubeconfig's API server, the database in .env, the AWS endpoint); each is a loopback port the checker listens on, and the server connected to it: it read credentials and tried to use them.", "Treat the server as hostile; do not approve it."},
 	{ApprovalAdded, Note, "This pull request approves a new entry", "The pull request's lock adds an entry the base branch's lock did not have.", "Read the approved text before merging."},
 	{ApprovalChanged, Note, "This pull request approves a changed entry", "The pull request's lock changes an entry of the base branch's lock.", "Read the diff before merging."},

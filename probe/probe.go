@@ -146,9 +146,11 @@ type Options struct {
 	CallGap time.Duration
 	// Roots are the root URIs answered to roots/list.
 	Roots []string
-	// Tap sees every payload the server sends, with the current phase and
-	// the method it answers or notifies (canary detection).
-	Tap func(phase, method string, payload []byte)
+	// Tap sees every payload the server sends, with the current phase, the
+	// method it answers or notifies, and for an answer to our tools/call,
+	// prompts/get or resources/read the tool, prompt or uri it named
+	// (canary detection tells a read the probe asked for from the rest).
+	Tap func(phase, method, subject string, payload []byte)
 	// Observed, when set, is given each observation as soon as it is
 	// recorded, in order, from the probe's goroutine (the engine
 	// canonicalizes and inspects it while the probe goes on).
@@ -310,7 +312,7 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 	l.s = newSession(conn)
 	l.s.answer = l.answer
 	if l.opts.Tap != nil {
-		l.s.tap = func(method string, payload []byte) { l.opts.Tap(l.phase, method, payload) }
+		l.s.tap = func(method, subject string, payload []byte) { l.opts.Tap(l.phase, method, subject, payload) }
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -322,7 +322,11 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 		json.Unmarshal(params, &p)
 		s.baited(p.Name, p.Arguments)
 		text := "done"
-		switch p.Name {
+		name := p.Name
+		if s.scenario == "read-key" {
+			name = "read_key" // whatever FAKE_TOOL_NAME called it
+		}
+		switch name {
 		case "env":
 			home, _ := os.UserHomeDir()
 			ents, _ := os.ReadDir(home)
@@ -339,6 +343,9 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 			} else {
 				text = string(b)
 			}
+		}
+		if s.scenario == "notice-result" {
+			text = playwrightNotice()
 		}
 		if s.scenario == "poisoned-result" {
 			// The tool's answer hides instructions in tag characters.
@@ -436,6 +443,11 @@ func (s *server) tools() []string {
 	case "env-dump":
 		extra = append(extra, toolEnv)
 	case "read-key":
+		// FAKE_TOOL_NAME renames the tool: whether its name reads as a
+		// read decides canary-returned (a note) or canary-leak (an error).
+		if name := os.Getenv("FAKE_TOOL_NAME"); name != "" {
+			return []string{strings.Replace(toolReadKey, `"read_key"`, strconvQuote(name), 1)}
+		}
 		return []string{toolReadKey}
 	}
 	if s.variant == "drift" && s.scenario == "honest" {
@@ -502,4 +514,22 @@ func mkTool(name, desc string) string {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// playwrightNotice is what @executeautomation/playwright-mcp-server answers a
+// call with on a machine without browsers: an error naming a path under the
+// run's random HOME, and a box drawn in text whose rows are padded with
+// blanks up to the right border.
+func playwrightNotice() string {
+	home, _ := os.UserHomeDir()
+	row := func(s string) string { return "║ " + s + strings.Repeat(" ", 72-len(s)) + "║\n" }
+	return "browserType.launch: Executable doesn't exist at " + filepath.Join(home, ".cache/ms-playwright/chromium-1148/chrome-linux/chrome") + "\n" +
+		"╔" + strings.Repeat("═", 74) + "╗\n" +
+		row("Looks like Playwright Test or Playwright was just installed or updated.") +
+		row("Please run the following command to download new browsers:") +
+		row("") +
+		row("    npx playwright install") +
+		row("") +
+		row("<3 Playwright Team") +
+		"╚" + strings.Repeat("═", 74) + "╝"
 }

@@ -1,0 +1,188 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+)
+
+// The sandbox's bait is the checker's business. A planted secret that comes
+// back in the answer to a read the checker itself asked for (a warm-up
+// tools/call of a tool that reads or lists, a prompts/get, a resources/read)
+// says what the tool does with what it is given: server-everything's
+// get-env prints its environment, a file tool lists the fake HOME. That is
+// canary-returned, a note. The same secret anywhere else (a definition, the
+// instructions, a notification or request of the server's own, stdout or
+// stderr, the answer of a tool that has no business returning it) is
+// canary-leak, an error: the server read credentials nothing asked for.
+
+// leakLog collects the canaries seen in a server's output while it is
+// probed (the probe's tap runs on its reader goroutine); findings turns
+// them into findings once the probe is over.
+type leakLog struct {
+	mu     sync.Mutex
+	events []leakEvent
+}
+
+type leakEvent struct {
+	where   string // the canary's place: "~/.ssh/id_rsa", "env:GITHUB_TOKEN"
+	phase   string
+	method  string // the method answered or sent, "stderr", "stdout"
+	subject string // for an answer: the tool, prompt or uri asked for
+}
+
+func (l *leakLog) add(cs []sandbox.Canary, phase, method, subject string) {
+	if len(cs) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range cs {
+		l.events = append(l.events, leakEvent{where: c.Where, phase: phase, method: method, subject: subject})
+	}
+}
+
+// asked reports whether e is the answer to a read the checker asked for.
+func (e leakEvent) asked() bool {
+	switch e.method {
+	case "prompts/get", "resources/read":
+		return true
+	case "tools/call":
+		return readsOrLists(e.subject)
+	}
+	return false
+}
+
+// findings is one canary-leak error per canary seen unasked (at the first
+// place it was seen), and one canary-returned note per tool, prompt or
+// resource whose asked-for answer carried canaries, naming them.
+func (l *leakLog) findings(server string) []finding.Finding {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []finding.Finding
+	leaked := map[string]bool{}
+	type read struct{ method, subject string }
+	returned := map[read][]string{}
+	firstPhase := map[read]string{}
+	var order []read
+	for _, e := range l.events {
+		if !e.asked() {
+			if !leaked[e.where] {
+				leaked[e.where] = true
+				out = append(out, leakFinding(server, e.where, e.phase, methodOf(e), "the server sent back the canary secret planted as %s (in %s)"))
+			}
+			continue
+		}
+		k := read{e.method, e.subject}
+		if _, ok := returned[k]; !ok {
+			order = append(order, k)
+			firstPhase[k] = e.phase
+		}
+		if !contains(returned[k], e.where) {
+			returned[k] = append(returned[k], e.where)
+		}
+	}
+	for _, k := range order {
+		wheres := returned[k]
+		sort.Strings(wheres)
+		f := finding.New(finding.CanaryReturned, server)
+		f.Phase = firstPhase[k]
+		switch k.method {
+		case "tools/call":
+			f.Kind = finding.KindTool
+		case "prompts/get":
+			f.Kind = finding.KindPrompt
+		default:
+			f.Kind = finding.KindResource
+		}
+		f.Subject = k.subject
+		f.Message = fmt.Sprintf("returned planted secrets when asked: the answer to the checker's %s %q held the canaries planted as %s; in a real session it hands the model what sits there", k.method, k.subject, strings.Join(wheres, ", "))
+		out = append(out, f)
+	}
+	return out
+}
+
+func methodOf(e leakEvent) string {
+	if e.method == "tools/call" && e.subject != "" {
+		return fmt.Sprintf("tools/call %q", e.subject)
+	}
+	return e.method
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// readVerbs are name words that say a tool returns what it reads or lists;
+// writeVerbs are words that say it acts. A name with any write word is not
+// a read, whatever else it says ("get_and_delete").
+var (
+	readVerbs = wordSet("get list read search describe show find fetch query view print lookup retrieve browse inspect count info tree ls cat dump echo stat stats status env environment whoami")
+	// "env", "environment" and "whoami" are reads of the process itself.
+	writeVerbs = wordSet("create delete remove update write send set add move drop exec execute run put post patch insert upsert kill stop start install uninstall rename copy edit modify replace push merge commit publish deploy apply reset clear purge destroy terminate upload submit trigger save store")
+)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// readsOrLists reports whether a tool's name reads as a read or a listing:
+// one of its words (split at '_', '-', '.', ' ', '/' and camelCase) is a
+// read verb and none is a write verb. The name is the test, not the
+// readOnlyHint annotation: read-only says a tool changes nothing, not that
+// it returns what it reads (a read-only "summarize" has no business
+// returning ~/.ssh/id_rsa).
+func readsOrLists(tool string) bool {
+	read := false
+	for _, w := range nameWords(tool) {
+		if writeVerbs[w] {
+			return false
+		}
+		read = read || readVerbs[w]
+	}
+	return read
+}
+
+// nameWords splits a tool name into lower-case words: getEnv, get-env,
+// get_env and GET_ENV all give [get env].
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+			continue
+		case unicode.IsUpper(r) && len(cur) > 0:
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || nextLower && unicode.IsUpper(prev) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
+}
