@@ -417,7 +417,13 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		return sb.Command(ctx, command, args, launchEnv(n), cwd)
 	}
 	run.identities = countIdentities(popts)
-	wait := run.streamPhases(&popts, opts.Redactor)
+	// The run's random directories never reach pinned text: what the
+	// server shows is compared and pinned with placeholders for them.
+	red := opts.Redactor
+	if pc, err := sb.Command(ctx, command, args, env, cwd); err == nil {
+		red = red.WithPaths(LaunchPaths(pc))
+	}
+	wait := run.streamPhases(&popts, red)
 	run.res = probe.Run(pctx, launcher, popts)
 	wait()
 	run.resolved = resolvedVersion(command, args, npmCacheDir(opts, env))
@@ -523,6 +529,7 @@ func (run *serverRun) streamPhases(popts *probe.Options, r *redact.Redactor) (wa
 	phases := make(chan probe.Observation, 16)
 	done := make(chan struct{})
 	run.inspector = newInspector(run.cfg.Name)
+	run.inspector.red = r
 	go func() {
 		defer close(done)
 		cache := &canonCache{red: r}
@@ -683,11 +690,15 @@ func inspectRun(run *serverRun) []finding.Finding {
 // definitions were first seen, so the result does not depend on timing.
 type inspector struct {
 	server string
-	seen   map[string]bool
-	out    []finding.Finding // found while queueing (duplicates, ambiguous JSON)
-	jobs   []*inspectJob
-	queue  chan *inspectJob
-	wg     sync.WaitGroup
+	// red is what definitions went through (placeholders for the run's
+	// paths): call results are inspected in the same form, so the hash a
+	// finding is bound to does not change with the run directory.
+	red   *redact.Redactor
+	seen  map[string]bool
+	out   []finding.Finding // found while queueing (duplicates, ambiguous JSON)
+	jobs  []*inspectJob
+	queue chan *inspectJob
+	wg    sync.WaitGroup
 }
 
 func newInspector(server string) *inspector {
@@ -768,12 +779,13 @@ func (in *inspector) addCalls(calls []probe.CallRecord) {
 		if len(c.Result) == 0 {
 			continue
 		}
-		sum := lock.Sum(c.Result)
+		raw := in.red.JSON(c.Result)
+		sum := lock.Sum(raw)
 		if in.seen["r"+c.Tool+sum] {
 			continue
 		}
 		in.seen["r"+c.Tool+sum] = true
-		in.job(&inspectJob{subject: inspect.Subject{Server: in.server, Kind: finding.KindTool, Name: c.Tool, Raw: c.Result, Phase: c.Phase}, sum: sum, prefix: "tools/call result", result: true})
+		in.job(&inspectJob{subject: inspect.Subject{Server: in.server, Kind: finding.KindTool, Name: c.Tool, Raw: raw, Phase: c.Phase}, sum: sum, prefix: "tools/call result", result: true})
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -252,6 +253,11 @@ func (s *session) run(ctx context.Context) int {
 		s.logf("server %q: %v", s.o.Server, err)
 		return ExitUsage
 	}
+	// The guard's own launch shows the server its own directories (the
+	// client's cwd, the user's HOME), which pin recorded as placeholders
+	// (check.LaunchPaths): live text is compared in that form too, or an
+	// honest server that names its cwd would be refused.
+	s.check.red = s.o.Redactor.WithPaths(check.LaunchPaths(cmd))
 	setParentDeathSignal(cmd)
 	// Our own pipes, not StdinPipe/StdoutPipe: Wait closes those as soon as
 	// the process exits, which would lose the last lines a server wrote.

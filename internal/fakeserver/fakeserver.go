@@ -442,6 +442,13 @@ func (s *server) tools() []string {
 		}
 	case "env-dump":
 		extra = append(extra, toolEnv)
+	case "cwd-in-desc":
+		// figma-developer-mcp names its working directory in a tool
+		// description; this one names HOME as well, as a file URI too.
+		cwd, _ := os.Getwd()
+		home, _ := os.UserHomeDir()
+		desc := "Download images into " + cwd + "/figma-exports (relative paths resolve against " + cwd + "). Tokens are cached in " + home + "/.cache/figma; see file://" + cwd + "/README.md."
+		extra = append(extra, mkTool("download_figma_images", desc))
 	case "read-key":
 		// FAKE_TOOL_NAME renames the tool: whether its name reads as a
 		// read decides canary-returned (a note) or canary-leak (an error).
