@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -503,6 +504,25 @@ func heldReason(err error, opts *Options, expired bool) string {
 	return reason
 }
 
+// note adds a note once, however often it is made (the findings may be
+// computed more than once for one run).
+func (run *serverRun) note(n string) {
+	if !slices.Contains(run.notes, n) {
+		run.notes = append(run.notes, n)
+	}
+}
+
+// clip cuts s to n bytes at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
 // redactNotes redacts the run's notes: they quote what the server said.
 func (run *serverRun) redactNotes(r *redact.Redactor) {
 	for i, n := range run.notes {
@@ -647,6 +667,11 @@ func promptGetFindings(run *serverRun) []finding.Finding {
 				continue
 			}
 			if prev.SHA256 == c.SHA256 {
+				continue
+			}
+			if before, after, ok := onlyTimestampsDiffer(prev.Bytes, c.Bytes, time.Now()); ok {
+				run.note(fmt.Sprintf("prompts/get %q answers differently between reads only in timestamp-shaped tokens (%q, then %q): read as the time of the request, not as a change", name, clip(before, 60), clip(after, 60)))
+				firstSeen[name] = c
 				continue
 			}
 			for _, ch := range diffJSON(prev.Bytes, c.Bytes) {
