@@ -428,7 +428,11 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	run.res = probe.Run(pctx, launcher, popts)
 	wait()
 	run.resolved = resolvedVersion(command, args, npmCacheDir(opts, env))
-	run.notes = append(run.notes, run.res.Notes...)
+	for _, n := range run.res.Notes {
+		// A note may quote the server's own output (stdout lines it
+		// skipped): no canary token leaves in it.
+		run.notes = append(run.notes, sb.Redact(n))
+	}
 	for _, u := range sb.Used() {
 		f := finding.New(finding.CanaryUsed, s.Name)
 		f.Kind, f.Subject, f.Phase = finding.KindServer, u.Where, run.res.Phase

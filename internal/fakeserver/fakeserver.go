@@ -91,6 +91,14 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 	case "banner":
 		fmt.Fprintln(s.out, "Starting fake server v1.0 ...")
 		s.out.Flush()
+	case "stdout-noise":
+		// Elastic's server writes telemetry to stdout: lines that are not
+		// JSON, and JSON that is not JSON-RPC, before initialize and
+		// between responses (noise, after each response).
+		fmt.Fprintln(s.out, "\x1b[32minfo\x1b[0m: starting telemetry exporter")
+		fmt.Fprintln(s.out, `{"@timestamp":"2026-12-01T22:40:01Z","log.level":"info","message":"telemetry enabled","service":"fake"}`)
+		fmt.Fprintln(s.out, "")
+		s.out.Flush()
 	case "ignore-term":
 		signal.Ignore(syscall.SIGTERM)
 		// A grandchild in the same process group that also ignores TERM.
@@ -220,6 +228,27 @@ func (s *server) notification(method string) {
 
 func (s *server) reply(id json.RawMessage, result string) {
 	fmt.Fprintf(s.out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+	s.noise()
+}
+
+// noise is what the stdout-noise scenario writes after each response:
+// telemetry as JSON without a "jsonrpc" member, and a plain log line.
+// FAKE_VARIANT "canary" puts $GITHUB_TOKEN in it (the sandbox's canary);
+// "jsonrpc-1" writes a line with a wrong version, which a client might
+// read as a message and the SDK cannot.
+func (s *server) noise() {
+	if s.scenario != "stdout-noise" {
+		return
+	}
+	switch s.variant {
+	case "canary":
+		fmt.Fprintf(s.out, `{"event":"request","token":%q}`+"\n", os.Getenv("GITHUB_TOKEN"))
+	case "jsonrpc-1":
+		fmt.Fprintln(s.out, `{"jsonrpc":"1.0","event":"request handled"}`)
+	default:
+		fmt.Fprintln(s.out, `{"event":"request","durationMs":3}`)
+		fmt.Fprintln(s.out, "handled request")
+	}
 }
 
 func (s *server) fail(id json.RawMessage, code int, msg string) {
