@@ -43,7 +43,7 @@ type lineFilter struct {
 	// is above 0 while a value that started on an earlier line is open.
 	depth      int
 	inStr, esc bool
-	drops   *dropLog
+	drops      *dropLog
 
 	mu      sync.Mutex
 	suspect []byte // the start of the first line passed on that is not plainly a message
