@@ -158,8 +158,14 @@ func (f *lineFilter) suspectLine() string {
 	return strings.TrimSpace(string(f.suspect))
 }
 
-// isMessageLine reports whether a client could read line as a JSON-RPC
-// message (or a batch of them): see the comment at the top.
+// IsMessageLine reports whether a client could read line (one line of a
+// stdio server's stdout) as a JSON-RPC message or a batch of them, or the
+// first line of one spread over several. The lines it rejects are the ones
+// the TypeScript and Python SDK clients skip: not JSON, or JSON with no
+// top-level member that folds to "jsonrpc". The guard drops those too.
+func IsMessageLine(line []byte) bool { return isMessageLine(line) }
+
+// isMessageLine is IsMessageLine.
 func isMessageLine(line []byte) bool {
 	t := bytes.TrimSpace(line)
 	if len(t) == 0 {

@@ -86,8 +86,11 @@ const (
 // Run serves one scenario until stdin closes. It returns the exit code.
 func Run(scenario string, in io.Reader, out io.Writer) int {
 	s := &server{scenario: scenario, variant: os.Getenv("FAKE_VARIANT"), out: bufio.NewWriter(out)}
+	if scenario == "stdout-jsonrpc-1" { // for tests that set the scenario only
+		s.scenario, s.variant = "stdout-noise", "jsonrpc-1"
+	}
 	s.launch = countLaunch()
-	switch scenario {
+	switch s.scenario {
 	case "banner":
 		fmt.Fprintln(s.out, "Starting fake server v1.0 ...")
 		s.out.Flush()
