@@ -127,8 +127,10 @@ func contains(xs []string, x string) bool {
 // writeVerbs are words that say it acts. A name with any write word is not
 // a read, whatever else it says ("get_and_delete").
 var (
-	readVerbs = wordSet("get list read search describe show find fetch query view print lookup retrieve browse inspect count info tree ls cat dump echo stat stats status env environment whoami")
+	readVerbs = wordSet("get list read search describe show find fetch query view print lookup retrieve browse inspect count info tree ls cat dump stat stats status env environment whoami")
 	// "env", "environment" and "whoami" are reads of the process itself.
+	// "echo" is not a read: it returns what it was given, and the checker
+	// never gives a canary.
 	writeVerbs = wordSet("create delete remove update write send set add move drop exec execute run put post patch insert upsert kill stop start install uninstall rename copy edit modify replace push merge commit publish deploy apply reset clear purge destroy terminate upload submit trigger save store")
 )
 

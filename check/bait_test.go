@@ -16,7 +16,7 @@ func TestReadsOrLists(t *testing.T) {
 		{"get-env", true}, {"getEnv", true}, {"GET_ENV", true}, {"printEnv", true},
 		{"directory_tree", true}, {"list_allowed_directories", true}, {"read_text_file", true},
 		{"search_files", true}, {"env", true}, {"HTTPGetStatus", true},
-		{"summarize", false}, {"format_text", false}, {"echo2", false},
+		{"summarize", false}, {"format_text", false}, {"echo", false}, {"echo2", false},
 		{"get_and_delete", false}, {"create_entities", false}, {"setValue", false},
 		{"send-email", false}, {"", false},
 	} {

@@ -24,11 +24,12 @@ import (
 // and a note quotes them as the server's own output.
 //
 // Skipped is only a line no client reads as a message: one that is not
-// JSON, or JSON with no top-level member that even folds to "jsonrpc". A
-// line that might be a message to some client ("jsonrpc" beside a wrong
-// version, a member spelled "JSONRPC" the Go SDK's case-insensitive
-// decoding accepts, a batch array) goes to the SDK as before: if it cannot
-// read it, the server is held, with the line quoted.
+// JSON, or a JSON object with no top-level member that even folds to
+// "jsonrpc", "method", "result" or "error". A line that might be a message
+// to some client ("jsonrpc" beside a wrong version, a member spelled
+// "JSONRPC" the Go SDK's case-insensitive decoding accepts, an answer with
+// no "jsonrpc" a lenient client takes, a batch array) goes to the SDK as
+// before: if it cannot read it, the server is held, with the line quoted.
 
 // lineFilter sits between a server's stdout and the SDK's transport and
 // drops the lines that are not JSON-RPC messages.
@@ -160,9 +161,10 @@ func (f *lineFilter) suspectLine() string {
 
 // IsMessageLine reports whether a client could read line (one line of a
 // stdio server's stdout) as a JSON-RPC message or a batch of them, or the
-// first line of one spread over several. The lines it rejects are the ones
-// the TypeScript and Python SDK clients skip: not JSON, or JSON with no
-// top-level member that folds to "jsonrpc". The guard drops those too.
+// first line of one spread over several. The lines it rejects are ones the
+// TypeScript and Python SDK clients skip and no lenient client reads
+// either: not JSON, or a JSON object with no top-level member that folds
+// to "jsonrpc", "method", "result" or "error". The guard drops those too.
 func IsMessageLine(line []byte) bool { return isMessageLine(line) }
 
 // isMessageLine is IsMessageLine.
@@ -190,12 +192,21 @@ func isMessageLine(line []byte) bool {
 		return true
 	}
 	for k := range members {
-		if strings.EqualFold(k, "jsonrpc") {
-			return true
+		for _, m := range rpcMembers {
+			if strings.EqualFold(k, m) {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// rpcMembers are the members that make a JSON object a message to some
+// client: the version, or what a request or a response carries. A client
+// that does not insist on "jsonrpc" reads {"id":1,"result":...} as an
+// answer, so that line is not skipped (the SDK refuses it, and the server
+// is held; the guard refuses the session).
+var rpcMembers = []string{"jsonrpc", "method", "result", "error"}
 
 // dropLog counts the lines skipped across a probe's launches and keeps the
 // first few for the note. tap, when set, sees every skipped line (canary

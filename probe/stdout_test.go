@@ -30,7 +30,11 @@ func TestIsMessageLine(t *testing.T) {
 		{"\x1b[32minfo\x1b[0m: telemetry", false},
 		{`{"@timestamp":"2026-12-01T22:40:01Z","message":"telemetry"}`, false},
 		{`{"event":"request","note":"rpc"}`, false},
+		{`{"id":"span-1","event":"request"}`, false}, // an id alone answers nothing
 		{`{broken telemetry`, true}, // maybe a value spread over lines
+		{`{"id":1,"result":{"tools":[]}}`, true}, // a lenient client's answer
+		{`{"ID":1,"Error":{"code":1}}`, true},
+		{`{"method":"notifications/tools/list_changed"}`, true},
 		{`"just a string"`, false},
 		{`42`, false},
 	} {
