@@ -31,8 +31,8 @@ func TestIsMessageLine(t *testing.T) {
 		{`{"@timestamp":"2026-12-01T22:40:01Z","message":"telemetry"}`, false},
 		{`{"event":"request","note":"rpc"}`, false},
 		{`{"id":"span-1","event":"request"}`, false}, // an id alone answers nothing
-		{`{broken telemetry`, true}, // maybe a value spread over lines
-		{`{"id":1,"result":{"tools":[]}}`, true}, // a lenient client's answer
+		{`{broken telemetry`, true},                  // maybe a value spread over lines
+		{`{"id":1,"result":{"tools":[]}}`, true},     // a lenient client's answer
 		{`{"ID":1,"Error":{"code":1}}`, true},
 		{`{"method":"notifications/tools/list_changed"}`, true},
 		{`"just a string"`, false},
