@@ -34,21 +34,34 @@ type leakEvent struct {
 	phase   string
 	method  string // the method answered or sent, "stderr", "stdout"
 	subject string // for an answer: the tool, prompt or uri asked for
+	foreign bool   // the canary was planted for another server
 }
 
 func (l *leakLog) add(cs []sandbox.Canary, phase, method, subject string) {
+	l.addEvents(cs, phase, method, subject, false)
+}
+
+// addForeign records canaries planted for other servers (sandboxes.foreign).
+func (l *leakLog) addForeign(cs []sandbox.Canary, phase, method, subject string) {
+	l.addEvents(cs, phase, method, subject, true)
+}
+
+func (l *leakLog) addEvents(cs []sandbox.Canary, phase, method, subject string, foreign bool) {
 	if len(cs) == 0 {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, c := range cs {
-		l.events = append(l.events, leakEvent{where: c.Where, phase: phase, method: method, subject: subject})
+		l.events = append(l.events, leakEvent{where: c.Where, phase: phase, method: method, subject: subject, foreign: foreign})
 	}
 }
 
 // asked reports whether e is the answer to a read the checker asked for.
 func (e leakEvent) asked() bool {
+	if e.foreign {
+		return false // another server's secret: nothing asked for it
+	}
 	switch e.method {
 	case "prompts/get", "resources/read":
 		return true
@@ -187,4 +200,55 @@ func nameWords(name string) []string {
 	}
 	flush()
 	return words
+}
+
+// sandboxes are the sandboxes of one run's servers, so that each server's
+// output is also searched for the canaries planted for the others: in basic
+// mode servers run as the same user, concurrently, and a server that reads
+// another's run directory (or its environment) and sends back what it
+// found read credentials nothing asked it for. That is canary-leak, an
+// error, wherever it appears.
+type sandboxes struct {
+	mu   sync.Mutex
+	runs map[string]*sandbox.Run
+}
+
+func (s *sandboxes) add(server string, sb *sandbox.Run) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.runs == nil {
+		s.runs = map[string]*sandbox.Run{}
+	}
+	s.runs[server] = sb
+}
+
+// foreign reports the canaries of servers other than server found in b,
+// as "WHERE of server NAME".
+func (s *sandboxes) foreign(server string, b []byte) []sandbox.Canary {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	others := make([]string, 0, len(s.runs))
+	for name := range s.runs {
+		if name != server {
+			others = append(others, name)
+		}
+	}
+	sort.Strings(others)
+	runs := make([]*sandbox.Run, len(others))
+	for i, name := range others {
+		runs[i] = s.runs[name]
+	}
+	s.mu.Unlock()
+	var out []sandbox.Canary
+	for i, sb := range runs {
+		for _, c := range sb.Leaks(b) {
+			out = append(out, sandbox.Canary{Where: c.Where + " of server " + others[i]})
+		}
+	}
+	return out
 }

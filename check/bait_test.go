@@ -56,6 +56,9 @@ func TestLeakLog(t *testing.T) {
 			l.add(key, "launch-1/initial", "stderr", "")
 			l.add(env[:1], "launch-1/initial", "stdout", "")
 		}, []string{"canary-leak:error:~/.ssh/id_rsa", "canary-leak:error:env:GITHUB_TOKEN"}},
+		{"another server's canary from a read", func(l *leakLog) {
+			l.addForeign([]sandbox.Canary{{Where: "~/.ssh/id_rsa of server a"}}, "launch-1/call-1", "tools/call", "get-env")
+		}, []string{"canary-leak:error:~/.ssh/id_rsa of server a"}},
 		{"asked and unasked", func(l *leakLog) {
 			l.add(key, "launch-1/call-1", "tools/call", "read_file")
 			l.add(key, "launch-1/after-call-1", "tools/list", "")

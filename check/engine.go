@@ -81,6 +81,9 @@ type Options struct {
 	// (nil: the secret shapes only, no environment values). The CLI builds
 	// it from its own environment (redact.New(os.Environ())).
 	Redactor *redact.Redactor
+	// sandboxes are this run's server sandboxes (probeAll): each server's
+	// output is searched for the others' canaries too.
+	sandboxes *sandboxes
 	// PerServer, when set, gives one server's settings from the policy
 	// file, already resolved against the flags given on the command line
 	// (policy.Policy.Effective); its set fields override the run-wide
@@ -300,6 +303,7 @@ func probeAll(ctx context.Context, opts *Options) []*serverRun {
 	// probe is over: nothing a server started outlives the run.
 	_ = procgroup.EnableSubreaper()
 	defer procgroup.KillDescendants(nil)
+	opts.sandboxes = &sandboxes{}
 	runs := make([]*serverRun, len(opts.Servers))
 	jobs := max(opts.Jobs, 1)
 	sem := make(chan struct{}, jobs)
@@ -381,8 +385,10 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		}
 	}
 	leaks := &leakLog{}
+	opts.sandboxes.add(s.Name, sb)
 	popts.Tap = func(phase, method, subject string, payload []byte) {
 		leaks.add(sb.Leaks(payload), phase, method, subject)
+		leaks.addForeign(opts.sandboxes.foreign(s.Name, payload), phase, method, subject)
 	}
 	pctx, cancel := serverDeadline(ctx, opts)
 	defer cancel()
