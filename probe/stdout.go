@@ -40,11 +40,11 @@ type lineFilter struct {
 	err error
 	// through is set while the rest of an over-long line is passed on.
 	through bool
-	// depth, inStr and esc track the JSON value passed on so far: depth
-	// is above 0 while a value that started on an earlier line is open.
-	depth      int
-	inStr, esc bool
-	drops      *dropLog
+	// depth and inStr track the JSON value passed on so far: depth is
+	// above 0 while a value that started on an earlier line is open.
+	depth int
+	inStr bool
+	drops *dropLog
 
 	mu      sync.Mutex
 	suspect []byte // the start of the first line passed on that is not plainly a message
@@ -122,31 +122,50 @@ func (f *lineFilter) fill() {
 }
 
 // track follows the nesting of the JSON passed on, so that the lines of a
-// value spread over several lines all go through.
+// value spread over several lines all go through. It jumps from one
+// structural byte to the next (a large tools/list answer is mostly string
+// contents): inside a string only to the next quote, counting the
+// backslashes before it.
 func (f *lineFilter) track(line []byte) {
-	for _, c := range line {
-		switch {
-		case f.esc:
-			f.esc = false
-		case f.inStr:
-			switch c {
-			case '\\':
-				f.esc = true
-			case '"':
+	i := 0
+	for i < len(line) {
+		if f.inStr {
+			j := bytes.IndexByte(line[i:], '"')
+			if j < 0 {
+				return
+			}
+			q := i + j
+			bs := 0
+			for k := q - 1; k >= i && line[k] == '\\'; k-- {
+				bs++
+			}
+			i = q + 1
+			if bs%2 == 0 {
 				f.inStr = false
 			}
-		case c == '"':
+			continue
+		}
+		j := bytes.IndexAny(line[i:], `"{}[]`)
+		if j < 0 {
+			break
+		}
+		c := line[i+j]
+		i += j + 1
+		switch c {
+		case '"':
 			f.inStr = true
-		case c == '{' || c == '[':
+		case '{', '[':
 			f.depth++
-		case c == '}' || c == ']':
+		case '}', ']':
 			if f.depth > 0 {
 				f.depth--
 			}
 		}
 	}
 	if f.depth == 0 {
-		f.inStr, f.esc = false, false
+		// A string never spans lines in JSON: a quote left open at the
+		// end of a value is the value's own problem (the SDK's).
+		f.inStr = false
 	}
 }
 

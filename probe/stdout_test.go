@@ -121,3 +121,23 @@ func TestStdoutNoiseNoted(t *testing.T) {
 		t.Errorf("err = %v", res.Err)
 	}
 }
+
+// BenchmarkLineFilter: what the filter costs on a large tools/list answer
+// (one 4 MiB line) and on a stream of small messages between telemetry.
+func BenchmarkLineFilter(b *testing.B) {
+	big := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"` + strings.Repeat("a", 4<<20) + `"}]}}` + "\n")
+	var small bytes.Buffer
+	for range 1000 {
+		small.WriteString(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + `{"event":"request","durationMs":3}` + "\n")
+	}
+	for name, in := range map[string][]byte{"big": big, "small+noise": small.Bytes()} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if _, err := io.Copy(io.Discard, newLineFilter(bytes.NewReader(in), 16<<20, &dropLog{})); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
