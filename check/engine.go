@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -74,6 +75,9 @@ type Options struct {
 	// (nil: the secret shapes only, no environment values). The CLI builds
 	// it from its own environment (redact.New(os.Environ())).
 	Redactor *redact.Redactor
+	// sandboxes are this run's server sandboxes (probeAll): each server's
+	// output is searched for the others' canaries too.
+	sandboxes *sandboxes
 	// PerServer, when set, gives one server's settings from the policy
 	// file, already resolved against the flags given on the command line
 	// (policy.Policy.Effective); its set fields override the run-wide
@@ -315,6 +319,7 @@ func probeAll(ctx context.Context, opts *Options) []*serverRun {
 	// probe is over: nothing a server started outlives the run.
 	_ = procgroup.EnableSubreaper()
 	defer procgroup.KillDescendants(nil)
+	opts.sandboxes = &sandboxes{}
 	runs := make([]*serverRun, len(opts.Servers))
 	jobs := max(opts.Jobs, 1)
 	sem := make(chan struct{}, jobs)
@@ -392,16 +397,11 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 			mu.Unlock()
 		})
 	}
-	leaked := map[string]bool{}
-	popts.Tap = func(phase, method string, payload []byte) {
-		for _, c := range sb.Leaks(payload) {
-			mu.Lock()
-			if !leaked[c.Where] {
-				leaked[c.Where] = true
-				run.findings = append(run.findings, canaryFinding(s.Name, c.Where, phase, method))
-			}
-			mu.Unlock()
-		}
+	leaks := &leakLog{}
+	opts.sandboxes.add(s.Name, sb)
+	popts.Tap = func(phase, method, subject string, payload []byte) {
+		leaks.add(sb.Leaks(payload), phase, method, subject)
+		leaks.addForeign(opts.sandboxes.foreign(s.Name, payload), phase, method, subject)
 	}
 	pctx, cancel := serverDeadline(ctx, opts)
 	defer cancel()
@@ -437,11 +437,21 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		return sb.Command(ctx, command, args, launchEnv(n), cwd)
 	}
 	run.identities = countIdentities(popts)
-	wait := run.streamPhases(&popts, opts.Redactor)
+	// The run's random directories never reach pinned text: what the
+	// server shows is compared and pinned with placeholders for them.
+	red := opts.Redactor
+	if pc, err := sb.Command(ctx, command, args, env, cwd); err == nil {
+		red = red.WithPaths(LaunchPaths(pc))
+	}
+	wait := run.streamPhases(&popts, red)
 	run.res = probe.Run(pctx, launcher, popts)
 	wait()
 	run.resolved = resolvedVersion(command, args, npmCacheDir(opts, env))
-	run.notes = append(run.notes, run.res.Notes...)
+	for _, n := range run.res.Notes {
+		// A note may quote the server's own output (stdout lines it
+		// skipped): no canary token leaves in it.
+		run.notes = append(run.notes, sb.Redact(n))
+	}
 	if run.planNote != "" {
 		run.notes = append(run.notes, run.planNote)
 	}
@@ -453,7 +463,8 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	}
 	// stderr is the server's too: a canary it prints is a leak. Canary
 	// detection sees the raw bytes first; only then is anything redacted.
-	popts.Tap(run.res.Phase, "stderr", []byte(run.res.Stderr))
+	popts.Tap(run.res.Phase, "stderr", "", []byte(run.res.Stderr))
+	run.findings = append(run.findings, leaks.findings(s.Name)...)
 	run.res.Stderr = opts.Redactor.String(sb.Redact(run.res.Stderr))
 	if run.res.Err != nil {
 		run.held = opts.Redactor.String(sb.Redact(heldReason(run.res.Err, opts, serverExpired(ctx, pctx))))
@@ -519,6 +530,25 @@ func heldReason(err error, opts *Options, expired bool) string {
 	return reason
 }
 
+// note adds a note once, however often it is made (the findings may be
+// computed more than once for one run).
+func (run *serverRun) note(n string) {
+	if !slices.Contains(run.notes, n) {
+		run.notes = append(run.notes, n)
+	}
+}
+
+// clip cuts s to n bytes at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
 // redactNotes redacts the run's notes: they quote what the server said.
 func (run *serverRun) redactNotes(r *redact.Redactor) {
 	for i, n := range run.notes {
@@ -545,6 +575,7 @@ func (run *serverRun) streamPhases(popts *probe.Options, r *redact.Redactor) (wa
 	phases := make(chan probe.Observation, 16)
 	done := make(chan struct{})
 	run.inspector = newInspector(run.cfg.Name)
+	run.inspector.red = r
 	go func() {
 		defer close(done)
 		cache := &canonCache{red: r}
@@ -559,22 +590,6 @@ func (run *serverRun) streamPhases(popts *probe.Options, r *redact.Redactor) (wa
 		close(phases)
 		<-done
 	}
-}
-
-// canaryFinding reports a canary the server sent back. A planted file
-// read and returned is an error wherever it shows up: nothing asked the
-// server to open ~/.ssh. An environment canary in a tools/call result is a
-// warning: the probe itself called the tool, and a tool that prints its
-// environment (server-everything's get-env) hands every variable it was
-// given to the model, which a reviewer should know but is the tool's
-// stated purpose. In a definition, a notification or stderr it is an error.
-func canaryFinding(server, where, phase, method string) finding.Finding {
-	f := leakFinding(server, where, phase, method, "the server sent back the canary secret planted as %s (in %s)")
-	if method == "tools/call" && strings.HasPrefix(where, "env:") {
-		f.Severity = finding.Warning
-		f.Message += "; the tool returns environment variables it was given"
-	}
-	return f
 }
 
 // fakeTimeLib finds libfaketime: the override, else the Debian/Ubuntu
@@ -680,6 +695,11 @@ func promptGetFindings(run *serverRun) []finding.Finding {
 			if prev.SHA256 == c.SHA256 {
 				continue
 			}
+			if before, after, ok := onlyTimestampsDiffer(prev.Bytes, c.Bytes, time.Now()); ok {
+				run.note(fmt.Sprintf("prompts/get %q answers differently between reads only in timestamp-shaped tokens (%q, then %q): read as the time of the request, not as a change", name, clip(before, 60), clip(after, 60)))
+				firstSeen[name] = c
+				continue
+			}
 			for _, ch := range diffJSON(prev.Bytes, c.Bytes) {
 				f := finding.New(finding.UnstableManifest, run.cfg.Name)
 				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, join("prompts/get", ch.Path), s.obs.Phase
@@ -721,11 +741,15 @@ func inspectRun(run *serverRun) []finding.Finding {
 // definitions were first seen, so the result does not depend on timing.
 type inspector struct {
 	server string
-	seen   map[string]bool
-	out    []finding.Finding // found while queueing (duplicates, ambiguous JSON)
-	jobs   []*inspectJob
-	queue  chan *inspectJob
-	wg     sync.WaitGroup
+	// red is what definitions went through (placeholders for the run's
+	// paths): call results are inspected in the same form, so the hash a
+	// finding is bound to does not change with the run directory.
+	red   *redact.Redactor
+	seen  map[string]bool
+	out   []finding.Finding // found while queueing (duplicates, ambiguous JSON)
+	jobs  []*inspectJob
+	queue chan *inspectJob
+	wg    sync.WaitGroup
 }
 
 func newInspector(server string) *inspector {
@@ -806,12 +830,13 @@ func (in *inspector) addCalls(calls []probe.CallRecord) {
 		if len(c.Result) == 0 {
 			continue
 		}
-		sum := lock.Sum(c.Result)
+		raw := in.red.JSON(c.Result)
+		sum := lock.Sum(raw)
 		if in.seen["r"+c.Tool+sum] {
 			continue
 		}
 		in.seen["r"+c.Tool+sum] = true
-		in.job(&inspectJob{subject: inspect.Subject{Server: in.server, Kind: finding.KindTool, Name: c.Tool, Raw: c.Result, Phase: c.Phase}, sum: sum, prefix: "tools/call result"})
+		in.job(&inspectJob{subject: inspect.Subject{Server: in.server, Kind: finding.KindTool, Name: c.Tool, Raw: raw, Phase: c.Phase}, sum: sum, prefix: "tools/call result", result: true})
 	}
 }
 
@@ -830,12 +855,17 @@ func (in *inspector) finish() []finding.Finding {
 type inspectJob struct {
 	subject inspect.Subject
 	sum     string
-	prefix  string            // put before each finding's field path
-	out     []finding.Finding // set by run
+	prefix  string // put before each finding's field path
+	// result marks the answer to a warm-up call: see resultFindings.
+	result bool
+	out    []finding.Finding // set by run
 }
 
 func (j *inspectJob) run() {
 	fs := withHash(inspect.Definition(j.subject), j.sum)
+	if j.result {
+		fs = resultFindings(fs)
+	}
 	if p := j.prefix; p != "" {
 		for k := range fs {
 			if fs[k].Field == "" {
@@ -848,6 +878,30 @@ func (j *inspectJob) run() {
 		}
 	}
 	j.out = fs
+}
+
+// resultFindings keeps what inspecting a warm-up call's answer may say. The
+// answer is not pinned text: the checker provoked it with arguments of its
+// own, it varies from run to run (an error naming the run's HOME, a
+// listing of the sandbox's planted files), and no acknowledgement bound to
+// its hash would ever match twice. So what it shows is for a reviewer's
+// eye, at most a warning (hidden characters, control sequences, text
+// addressed to the model), and sensitive-path, a judgement about the text
+// a server wrote for the model to read, does not apply: a listing of the
+// planted ~/.ssh is the bait answering, not a server pointing at it.
+func resultFindings(fs []finding.Finding) []finding.Finding {
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Rule == finding.SensitivePath {
+			continue
+		}
+		if f.Severity > finding.Warning {
+			f.Severity = finding.Warning
+			f.Message += " (in the answer to a warm-up call: not pinned text, so a warning)"
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // withHash binds inspection findings to the canonical hash of their

@@ -220,3 +220,48 @@ func TestRealServersSandboxLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestRealServersNoCheckerNoise: what the checker's own bait provokes in
+// real servers is never a warning or an error. server-everything's get-env
+// prints the planted canary variables (canary-returned, a note);
+// server-filesystem's directory_tree and list_directory with a path of ""
+// (what the synthesizer chose) list the sandbox's fake HOME with its
+// planted files (not sensitive-path: that is for definitions).
+func TestRealServersNoCheckerNoise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real npm servers: not in -short")
+	}
+	fs := realServer(t, "fs")
+	fs.Args = nil // the client's roots: the sandbox run dir, fake HOME and all
+	opts := realOptions(fs, realServer(t, "everything"))
+	opts.Probe.Launches, opts.Probe.WarmupCalls = 1, 0
+	lk, data := pinReal(t, opts)
+	opts.Lock, opts.LockData = lk, data
+	opts.Probe.WarmupCalls = 6
+	opts.Probe.Calls = []probe.Call{
+		{Tool: "get-env", Arguments: json.RawMessage(`{}`)},
+		{Tool: "directory_tree", Arguments: json.RawMessage(`{"path":""}`)},
+		{Tool: "list_directory", Arguments: json.RawMessage(`{"path":".."}`)},
+		{Tool: "directory_tree", Arguments: json.RawMessage(`{"path":".."}`)},
+	}
+	r := Check(context.Background(), opts)
+	returned := false
+	for _, s := range r.Servers {
+		for _, f := range s.Findings {
+			if f.Rule == finding.CanaryReturned {
+				returned = true
+				continue
+			}
+			if f.Severity >= finding.Warning && (f.Rule == finding.CanaryLeak || f.Rule == finding.SensitivePath || f.Rule == finding.HiddenCharacters) {
+				t.Errorf("%s: the checker's bait made %s %s: %s (%s)", s.Name, f.Severity, f.Rule, f.Message, f.Field)
+			}
+		}
+	}
+	if !returned {
+		t.Errorf("get-env was called but no canary-returned note:\n%s", dumpFindings(r))
+	}
+	if r.Summary.ExitCode != ExitOK {
+		t.Errorf("check exit %d:\n%s", r.Summary.ExitCode, dumpFindings(r))
+	}
+	t.Logf("%s", dumpFindings(r))
+}

@@ -60,7 +60,7 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 		})
 	}
 	echoed := map[string]bool{}
-	popts.Tap = func(phase, method string, payload []byte) {
+	popts.Tap = func(phase, method, _ string, payload []byte) {
 		if method == "tools/call" {
 			// A call's result is not pinned; a tool that tells the user
 			// who they are logged in as is not leaking into the lock.

@@ -570,6 +570,13 @@ func (c *checker) promptGet(params, result []byte) []problem {
 	}
 	if first, ok := c.promptPins[pkey]; !ok {
 		c.promptPins[pkey] = live
+	} else if first.SHA256 != live.SHA256 && check.OnlyTimestampsDiffer(first.Bytes, live.Bytes) {
+		// The time of the request, not a rug pull: what check notes
+		// and clients show as it comes.
+		if !c.logged["time"+pkey] && c.warn != nil {
+			c.logged["time"+pkey] = true
+			fmt.Fprintf(c.warn, "mcp-lockcheck guard: server %q: prompts/get %s differs from the session's first answer only in timestamp-shaped tokens: forwarded\n", c.server, quote(name))
+		}
 	} else if first.SHA256 != live.SHA256 {
 		p := problem{rule: finding.PromptChanged, kind: lock.KindPrompt, subject: name, what: "changed during the session", first: true}
 		if first.Ambiguous != "" || live.Ambiguous != "" {

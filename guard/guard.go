@@ -15,9 +15,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
@@ -29,9 +31,10 @@ const (
 	ExitOK = 0
 	// ExitRefused: an answer drifted from the lock (or, in warn mode, drift
 	// was logged), a message was refused or sanitized for hidden characters
-	// or terminal escapes, or the server misbehaved: a line that is not JSON, a
-	// line over --max-message-bytes, ambiguous JSON, or an exit before the
-	// client closed the session.
+	// or terminal escapes, or the server misbehaved: a line that might be a
+	// message but is not JSON (a line no client reads as a message, such
+	// as a banner, is skipped), a line over --max-message-bytes, ambiguous
+	// JSON, or an exit before the client closed the session.
 	ExitRefused = 1
 	// ExitUsage: the guard could not run as asked: no lock entry for the
 	// server, an unreadable lock (the CLI's check), a server command that
@@ -223,6 +226,7 @@ type session struct {
 	relists     []relist
 	relistBytes int
 	refused     atomic.Int32 // exit code of the first refusal, 0 if none
+	skipped     atomic.Int64 // stdout lines that are not JSON-RPC, skipped
 	warned      atomic.Bool  // drift forwarded in warn mode, or content refused or sanitized
 	// remote is the HTTP side of a remote session (nil: a stdio server).
 	remote *bridge
@@ -267,6 +271,11 @@ func (s *session) run(ctx context.Context) int {
 		s.logf("server %q: %v", s.o.Server, err)
 		return ExitUsage
 	}
+	// The guard's own launch shows the server its own directories (the
+	// client's cwd, the user's HOME), which pin recorded as placeholders
+	// (check.LaunchPaths): live text is compared in that form too, or an
+	// honest server that names its cwd would be refused.
+	s.check.red = s.o.Redactor.WithPaths(check.LaunchPaths(cmd))
 	setParentDeathSignal(cmd)
 	// Our own pipes, not StdinPipe/StdoutPipe: Wait closes those as soon as
 	// the process exits, which would lose the last lines a server wrote.
@@ -603,10 +612,29 @@ func (s *session) failPending(msg string) {
 	}
 }
 
+// skipLine logs a line of the server's stdout that is not a JSON-RPC
+// message: the first few quoted (escaped, cut), then a count every so often
+// so a chatty server cannot flood the log.
+func (s *session) skipLine(t []byte) {
+	n := s.skipped.Add(1)
+	if n <= 5 || n%1000 == 0 {
+		s.logf("server %q wrote a line to stdout that is not a JSON-RPC message (its own output; skipped, as clients skip it; %d so far): %s", s.o.Server, n, quote(string(t[:min(len(t), 200)])))
+	}
+}
+
 func (s *session) fromServer(line []byte) {
 	t := bytes.TrimSpace(line)
 	if len(t) == 0 {
 		return // a blank line carries nothing; forwarding it could confuse a strict reader
+	}
+	if !probe.IsMessageLine(t) {
+		// A banner, a log line, telemetry (Elastic's server): no
+		// client reads it as a message, the TypeScript and Python SDK
+		// clients skip it and read on, and so does the guard, without
+		// forwarding it. What might be a message still goes on to be
+		// checked whole (message), and is refused if it is not one.
+		s.skipLine(t)
+		return
 	}
 	batch := t[0] == '['
 	if !batch && s.relisted(t) {

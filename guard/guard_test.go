@@ -329,7 +329,7 @@ func TestFailClosed(t *testing.T) {
 	}{
 		{"no lock", nil, "fake", "honest", ExitUsage, "no lock"},
 		{"no entry", honest, "other", "honest", ExitUsage, `no entry for server "other"`},
-		{"banner on stdout", honest, "fake", "banner", ExitRefused, "not JSON"},
+		{"broken message on stdout", honest, "fake", "stdout-jsonrpc-1", ExitRefused, "not \"2.0\""},
 		{"big line", honest, "fake", "big-message", ExitRefused, "--max-message-bytes"},
 		{"crash", honest, "fake", "crash-after-init", ExitRefused, "closed its output before the client"},
 	}
@@ -451,5 +451,35 @@ func TestNotificationHidingTextDropped(t *testing.T) {
 				t.Errorf("stderr:\n%s", c.stderr.String())
 			}
 		})
+	}
+}
+
+// TestStdoutNoiseSkipped: lines no client reads as a message (a coloured log
+// line, telemetry JSON without "jsonrpc", a banner) are skipped, not
+// forwarded, and logged quoted as the server's own output; the session goes
+// on and the honest list is forwarded.
+func TestStdoutNoiseSkipped(t *testing.T) {
+	honest, _ := locks(t)
+	for _, scenario := range []string{"stdout-noise", "banner"} {
+		var stdout, stderr syncBuffer
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n")
+		code := Run(t.Context(), Options{Lock: honest, Server: "fake", Command: self(t), Env: map[string]string{"FAKE_SCENARIO": scenario},
+			Stdin: in, Stdout: &stdout, Stderr: &stderr})
+		if code != ExitOK {
+			t.Errorf("%s: exit %d; stderr:\n%s", scenario, code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), `"id":2,"result":{"tools"`) {
+			t.Errorf("%s: tools/list not forwarded: %s", scenario, stdout.String())
+		}
+		for _, noise := range []string{"telemetry", "handled request", "Starting fake server", "\x1b"} {
+			if strings.Contains(stdout.String(), noise) {
+				t.Errorf("%s: %q forwarded to the client", scenario, noise)
+			}
+		}
+		if !strings.Contains(stderr.String(), "not a JSON-RPC message (its own output") || strings.Contains(stderr.String(), "\x1b") {
+			t.Errorf("%s: stderr:\n%s", scenario, stderr.String())
+		}
 	}
 }

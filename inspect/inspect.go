@@ -221,9 +221,18 @@ func (sc *scan) invisible(r textRef, s string) {
 // Blanks are every space separator (no-break, em, ideographic spaces...)
 // and the characters that render as nothing (braille blank, Hangul
 // fillers); line breaks include U+2028/U+2029 and NEL.
+//
+// A run of blanks that ends a line's words is layout, not padding: what
+// follows it on the same line holds no letter or digit (the right border
+// of a box drawn in text, "║", or nothing), and the next line starts in
+// view again. Playwright's "install browsers" notice is such a box.
 func (sc *scan) padding(r textRef, s string) {
 	blanks, lines := 0, 0
+	skip := 0 // a benign run of blanks ends here
 	for i, c := range s {
+		if i < skip {
+			continue
+		}
 		// Most text is ordinary ASCII: leave the loop's hot path early.
 		if c > ' ' && c < 0x7f {
 			blanks, lines = 0, 0
@@ -259,6 +268,20 @@ func (sc *scan) padding(r textRef, s string) {
 		if end >= len(s) {
 			return // trailing blanks hide nothing
 		}
+		if lines < padNewlines {
+			rowEnd := i
+			for rowEnd < len(s) {
+				c, size := utf8.DecodeRuneInString(s[rowEnd:])
+				if !padBlank(c) {
+					break
+				}
+				rowEnd += size
+			}
+			if !wordsBeforeBreak(s[rowEnd:]) {
+				blanks, skip = 0, rowEnd
+				continue
+			}
+		}
 		h := sc.get(finding.HiddenCharacters, r.path(), r.key)
 		h.hidden = false
 		h.addLabel("whitespace padding that pushes text out of view")
@@ -266,6 +289,24 @@ func (sc *scan) padding(r textRef, s string) {
 		return
 	}
 }
+
+// wordsBeforeBreak reports whether s holds a letter or a digit before its
+// first line break: text a run of blanks before it would push out of view.
+func wordsBeforeBreak(s string) bool {
+	for _, c := range s {
+		if padBreak(c) {
+			return false
+		}
+		if unicode.IsLetter(c) || unicode.IsDigit(c) || unicode.Is(unicode.So, c) && !isBoxDrawing(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// isBoxDrawing covers the Box Drawing and Block Elements blocks: the
+// borders of text boxes and bars.
+func isBoxDrawing(c rune) bool { return c >= 0x2500 && c <= 0x259F }
 
 func padBlank(c rune) bool {
 	if c < 0x80 {

@@ -417,3 +417,28 @@ func TestPinPrompts(t *testing.T) {
 		}
 	}
 }
+
+// TestCanaryRulesAgree: the registry, the docs and the policy say the same
+// about the sandbox's canaries. canary-leak and canary-used are errors a
+// policy cannot lower; canary-returned (a read the checker asked for
+// returned planted secrets) is a note a policy may turn off or raise.
+func TestCanaryRulesAgree(t *testing.T) {
+	for _, id := range []string{finding.CanaryLeak, finding.CanaryUsed} {
+		if finding.DefaultSeverity(id) != finding.Error {
+			t.Errorf("%s is %s in the registry, want error", id, finding.DefaultSeverity(id))
+		}
+		for _, level := range []string{"warning", "note", "off"} {
+			if _, err := Parse("p.yaml", []byte("version: 1\nrules:\n  "+id+": "+level+"\n")); err == nil || !strings.Contains(err.Error(), "cannot be turned off or lowered below error") {
+				t.Errorf("%s: %s: err = %v", id, level, err)
+			}
+		}
+	}
+	if finding.DefaultSeverity(finding.CanaryReturned) != finding.Note {
+		t.Errorf("canary-returned is %s, want note", finding.DefaultSeverity(finding.CanaryReturned))
+	}
+	for _, level := range []string{"off", "warning", "error"} {
+		if _, err := Parse("p.yaml", []byte("version: 1\nrules:\n  canary-returned: "+level+"\n")); err != nil {
+			t.Errorf("canary-returned: %s: %v", level, err)
+		}
+	}
+}

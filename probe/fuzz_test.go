@@ -321,3 +321,35 @@ func init() {
 		os.Stdout.Write(append(line, '\n'))
 	}
 }
+
+// FuzzLineFilter: whatever a server writes, the filter passes on whole
+// lines of it only (or, past the size limit, the raw rest of one line), and
+// every line it skips is one no client reads as a message.
+func FuzzLineFilter(f *testing.F) {
+	f.Add([]byte("banner\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"event\":1}\n"))
+	f.Add([]byte("{\n\"jsonrpc\": \"2.0\",\n\"id\": 1, \"result\": {\"a\": \"}\\\"{\"}\n}\nlog\n"))
+	f.Add([]byte("{broken\n[1,2]\n\r\n\"x\"\n42"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		drops := &dropLog{}
+		var skipped [][]byte
+		drops.tap = func(_ string, line []byte) { skipped = append(skipped, bytes.Clone(line)) }
+		out, err := io.ReadAll(newLineFilter(bytes.NewReader(in), 64, drops))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) > len(in) {
+			t.Fatalf("passed %d bytes of %d", len(out), len(in))
+		}
+		for _, l := range skipped {
+			if isMessageLine(l) {
+				t.Fatalf("skipped a possible message: %q", l)
+			}
+			if !bytes.Contains(in, l) {
+				t.Fatalf("skipped %q, not in the input", l)
+			}
+		}
+		if drops.n != len(skipped) {
+			t.Fatalf("counted %d, tapped %d", drops.n, len(skipped))
+		}
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"sync"
@@ -146,9 +147,11 @@ type Options struct {
 	CallGap time.Duration
 	// Roots are the root URIs answered to roots/list.
 	Roots []string
-	// Tap sees every payload the server sends, with the current phase and
-	// the method it answers or notifies (canary detection).
-	Tap func(phase, method string, payload []byte)
+	// Tap sees every payload the server sends, with the current phase, the
+	// method it answers or notifies, and for an answer to our tools/call,
+	// prompts/get or resources/read the tool, prompt or uri it named
+	// (canary detection tells a read the probe asked for from the rest).
+	Tap func(phase, method, subject string, payload []byte)
 	// Observed, when set, is given each observation as soon as it is
 	// recorded, in order, from the probe's goroutine (the engine
 	// canonicalizes and inspects it while the probe goes on).
@@ -229,9 +232,18 @@ func Run(ctx context.Context, launch Launcher, opts Options) *Result {
 	// outlives Run.
 	var reaps sync.WaitGroup
 	defer reaps.Wait()
+	drops := &dropLog{}
+	if opts.Tap != nil {
+		drops.tap = func(phase string, line []byte) { opts.Tap(phase, "stdout", "", line) }
+	}
+	defer func() {
+		if n := drops.note(); n != "" {
+			res.Notes = append(res.Notes, n)
+		}
+	}()
 	for i, id := range ids {
 		n := i + 1
-		l := &launchRun{opts: &opts, res: res, n: n, id: id, last: n == len(ids), reaps: &reaps}
+		l := &launchRun{opts: &opts, res: res, n: n, id: id, last: n == len(ids), reaps: &reaps, drops: drops}
 		if err := l.run(ctx, launch); err != nil {
 			res.Err = err
 			res.Phase = l.phase
@@ -254,10 +266,12 @@ type launchRun struct {
 	listChanged int
 	last        bool            // the last launch of the probe
 	reaps       *sync.WaitGroup // background reaps of earlier launches
+	drops       *dropLog        // stdout lines skipped, across launches
 }
 
 func (l *launchRun) setPhase(name string) {
 	l.phase = fmt.Sprintf("launch-%d/%s", l.n, name)
+	l.drops.setPhase(l.phase)
 	if l.opts.Progress != nil {
 		l.opts.Progress(l.phase)
 	}
@@ -278,7 +292,7 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 		if lerr != nil {
 			return lerr
 		}
-		p, perr := startProcess(ctx, cmd, l.opts.MaxMessageBytes, l.opts.MaxStderrBytes)
+		p, perr := startProcess(ctx, cmd, l.opts.MaxMessageBytes, l.opts.MaxStderrBytes, l.drops)
 		if perr != nil {
 			return perr
 		}
@@ -310,7 +324,7 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 	l.s = newSession(conn)
 	l.s.answer = l.answer
 	if l.opts.Tap != nil {
-		l.s.tap = func(method string, payload []byte) { l.opts.Tap(l.phase, method, payload) }
+		l.s.tap = func(method, subject string, payload []byte) { l.opts.Tap(l.phase, method, subject, payload) }
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -378,6 +392,13 @@ func (l *launchRun) note(s string) {
 // explain turns a failure into a reason a person can act on: a crash with
 // its status, a non-JSON line quoted, a time-out named.
 func (l *launchRun) explain(err error) error {
+	if errors.Is(err, errConnection) && !errors.Is(err, io.EOF) {
+		// The SDK could not read a line the filter let through as a
+		// possible message: quote it.
+		if line := l.p.lines.suspectLine(); line != "" {
+			return fmt.Errorf("%w (the server's own stdout line, which no client reads as a JSON-RPC message: %s)", err, quoteLine([]byte(line), 200))
+		}
+	}
 	if errors.Is(err, errConnection) || errors.Is(err, context.DeadlineExceeded) {
 		if line := nonJSONLine(l.p.stdout.Tail()); line != "" {
 			return fmt.Errorf("%w (stdout is not JSON-RPC: %q)", err, clip(line, 200))

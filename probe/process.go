@@ -21,6 +21,7 @@ type process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *tapReader
+	lines  *lineFilter // stdout without the lines that are not JSON-RPC
 	stderr *boundedBuffer
 	conn   mcp.Connection
 	done   chan struct{} // closed when Wait returned
@@ -29,7 +30,9 @@ type process struct {
 
 // startProcess starts cmd in its own process group and connects the SDK's
 // IOTransport to its pipes. maxMessage bounds one inbound JSON-RPC message.
-func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int) (*process, error) {
+// Lines on stdout that are not JSON-RPC messages are skipped into drops
+// (stdout.go).
+func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int, drops *dropLog) (*process, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -57,7 +60,8 @@ func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int)
 		close(p.done)
 	}()
 	p.stdout = &tapReader{r: stdout}
-	t := &mcp.IOTransport{Reader: io.NopCloser(p.stdout), Writer: stdin, MaxLineLength: maxMessage}
+	p.lines = newLineFilter(p.stdout, maxMessage, drops)
+	t := &mcp.IOTransport{Reader: io.NopCloser(p.lines), Writer: stdin, MaxLineLength: maxMessage}
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		p.kill()

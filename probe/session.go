@@ -25,8 +25,12 @@ type session struct {
 	meta map[string]any
 	// answer responds to the server's own requests.
 	answer func(method string, params json.RawMessage) (any, *jsonrpc.Error)
-	// tap sees every payload the server sends (results, errors, params).
-	tap func(method string, payload []byte)
+	// tap sees every payload the server sends (results, errors, params):
+	// for an answer, the method of our request and what it named (the
+	// tool of a tools/call, the prompt of a prompts/get, the uri of a
+	// resources/read); for a server's own request or notification, its
+	// method and "".
+	tap func(method, subject string, payload []byte)
 
 	mu      sync.Mutex
 	nextID  int64
@@ -42,8 +46,24 @@ func newSession(conn mcp.Connection) *session {
 
 // pendingCall is a request waiting for its response.
 type pendingCall struct {
-	method string
-	ch     chan *jsonrpc.Response
+	method  string
+	subject string // the tool, prompt or uri the request named (callSubject)
+	ch      chan *jsonrpc.Response
+}
+
+// callSubject is what a request names: the tool of tools/call, the prompt
+// of prompts/get, the uri of resources/read ("" for any other).
+func callSubject(method string, params map[string]any) string {
+	key := "name"
+	switch method {
+	case "tools/call", "prompts/get":
+	case "resources/read":
+		key = "uri"
+	default:
+		return ""
+	}
+	s, _ := params[key].(string)
+	return s
 }
 
 // run reads until the connection fails. Responses go to their callers,
@@ -71,10 +91,10 @@ func (s *session) run(ctx context.Context) {
 			s.mu.Unlock()
 			if s.tap != nil {
 				if m.Result != nil {
-					s.tap(pc.method, m.Result)
+					s.tap(pc.method, pc.subject, m.Result)
 				}
 				if m.Error != nil {
-					s.tap(pc.method, []byte(m.Error.Error()))
+					s.tap(pc.method, pc.subject, []byte(m.Error.Error()))
 				}
 			}
 			if ok {
@@ -82,7 +102,7 @@ func (s *session) run(ctx context.Context) {
 			}
 		case *jsonrpc.Request:
 			if s.tap != nil && m.Params != nil {
-				s.tap(m.Method, m.Params)
+				s.tap(m.Method, "", m.Params)
 			}
 			if !m.IsCall() {
 				s.mu.Lock()
@@ -174,7 +194,7 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 	s.nextID++
 	id, _ := jsonrpc.MakeID(float64(s.nextID))
 	ch := make(chan *jsonrpc.Response, 1)
-	s.pending[id] = pendingCall{method: method, ch: ch}
+	s.pending[id] = pendingCall{method: method, subject: callSubject(method, params), ch: ch}
 	s.mu.Unlock()
 
 	req := &jsonrpc.Request{ID: id, Method: method, Params: raw}

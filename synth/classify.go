@@ -86,7 +86,8 @@ var descReads = words(`return returns provide display print output give obtain`)
 // "cluster_status"), but do not stand where a verb stands: "info_set" is
 // a set.
 var readNouns = words(`status info stats statistics health version versions whoami me
-	ping help dbsize ttl pttl exists keys metadata details summary schema schemas docs`)
+	ping help dbsize ttl pttl exists keys metadata details summary schema schemas docs
+	tree env environment`)
 
 // conjunctions join two verbs: what follows one stands where a verb stands.
 var conjunctions = words(`and or then plus`)

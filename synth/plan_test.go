@@ -69,10 +69,10 @@ func TestClassifyName(t *testing.T) {
 		"list_tags", "get_post", "get_comment", "list_orders", "get_me", "read_file", "list_allowed_directories",
 		"get_file_info", "search_files", "getTinyImage", "API-get-user", "API-retrieve-a-page", "kubectl_get",
 		"kubectl_describe", "list_api_resources", "ping", "cluster_status", "redis_info", "get_settings",
-		"get_offset", "health", "get-env", "query-docs", "get-library-docs", "lookup_user", "is_enabled",
+		"get_offset", "health", "get-env", "query-docs", "get-library-docs", "lookup_user", "is_enabled", "directory_tree", "printEnv",
 	}
 	neutral := []string{
-		"echo", "directory_tree", "sequentialthinking", "open_nodes", "resolve-library-id", "printEnv",
+		"echo", "sequentialthinking", "open_nodes", "resolve-library-id",
 		"sampleLLM", "browser_snapshot", "browser_take_screenshot", "kubectl_context", "structuredContent",
 		"settings", "dataset", "", "日本語",
 	}

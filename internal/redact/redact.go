@@ -104,6 +104,8 @@ type Redactor struct {
 	// starts no value costs one bit test.
 	heads map[uint64][]string
 	seen  []uint64
+	// paths are replaced by placeholders first (WithPaths).
+	paths []PathSub
 }
 
 // New builds a Redactor from an environment list ("NAME=value", as
@@ -290,6 +292,9 @@ type span struct{ start, end int }
 
 // String returns s with every secret replaced by its stand-in.
 func (r *Redactor) String(s string) string {
+	if r != nil && len(r.paths) > 0 {
+		s = r.placePaths(s)
+	}
 	spans := r.find(s)
 	if len(spans) == 0 {
 		return s

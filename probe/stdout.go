@@ -1,0 +1,301 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Servers write things to stdout that are not JSON-RPC: a banner, a log
+// line, telemetry (Elastic's server). The MCP stdio transport says a
+// server MUST NOT, but mainstream clients carry on: the TypeScript SDK's
+// ReadBuffer takes one line at a time, and a line that does not parse as a
+// JSON-RPC message is reported to onerror and skipped; the Python SDK's
+// stdio client sends the parse error into the session's stream and reads
+// on. (The Go SDK's IOTransport decodes the stream as one JSON sequence and
+// stops at the first value that is not a message.) The probe does what
+// Claude Code, Claude Desktop, Cursor and VS Code do: it skips such lines,
+// and a note quotes them as the server's own output.
+//
+// Skipped is only a line no client reads as a message: one that is not
+// JSON, or a JSON object with no top-level member that even folds to
+// "jsonrpc", "method", "result" or "error". A line that might be a message
+// to some client ("jsonrpc" beside a wrong version, a member spelled
+// "JSONRPC" the Go SDK's case-insensitive decoding accepts, an answer with
+// no "jsonrpc" a lenient client takes, a batch array) goes to the SDK as
+// before: if it cannot read it, the server is held, with the line quoted.
+
+// lineFilter sits between a server's stdout and the SDK's transport and
+// drops the lines that are not JSON-RPC messages.
+type lineFilter struct {
+	r   *bufio.Reader
+	max int // a line longer than this goes through unfiltered (the SDK refuses it)
+	out []byte
+	err error
+	// through is set while the rest of an over-long line is passed on.
+	through bool
+	// depth and inStr track the JSON value passed on so far: depth is
+	// above 0 while a value that started on an earlier line is open.
+	depth int
+	inStr bool
+	drops *dropLog
+
+	mu      sync.Mutex
+	suspect []byte // the start of the first line passed on that is not plainly a message
+}
+
+func newLineFilter(r io.Reader, max int, drops *dropLog) *lineFilter {
+	return &lineFilter{r: bufio.NewReaderSize(r, 64<<10), max: max, drops: drops}
+}
+
+func (f *lineFilter) Read(p []byte) (int, error) {
+	for len(f.out) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		f.fill()
+	}
+	n := copy(p, f.out)
+	f.out = f.out[n:]
+	return n, nil
+}
+
+// fill reads one line (or one chunk of an over-long one) into out.
+func (f *lineFilter) fill() {
+	var line []byte
+	for {
+		chunk, err := f.r.ReadSlice('\n')
+		if f.through {
+			f.out = append(f.out[:0], chunk...)
+			if err == nil {
+				f.through = false
+			} else if !errors.Is(err, bufio.ErrBufferFull) {
+				f.err = err
+			}
+			return
+		}
+		line = append(line, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(line) > f.max {
+				// Let the SDK refuse it as too large.
+				f.through = true
+				f.out = line
+				return
+			}
+			continue
+		}
+		if err != nil {
+			f.err = err
+		}
+		break
+	}
+	if len(line) == 0 {
+		return
+	}
+	if f.depth > 0 || isMessageLine(line) {
+		// A value spread over several lines (pretty-printed JSON, a
+		// string with a raw newline) goes through whole, as the SDK's
+		// stream decoder reads it: the lines after the first are not
+		// judged on their own.
+		if f.depth == 0 && len(bytes.TrimSpace(line)) > 0 && !bytes.Contains(line, []byte(`"jsonrpc":"2.0"`)) {
+			// Passed on, but not plainly a message: if the SDK
+			// cannot read what it gets, this line is the likely
+			// cause (the transport reads ahead, so the line it
+			// failed on is not the last one passed).
+			f.mu.Lock()
+			if f.suspect == nil {
+				f.suspect = bytes.Clone(line[:min(len(line), 512)])
+			}
+			f.mu.Unlock()
+		}
+		f.track(line)
+		f.out = line
+		return
+	}
+	f.drops.add(line)
+}
+
+// track follows the nesting of the JSON passed on, so that the lines of a
+// value spread over several lines all go through. It jumps from one
+// structural byte to the next (a large tools/list answer is mostly string
+// contents): inside a string only to the next quote, counting the
+// backslashes before it.
+func (f *lineFilter) track(line []byte) {
+	i := 0
+	for i < len(line) {
+		if f.inStr {
+			j := bytes.IndexByte(line[i:], '"')
+			if j < 0 {
+				return
+			}
+			q := i + j
+			bs := 0
+			for k := q - 1; k >= i && line[k] == '\\'; k-- {
+				bs++
+			}
+			i = q + 1
+			if bs%2 == 0 {
+				f.inStr = false
+			}
+			continue
+		}
+		j := bytes.IndexAny(line[i:], `"{}[]`)
+		if j < 0 {
+			break
+		}
+		c := line[i+j]
+		i += j + 1
+		switch c {
+		case '"':
+			f.inStr = true
+		case '{', '[':
+			f.depth++
+		case '}', ']':
+			if f.depth > 0 {
+				f.depth--
+			}
+		}
+	}
+	if f.depth == 0 {
+		// A string never spans lines in JSON: a quote left open at the
+		// end of a value is the value's own problem (the SDK's).
+		f.inStr = false
+	}
+}
+
+// suspectLine is the start of the first line passed to the SDK that was
+// not plainly a JSON-RPC message ("" if none): what to quote when the
+// SDK's read fails.
+func (f *lineFilter) suspectLine() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return strings.TrimSpace(string(f.suspect))
+}
+
+// IsMessageLine reports whether a client could read line (one line of a
+// stdio server's stdout) as a JSON-RPC message or a batch of them, or the
+// first line of one spread over several. The lines it rejects are ones the
+// TypeScript and Python SDK clients skip and no lenient client reads
+// either: not JSON, or a JSON object with no top-level member that folds
+// to "jsonrpc", "method", "result" or "error". The guard drops those too.
+func IsMessageLine(line []byte) bool { return isMessageLine(line) }
+
+// isMessageLine is IsMessageLine.
+func isMessageLine(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 {
+		return true // blank: nothing to drop, the SDK skips whitespace
+	}
+	if t[0] == '[' {
+		return true
+	}
+	if t[0] != '{' {
+		return false
+	}
+	// The common case: a message spells its version member plainly.
+	if bytes.Contains(t, []byte(`"jsonrpc"`)) {
+		return true
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(t, &members); err != nil {
+		// Not JSON on its own: the first line of a value spread over
+		// several (the SDK's stream decoder reads those), or a broken
+		// message. The SDK decides, and a server it cannot read is held
+		// with the line quoted.
+		return true
+	}
+	for k := range members {
+		for _, m := range rpcMembers {
+			if strings.EqualFold(k, m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rpcMembers are the members that make a JSON object a message to some
+// client: the version, or what a request or a response carries. A client
+// that does not insist on "jsonrpc" reads {"id":1,"result":...} as an
+// answer, so that line is not skipped (the SDK refuses it, and the server
+// is held; the guard refuses the session).
+var rpcMembers = []string{"jsonrpc", "method", "result", "error"}
+
+// dropLog counts the lines skipped across a probe's launches and keeps the
+// first few for the note. tap, when set, sees every skipped line (canary
+// detection: the server's stdout is its output too).
+type dropLog struct {
+	mu    sync.Mutex
+	n     int
+	first []string
+	tap   func(phase string, line []byte)
+	phase string // the probe's phase, for tap
+}
+
+// setPhase tells the log the probe's current phase: lines are read on the
+// transport's goroutine, which cannot read the probe's own.
+func (d *dropLog) setPhase(p string) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.phase = p
+	d.mu.Unlock()
+}
+
+const keptDrops = 3
+
+func (d *dropLog) add(line []byte) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.n++
+	if len(d.first) < keptDrops {
+		d.first = append(d.first, quoteLine(line, 160))
+	}
+	tap, phase := d.tap, d.phase
+	d.mu.Unlock()
+	if tap != nil {
+		tap(phase, line)
+	}
+}
+
+// note is the probe note about the skipped lines ("" if none).
+func (d *dropLog) note() string {
+	if d == nil {
+		return ""
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.n == 0 {
+		return ""
+	}
+	more := ""
+	if d.n > len(d.first) {
+		more = fmt.Sprintf(", and %d more", d.n-len(d.first))
+	}
+	return fmt.Sprintf("the server wrote %d line(s) to stdout that are not JSON-RPC messages (its own output: a log, a banner, telemetry): %s%s. Clients skip such lines (the MCP TypeScript and Python SDKs do), and so did the probe; what the model sees was checked", d.n, strings.Join(d.first, ", "), more)
+}
+
+// quoteLine quotes a line the server wrote, escaped (Go syntax, ASCII
+// only: no control or invisible character survives) and cut to max bytes
+// of the original at a rune boundary.
+func quoteLine(line []byte, max int) string {
+	s := strings.TrimRight(string(line), "\r\n")
+	cut := ""
+	if len(s) > max {
+		n := max
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s, cut = s[:n], "..."
+	}
+	return fmt.Sprintf("%+q", s) + cut
+}
