@@ -39,7 +39,9 @@ func (opts *Options) settle(srv report.Server, fs []finding.Finding, launch *loc
 // sent back, an unpinned or environment-dependent launch), the hash of the
 // launch it was raised on: the acknowledgement lapses when the command,
 // its arguments or the resolved package change, as one on a definition
-// lapses when the text changes. A canary is bound to the resolved version
+// lapses when the text changes. canary-returned, though about one tool, is
+// bound the same way: what a read hands back is the code's doing, not the
+// definition's. A canary is bound to the resolved version
 // too (new code may leak for new reasons); launch hygiene to the launch as
 // configured only, or every new release of an unpinned package would bring
 // the warning back.
@@ -51,11 +53,11 @@ func bindLaunch(fs []finding.Finding, launch *lock.Launch) {
 	asConfigured.Resolved = ""
 	for i := range fs {
 		f := &fs[i]
-		if f.ContentSHA256 != "" || f.Kind != finding.KindServer || finding.Resolution(f.Rule) != finding.ResolveAck {
+		if f.ContentSHA256 != "" || f.Kind != finding.KindServer && f.Rule != finding.CanaryReturned || finding.Resolution(f.Rule) != finding.ResolveAck {
 			continue
 		}
 		l := asConfigured
-		if f.Rule == finding.CanaryLeak || f.Rule == finding.CanaryUsed {
+		if f.Rule == finding.CanaryLeak || f.Rule == finding.CanaryUsed || f.Rule == finding.CanaryReturned {
 			l = *launch
 		}
 		b, err := json.Marshal(l)

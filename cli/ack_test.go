@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -31,6 +32,7 @@ type ackCase struct {
 	env2    map[string]string // stage two (nil: same as stage one)
 	flags   []string          // probe flags beyond the fast defaults
 	raise   string            // "pin" or "check"
+	failOn  string            // --fail-on for both runs (default warning)
 	// pinFirst pins stage one (with these extra args) before stage two.
 	pinFirst []string
 }
@@ -81,7 +83,12 @@ func TestEveryFindingCanBeAcknowledged(t *testing.T) {
 			pinFirst: []string{},
 			raise:    "check",
 		},
-		finding.CanaryLeak:         {servers: map[string]ackServer{"s": scenario("read-key")}, flags: []string{"--warmup-calls", "1"}, raise: "pin"},
+		// A read-only tool whose name does not read as a read returns a
+		// planted key: nothing asked for it (canary-leak). The same
+		// answer from read_key is the bait answering (canary-returned, a
+		// note, raised with --fail-on note).
+		finding.CanaryLeak:         {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "read-key", "FAKE_TOOL_NAME": "summarize"}}}, flags: []string{"--warmup-calls", "1"}, raise: "pin"},
+		finding.CanaryReturned:     {servers: map[string]ackServer{"s": scenario("read-key")}, flags: []string{"--warmup-calls", "1"}, failOn: "note", raise: "pin"},
 		finding.CanaryUsed:         {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "custom", "FAKE_DIAL_KUBE": "1", "FAKE_TOOLS": tools(def("t", "A tool."))}}}, raise: "pin"},
 		finding.AmbiguousJSON:      {servers: map[string]ackServer{"s": scenario("lone-surrogate")}, raise: "pin"},
 		finding.UnpinnedPackage:    {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "honest"}, command: "npx", args: []string{"-y", "@acme/notes-mcp"}}}, raise: "pin"},
@@ -146,7 +153,8 @@ func TestEveryFindingCanBeAcknowledged(t *testing.T) {
 					writeAckConfig(t, dir, orphanStage2)
 				}
 			}
-			args := append([]string{tc.raise, "--fail-on", "warning"}, flags...)
+			failOn := cmp.Or(tc.failOn, "warning")
+			args := append([]string{tc.raise, "--fail-on", failOn}, flags...)
 			code, stdout, stderr := runCLIEnv(t, dir, env, args...)
 			if code != ExitDrift {
 				t.Fatalf("%s: exit %d, want 1\n%s\n%s", tc.raise, code, stdout, stderr)
@@ -178,7 +186,7 @@ func TestEveryFindingCanBeAcknowledged(t *testing.T) {
 				}
 			}
 			// The same flags, the same servers: the run passes now.
-			jsonArgs := append([]string{"check", "--fail-on", "warning", "--format", "json"}, flags...)
+			jsonArgs := append([]string{"check", "--fail-on", failOn, "--format", "json"}, flags...)
 			code, stdout, stderr = runCLIEnv(t, dir, env, jsonArgs...)
 			var r report.Report
 			if err := json.Unmarshal([]byte(stdout), &r); err != nil {

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -79,31 +79,18 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	} else if review {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
 	}
-	// The repository is read while the servers are probed, from the
-	// start, while the deadline is fresh: its git calls add nothing to
-	// the run's wall time.
-	type scan struct {
-		found []finding.Finding
-		err   error
+	// Before the probe: the repository is read while the deadline is
+	// fresh, not after the servers have used it up. Not beside it: the
+	// probe's end-of-run sweep kills every process this one started, a
+	// git still listing files among them.
+	unchecked, err := uncheckedConfigs(ctx, env, &c, opts.All)
+	if err != nil {
+		return ExitUsage, err
 	}
-	scanned := make(chan scan, 1)
-	var scanWarnings bytes.Buffer // written after the probe's progress lines, not among them
-	go func() {
-		senv := env
-		senv.Stderr = &scanWarnings
-		found, err := uncheckedConfigs(ctx, senv, &c, opts.All)
-		scanned <- scan{found, err}
-	}()
 	r := check.Check(ctx, opts)
-	sc := <-scanned
-	env.Stderr.Write(scanWarnings.Bytes())
 	if interrupted(root, env) {
 		return ExitInterrupted, nil
 	}
-	if sc.err != nil {
-		return ExitUsage, sc.err
-	}
-	unchecked := sc.found
 	if review {
 		check.ReviewBase(r, opts, base)
 	}
@@ -288,10 +275,18 @@ func (c *common) checkRun(ctx context.Context, env Env, failOn string) (context.
 		return ctx, cancel, check.Options{}, asUsage(fmt.Errorf("--fail-on: %w", err))
 	}
 	if lvl, err := sandbox.ParseLevel(c.sandbox); err == nil && lvl != sandbox.Off {
-		// The sandbox's self-test (a helper exec) runs while the configs
-		// and the lock are read; its result is cached, and whoever needs
-		// it first waits for it.
-		go sandbox.Available(lvl)
+		// The sandbox's self-test (a helper exec) runs while the configs,
+		// the lock and the policy are read; its result is cached for the
+		// first launch. It is over before this returns: the probe's
+		// end-of-run sweep kills every process this one started, and a
+		// self-test killed half-way would be cached as a failure.
+		var preflight sync.WaitGroup
+		preflight.Add(1)
+		go func() {
+			defer preflight.Done()
+			sandbox.Available(lvl)
+		}()
+		defer preflight.Wait()
 	}
 	servers, all, err := c.loadServers(env)
 	if err != nil {

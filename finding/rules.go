@@ -158,7 +158,7 @@ const (
 func Resolution(id string) string {
 	switch id {
 	case HiddenCharacters, TerminalEscape, ModelInstruction, SensitivePath, ToolShadowing,
-		ConfusableName, CanaryLeak, CanaryUsed, AmbiguousJSON, UnpinnedPackage, LaunchDependsOnEnv:
+		ConfusableName, CanaryLeak, CanaryReturned, CanaryUsed, AmbiguousJSON, UnpinnedPackage, LaunchDependsOnEnv:
 		return ResolveAck
 	case ServerUnavailable, UnstableManifest, PolicyWeakened, UncheckedConfig, UnknownConfigKey:
 		return ResolveFix
