@@ -142,10 +142,16 @@ type run struct {
 }
 
 type serverReport struct {
-	Name     string          `json:"name"`
-	Status   string          `json:"status"`
-	Reason   string          `json:"reason,omitempty"`
-	Notes    []string        `json:"notes,omitempty"`
+	Name   string   `json:"name"`
+	Status string   `json:"status"`
+	Reason string   `json:"reason,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
+	// Calls are the warm-up calls made: which tools a check called on a
+	// real server, and what came back.
+	Calls []struct {
+		Tool    string `json:"tool"`
+		Outcome string `json:"outcome"`
+	} `json:"calls,omitempty"`
 	Findings []reportFinding `json:"findings"`
 }
 
