@@ -50,6 +50,10 @@ func TestBenignGuidance(t *testing.T) {
 		"Use resourceType='ai_conversation' with a conversation ID, or pass a Sentry conversation URL, to fetch the transcript/details.",
 		"Provide the conversation id of the thread to summarize.",
 		"Include conversation metadata such as the title and participants in the filter.",
+		// Where a browser is installed is not its profile (@playwright/mcp
+		// 0.0.83's error when no browser is installed, and the like).
+		"Chromium distribution 'chrome' is not found at /opt/google/chrome/chrome. Run \"npx playwright install chrome\".",
+		"Path to the browser executable, e.g. C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe or /Applications/Google Chrome.app.",
 	} {
 		if fs := describe(t, s); len(fs) > 0 {
 			t.Errorf("false positive on %q:\n%s", s, dumpFindings(fs))

@@ -297,8 +297,14 @@ var pathPhrases = []phrase{
 	pp(".npmrc / .pypirc", words("npmrc pypirc"), `(?:^|[^a-z0-9_.-])\.(?:npmrc|pypirc)\b`),
 	pp("shell history", words("bash_history zsh_history sh_history fish_history python_history node_repl_history psql_history mysql_history sqlite_history"),
 		`\b(?:bash|zsh|sh|fish|python|node_repl|psql|mysql|sqlite)_history\b`),
-	pp("browser profile (saved logins, cookies)", words("login logins key3 key4 cookies chrome firefox mozilla"),
-		`\blogin data\b|\blogins\.json\b|\bkey[34]\.db\b|\bcookies\.sqlite\b|google[/\\]chrome[/\\]|\bchrome[/\\]user data\b|\.mozilla[/\\]firefox\b|\bfirefox[/\\]profiles\b`),
+	// The profile, not the program: Chrome's profile is Google/Chrome/User
+	// Data (Windows), Google/Chrome/Default (macOS) or .config/google-chrome
+	// (Linux), while /opt/google/chrome/chrome and Program Files\Google\
+	// Chrome\Application are where the browser is installed, which a
+	// browser server names in its own error ("chrome is not found at
+	// /opt/google/chrome/chrome", @playwright/mcp, bench/sweep.sh).
+	pp("browser profile (saved logins, cookies)", words("login logins key3 key4 cookies chrome chromium firefox mozilla"),
+		`\blogin data\b|\blogins\.json\b|\bkey[34]\.db\b|\bcookies\.sqlite\b|google[/\\]chrome[/\\](?:user data|default|profile \d+|local state)\b|\bchrome[/\\]user data\b|\.config[/\\](?:google-chrome(?:-beta|-unstable)?|chromium)\b|\.mozilla[/\\]firefox\b|\bfirefox[/\\]profiles\b`),
 	pp("keychain", words("login keychains"), `\blogin\.keychain(?:-db)?\b|[/\\]keychains[/\\]`),
 	pp("/etc/shadow", words("etc"), `/etc/(?:g?shadow|sudoers|master\.passwd)\b`),
 	pp(".git-credentials", words("credentials"), `\.git-credentials\b`),
