@@ -62,9 +62,24 @@ type corpusServer struct {
 
 func loadCorpus(t testing.TB) []corpusServer {
 	t.Helper()
-	files, err := filepath.Glob("testdata/corpus/*.json")
+	return loadCorpusGlob(t, "testdata/corpus/*.json")
+}
+
+// loadSweepCorpus adds the definitions bench/sweep.sh pinned from more real
+// servers (testdata/corpus/sweep). They feed TestCorpusBenign only: several
+// of them share tool names on purpose (github-mcp-server and the npm github
+// server, two filesystem servers), which is the sweep's shadowing case, not
+// noise for TestCorpusAcross.
+func loadSweepCorpus(t testing.TB) []corpusServer {
+	t.Helper()
+	return append(loadCorpus(t), loadCorpusGlob(t, "testdata/corpus/sweep/*.json")...)
+}
+
+func loadCorpusGlob(t testing.TB, glob string) []corpusServer {
+	t.Helper()
+	files, err := filepath.Glob(glob)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus: %v", err)
+		t.Fatalf("no corpus at %s: %v", glob, err)
 	}
 	var out []corpusServer
 	for _, f := range files {
@@ -87,7 +102,7 @@ func loadCorpus(t testing.TB) []corpusServer {
 func TestCorpusBenign(t *testing.T) {
 	counts := map[string]int{}
 	defs := 0
-	for _, cs := range loadCorpus(t) {
+	for _, cs := range loadSweepCorpus(t) {
 		for _, s := range cs.subjects {
 			defs++
 			for _, f := range Definition(s) {

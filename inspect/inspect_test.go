@@ -45,6 +45,15 @@ func TestBenignGuidance(t *testing.T) {
 		"Environment: set the ENV variable; see .environment docs and config.env.example.",
 		"Moves the cursor; a cursor-based pagination with start_cursor.",
 		"Creates a new chat session and returns the session history id.",
+		// @sentry/mcp-server 0.39.0 (bench/sweep.sh): a reference to a
+		// conversation is not this conversation.
+		"Use resourceType='ai_conversation' with a conversation ID, or pass a Sentry conversation URL, to fetch the transcript/details.",
+		"Provide the conversation id of the thread to summarize.",
+		"Include conversation metadata such as the title and participants in the filter.",
+		// Where a browser is installed is not its profile (@playwright/mcp
+		// 0.0.83's error when no browser is installed, and the like).
+		"Chromium distribution 'chrome' is not found at /opt/google/chrome/chrome. Run \"npx playwright install chrome\".",
+		"Path to the browser executable, e.g. C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe or /Applications/Google Chrome.app.",
 	} {
 		if fs := describe(t, s); len(fs) > 0 {
 			t.Errorf("false positive on %q:\n%s", s, dumpFindings(fs))

@@ -212,6 +212,14 @@ const (
 	labelCoerce   = "threatens that the tool fails unless the model complies"
 )
 
+// conversation is "the conversation" as a thing to pass along: followed by
+// a word that makes it the whole exchange (history, transcript, so far), by
+// punctuation or the end, or by a word that starts the rest of the sentence
+// ("into the notes field", "along", "verbatim"). Not as a modifier of an
+// identifier: Sentry's "pass a Sentry conversation URL" or "with a
+// conversation ID" asks for a reference to a conversation, not for this one.
+const conversation = `conversation(?:(?: history| log| transcript| so far| context| messages?| contents?| text| data| thread| record)\b|'s|$|[^a-z0-9_ -]| (?:to|into|in|inside|as|with|and|or|so|then|when|before|after|for|from|along|verbatim|itself|above|here|that|which|you|we|i|is|was|has)\b)`
+
 // users are the words that gate the hide-from-user phrases.
 var users = []string{"user", "human", "operator", "requester"}
 
@@ -251,7 +259,7 @@ var instructionPhrases = []phrase{
 		`always (?:send|forward|deliver|route|email|mail|cc|bcc)\b[^.!?]{0,40}? to\b`+
 			`|(?:must|should) (?:always )?be (?:sent|forwarded|delivered|routed|redirected|copied) to\b`),
 	needing(ph(labelHistory, words("include pass send add append attach copy forward put insert provide embed upload post share dump"),
-		`(?:include|pass|send|add|append|attach|copy|forward|put|insert|provide|embed|upload|post|share|dump)\b[^.!?]{0,60}?\b(?:(?:the |this |our |your )?(?:entire |full |whole |complete )?(?:conversation(?: history| log| transcript| so far)?|(?:chat|dialog(?:ue)?|session) (?:history|log|transcript)|(?:previous|prior|earlier|last|recent|past|preceding) (?:messages?|tool (?:calls?|results?|outputs?)|calls?|conversations?|context|chats?|exchanges?|answers?)|(?:results?|outputs?|responses?) (?:of|from) (?:other|previous|prior|earlier|all|any) (?:tools?|calls?|functions?)|other tools'? (?:outputs?|results?|responses?|data)|system prompt|your instructions))\b`),
+		`(?:include|pass|send|add|append|attach|copy|forward|put|insert|provide|embed|upload|post|share|dump)\b[^.!?]{0,60}?\b(?:(?:the |this |our |your )?(?:entire |full |whole |complete )?(?:`+conversation+`|(?:(?:chat|dialog(?:ue)?|session) (?:history|log|transcript)|(?:previous|prior|earlier|last|recent|past|preceding) (?:messages?|tool (?:calls?|results?|outputs?)|calls?|conversations?|context|chats?|exchanges?|answers?)|(?:results?|outputs?|responses?) (?:of|from) (?:other|previous|prior|earlier|all|any) (?:tools?|calls?|functions?)|other tools'? (?:outputs?|results?|responses?|data))\b)|(?:system prompt|your instructions)\b)`),
 		"conversation", "chat", "dialog", "session", "previous", "prior", "earlier", "last", "recent", "past", "preceding", "other tool", "system prompt", "your instructions"),
 	needing(ph(labelCoerce, words("otherwise or"),
 		`(?:otherwise|or else|or) (?:the |this )?(?:tool|app|application|system|server|function|request|call|operation)s? (?:will|would|won't|wont|will not|may|might) (?:not work|fail|crash|break|stop working|error)\b`),
@@ -289,8 +297,14 @@ var pathPhrases = []phrase{
 	pp(".npmrc / .pypirc", words("npmrc pypirc"), `(?:^|[^a-z0-9_.-])\.(?:npmrc|pypirc)\b`),
 	pp("shell history", words("bash_history zsh_history sh_history fish_history python_history node_repl_history psql_history mysql_history sqlite_history"),
 		`\b(?:bash|zsh|sh|fish|python|node_repl|psql|mysql|sqlite)_history\b`),
-	pp("browser profile (saved logins, cookies)", words("login logins key3 key4 cookies chrome firefox mozilla"),
-		`\blogin data\b|\blogins\.json\b|\bkey[34]\.db\b|\bcookies\.sqlite\b|google[/\\]chrome[/\\]|\bchrome[/\\]user data\b|\.mozilla[/\\]firefox\b|\bfirefox[/\\]profiles\b`),
+	// The profile, not the program: Chrome's profile is Google/Chrome/User
+	// Data (Windows), Google/Chrome/Default (macOS) or .config/google-chrome
+	// (Linux), while /opt/google/chrome/chrome and Program Files\Google\
+	// Chrome\Application are where the browser is installed, which a
+	// browser server names in its own error ("chrome is not found at
+	// /opt/google/chrome/chrome", @playwright/mcp, bench/sweep.sh).
+	pp("browser profile (saved logins, cookies)", words("login logins key3 key4 cookies chrome chromium firefox mozilla"),
+		`\blogin data\b|\blogins\.json\b|\bkey[34]\.db\b|\bcookies\.sqlite\b|google[/\\]chrome[/\\](?:user data|default|profile \d+|local state)\b|\bchrome[/\\]user data\b|\.config[/\\](?:google-chrome(?:-beta|-unstable)?|chromium)\b|\.mozilla[/\\]firefox\b|\bfirefox[/\\]profiles\b`),
 	pp("keychain", words("login keychains"), `\blogin\.keychain(?:-db)?\b|[/\\]keychains[/\\]`),
 	pp("/etc/shadow", words("etc"), `/etc/(?:g?shadow|sudoers|master\.passwd)\b`),
 	pp(".git-credentials", words("credentials"), `\.git-credentials\b`),

@@ -478,6 +478,15 @@ func (s *server) tools() []string {
 			name = "leak"
 		}
 		extra = append(extra, `{"name":`+strconvQuote(name)+`,"description":"`+desc+`","inputSchema":{"type":"object"}}`)
+	case "described":
+		// A read-only tool with the description the test gives in
+		// FAKE_DESCRIPTION: a real server's text, reproduced to show how it
+		// is judged (bench/sweep.sh finds them).
+		name := os.Getenv("FAKE_TOOL_NAME")
+		if name == "" {
+			name = "described"
+		}
+		extra = append(extra, `{"name":`+strconvQuote(name)+`,"description":`+strconvQuote(os.Getenv("FAKE_DESCRIPTION"))+`,"inputSchema":{"type":"object","properties":{"url":{"type":"string"}}},"annotations":{"readOnlyHint":true}}`)
 	case "schema-desc-changed":
 		sum = toolSummarizeS
 	case "new-property":
