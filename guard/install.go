@@ -30,10 +30,13 @@ type InstallOptions struct {
 // Change is what Install or Uninstall did to one server.
 type Change struct {
 	Server string
-	// Action is "guarded", "restored", or why the server was left alone:
-	// "already guarded", "not pinned", "not stdio", "not guarded".
+	// Action is "guarded", "guarded (remote)" (a url entry now runs the
+	// guard's bridge), "restored", or why the server was left alone:
+	// "already guarded", "not pinned", "not stdio", "not bridged" (a url
+	// entry install does not rewrite; Warning says why), "not guarded".
 	Action string
-	// Warning is set when the config's launch differs from the approved one.
+	// Warning is set when the config's launch differs from the approved
+	// one, or says why a server was not bridged or restored.
 	Warning string
 }
 
@@ -82,11 +85,20 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 	out, changes, err := rewrite(name, data, func(d *doc, e *srvEntry) ([]splice, Change, error) {
 		ch := Change{Server: e.name}
 		l, err := e.launch(d)
-		if err != nil || l == nil {
+		if err != nil {
 			ch.Action = "not stdio"
 			return nil, ch, err
 		}
-		if _, _, ok := config.ParseGuardWrap(l.args); ok {
+		if l == nil {
+			if s, ok := byName[e.name]; ok && s.URL != "" {
+				edits, err := installRemote(d, e, s, o, &ch)
+				return edits, ch, err
+			}
+			ch.Action = "not stdio"
+			return nil, ch, nil
+		}
+		_, remote := config.ParseRemoteGuardWrap(l.args)
+		if _, _, ok := config.ParseGuardWrap(l.args); ok || remote {
 			ch.Action = "already guarded"
 			prior = true
 			return nil, ch, nil
@@ -153,6 +165,10 @@ func Uninstall(name string, data []byte) ([]byte, []Change, error) {
 		if err != nil || l == nil {
 			return nil, ch, err
 		}
+		if _, ok := config.ParseRemoteGuardWrap(l.args); ok && !d.toml && !d.yaml && !e.opencode {
+			edits, err := uninstallRemote(d, e, &ch)
+			return edits, ch, err
+		}
 		_, k, ok := config.ParseGuardWrap(l.args)
 		if !ok {
 			return nil, ch, nil
@@ -215,7 +231,8 @@ type jarray struct {
 // srvEntry is one server object of the file.
 type srvEntry struct {
 	name     string
-	line     int // 1-based line of the entry, for errors
+	holder   string // the key of the object holding it ("mcpServers", ...)
+	line     int    // 1-based line of the entry, for errors
 	obj      span
 	members  []member // offsets are absolute (into data)
 	opencode bool
@@ -507,7 +524,7 @@ func jsonEntries(name string, data []byte) (*doc, []*srvEntry, error) {
 				ms[i].koff += base
 			}
 			line, _ := lock.LineCol(data, h.off+sm.koff)
-			entries = append(entries, &srvEntry{name: sm.key, line: line, obj: span{base, base + len(sm.val)}, members: ms, opencode: opencode})
+			entries = append(entries, &srvEntry{name: sm.key, holder: h.key, line: line, obj: span{base, base + len(sm.val)}, members: ms, opencode: opencode})
 		}
 	}
 	return d, entries, nil
