@@ -79,23 +79,22 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	} else if review {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
 	}
-	// The repository is read while the servers are probed, from the
-	// start, while the deadline is fresh: its git calls add nothing to
-	// the run's wall time.
+	// The repository is read from the start, while the deadline is fresh,
+	// and to the end before the servers are probed: check.Check ends by
+	// killing and reaping every descendant of this process (a server's
+	// setsid'd grandchild included), and a git call still running then,
+	// or exited and not yet waited for, was killed or reaped under
+	// exec.Cmd ("waitid: no child processes"), failing the run.
 	type scan struct {
 		found []finding.Finding
 		err   error
 	}
-	scanned := make(chan scan, 1)
 	var scanWarnings bytes.Buffer // written after the probe's progress lines, not among them
-	go func() {
-		senv := env
-		senv.Stderr = &scanWarnings
-		found, err := uncheckedConfigs(ctx, senv, &c, opts.All)
-		scanned <- scan{found, err}
-	}()
+	senv := env
+	senv.Stderr = &scanWarnings
+	var sc scan
+	sc.found, sc.err = uncheckedConfigs(ctx, senv, &c, opts.All)
 	r := check.Check(ctx, opts)
-	sc := <-scanned
 	env.Stderr.Write(scanWarnings.Bytes())
 	if interrupted(root, env) {
 		return ExitInterrupted, nil
