@@ -69,6 +69,10 @@ const guardArg = "guard"
 // opencode's "command": [PROGRAM, ARGS...] gets the guard's command and
 // arguments inserted before PROGRAM the same way.
 //
+// A pinned url entry of the "mcpServers" and "servers" shapes becomes the
+// guard's bridge to that server, the whole entry replaced and its bytes
+// kept for Uninstall (installRemote).
+//
 // Servers without a lock entry are left alone and reported: the guard
 // would refuse them, which would break the client rather than protect it.
 func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, error) {
@@ -154,7 +158,8 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 
 // Uninstall undoes Install: each server whose arguments are a guard
 // invocation gets back the command and arguments after the guard's "--",
-// byte for byte as they were before Install (see Install).
+// byte for byte as they were before Install (see Install); a bridge to a
+// remote server gets back the entry it was (uninstallRemote).
 func Uninstall(name string, data []byte) ([]byte, []Change, error) {
 	if _, err := config.Parse(name, data); err != nil {
 		return nil, nil, err
