@@ -31,6 +31,11 @@ import (
 //     its value, then "--" and a command;
 //   - --server names this very entry, so the guard holds the server to the
 //     lock entry the check compares it with.
+//
+// The bridge to a remote server that guard install writes for a url entry
+// ("guard", flags, "--remote-env", "--transport", http|sse, no command) is
+// read the same way, as the url launch the guard connects to: see
+// unwrapRemote.
 
 // GuardCommand is the name guard install writes as the command.
 const GuardCommand = "mcp-lockcheck"
