@@ -51,6 +51,14 @@ func installRemote(d *doc, e *srvEntry, s config.Server, o InstallOptions, ch *C
 	case len(s.Headers) >= config.MaxGuardEnvHeaders:
 		return notBridged(ch, fmt.Sprintf("more than %d headers", config.MaxGuardEnvHeaders-1))
 	}
+	for k, v := range s.Headers {
+		// The guard reads "Name: value" back split at the first colon and
+		// trimmed: a header that does not survive that would be sent as
+		// something else, or not at all.
+		if n := strings.TrimSpace(k); n == "" || n != k || strings.Contains(k, ":") || strings.TrimSpace(v) != v {
+			return notBridged(ch, fmt.Sprintf("header %q cannot be carried as \"Name: value\" in env", k))
+		}
+	}
 	for _, k := range unbridgeable {
 		if e.member(k) != nil {
 			return notBridged(ch, fmt.Sprintf("its %q gives the client credentials the bridge would not have", k))

@@ -98,6 +98,9 @@ func TestInstallRemoteNotBridged(t *testing.T) {
 		{"Codex TOML", ".codex/config.toml", "[mcp_servers.r]\nurl = \"https://x.invalid/mcp\"\n[mcp_servers.a]\ncommand = \"srv\"\n", "JSON configs"},
 		{"Continue YAML", ".continue/mcpServers/s.yaml", "mcpServers:\n  - name: r\n    type: sse\n    url: https://x.invalid/sse\n  - name: a\n    command: srv\n", "JSON configs"},
 		{"headersHelper", ".mcp.json", `{"mcpServers": {"r": {"type": "http", "url": "https://x.invalid/mcp", "headersHelper": "./get-token.sh"}, "a": {"command": "srv"}}}`, `"headersHelper"`},
+		{"header name of spaces", ".mcp.json", `{"mcpServers": {"r": {"url": "https://x.invalid/mcp", "headers": {" ": ""}}, "a": {"command": "srv"}}}`, "cannot be carried"},
+		{"header name with a colon", ".mcp.json", `{"mcpServers": {"r": {"url": "https://x.invalid/mcp", "headers": {"X-A:B": "v"}}, "a": {"command": "srv"}}}`, "cannot be carried"},
+		{"header value with a trailing space", ".mcp.json", `{"mcpServers": {"r": {"url": "https://x.invalid/mcp", "headers": {"X-Key": "v "}}, "a": {"command": "srv"}}}`, "cannot be carried"},
 		{"our env name taken", ".mcp.json", `{"mcpServers": {"r": {"url": "https://x.invalid/mcp", "env": {"MCP_LOCKCHECK_URL": "https://evil.invalid"}}, "a": {"command": "srv"}}}`, "MCP_LOCKCHECK_URL"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
