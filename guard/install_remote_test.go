@@ -16,7 +16,7 @@ import (
 // TestInstallRemote rewrites url entries into the bridge command: the url
 // and header templates move into env (never into args, where an expanded
 // token would be on every process listing), and uninstall writes the
-// entries back as they were.
+// entries back byte for byte.
 func TestInstallRemote(t *testing.T) {
 	in := filepath.Join("testdata", "install", "remote.json")
 	data, err := os.ReadFile(in)
@@ -75,6 +75,9 @@ func TestInstallRemote(t *testing.T) {
 	back, _, err := Uninstall(in, out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if string(back) != string(data) {
+		t.Errorf("uninstall did not give back the original bytes:\n%s", back)
 	}
 	restored, err := config.Parse(in, back)
 	if err != nil {
