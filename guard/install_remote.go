@@ -23,7 +23,7 @@ var unbridgeable = []string{"headersHelper", "oauth", "auth", "authProviderType"
 // installRemote rewrites a pinned url entry into the bridge command. The
 // whole entry value is replaced by a new object:
 //
-//	{"command": "mcp-lockcheck",
+//	{"type": "stdio" (when the entry had a type), "command": "mcp-lockcheck",
 //	 "args": ["guard", "--lock", LOCK, "--server", NAME, "--remote-env", "--transport", "http"],
 //	 "env": {ENV..., "MCP_LOCKCHECK_URL": URL, "MCP_LOCKCHECK_HEADER_1": "Authorization: Bearer ${TOKEN}",
 //	         "MCP_LOCKCHECK_ORIGINAL": BASE64},
@@ -110,7 +110,13 @@ func installRemote(d *doc, e *srvEntry, s config.Server, o InstallOptions, ch *C
 	env = append(env, member{key: config.GuardEnvOriginal, val: str(base64.StdEncoding.EncodeToString(orig))})
 
 	argv, _ := marshalNoEscape(args)
-	ms := []member{{key: "command", val: str(o.Executable)}, {key: "args", val: argv}, {key: "env", val: objectBytes(env)}}
+	var ms []member
+	if e.member("type") != nil {
+		// A client that wants a type (VS Code's "servers") gets the one a
+		// command has.
+		ms = append(ms, member{key: "type", val: str(config.TypeStdio)})
+	}
+	ms = append(ms, member{key: "command", val: str(o.Executable)}, member{key: "args", val: argv}, member{key: "env", val: objectBytes(env)})
 	for _, m := range e.members {
 		if !slices.Contains(remoteKeys, m.key) {
 			ms = append(ms, m)
