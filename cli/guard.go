@@ -151,19 +151,19 @@ func remoteFromEnv(server, transport string, env Env) (*guard.Remote, error) {
 	default:
 		return nil, usageErr("--transport %q: want http or sse", transport)
 	}
-	u, ok := env.Getenv(guard.EnvURL)
+	u, ok := env.Getenv(config.GuardEnvURL)
 	if !ok || u == "" {
-		return nil, usageErr("guard --remote-env: %s is not set (guard install writes it into the server's env)", guard.EnvURL)
+		return nil, usageErr("guard --remote-env: %s is not set (guard install writes it into the server's env)", config.GuardEnvURL)
 	}
 	s := config.Server{Name: server, URL: u, Headers: map[string]string{}, File: "the environment"}
-	for i := 1; i <= guard.MaxEnvHeaders; i++ {
-		h, ok := env.Getenv(guard.EnvHeader(i))
+	for i := 1; i <= config.MaxGuardEnvHeaders; i++ {
+		h, ok := env.Getenv(config.GuardEnvHeader(i))
 		if !ok {
 			break
 		}
 		name, value, found := strings.Cut(h, ":")
 		if !found || strings.TrimSpace(name) == "" {
-			return nil, usageErr("guard --remote-env: %s is not \"Name: value\"", guard.EnvHeader(i))
+			return nil, usageErr("guard --remote-env: %s is not \"Name: value\"", config.GuardEnvHeader(i))
 		}
 		s.Headers[strings.TrimSpace(name)] = strings.TrimSpace(value)
 	}

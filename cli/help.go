@@ -97,7 +97,7 @@ var helps = map[string]helpText{
 	"guard install": {
 		summary:  "rewrite client configs so every pinned server runs behind the guard",
 		usage:    []string{"guard install [flags]"},
-		about:    "The command is written as mcp-lockcheck when PATH finds it, and --lock relative to the config's project. Each client config (JSON, JSONC, Codex TOML, Continue YAML) is edited in place, comments and layout kept, and saved as FILE.bak the first time only. guard uninstall restores the original bytes. A remote (url) server runs behind the guard as a stdio↔HTTP bridge: write its entry as command mcp-lockcheck with args guard --server NAME (install does not rewrite url entries yet).",
+		about:    "The command is written as mcp-lockcheck when PATH finds it, and --lock relative to the config's project. Each client config (JSON, JSONC, Codex TOML, Continue YAML) is edited in place, comments and layout kept, and saved as FILE.bak the first time only. guard uninstall restores the original bytes. A pinned url entry (the mcpServers and servers shapes of JSON and JSONC) becomes the stdio↔HTTP bridge: command mcp-lockcheck, args guard --server NAME --remote-env --transport http|sse (no --sandbox), its url and header templates in env, never in args, and its original bytes in env for guard uninstall; other formats' url entries are left alone and reported.",
 		examples: []string{"mcp-lockcheck guard install", "mcp-lockcheck guard install --config .vscode/mcp.json --mode sanitize"},
 	},
 	"guard uninstall": {

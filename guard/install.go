@@ -30,10 +30,13 @@ type InstallOptions struct {
 // Change is what Install or Uninstall did to one server.
 type Change struct {
 	Server string
-	// Action is "guarded", "restored", or why the server was left alone:
-	// "already guarded", "not pinned", "not stdio", "not guarded".
+	// Action is "guarded", "guarded (remote)" (a url entry now runs the
+	// guard's bridge), "restored", or why the server was left alone:
+	// "already guarded", "not pinned", "not stdio", "not bridged" (a url
+	// entry install does not rewrite; Warning says why), "not guarded".
 	Action string
-	// Warning is set when the config's launch differs from the approved one.
+	// Warning is set when the config's launch differs from the approved
+	// one, or says why a server was not bridged or restored.
 	Warning string
 }
 
@@ -66,6 +69,10 @@ const guardArg = "guard"
 // opencode's "command": [PROGRAM, ARGS...] gets the guard's command and
 // arguments inserted before PROGRAM the same way.
 //
+// A pinned url entry of the "mcpServers" and "servers" shapes becomes the
+// guard's bridge to that server, the whole entry replaced and its bytes
+// kept for Uninstall (installRemote).
+//
 // Servers without a lock entry are left alone and reported: the guard
 // would refuse them, which would break the client rather than protect it.
 func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, error) {
@@ -82,11 +89,20 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 	out, changes, err := rewrite(name, data, func(d *doc, e *srvEntry) ([]splice, Change, error) {
 		ch := Change{Server: e.name}
 		l, err := e.launch(d)
-		if err != nil || l == nil {
+		if err != nil {
 			ch.Action = "not stdio"
 			return nil, ch, err
 		}
-		if _, _, ok := config.ParseGuardWrap(l.args); ok {
+		if l == nil {
+			if s, ok := byName[e.name]; ok && s.URL != "" {
+				edits, err := installRemote(d, e, s, o, &ch)
+				return edits, ch, err
+			}
+			ch.Action = "not stdio"
+			return nil, ch, nil
+		}
+		_, remote := config.ParseRemoteGuardWrap(l.args)
+		if _, _, ok := config.ParseGuardWrap(l.args); ok || remote {
 			ch.Action = "already guarded"
 			prior = true
 			return nil, ch, nil
@@ -142,7 +158,8 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 
 // Uninstall undoes Install: each server whose arguments are a guard
 // invocation gets back the command and arguments after the guard's "--",
-// byte for byte as they were before Install (see Install).
+// byte for byte as they were before Install (see Install); a bridge to a
+// remote server gets back the entry it was (uninstallRemote).
 func Uninstall(name string, data []byte) ([]byte, []Change, error) {
 	if _, err := config.Parse(name, data); err != nil {
 		return nil, nil, err
@@ -152,6 +169,10 @@ func Uninstall(name string, data []byte) ([]byte, []Change, error) {
 		l, err := e.launch(d)
 		if err != nil || l == nil {
 			return nil, ch, err
+		}
+		if _, ok := config.ParseRemoteGuardWrap(l.args); ok && !d.toml && !d.yaml && !e.opencode {
+			edits, err := uninstallRemote(d, e, &ch)
+			return edits, ch, err
 		}
 		_, k, ok := config.ParseGuardWrap(l.args)
 		if !ok {
@@ -215,7 +236,8 @@ type jarray struct {
 // srvEntry is one server object of the file.
 type srvEntry struct {
 	name     string
-	line     int // 1-based line of the entry, for errors
+	holder   string // the key of the object holding it ("mcpServers", ...)
+	line     int    // 1-based line of the entry, for errors
 	obj      span
 	members  []member // offsets are absolute (into data)
 	opencode bool
@@ -507,7 +529,7 @@ func jsonEntries(name string, data []byte) (*doc, []*srvEntry, error) {
 				ms[i].koff += base
 			}
 			line, _ := lock.LineCol(data, h.off+sm.koff)
-			entries = append(entries, &srvEntry{name: sm.key, line: line, obj: span{base, base + len(sm.val)}, members: ms, opencode: opencode})
+			entries = append(entries, &srvEntry{name: sm.key, holder: h.key, line: line, obj: span{base, base + len(sm.val)}, members: ms, opencode: opencode})
 		}
 	}
 	return d, entries, nil

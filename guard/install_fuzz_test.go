@@ -47,7 +47,7 @@ func FuzzInstallRoundTrip(f *testing.F) {
 		config.UnwrapGuard(after, nil)
 		guarded := map[string]bool{}
 		for _, c := range changes {
-			guarded[c.Server] = c.Action == "guarded"
+			guarded[c.Server] = c.Action == "guarded" || c.Action == "guarded (remote)"
 		}
 		for _, s := range after {
 			if !guarded[s.Name] {

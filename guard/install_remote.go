@@ -2,57 +2,92 @@ package guard
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 )
 
-// The environment a guarded remote server's entry carries (guard install
-// writes it, guard --remote-env reads it). The url and header values go in
-// env, not in args: clients expand placeholders in both, and an expanded
-// token in args is on every process listing; env is where a stdio
-// server's secrets already live.
-const (
-	// EnvURL holds the url as the config wrote it.
-	EnvURL = "MCP_LOCKCHECK_URL"
-	// envURLKey and envType keep what uninstall needs to write the entry
-	// back: the url member's name when it is not "url" (Windsurf's
-	// serverUrl, Gemini CLI's httpUrl) and the "type" as written.
-	envURLKey = "MCP_LOCKCHECK_URL_KEY"
-	envType   = "MCP_LOCKCHECK_TYPE"
-	// MaxEnvHeaders bounds the headers read back.
-	MaxEnvHeaders = 64
-)
+// remoteKeys are the members of a url entry the bridge command replaces.
+var remoteKeys = []string{"type", "url", "httpUrl", "serverUrl", "headers", "env"}
 
-// EnvHeader names the i-th (1-based) header variable: "Name: value".
-func EnvHeader(i int) string { return "MCP_LOCKCHECK_HEADER_" + strconv.Itoa(i) }
+// unbridgeable are members that give a url entry credentials the bridge
+// cannot carry (a helper command, an OAuth flow the client runs): bridged,
+// the server would be reached without them.
+var unbridgeable = []string{"headersHelper", "oauth", "auth", "authProviderType"}
 
-var urlKeys = []string{"url", "httpUrl", "serverUrl"}
-
-// installRemote rewrites a pinned url entry into the bridge command:
+// installRemote rewrites a pinned url entry into the bridge command. The
+// whole entry value is replaced by a new object:
 //
-//	"command": "/abs/mcp-lockcheck",
-//	"args": ["guard", "--lock", LOCK, "--server", NAME, "--remote-env", "--transport", "http"],
-//	"env": {"MCP_LOCKCHECK_URL": URL, "MCP_LOCKCHECK_HEADER_1": "Authorization: Bearer ${TOKEN}"}
+//	{"type": "stdio" (when the entry had a type), "command": "mcp-lockcheck",
+//	 "args": ["guard", "--lock", LOCK, "--server", NAME, "--remote-env", "--transport", "http"],
+//	 "env": {ENV..., "MCP_LOCKCHECK_URL": URL, "MCP_LOCKCHECK_HEADER_1": "Authorization: Bearer ${TOKEN}",
+//	         "MCP_LOCKCHECK_ORIGINAL": BASE64},
+//	 OTHER MEMBERS...}
 //
-// in place of its url, type and headers; every other member stays.
-func installRemote(s config.Server, ms []member, o InstallOptions) ([]member, error) {
-	if len(s.Headers) >= MaxEnvHeaders {
-		return nil, fmt.Errorf("server %q: more than %d headers", s.Name, MaxEnvHeaders-1)
+// The url and header templates go in env, never in args (see
+// config.GuardEnvURL); --sandbox is dropped (the server runs elsewhere,
+// and the guard refuses the flag for it). The entry's bytes as they were,
+// comments and all, are kept base64-encoded in MCP_LOCKCHECK_ORIGINAL,
+// where no client expands a placeholder a second time: that is what
+// uninstallRemote writes back, byte for byte, into the same span.
+//
+// Only the "mcpServers" and "servers" shapes of JSON and JSONC configs are
+// bridged; other formats, and entries whose credentials come from
+// somewhere the bridge cannot see, are reported "not bridged".
+func installRemote(d *doc, e *srvEntry, s config.Server, o InstallOptions, ch *Change) ([]splice, error) {
+	ls := o.Lock.Servers[e.name]
+	if ls == nil {
+		ch.Action = "not pinned"
+		return nil, nil
 	}
-	transport := "http"
+	switch {
+	case d.toml || d.yaml || e.opencode || e.holder == "context_servers":
+		return notBridged(ch, "guard install bridges url entries only in the \"mcpServers\" and \"servers\" shapes of JSON configs; put this server behind the guard by hand (see docs/guard.md)")
+	case len(s.Headers) >= config.MaxGuardEnvHeaders:
+		return notBridged(ch, fmt.Sprintf("more than %d headers", config.MaxGuardEnvHeaders-1))
+	}
+	for k, v := range s.Headers {
+		// The guard reads "Name: value" back split at the first colon and
+		// trimmed: a header that does not survive that would be sent as
+		// something else, or not at all.
+		if n := strings.TrimSpace(k); n == "" || n != k || strings.Contains(k, ":") || strings.TrimSpace(v) != v {
+			return notBridged(ch, fmt.Sprintf("header %q cannot be carried as \"Name: value\" in env", k))
+		}
+	}
+	for _, k := range unbridgeable {
+		if e.member(k) != nil {
+			return notBridged(ch, fmt.Sprintf("its %q gives the client credentials the bridge would not have", k))
+		}
+	}
+	var env []member
+	if m := e.member("env"); m != nil && string(m.val) != "null" {
+		var err error
+		if env, err = objectMembers(m.val); err != nil {
+			return nil, fmt.Errorf("server %q: \"env\": %w", e.name, err)
+		}
+		for _, v := range env {
+			if strings.HasPrefix(v.key, "MCP_LOCKCHECK_") {
+				return notBridged(ch, fmt.Sprintf("its env already sets %s, a name the bridge uses", v.key))
+			}
+		}
+	}
+	if l := check.LaunchOf(s); l.URL != ls.Launch.URL {
+		ch.Warning = fmt.Sprintf("the config's url (%s) differs from the lock's approved one (%s); mcp-lockcheck check reports launch-changed", l.URL, ls.Launch.URL)
+	} else if !l.Equal(ls.Launch) {
+		ch.Warning = "the config's launch (headers or env) differs from the lock's approved one; mcp-lockcheck check reports launch-changed"
+	}
+
+	transport := config.TypeHTTP
 	if s.Type == config.TypeSSE {
-		transport = "sse"
+		transport = config.TypeSSE
 	}
-	args := []string{guardArg, "--lock", o.LockPath, "--server", s.Name}
+	args := []string{guardArg, "--lock", o.LockPath, "--server", e.name}
 	for i := 0; i < len(o.Flags); i++ {
-		// --sandbox isolates a process the guard starts; a remote server
-		// runs elsewhere, and the guard refuses the flag for one.
 		if o.Flags[i] == "--sandbox" {
 			i++
 			continue
@@ -60,162 +95,83 @@ func installRemote(s config.Server, ms []member, o InstallOptions) ([]member, er
 		args = append(args, o.Flags[i])
 	}
 	args = append(args, "--remote-env", "--transport", transport)
-	vars := map[string]string{EnvURL: s.URL}
-	for _, k := range urlKeys[1:] {
-		if _, ok := get(ms, k); ok {
-			vars[envURLKey] = k
-		}
-	}
-	if raw, ok := get(ms, "type"); ok {
-		if t, ok := jsonString(raw); ok {
-			vars[envType] = t
-		}
-	}
+
+	str := func(v string) []byte { b, _ := marshalNoEscape(v); return b }
+	env = append(env, member{key: config.GuardEnvURL, val: str(s.URL)})
 	names := make([]string, 0, len(s.Headers))
 	for k := range s.Headers {
 		names = append(names, k)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	for i, k := range names {
-		vars[EnvHeader(i+1)] = k + ": " + s.Headers[k]
+		env = append(env, member{key: config.GuardEnvHeader(i + 1), val: str(k + ": " + s.Headers[k])})
 	}
-	cmd, _ := marshalNoEscape(o.Executable)
+	orig := d.data[e.obj.from:e.obj.to]
+	env = append(env, member{key: config.GuardEnvOriginal, val: str(base64.StdEncoding.EncodeToString(orig))})
+
 	argv, _ := marshalNoEscape(args)
-	out := make([]member, 0, len(ms)+2)
-	placed, hasEnv := false, false
-	for _, m := range ms {
-		switch {
-		case m.key == "type" || m.key == "headers" || slices.Contains(urlKeys, m.key):
-			if !placed {
-				placed = true
-				out = append(out, member{key: "command", fold: fold("command"), val: cmd}, member{key: "args", fold: fold("args"), val: argv})
-			}
-		case m.key == "env":
-			hasEnv = true
-			val, err := mergeEnv(m.val, vars)
-			if err != nil {
-				return nil, fmt.Errorf("server %q: %w", s.Name, err)
-			}
-			m.val = val
-			out = append(out, m)
-		default:
-			out = append(out, m)
-		}
-	}
-	if !hasEnv {
-		val, _ := mergeEnv(nil, vars)
-		out = append(out, member{key: "env", fold: fold("env"), val: val})
-	}
-	return out, nil
-}
-
-// mergeEnv adds vars to an env object's members (raw may be nil), in a
-// stable order.
-func mergeEnv(raw []byte, vars map[string]string) ([]byte, error) {
 	var ms []member
-	if len(raw) > 0 && string(raw) != "null" {
-		var err error
-		if ms, err = objectMembers(raw); err != nil {
-			return nil, fmt.Errorf(`"env": %w`, err)
+	if e.member("type") != nil {
+		// A client that wants a type (VS Code's "servers") gets the one a
+		// command has.
+		ms = append(ms, member{key: "type", val: str(config.TypeStdio)})
+	}
+	ms = append(ms, member{key: "command", val: str(o.Executable)}, member{key: "args", val: argv}, member{key: "env", val: objectBytes(env)})
+	for _, m := range e.members {
+		if !slices.Contains(remoteKeys, m.key) {
+			ms = append(ms, m)
 		}
 	}
-	keys := make([]string, 0, len(vars))
-	for k := range vars {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return envOrder(keys[i]) < envOrder(keys[j]) })
-	for _, k := range keys {
-		v, _ := marshalNoEscape(vars[k])
-		ms = append(ms, member{key: k, fold: fold(k), val: v})
-	}
-	return renderObject(ms, "", false), nil
-}
-
-// envOrder puts the url first and the headers in their numeric order.
-func envOrder(k string) string {
-	switch k {
-	case EnvURL:
-		return "0"
-	case envURLKey:
-		return "1"
-	case envType:
-		return "2"
-	}
-	n, _ := strconv.Atoi(strings.TrimPrefix(k, "MCP_LOCKCHECK_HEADER_"))
-	return fmt.Sprintf("3%04d", n)
-}
-
-// uninstallRemote writes a bridged entry back as the url entry it was.
-func uninstallRemote(ms []member) ([]member, bool, error) {
-	raw, ok := get(ms, "env")
-	if !ok {
-		return nil, false, nil
-	}
-	env, err := objectMembers(raw)
+	entry, err := d.renderEntry(e, objectBytes(ms))
 	if err != nil {
-		return nil, false, nil
+		return nil, fmt.Errorf("server %q: %w", e.name, err)
 	}
-	u, ok := get(env, EnvURL)
-	if !ok {
-		return nil, false, nil
-	}
-	urlKey := "url"
-	if k, ok := get(env, envURLKey); ok {
-		if s, ok := jsonString(k); ok && slices.Contains(urlKeys, s) {
-			urlKey = s
-		}
-	}
-	var restored []member
-	if t, ok := get(env, envType); ok {
-		restored = append(restored, member{key: "type", fold: fold("type"), val: t})
-	}
-	restored = append(restored, member{key: urlKey, fold: fold(urlKey), val: u})
-	var headers []member
-	var keep []member
-	for _, m := range env {
-		switch {
-		case m.key == EnvURL || m.key == envURLKey || m.key == envType:
-		case strings.HasPrefix(m.key, "MCP_LOCKCHECK_HEADER_"):
-			h, _ := jsonString(m.val)
-			name, value, _ := strings.Cut(h, ":")
-			v, _ := marshalNoEscape(strings.TrimSpace(value))
-			headers = append(headers, member{key: strings.TrimSpace(name), fold: fold(strings.TrimSpace(name)), val: v, off: envIndex(m.key)})
-		default:
-			keep = append(keep, m)
-		}
-	}
-	if len(headers) > 0 {
-		sort.SliceStable(headers, func(i, j int) bool { return headers[i].off < headers[j].off })
-		for i := range headers {
-			headers[i].off = 0
-		}
-		restored = append(restored, member{key: "headers", fold: fold("headers"), val: renderObject(headers, "", false)})
-	}
-	out := make([]member, 0, len(ms)+2)
-	for _, m := range ms {
-		switch m.key {
-		case "command":
-			out = append(out, restored...)
-		case "args":
-		case "env":
-			if len(keep) > 0 {
-				m.val = renderObject(keep, "", false)
-				out = append(out, m)
+	ch.Action = "guarded (remote)"
+	return []splice{{e.obj.from, e.obj.to, entry}}, nil
+}
+
+func notBridged(ch *Change, why string) ([]splice, error) {
+	ch.Action = "not bridged"
+	ch.Warning = "url entry left as it was: " + why
+	return nil, nil
+}
+
+// uninstallRemote writes a bridged entry back as the bytes it was before
+// installRemote, from its MCP_LOCKCHECK_ORIGINAL. An entry that runs the
+// bridge without one (written by hand) is left alone, and said.
+func uninstallRemote(d *doc, e *srvEntry, ch *Change) ([]splice, error) {
+	ch.Action = "not guarded"
+	var orig []byte
+	if m := e.member("env"); m != nil {
+		env, _ := objectMembers(m.val)
+		for _, v := range env {
+			if v.key != config.GuardEnvOriginal {
+				continue
 			}
-		default:
-			out = append(out, m)
+			if s, ok := jsonString(v.val); ok {
+				if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+					orig = b
+				}
+			}
 		}
 	}
-	return out, true, nil
+	if len(orig) > 0 {
+		if clean, open := config.StripJSONC(orig); open >= 0 {
+			orig = nil
+		} else if _, err := objectMembers(clean); err != nil {
+			orig = nil
+		}
+	}
+	if orig == nil {
+		ch.Warning = fmt.Sprintf("it runs the guard's bridge but its env holds no %s that guard install wrote: restore the url entry from the .bak or by hand", config.GuardEnvOriginal)
+		return nil, nil
+	}
+	ch.Action = "restored"
+	return []splice{{e.obj.from, e.obj.to, orig}}, nil
 }
 
-func envIndex(k string) int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(k, "MCP_LOCKCHECK_HEADER_"))
-	return n
-}
-
-// renderObject writes members back as one JSON object, compact or indented at indent.
-func renderObject(ms []member, indent string, multiline bool) []byte {
+// objectBytes writes members as one compact JSON object.
+func objectBytes(ms []member) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, m := range ms {
@@ -228,20 +184,33 @@ func renderObject(ms []member, indent string, multiline bool) []byte {
 		b.Write(m.val)
 	}
 	b.WriteByte('}')
-	if !multiline {
-		var c bytes.Buffer
-		if json.Compact(&c, b.Bytes()) == nil {
-			return c.Bytes()
+	return b.Bytes()
+}
+
+// renderEntry lays out a new entry value the way the one it replaces was:
+// on one line, or one member a line at the entry's indent plus the unit
+// its members used, with the file's line ending.
+func (d *doc) renderEntry(e *srvEntry, obj []byte) ([]byte, error) {
+	var out bytes.Buffer
+	nl := newline(d.clean[e.obj.from:e.obj.to])
+	if nl == "" {
+		if err := json.Compact(&out, obj); err != nil {
+			return nil, err
 		}
-		return b.Bytes()
+		return out.Bytes(), nil
 	}
+	prefix := indentAt(d.data, e.obj.from)
 	unit := "  "
-	if strings.HasPrefix(indent, "\t") {
+	if strings.HasPrefix(prefix, "\t") {
 		unit = "\t"
 	}
-	var out bytes.Buffer
-	if json.Indent(&out, b.Bytes(), indent, unit) != nil {
-		return b.Bytes()
+	if len(e.members) > 0 {
+		if in := indentAt(d.data, e.members[0].koff); len(in) > len(prefix) && strings.HasPrefix(in, prefix) {
+			unit = in[len(prefix):]
+		}
 	}
-	return out.Bytes()
+	if err := json.Indent(&out, obj, prefix, unit); err != nil {
+		return nil, err
+	}
+	return bytes.ReplaceAll(out.Bytes(), []byte("\n"), []byte(nl)), nil
 }

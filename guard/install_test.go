@@ -109,7 +109,11 @@ var roundTrips = []struct{ name, file, data string }{
 	{"escaped command", ".mcp.json", `{"mcpServers": {"a": {"command": "np\u0078", "args": ["\u002dy", "p\/kg"]}}}`},
 	{"CRLF and tabs", ".mcp.json", "{\r\n\t\"mcpServers\": {\r\n\t\t\"a\": {\r\n\t\t\t\"command\": \"srv\",\r\n\t\t\t\"args\": [\r\n\t\t\t\t\"x\"\r\n\t\t\t]\r\n\t\t},\r\n\t\t\"b\": {\r\n\t\t\t\"command\": \"srv\"\r\n\t\t}\r\n\t}\r\n}\r\n"},
 	{"JSONC comments and trailing commas", ".vscode/mcp.json", "// workspace servers\n{\n  \"servers\": {\n    /* the file system */\n    \"fs\": {\n      \"type\": \"stdio\",\n      \"command\": \"npx\", // pinned\n      \"args\": [\n        // flags first\n        \"-y\",\n        \"pkg@1.0.0\", // the package\n      ],\n    },\n    \"bare\": {\"command\": \"srv\",},\n  },\n  \"inputs\": [],\n}\n"},
-	{"remote entries are left alone", ".cursor/mcp.json", `{"mcpServers": {"r": {"url": "https://x.invalid/mcp"}, "a": {"command": "srv"}}}`},
+	{"remote entries are bridged", ".cursor/mcp.json", `{"mcpServers": {"r": {"url": "https://x.invalid/mcp"}, "a": {"command": "srv"}}}`},
+	{"remote, JSONC with comments inside the entry", ".vscode/mcp.json", "{\n  \"servers\": {\n    \"r\": {\n      // the team's server\n      \"type\": \"http\", /* streamable */\n      \"url\": \"https://x.invalid/m\\u0063p?k=${input:key}\",\n      \"headers\": {\"Authorization\": \"Bearer ${env:TOKEN}\",},\n    },\n  },\n  \"inputs\": [{\"id\": \"key\", \"type\": \"promptString\", \"password\": true}],\n}\n"},
+	{"remote, CRLF and tabs, env kept", ".mcp.json", "{\r\n\t\"mcpServers\": {\r\n\t\t\"r\": {\r\n\t\t\t\"type\": \"sse\",\r\n\t\t\t\"url\": \"https://x.invalid/sse\",\r\n\t\t\t\"env\": {\"K\": \"v\"},\r\n\t\t\t\"timeout\": 30\r\n\t\t}\r\n\t}\r\n}\r\n"},
+	{"remote, Gemini httpUrl and url", ".gemini/settings.json", `{"mcpServers": {"h": {"httpUrl": "https://x.invalid/mcp", "headers": {"X-Key": "$KEY"}}, "s": {"url": "https://x.invalid/sse", "trust": false}}}`},
+	{"remote, Windsurf serverUrl", ".codeium/windsurf/mcp_config.json", `{"mcpServers": {"w": {"serverUrl": "https://x.invalid/mcp"}}}`},
 	{"Zed", ".zed/settings.json", `{"theme": "One", "context_servers": {"z": {"command": "srv", "args": ["--stdio"], "source": "custom"}}}`},
 	{"opencode", "opencode.json", "{\n  \"mcp\": {\n    \"o\": {\"type\": \"local\", \"command\": [\"npx\", \"-y\", \"pkg\"], \"enabled\": true},\n    \"r\": {\"type\": \"remote\", \"url\": \"https://x.invalid\"}\n  }\n}\n"},
 	{"Codex TOML", ".codex/config.toml", "model = \"o3\"\n\n# servers\n[mcp_servers.fs]\ncommand = \"npx\" # the runner\nargs = [\n  \"-y\", # yes\n  '@modelcontextprotocol/server-filesystem@2026.8.31',\n]\nstartup_timeout_sec = 20\n\n[mcp_servers.fs.env]\nK = \"v\"\n\n[mcp_servers.bare]\ncommand = 'srv'\n\n[mcp_servers.empty]\n  \"command\" = \"srv\"\n  args = []\n\n[mcp_servers.remote]\nurl = \"https://x.invalid/mcp\"\n"},
@@ -140,13 +144,13 @@ func TestInstallRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			guarded := 0
+			guarded := map[string]bool{}
 			for _, c := range changes {
-				if c.Action == "guarded" {
-					guarded++
+				if c.Action == "guarded" || c.Action == "guarded (remote)" {
+					guarded[c.Server] = true
 				}
 			}
-			if guarded == 0 || string(out) == tt.data {
+			if len(guarded) == 0 || string(out) == tt.data {
 				t.Fatalf("nothing guarded: %+v", changes)
 			}
 			after, err := config.Parse(tt.file, out)
@@ -158,7 +162,7 @@ func TestInstallRoundTrip(t *testing.T) {
 			}
 			config.UnwrapGuard(after, nil)
 			for _, s := range after {
-				if s.Type == config.TypeStdio && s.Guard == nil {
+				if (s.Type == config.TypeStdio || guarded[s.Name]) && s.Guard == nil {
 					t.Errorf("%s: not recognised as guarded:\n%s", s.Name, out)
 				}
 				if got := check.LaunchOf(s); !got.Equal(want[s.Name]) {
@@ -170,7 +174,7 @@ func TestInstallRoundTrip(t *testing.T) {
 				t.Errorf("second install changed the file (%v):\n%s", err, again)
 			}
 			for _, c := range changes2 {
-				if c.Action == "guarded" {
+				if strings.HasPrefix(c.Action, "guarded") {
 					t.Errorf("second install guarded %s again", c.Server)
 				}
 			}
