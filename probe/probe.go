@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -267,10 +268,15 @@ type launchRun struct {
 	last        bool            // the last launch of the probe
 	reaps       *sync.WaitGroup // background reaps of earlier launches
 	drops       *dropLog        // stdout lines skipped, across launches
+	// shared is phase for the session's reader goroutine (the tap runs
+	// there, while run moves from phase to phase).
+	shared atomic.Pointer[string]
 }
 
 func (l *launchRun) setPhase(name string) {
 	l.phase = fmt.Sprintf("launch-%d/%s", l.n, name)
+	phase := l.phase
+	l.shared.Store(&phase)
 	l.drops.setPhase(l.phase)
 	if l.opts.Progress != nil {
 		l.opts.Progress(l.phase)
@@ -324,7 +330,13 @@ func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
 	l.s = newSession(conn)
 	l.s.answer = l.answer
 	if l.opts.Tap != nil {
-		l.s.tap = func(method, subject string, payload []byte) { l.opts.Tap(l.phase, method, subject, payload) }
+		l.s.tap = func(method, subject string, payload []byte) {
+			phase := ""
+			if p := l.shared.Load(); p != nil {
+				phase = *p
+			}
+			l.opts.Tap(phase, method, subject, payload)
+		}
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
