@@ -79,11 +79,15 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	} else if review {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
 	}
-	// Before the probe: the repository is read while the deadline is
-	// fresh, not after the servers have used it up. Not beside it: the
-	// probe's end-of-run sweep kills every process this one started, a
-	// git still listing files among them.
-	unchecked, err := uncheckedConfigs(ctx, env, &c, opts.All)
+	// Before the probe, not beside it: the probe's end-of-run sweep kills
+	// every process this one started, a git still listing files among
+	// them. Bounded by a signal, not by --deadline: the deadline is the
+	// servers' budget, and a run whose servers ran out of it still
+	// reports them held, with the repository's findings.
+	unchecked, err := uncheckedConfigs(root, env, &c, opts.All)
+	if interrupted(root, env) {
+		return ExitInterrupted, nil
+	}
 	if err != nil {
 		return ExitUsage, err
 	}
