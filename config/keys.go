@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 )
 
@@ -249,47 +248,22 @@ func yamlUnknownKeys(name string, data []byte) (out []KeyWarning) {
 	if err != nil || len(f.Docs) != 1 || f.Docs[0].Body == nil {
 		return nil
 	}
-	var top *ast.MappingNode
-	switch b := f.Docs[0].Body.(type) {
-	case *ast.MappingNode:
-		top = b
-	case *ast.MappingValueNode:
-		top = &ast.MappingNode{Values: []*ast.MappingValueNode{b}}
-	default:
-		return nil
-	}
-	for _, mv := range top.Values {
-		if mv.Key == nil || mv.Key.String() != "mcpServers" {
-			continue
-		}
-		seq, ok := mv.Value.(*ast.SequenceNode)
-		if !ok {
-			return nil
-		}
-		for _, item := range seq.Values {
-			var fields []*ast.MappingValueNode
-			switch m := item.(type) {
-			case *ast.MappingNode:
-				fields = m.Values
-			case *ast.MappingValueNode:
-				fields = []*ast.MappingValueNode{m}
+	for _, fields := range continueEntries(f.Docs[0].Body) {
+		server := ""
+		for _, fv := range fields {
+			if fv.Key != nil && fv.Key.String() == "name" && fv.Value != nil {
+				server = strings.Trim(fv.Value.String(), `"'`)
 			}
-			server := ""
-			for _, fv := range fields {
-				if fv.Key != nil && fv.Key.String() == "name" && fv.Value != nil {
-					server = strings.Trim(fv.Value.String(), `"'`)
-				}
+		}
+		for _, fv := range fields {
+			if fv.Key == nil {
+				continue
 			}
-			for _, fv := range fields {
-				if fv.Key == nil {
-					continue
-				}
-				k := strings.Trim(fv.Key.String(), `"'`)
-				if w, bad := unknown(continueKeys, k); bad {
-					line, _ := yamlPos(fv.Key)
-					w.File, w.Line, w.Server = name, line, server
-					out = append(out, w)
-				}
+			k := strings.Trim(fv.Key.String(), `"'`)
+			if w, bad := unknown(continueKeys, k); bad {
+				line, _ := yamlPos(fv.Key)
+				w.File, w.Line, w.Server = name, line, server
+				out = append(out, w)
 			}
 		}
 	}

@@ -194,46 +194,56 @@ func YAMLFieldPos(data []byte) (out map[string]map[string][2]int, err error) {
 	if len(f.Docs) != 1 || f.Docs[0].Body == nil {
 		return out, nil
 	}
+	for _, fields := range continueEntries(f.Docs[0].Body) {
+		pos := map[string][2]int{}
+		name := ""
+		for _, fv := range fields {
+			if fv.Key == nil {
+				continue
+			}
+			k := fv.Key.String()
+			line, col := yamlPos(fv.Key)
+			pos[k] = [2]int{line, col}
+			if k == "name" && fv.Value != nil {
+				var s string
+				if yaml.NodeToValue(fv.Value, &s) == nil {
+					name = s
+				}
+			}
+		}
+		if name != "" {
+			out[name] = pos
+		}
+	}
+	return out, nil
+}
+
+// continueEntries lists the fields of each entry of a Continue block file's
+// mcpServers sequence (an entry written as a one-line mapping included).
+func continueEntries(body ast.Node) [][]*ast.MappingValueNode {
 	var top []*ast.MappingValueNode
-	switch b := f.Docs[0].Body.(type) {
+	switch b := body.(type) {
 	case *ast.MappingNode:
 		top = b.Values
 	case *ast.MappingValueNode:
 		top = []*ast.MappingValueNode{b}
 	}
+	var out [][]*ast.MappingValueNode
 	for _, mv := range top {
 		seq, ok := mv.Value.(*ast.SequenceNode)
 		if mv.Key == nil || mv.Key.String() != "mcpServers" || !ok {
 			continue
 		}
 		for _, item := range seq.Values {
-			var fields []*ast.MappingValueNode
 			switch m := item.(type) {
 			case *ast.MappingNode:
-				fields = m.Values
+				out = append(out, m.Values)
 			case *ast.MappingValueNode:
-				fields = []*ast.MappingValueNode{m}
-			}
-			pos := map[string][2]int{}
-			name := ""
-			for _, fv := range fields {
-				if fv.Key == nil {
-					continue
-				}
-				k := fv.Key.String()
-				line, col := yamlPos(fv.Key)
-				pos[k] = [2]int{line, col}
-				if k == "name" && fv.Value != nil {
-					var s string
-					if yaml.NodeToValue(fv.Value, &s) == nil {
-						name = s
-					}
-				}
-			}
-			if name != "" {
-				out[name] = pos
+				out = append(out, []*ast.MappingValueNode{m})
+			default:
+				out = append(out, nil)
 			}
 		}
 	}
-	return out, nil
+	return out
 }
