@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -186,14 +187,14 @@ func npmSpec(manager string, args []string) (Package, bool) {
 	case strings.Contains(spec, "${"):
 		p.Why = "the spec comes from a placeholder"
 	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "github:") || strings.HasPrefix(spec, "git+"):
-		if i := strings.LastIndexByte(spec, '#'); i >= 0 && commitRe.MatchString(spec[i+1:]) {
+		if i := strings.LastIndexByte(spec, '#'); i >= 0 && commitRe().MatchString(spec[i+1:]) {
 			p.Version, p.Pinned = spec[i+1:], true
 		} else {
 			p.Why = "a URL or git reference without a commit"
 		}
 	case p.Version == "":
 		p.Why = "no version"
-	case exactSemver.MatchString(p.Version):
+	case exactSemver().MatchString(p.Version):
 		p.Pinned = true
 	default:
 		p.Why = "version " + p.Version + " is a tag or range"
@@ -202,10 +203,12 @@ func npmSpec(manager string, args []string) (Package, bool) {
 }
 
 var (
-	exactSemver = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-	commitRe    = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	pyExact     = regexp.MustCompile(`^===?\s*[0-9A-Za-z.!+_-]+$`)
-	digestRe    = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
+	exactSemver = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	})
+	commitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}$`) })
+	pyExact  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^===?\s*[0-9A-Za-z.!+_-]+$`) })
+	digestRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@sha256:[0-9a-f]{64}$`) })
 )
 
 // splitNpmSpec splits "name@version" ("@scope/name@version"): the version
@@ -273,7 +276,7 @@ func pySpec(manager string, args []string) (Package, bool) {
 		p.Name, p.Why = spec, "the spec comes from a placeholder"
 	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "git+"):
 		p.Name = spec
-		if i := strings.LastIndexByte(spec, '@'); i >= 0 && commitRe.MatchString(spec[i+1:]) {
+		if i := strings.LastIndexByte(spec, '@'); i >= 0 && commitRe().MatchString(spec[i+1:]) {
 			p.Version, p.Pinned = spec[i+1:], true
 		} else {
 			p.Why = "a URL or git reference without a commit"
@@ -291,12 +294,12 @@ func pySpec(manager string, args []string) (Package, bool) {
 		case strings.HasPrefix(rest, "@"):
 			v := rest[1:]
 			p.Version = v
-			if exactSemver.MatchString(v) || regexp.MustCompile(`^\d+(\.\d+)*$`).MatchString(v) {
+			if exactSemver().MatchString(v) || regexp.MustCompile(`^\d+(\.\d+)*$`).MatchString(v) {
 				p.Pinned = true
 			} else {
 				p.Why = "version " + v + " is not exact"
 			}
-		case pyExact.MatchString(rest) && !strings.ContainsAny(rest, "*,"):
+		case pyExact().MatchString(rest) && !strings.ContainsAny(rest, "*,"):
 			p.Version, p.Pinned = strings.TrimSpace(strings.TrimLeft(rest, "=")), true
 		default:
 			p.Why = "version constraint " + rest + " is a range"
@@ -345,7 +348,7 @@ func imageSpec(manager string, args []string) (Package, bool) {
 	p := Package{Manager: manager, Spec: ref, Name: ref}
 	if i := strings.Index(ref, "@"); i >= 0 {
 		p.Name, p.Version = ref[:i], ref[i+1:]
-		if digestRe.MatchString(ref) {
+		if digestRe().MatchString(ref) {
 			p.Pinned = true
 			return p, true
 		}

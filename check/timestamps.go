@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -27,13 +28,15 @@ import (
 //
 // Unix epoch seconds and milliseconds are matched apart (epochRE), and
 // only when near the current time.
-var timestampRE = regexp.MustCompile(
-	`(?:` + wday + `\s+` + month + `\s+\d{1,2}\s+(?:\d{4}\s+\d{2}:\d{2}:\d{2}(?:\s+GMT[+-]\d{4})?(?:\s+\([A-Za-z ]{1,60}\))?|\d{2}:\d{2}:\d{2}\s+\d{4})` +
-		`|(?:` + wday + `,\s+)?\d{1,2}\s+` + month + `\s+\d{4}\s+\d{2}:\d{2}(?::\d{2})?(?:\s+(?:GMT|UTC|UT|[+-]\d{4}))?` +
-		`|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?` +
-		`|\d{8}T\d{6}(?:[.,]\d{1,9})?(?:Z|[+-]\d{4})?` +
-		`|\d{1,2}/\d{1,2}/\d{4}(?:,?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AP]M)?)?` +
-		`|\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:\s*[AP]M)?)`)
+var timestampRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(
+		`(?:` + wday + `\s+` + month + `\s+\d{1,2}\s+(?:\d{4}\s+\d{2}:\d{2}:\d{2}(?:\s+GMT[+-]\d{4})?(?:\s+\([A-Za-z ]{1,60}\))?|\d{2}:\d{2}:\d{2}\s+\d{4})` +
+			`|(?:` + wday + `,\s+)?\d{1,2}\s+` + month + `\s+\d{4}\s+\d{2}:\d{2}(?::\d{2})?(?:\s+(?:GMT|UTC|UT|[+-]\d{4}))?` +
+			`|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?` +
+			`|\d{8}T\d{6}(?:[.,]\d{1,9})?(?:Z|[+-]\d{4})?` +
+			`|\d{1,2}/\d{1,2}/\d{4}(?:,?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AP]M)?)?` +
+			`|\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:\s*[AP]M)?)`)
+})
 
 const (
 	wday  = `(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)`
@@ -42,7 +45,7 @@ const (
 
 // epochRE matches a run of 10 or 13 digits standing alone: unix seconds or
 // milliseconds, if near now.
-var epochRE = regexp.MustCompile(`\b\d{10}(?:\d{3})?\b`)
+var epochRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b\d{10}(?:\d{3})?\b`) })
 
 // epochWindow is how near now an epoch number must be to count as one.
 const epochWindow = 366 * 24 * time.Hour
@@ -54,14 +57,14 @@ var timeMask = []byte("\x00time\x00")
 // and returns the tokens in order.
 func maskTimestamps(b []byte, now time.Time) ([]byte, [][]byte) {
 	var toks [][]byte
-	out := timestampRE.ReplaceAllFunc(b, func(m []byte) []byte {
+	out := timestampRE().ReplaceAllFunc(b, func(m []byte) []byte {
 		if !digitBoundary(b, m) {
 			return m
 		}
 		toks = append(toks, m)
 		return timeMask
 	})
-	out = epochRE.ReplaceAllFunc(out, func(m []byte) []byte {
+	out = epochRE().ReplaceAllFunc(out, func(m []byte) []byte {
 		n, err := strconv.ParseInt(string(m), 10, 64)
 		if err != nil {
 			return m

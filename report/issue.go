@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -129,7 +130,9 @@ func driftAt(s Server, failOn finding.Severity) (phases, rules []string, n int) 
 }
 
 // clockNote is the note check writes for a clock launch.
-var clockNote = regexp.MustCompile(`^(launch-[0-9]{1,4}) ran with the clock moved forward ([0-9hms.]{1,32}) `)
+var clockNote = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(launch-[0-9]{1,4}) ran with the clock moved forward ([0-9hms.]{1,32}) `)
+})
 
 // clockLaunches maps a launch ("launch-3") to its clock offset ("+7d")
 // from the server's notes. Only digits and our own units come out of a
@@ -137,7 +140,7 @@ var clockNote = regexp.MustCompile(`^(launch-[0-9]{1,4}) ran with the clock move
 func clockLaunches(notes []string) map[string]string {
 	out := map[string]string{}
 	for _, n := range notes {
-		m := clockNote.FindStringSubmatch(n)
+		m := clockNote().FindStringSubmatch(n)
 		if m == nil {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -467,7 +468,9 @@ func (g *gen) evaluated(m map[string]any, name string, depth int) bool {
 	return false
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var uuidRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+})
 
 // formatOK checks the formats this package synthesizes, so that a default
 // or enum value that breaks its own format is passed over. It follows the
@@ -497,7 +500,7 @@ func formatOK(format, s string) bool {
 		_, err := url.Parse(s)
 		return err == nil
 	case "uuid":
-		return uuidRE.MatchString(s)
+		return uuidRE().MatchString(s)
 	case "ipv4":
 		a, err := netip.ParseAddr(s)
 		return err == nil && a.Is4()

@@ -91,7 +91,7 @@ func EnableSubreaper() error {
 func KillDescendants(keep map[int]bool) int {
 	self := os.Getpid()
 	deadline := time.Now().Add(sweepLimit)
-	stopped := freeze(keep, deadline, func() map[int]bool {
+	stopped, settled := freeze(keep, deadline, func() map[int]bool {
 		m := map[int]bool{}
 		for pid, state := range liveDescendants(self) {
 			m[pid] = state == "T" || state == "t"
@@ -99,8 +99,12 @@ func KillDescendants(keep map[int]bool) int {
 		return m
 	})
 	// Whatever was missed (the deadline passed mid-sweep) gets plain
-	// kill rounds until none is left.
+	// kill rounds until none is left. A freeze that settled missed
+	// nothing: its orphans only need reaping.
 	quiet := 0
+	if settled {
+		quiet = 3
+	}
 	for round := 0; round < 1000 && quiet < 3 && time.Now().Before(deadline.Add(time.Second)); round++ {
 		reapOrphans(keep)
 		n := 0
