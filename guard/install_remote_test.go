@@ -43,14 +43,7 @@ func TestInstallRemote(t *testing.T) {
 			t.Errorf("%s: %s %q, want %s", c.Server, c.Action, c.Warning, want[c.Server])
 		}
 	}
-	golden := filepath.Join("testdata", "install", "remote.json.guarded")
-	if *update {
-		os.WriteFile(golden, out, 0o644)
-	}
-	wantOut, _ := os.ReadFile(golden)
-	if string(out) != string(wantOut) {
-		t.Errorf("install output differs from %s (-update to rewrite):\n%s", golden, out)
-	}
+	checkGolden(t, filepath.Join("testdata", "install", "remote.json.guarded"), out)
 	after, err := config.Parse(in, out)
 	if err != nil {
 		t.Fatalf("rewritten config does not parse: %v", err)

@@ -46,14 +46,7 @@ func TestInstallUninstall(t *testing.T) {
 			t.Errorf("%s: warning %q", c.Server, c.Warning)
 		}
 	}
-	golden := filepath.Join("testdata", "install", "mcp.json.guarded")
-	if *update {
-		os.WriteFile(golden, out, 0o644)
-	}
-	wantOut, _ := os.ReadFile(golden)
-	if string(out) != string(wantOut) {
-		t.Errorf("install output differs from %s (-update to rewrite):\n%s", golden, out)
-	}
+	checkGolden(t, filepath.Join("testdata", "install", "mcp.json.guarded"), out)
 	// The rewritten config is still a config, and the guarded server keeps
 	// its env and cwd.
 	after, err := config.Parse(in, out)
@@ -253,5 +246,23 @@ func TestInstallRefusesNullArgs(t *testing.T) {
 	lk.Servers["a"] = &lock.Server{}
 	if _, _, err := Install(".mcp.json", data, InstallOptions{Lock: lk, Executable: "mcp-lockcheck"}); err == nil || !strings.Contains(err.Error(), "null") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// checkGolden compares what install wrote with the golden file at path
+// (rewritten with -update).
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("install output differs from %s (-update to rewrite):\n%s", path, got)
 	}
 }
