@@ -80,7 +80,7 @@ func Descendants(pid int) []int {
 // is bounded by sweepLimit.
 func KillDescendants(keep map[int]bool) int {
 	self := os.Getpid()
-	stopped, _ := freeze(keep, time.Now().Add(sweepLimit), func() map[int]bool {
+	stopped := freeze(keep, time.Now().Add(sweepLimit), func() map[int]bool {
 		m := map[int]bool{}
 		for pid, st := range descendantStates(self) {
 			m[pid] = st == sStop

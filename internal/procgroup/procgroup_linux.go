@@ -91,7 +91,7 @@ func EnableSubreaper() error {
 func KillDescendants(keep map[int]bool) int {
 	self := os.Getpid()
 	deadline := time.Now().Add(sweepLimit)
-	stopped, settled := freeze(keep, deadline, func() map[int]bool {
+	stopped := freeze(keep, deadline, func() map[int]bool {
 		m := map[int]bool{}
 		for pid, state := range liveDescendants(self) {
 			m[pid] = state == "T" || state == "t"
@@ -99,12 +99,11 @@ func KillDescendants(keep map[int]bool) int {
 		return m
 	})
 	// Whatever was missed (the deadline passed mid-sweep) gets plain
-	// kill rounds until none is left. A freeze that settled missed
-	// nothing: its orphans only need reaping.
+	// kill rounds until none is left. They run even after a freeze that
+	// ended on three quiet scans: skipping them let a shell chain that
+	// re-forks every millisecond outlive the sweep under -race
+	// (TestSweepCatchesReforker).
 	quiet := 0
-	if settled {
-		quiet = 3
-	}
 	for round := 0; round < 1000 && quiet < 3 && time.Now().Before(deadline.Add(time.Second)); round++ {
 		reapOrphans(keep)
 		n := 0

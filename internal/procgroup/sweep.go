@@ -19,10 +19,9 @@ const sweepLimit = 10 * time.Second
 // one may still be finishing a fork. And one quiet scan is not proof: a
 // process that exits between two reads hides its child for a moment; once
 // everything seen is stopped nothing exits, so three quiet scans in a row
-// see every orphan, reparented to us. Bounded by deadline; settled says
-// whether it ended on those three quiet scans (nothing was missed).
-func freeze(keep map[int]bool, deadline time.Time, snapshot func() map[int]bool) (stopped map[int]bool, settled bool) {
-	stopped = map[int]bool{}
+// see every orphan, reparented to us. Bounded by deadline.
+func freeze(keep map[int]bool, deadline time.Time, snapshot func() map[int]bool) map[int]bool {
+	stopped := map[int]bool{}
 	quiet := 0
 	for round := 0; round < 10000 && time.Now().Before(deadline); round++ {
 		fresh, running := 0, 0
@@ -44,7 +43,6 @@ func freeze(keep map[int]bool, deadline time.Time, snapshot func() map[int]bool)
 		if fresh == 0 && running == 0 {
 			quiet++
 			if quiet >= 3 {
-				settled = true
 				break
 			}
 		} else {
@@ -57,7 +55,7 @@ func freeze(keep map[int]bool, deadline time.Time, snapshot func() map[int]bool)
 	for pid := range stopped {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-	return stopped, settled
+	return stopped
 }
 
 // walkDescendants maps the live processes of procs whose parent chain
