@@ -340,6 +340,30 @@ func (b *bridge) settle(msg jsonrpc.Message) {
 	}
 }
 
+// refusedAuth says the server refused the connection's credentials.
+func refusedAuth(conn mcp.Connection) bool {
+	st, ok := conn.(statuser)
+	if !ok {
+		return false
+	}
+	_, auth := st.HTTPStatus()
+	return auth != 0
+}
+
+// fail ends the session for a failure of conn. A refusal of the
+// credentials is named as such whichever side saw it first: the SDK
+// fails the whole connection on a 401, so the read loop can see the
+// failure before the write that got the 401 returns.
+func (b *bridge) fail(conn mcp.Connection, err error) {
+	if st, ok := conn.(statuser); ok {
+		if _, auth := st.HTTPStatus(); auth != 0 {
+			b.end(b.authReason(auth))
+			return
+		}
+	}
+	b.end(err.Error())
+}
+
 func (b *bridge) authReason(code int) string {
 	return fmt.Sprintf("%s: the server refused the credentials (HTTP %d); the guard runs no OAuth flow: give the client's token in a header or the environment the config names", b.what, code)
 }
@@ -355,14 +379,9 @@ func (b *bridge) write(msg jsonrpc.Message) {
 	if b.ctx.Err() != nil {
 		return
 	}
-	if st, ok := conn.(statuser); ok {
-		if _, auth := st.HTTPStatus(); auth != 0 {
-			b.end(b.authReason(auth))
-			return
-		}
-	}
-	if err != nil {
-		b.end(err.Error())
+	if err != nil || refusedAuth(conn) {
+		b.fail(conn, err)
+		return
 	}
 }
 
@@ -397,7 +416,7 @@ func (b *bridge) down() {
 					return
 				}
 			}
-			b.end(err.Error())
+			b.fail(conn, err)
 			return
 		}
 		line, err := jsonrpc.EncodeMessage(msg)
