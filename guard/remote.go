@@ -86,6 +86,7 @@ type bridge struct {
 	// HTTP, then HTTP+SSE).
 	conns  chan mcp.Connection
 	once   sync.Once // the session ends once
+	listen sync.Once // the standalone GET stream is opened once
 	closed sync.Once
 	// busy is set while down checks and forwards a message: its request
 	// is no longer pending, but its answer is not out yet.
@@ -383,6 +384,25 @@ func (b *bridge) write(msg jsonrpc.Message) {
 		b.fail(conn, err)
 		return
 	}
+	if n, ok := msg.(*jsonrpc.Request); ok && !n.IsCall() && n.Method == "notifications/initialized" {
+		b.listen.Do(func() { b.openStandalone(conn) })
+	}
+}
+
+// openStandalone opens the standalone GET stream of a streamable HTTP
+// session once the handshake is over, so that what the server sends
+// outside any request (an unprompted list_changed, a log line, a request
+// of its own) reaches the client, through the same checks as a response.
+func (b *bridge) openStandalone(conn mcp.Connection) {
+	l, ok := conn.(interface {
+		Listen(context.Context, func(string))
+	})
+	if !ok {
+		return
+	}
+	l.Listen(b.ctx, func(reason string) {
+		b.s.logf("server %q: %s", b.s.o.Server, escape(b.redact(reason)))
+	})
 }
 
 // down reads the server's messages and hands each, as one line, to the

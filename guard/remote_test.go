@@ -348,7 +348,7 @@ func TestRemoteCredentials(t *testing.T) {
 			_, last = b.cs.CallTool(ctx, &mcp.CallToolParams{Name: "alpha", Arguments: map[string]any{"q": "x"}})
 		}
 		if !refusedCode(last) || !strings.Contains(last.Error(), "401") {
-			t.Fatalf("after the token was revoked: %v, want -32001 naming the 401", last)
+			t.Fatalf("after the token was revoked: %v, want -32001 naming the 401\n%s", last, b.stderr.String())
 		}
 		if c := b.exit(t); c != ExitRefused {
 			t.Fatalf("exit %d, want 1", c)
@@ -687,5 +687,164 @@ func TestRemoteSessionHeadersAndResumption(t *testing.T) {
 	}
 	if !resumed {
 		t.Errorf("no GET with Last-Event-ID: %+v", seen)
+	}
+}
+
+// TestRemoteStandaloneStream: what a streamable server sends outside any
+// request (an unprompted list_changed, on the standalone GET stream)
+// reaches the client through the bridge, and what the client lists
+// because of it is checked.
+func TestRemoteStandaloneStream(t *testing.T) {
+	lk := pinRemote(t, false)
+	for _, tc := range []struct {
+		scenario string
+		drift    bool
+	}{{"notify", false}, {"notify-drift", true}} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			hs := remoteServer(t, tc.scenario, false)
+			changed := make(chan struct{}, 8)
+			b, err := startBridgeWith(t, lk, hs.URL, false, secretHeaders, &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+					select {
+					case changed <- struct{}{}:
+					default:
+					}
+				},
+			})
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			if _, err := b.cs.CallTool(ctx10(t), &mcp.CallToolParams{Name: "alpha", Arguments: map[string]any{"q": "x"}}); err != nil {
+				t.Fatalf("call: %v\n%s", err, b.stderr.String())
+			}
+			select {
+			case <-changed:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the server's list_changed never reached the client\n%s", b.stderr.String())
+			}
+			_, err = b.cs.ListTools(ctx10(t), nil)
+			want := ExitOK
+			if tc.drift {
+				want = ExitRefused
+				if !refusedCode(err) || !strings.Contains(err.Error(), "beta") {
+					t.Fatalf("the changed beta was listed: %v\n%s", err, b.stderr.String())
+				}
+			} else if err != nil {
+				t.Fatalf("list: %v\n%s", err, b.stderr.String())
+			}
+			if c := b.exit(t); c != want {
+				t.Fatalf("exit %d, want %d\n%s", c, want, b.stderr.String())
+			}
+		})
+	}
+}
+
+// TestRemoteStandaloneHostile: the standalone stream is the server's to
+// write, so what it carries gets every check a response gets: hidden text
+// never reaches the client, a message that is not JSON-RPC ends the
+// session, and a server request on it is answered by the client and the
+// answer POSTed back.
+func TestRemoteStandaloneHostile(t *testing.T) {
+	honest := `{"name":"alpha","description":"Looks a word up.","inputSchema":{"type":"object"}}`
+	lk := lock.New()
+	ls := &lock.Server{Launch: lock.Launch{Type: "http"}, Tools: map[string]*lock.Entry{}}
+	ls.ServerInfo = json.RawMessage(`{"name":"raw","version":"1.0.0"}`)
+	ls.Capabilities = json.RawMessage(`{"tools":{}}`)
+	ls.ProtocolVersion = "2025-06-18"
+	ls.Tools["alpha"] = lock.NewEntry([]byte(honest))
+	lk.Servers["remote"] = ls
+
+	for _, tc := range []struct {
+		name   string
+		events string // the standalone stream's body
+		// ended: the session is over (a later request is refused).
+		ended bool
+		// exit is the guard's exit code.
+		exit int
+		// stderr is what the guard must say before the client leaves.
+		stderr string
+		// posted: a request body the server must receive (the client's
+		// answer to the server's request).
+		posted string
+	}{
+		{name: "hidden text in a log line", events: "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"ok \\udb40\\udc49\\udb40\\udc47\"}}\n\n", exit: ExitRefused, stderr: "hidden-characters"},
+		{name: "not JSON-RPC", events: "data: {\"jsonrpc\":\"2.0\",\"method\":\n\n", ended: true, exit: ExitRefused},
+		{name: "a server request", events: "id: 1\ndata:\n\nid: 2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"roots/list\"}\n\n", posted: `"srv-1"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := fakeserver.RemoteRaw(func(method, id string) string {
+				if method == "tools/list" {
+					return `{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[` + honest + `]}}`
+				}
+				return ""
+			})
+			var gets atomic.Int32
+			posted := make(chan string, 16)
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodGet {
+					body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+					select {
+					case posted <- string(body):
+					default:
+					}
+					r.Body = io.NopCloser(bytes.NewReader(body))
+					raw.ServeHTTP(w, r)
+					return
+				}
+				if r.Header.Get("Mcp-Session-Id") != "raw-session-1" || gets.Add(1) > 1 {
+					http.Error(w, "no", http.StatusMethodNotAllowed)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, tc.events)
+				http.NewResponseController(w).Flush()
+				<-r.Context().Done()
+			}))
+			defer func() { hs.CloseClientConnections(); hs.Close() }()
+			b, err := startBridgeWith(t, lk, hs.URL, false, secretHeaders, &mcp.ClientOptions{})
+			if err != nil {
+				t.Fatalf("connect: %v\n%s", err, b.stderr.String())
+			}
+			if tc.posted != "" {
+				deadline := time.After(10 * time.Second)
+				for found := false; !found; {
+					select {
+					case p := <-posted:
+						found = strings.Contains(p, tc.posted) && strings.Contains(p, `"result"`)
+					case <-deadline:
+						t.Fatalf("the client's answer to the server's request was not POSTed\n%s", b.stderr.String())
+					}
+				}
+			}
+			for i := 0; tc.stderr != "" && !strings.Contains(b.stderr.String(), tc.stderr); i++ {
+				if i == 500 {
+					t.Fatalf("stderr never said %q:\n%s", tc.stderr, b.stderr.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			// The session's fate: poll with bounded lists until it ends
+			// (or, for an honest stream, list once).
+			var lerr error
+			for i := 0; i < 50; i++ {
+				if _, lerr = b.cs.ListTools(ctx10(t), nil); lerr != nil || !tc.ended {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if tc.ended != (lerr != nil) {
+				t.Fatalf("list after the stream: %v (want the session ended: %v)\n%s", lerr, tc.ended, b.stderr.String())
+			}
+			if c := b.exit(t); c != tc.exit {
+				t.Fatalf("exit %d, want %d\n%s", c, tc.exit, b.stderr.String())
+			}
+			for len(b.logs) > 0 {
+				if l := <-b.logs; strings.ContainsFunc(l, func(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }) {
+					t.Fatalf("the client read hidden text: %q", l)
+				}
+			}
+			if strings.Contains(b.stderr.String(), secretToken) {
+				t.Fatalf("the token reached stderr")
+			}
+		})
 	}
 }

@@ -80,10 +80,10 @@ func HTTPConnector(endpoint string, headers map[string]string, opts RemoteOption
 			Endpoint:     endpoint,
 			HTTPClient:   c,
 			MaxEventSize: opts.MaxMessageBytes,
-			// The standalone GET stream is never opened for a raw
-			// connection (the SDK opens it from its typed session only),
-			// so a notification the server sends outside a response
-			// stream is not seen; the probe re-lists after every call.
+			// The SDK opens the standalone GET stream from its typed
+			// session only; a raw connection opens it with Listen
+			// (standalone.go). The probe does not: it re-lists after
+			// every call. The guard does, for its client.
 			DisableStandaloneSSE: true,
 		}
 	})
@@ -192,6 +192,9 @@ func (t *remoteTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
+	}
+	if req.Context().Value(quietStatus{}) != nil {
+		return resp, nil // the standalone stream: an event stream, capped per event
 	}
 	t.status.Store(int32(resp.StatusCode))
 	if resp.StatusCode >= 400 {
