@@ -27,7 +27,8 @@ if ! cmp -s bench/servers/package-lock.json bench/servers/node_modules/.speed-st
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/mcp-lockcheck" ./cmd/mcp-lockcheck
+# Built as release/build.sh builds what users download.
+CGO_ENABLED=0 go build -trimpath -o "$tmp/mcp-lockcheck" ./cmd/mcp-lockcheck
 go build -o "$tmp/speed" ./bench/speed
 echo "Measured $(date -u +%Y-%m-%d) on $(uname -sm), $(nproc) CPUs, $(go env GOVERSION); load average $(cut -d' ' -f1-3 /proc/loadavg)."
 echo

@@ -205,9 +205,21 @@ func restrictWrites(rw []string) error {
 			rules = append(rules, landlock.PathAccess(ll.AccessFSWriteFile|ll.AccessFSTruncate, p))
 		}
 	}
-	cfg := landlock.Config{HandledAccessFS: writeRights}.BestEffort()
-	if err := cfg.RestrictPaths(rules...); err != nil {
+	// Enforced on this (locked) thread only, as Strict's is: the exec that
+	// follows makes it the whole process. Config.RestrictPaths would
+	// enforce it on every thread through libpsx, which in a cgo build
+	// polls /proc/self/task for each thread's acknowledgement: about half
+	// of the helper's time on a loaded machine, on every launch.
+	fd, flags, err := landlock.Config{HandledAccessFS: writeRights}.BestEffort().NewRulesetFD(rules...)
+	if err != nil {
 		return fmt.Errorf("landlock (basic, writes): %w", err)
+	}
+	if fd < 0 {
+		return nil // best effort: nothing to enforce on this kernel
+	}
+	defer unix.Close(fd)
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock (basic, writes): landlock_restrict_self: %w", err)
 	}
 	return nil
 }
