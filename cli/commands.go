@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -280,17 +279,11 @@ func (c *common) checkRun(ctx context.Context, env Env, failOn string) (context.
 	}
 	if lvl, err := sandbox.ParseLevel(c.sandbox); err == nil && lvl != sandbox.Off {
 		// The sandbox's self-test (a helper exec) runs while the configs,
-		// the lock and the policy are read; its result is cached for the
-		// first launch. It is over before this returns: the probe's
-		// end-of-run sweep kills every process this one started, and a
-		// self-test killed half-way would be cached as a failure.
-		var preflight sync.WaitGroup
-		preflight.Add(1)
-		go func() {
-			defer preflight.Done()
-			sandbox.Available(lvl)
-		}()
-		defer preflight.Wait()
+		// the lock and the policy are read and the repository is scanned;
+		// the first launch at that level waits for its cached result. A
+		// self-test the probe's end-of-run sweep kills half-way (every
+		// server ran at another level) is not cached.
+		go sandbox.Available(lvl)
 	}
 	servers, all, err := c.loadServers(env)
 	if err != nil {

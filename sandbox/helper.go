@@ -121,8 +121,22 @@ func preflight(self string, level Level) error {
 		return err
 	}
 	err := selfTest(self, level)
-	preflightDone[level] = err
+	if !killed(err) {
+		preflightDone[level] = err
+	}
 	return err
+}
+
+// killed says the self-test's helper died of a signal: the end-of-run
+// sweep, or an interrupt, killed it half-way. That says nothing of the
+// machine, so it is not cached: the next launch tests again.
+func killed(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(interface{ Signaled() bool })
+	return ok && ws.Signaled()
 }
 
 func selfTest(self string, level Level) error {
