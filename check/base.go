@@ -333,9 +333,9 @@ func ReviewBase(r *report.Report, opts Options, base *lock.File) {
 		finding.Sort(fs)
 		notes, _ := opts.applyRules(a.Server, a.Findings)
 		srv.Findings = append(fs, notes...)
-		srv.Status = status(*srv, opts.FailOn)
+		srv.Status = report.StatusOf(*srv, opts.FailOn)
 	}
-	Summarize(r, opts.FailOn)
+	report.Summarize(r, opts.FailOn, false)
 }
 
 // repeats reports whether f adds nothing to fs: the live inspection
@@ -345,7 +345,7 @@ func ReviewBase(r *report.Report, opts Options, base *lock.File) {
 // content is different and is not) is kept: nothing fails open.
 func repeats(fs []finding.Finding, f finding.Finding, failOn finding.Severity) bool {
 	for _, e := range fs {
-		if e.Key() == f.Key() && e.Message == f.Message && (counts(e, failOn) || !counts(f, failOn)) {
+		if e.Key() == f.Key() && e.Message == f.Message && (report.Fails(e, failOn) || !report.Fails(f, failOn)) {
 			return true
 		}
 	}

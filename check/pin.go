@@ -73,10 +73,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 		}
 		r.Servers = append(r.Servers, srv)
 	}
-	Summarize(r, opts.FailOn)
-	if failed {
-		r.Summary.ExitCode = ExitDrift
-	}
+	report.Summarize(r, opts.FailOn, failed)
 	if failed || held {
 		return nil, r
 	}

@@ -30,7 +30,7 @@ func (opts *Options) settle(srv report.Server, fs []finding.Finding, launch *loc
 		srv.Notes = append(srv.Notes, note)
 	}
 	srv = redactServer(srv, opts.Redactor)
-	srv.Status = status(srv, opts.FailOn)
+	srv.Status = report.StatusOf(srv, opts.FailOn)
 	return srv
 }
 

@@ -16,10 +16,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
@@ -27,11 +27,12 @@ import (
 // 2 the tool could not run as asked, 3 a server was held. Precedence 2 > 1 > 3.
 // 130 is a run stopped by Ctrl-C (or SIGTERM), as shells report it: no
 // verdict, nothing written.
+// The first four are the report's (report.ExitOK ...), defined there once.
 const (
-	ExitOK          = check.ExitOK
-	ExitDrift       = check.ExitDrift
-	ExitUsage       = check.ExitUsage
-	ExitHeld        = check.ExitHeld
+	ExitOK          = report.ExitOK
+	ExitDrift       = report.ExitDrift
+	ExitUsage       = report.ExitUsage
+	ExitHeld        = report.ExitHeld
 	ExitInterrupted = 130
 )
 

@@ -100,7 +100,7 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	if repo := append(weakened, unchecked...); len(repo) > 0 {
 		r.Repository = append(r.Repository, repo...)
-		check.Summarize(r, opts.FailOn)
+		report.Summarize(r, opts.FailOn, false)
 	}
 	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}
