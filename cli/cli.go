@@ -147,16 +147,13 @@ func Run(ctx context.Context, args []string, env Env) int {
 		}
 		code, err = c.run(ctx, rest, env)
 	}
-	if err != nil && ctx.Err() != nil {
+	stopped := err != nil && ctx.Err() != nil
+	switch {
+	case stopped:
 		// Stopped by a signal midway (a git listing, a base lock being
 		// read): the error is the interruption's, not the input's.
 		interrupted(ctx, env)
-		return ExitInterrupted
-	}
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
+	case err != nil && !errors.Is(err, flag.ErrHelp):
 		// Errors quote configs and locks a pull request may have written,
 		// and what servers said: each line is redacted and escaped, so no
 		// secret and no control sequence reaches a terminal or a log.
@@ -165,14 +162,27 @@ func Run(ctx context.Context, args []string, env Env) int {
 			lines[i] = inspect.Escape(l)
 		}
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s\n", strings.Join(lines, "\n"))
-		// An error is never a pass: a usage error, or a failure with no
-		// verdict yet, exits 2.
-		if code == ExitOK || errors.Is(err, ErrUsage) {
-			return ExitUsage
-		}
 	}
-	// Only our own constants are returned: a server's exit status is
-	// reported as text, never passed through.
+	return exitCode(code, err, stopped)
+}
+
+// exitCode is the one place a command's result becomes the process's exit
+// code. code is what the command decided (its report's exit code, or one
+// of the constants above); err is why it could not decide, if it could
+// not; stopped says err came with a signal. A signal's error is the
+// interruption's (130); --help is not an error; any other error is never a
+// pass: a usage error, or a failure with no verdict yet, exits 2. Only our
+// own constants are returned: a server's exit status is reported as text,
+// never passed through.
+func exitCode(code int, err error, stopped bool) int {
+	switch {
+	case err != nil && stopped:
+		return ExitInterrupted
+	case errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case err != nil && (code == ExitOK || errors.Is(err, ErrUsage)):
+		return ExitUsage
+	}
 	switch code {
 	case ExitOK, ExitDrift, ExitUsage, ExitHeld, ExitInterrupted:
 		return code
