@@ -60,7 +60,7 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 			fs = append(fs, heldFinding(run))
 		}
 		place := func(fs []finding.Finding) { locate(fs, run, false, "", lock.Positions{}) }
-		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place)
+		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil)
 		switch {
 		case run.held != "":
 			l.Refused = "held: " + run.held

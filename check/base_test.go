@@ -112,6 +112,22 @@ func liveReport(names ...string) *report.Report {
 	return r
 }
 
+// reviewBase is what Check does with a live report's servers under
+// --base review: each server is settled once, the base review one of its
+// finding sources (settle), and the report summarized. The live findings
+// given are settled as they are (no launch, no place, no lock entry: they
+// stand for what the live check already settled).
+func reviewBase(r *report.Report, opts Options, base *lock.File) {
+	opts.Base = &BaseLock{Lock: base}
+	approvals := opts.approvals()
+	for i, s := range r.Servers {
+		fs := s.Findings
+		s.Findings = nil
+		r.Servers[i] = opts.settle(s, fs, nil, nil, nil, approvals[s.Name])
+	}
+	report.Summarize(r, opts.FailOn, false)
+}
+
 func review(t *testing.T, base, pr map[string]srvSpec) *report.Report {
 	t.Helper()
 	var bl *lock.File
@@ -124,7 +140,7 @@ func review(t *testing.T, base, pr map[string]srvSpec) *report.Report {
 		names = append(names, n)
 	}
 	r := liveReport(sortedStrings(names)...)
-	ReviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
+	reviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
 	return r
 }
 
@@ -428,7 +444,7 @@ func TestReviewBaseDedup(t *testing.T) {
 				fs[i].Acknowledged = tc.liveAcked
 			}
 			r.Servers[0].Findings = fs
-			ReviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
+			reviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
 			n := 0
 			for _, f := range r.Servers[0].Findings {
 				if f.Rule == finding.HiddenCharacters {
@@ -453,7 +469,7 @@ func TestReviewBaseNothingNew(t *testing.T) {
 	bl, _ := mkLock(t, base)
 	pl, data := mkLock(t, pr)
 	r := liveReport("text")
-	ReviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
+	reviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
 	if got := briefs(r.Servers[0].Findings); len(got) != 0 {
 		t.Errorf("got %v", got)
 	}

@@ -11,11 +11,14 @@ import (
 )
 
 // Check probes every configured server and compares it with the lock.
+// With opts.Base it also reviews what the lock approves over the base
+// branch's: one more finding source, settled with the others.
 func Check(ctx context.Context, opts Options) *report.Report {
 	runs := probeAll(ctx, &opts)
 	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
 	idx := lock.Index(opts.LockData)
 	across := acrossRuns(runs, opts.Lock)
+	approvals := opts.approvals()
 	for _, run := range runs {
 		name := run.cfg.Name
 		if run.held == "" && len(run.snaps) == 0 {
@@ -60,7 +63,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			fs = append(fs, heldFinding(run))
 		}
 		place := func(fs []finding.Finding) { locate(fs, run, ls != nil, opts.LockPath, idx) }
-		r.Servers = append(r.Servers, opts.settle(serverEntry(run), fs, runLaunch(run), ls, place))
+		r.Servers = append(r.Servers, opts.settle(serverEntry(run), fs, runLaunch(run), ls, place, approvals[name]))
 	}
 	if opts.All && opts.Lock != nil {
 		configured := map[string]bool{}
@@ -75,7 +78,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			f.Kind, f.Subject = finding.KindServer, name
 			f.Message = fmt.Sprintf("the lock holds server %q but no config names it", name)
 			f.File, f.Line = opts.LockPath, idx.Line(name, "", "")
-			r.Servers = append(r.Servers, opts.settle(report.Server{Name: name, Phases: []string{}}, []finding.Finding{f}, nil, nil, nil))
+			r.Servers = append(r.Servers, opts.settle(report.Server{Name: name, Phases: []string{}}, []finding.Finding{f}, nil, nil, nil, approvals[name]))
 		}
 	}
 	sort.SliceStable(r.Servers, func(i, j int) bool { return r.Servers[i].Name < r.Servers[j].Name })

@@ -91,12 +91,12 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	if review {
+		opts.Base = &check.BaseLock{Lock: base}
+	}
 	r := check.Check(ctx, opts)
 	if interrupted(root, env) {
 		return ExitInterrupted, nil
-	}
-	if review {
-		check.ReviewBase(r, opts, base)
 	}
 	if repo := append(weakened, unchecked...); len(repo) > 0 {
 		r.Repository = append(r.Repository, repo...)
