@@ -36,16 +36,19 @@ const (
 	ExitInterrupted = 130
 )
 
-// interrupted reports a run stopped by a signal: Main's context (root)
-// is cancelled only by SIGINT or SIGTERM. Every server of such a run looks
-// held, and a report saying so would be a false verdict; the caller writes
-// nothing and exits ExitInterrupted.
-func interrupted(root context.Context, env Env) bool {
-	if root.Err() == nil {
-		return false
+// errInterrupted is a run stopped by a signal: Main's context (root) is
+// cancelled only by SIGINT or SIGTERM. Every server of such a run looks
+// held, and a report saying so would be a false verdict: the command
+// writes nothing and returns this error; Run says so and exits
+// ExitInterrupted.
+var errInterrupted = errors.New("interrupted: no report and no lock written")
+
+// interruption is errInterrupted when a signal has stopped the run.
+func interruption(root context.Context) error {
+	if root.Err() != nil {
+		return errInterrupted
 	}
-	fmt.Fprintln(env.Stderr, "mcp-lockcheck: interrupted: no report and no lock written")
-	return true
+	return nil
 }
 
 // ErrUsage marks errors that are the caller's: bad flags, an unreadable or
@@ -147,12 +150,14 @@ func Run(ctx context.Context, args []string, env Env) int {
 		}
 		code, err = c.run(ctx, rest, env)
 	}
-	stopped := err != nil && ctx.Err() != nil
-	switch {
-	case stopped:
+	if err != nil && ctx.Err() != nil {
 		// Stopped by a signal midway (a git listing, a base lock being
 		// read): the error is the interruption's, not the input's.
-		interrupted(ctx, env)
+		err = errInterrupted
+	}
+	switch {
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %v\n", errInterrupted)
 	case err != nil && !errors.Is(err, flag.ErrHelp):
 		// Errors quote configs and locks a pull request may have written,
 		// and what servers said: each line is redacted and escaped, so no
@@ -163,28 +168,29 @@ func Run(ctx context.Context, args []string, env Env) int {
 		}
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s\n", strings.Join(lines, "\n"))
 	}
-	return exitCode(code, err, stopped)
+	return exitCode(code, err)
 }
 
 // exitCode is the one place a command's result becomes the process's exit
 // code. code is what the command decided (its report's exit code, or one
 // of the constants above); err is why it could not decide, if it could
-// not; stopped says err came with a signal. A signal's error is the
-// interruption's (130); --help is not an error; any other error is never a
-// pass: a usage error, or a failure with no verdict yet, exits 2. Only our
-// own constants are returned: a server's exit status is reported as text,
-// never passed through.
-func exitCode(code int, err error, stopped bool) int {
+// not. An interruption exits 130; --help is not an error; any other error
+// is never a pass: a usage error, or a failure with no verdict yet, exits
+// 2. Only our own constants are returned: a server's exit status is
+// reported as text, never passed through.
+func exitCode(code int, err error) int {
 	switch {
-	case err != nil && stopped:
+	case errors.Is(err, errInterrupted):
 		return ExitInterrupted
 	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case err != nil && (code == ExitOK || errors.Is(err, ErrUsage)):
 		return ExitUsage
 	}
+	// 130 is not among them: only an interruption (errInterrupted) says
+	// that.
 	switch code {
-	case ExitOK, ExitDrift, ExitUsage, ExitHeld, ExitInterrupted:
+	case ExitOK, ExitDrift, ExitUsage, ExitHeld:
 		return code
 	}
 	return ExitUsage

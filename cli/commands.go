@@ -85,8 +85,8 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	// servers' budget, and a run whose servers ran out of it still
 	// reports them held, with the repository's findings.
 	unchecked, err := uncheckedConfigs(root, env, &c, opts.All)
-	if interrupted(root, env) {
-		return ExitInterrupted, nil
+	if err := interruption(root); err != nil {
+		return ExitInterrupted, err
 	}
 	if err != nil {
 		return ExitUsage, err
@@ -95,8 +95,8 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 		opts.Base = &check.BaseLock{Lock: base}
 	}
 	r := check.Check(ctx, opts)
-	if interrupted(root, env) {
-		return ExitInterrupted, nil
+	if err := interruption(root); err != nil {
+		return ExitInterrupted, err
 	}
 	if repo := append(weakened, unchecked...); len(repo) > 0 {
 		r.Repository = append(r.Repository, repo...)
@@ -170,8 +170,8 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
 	next, r := check.Pin(ctx, opts, who)
-	if interrupted(root, env) {
-		return ExitInterrupted, nil
+	if err := interruption(root); err != nil {
+		return ExitInterrupted, err
 	}
 	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr), Verbose: c.verbose}); err != nil {
 		return ExitUsage, err

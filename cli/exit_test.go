@@ -22,44 +22,43 @@ func TestExitCode(t *testing.T) {
 	usage := usageErr("--fail-on: unknown severity %q", "fatal")
 	wrapped := fmt.Errorf("check: %w", usage)
 	for _, tc := range []struct {
-		name    string
-		code    int
-		err     error
-		stopped bool
-		want    int
+		name string
+		code int
+		err  error
+		want int
 	}{
-		{"ok", ExitOK, nil, false, ExitOK},
-		{"drift", ExitDrift, nil, false, ExitDrift},
-		{"held", ExitHeld, nil, false, ExitHeld},
-		{"usage", ExitUsage, nil, false, ExitUsage},
-		{"interrupted, said by the command", ExitInterrupted, nil, false, ExitInterrupted},
-		{"an error with no verdict never passes", ExitOK, plain, false, ExitUsage},
-		{"an error keeps the verdict the command reached", ExitDrift, plain, false, ExitDrift},
-		{"a usage error overrides a verdict", ExitDrift, usage, false, ExitUsage},
-		{"a wrapped usage error", ExitHeld, wrapped, false, ExitUsage},
-		{"help", ExitUsage, flag.ErrHelp, false, ExitOK},
-		{"an error under a signal is the signal's", ExitUsage, usage, true, ExitInterrupted},
-		{"help under a signal", ExitOK, flag.ErrHelp, true, ExitInterrupted},
-		{"a server's exit status is not passed through", 137, nil, false, ExitUsage},
-		{"nor a negative one", -1, nil, false, ExitUsage},
-		{"nor the sandbox helper's", 125, plain, false, ExitUsage},
+		{"ok", ExitOK, nil, ExitOK},
+		{"drift", ExitDrift, nil, ExitDrift},
+		{"held", ExitHeld, nil, ExitHeld},
+		{"usage", ExitUsage, nil, ExitUsage},
+		{"an error with no verdict never passes", ExitOK, plain, ExitUsage},
+		{"an error keeps the verdict the command reached", ExitDrift, plain, ExitDrift},
+		{"a usage error overrides a verdict", ExitDrift, usage, ExitUsage},
+		{"a wrapped usage error", ExitHeld, wrapped, ExitUsage},
+		{"help", ExitUsage, flag.ErrHelp, ExitOK},
+		{"interrupted", ExitOK, errInterrupted, ExitInterrupted},
+		{"interrupted, whatever the command said", ExitDrift, fmt.Errorf("pin: %w", errInterrupted), ExitInterrupted},
+		{"a server's exit status is not passed through", 137, nil, ExitUsage},
+		{"nor a negative one", -1, nil, ExitUsage},
+		{"nor the sandbox helper's", 125, plain, ExitUsage},
+		{"nor 130 without an interruption", ExitInterrupted, nil, ExitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := exitCode(tc.code, tc.err, tc.stopped); got != tc.want {
-				t.Errorf("exitCode(%d, %v, %v) = %d, want %d", tc.code, tc.err, tc.stopped, got, tc.want)
+			if got := exitCode(tc.code, tc.err); got != tc.want {
+				t.Errorf("exitCode(%d, %v) = %d, want %d", tc.code, tc.err, got, tc.want)
 			}
 		})
 	}
 }
 
 // Run routes a command's result through exitCode: an error from a
-// cancelled run is reported as the interruption, not as bad input.
+// cancelled run is reported as the interruption, once, not as bad input.
 func TestRunInterruptedError(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var stdout, stderr strings.Builder
 	code := Run(ctx, []string{"mcp-lockcheck", "merge", "--no-such-flag"}, Env{Stdout: &stdout, Stderr: &stderr, Dir: t.TempDir()})
-	if code != ExitInterrupted || !strings.Contains(stderr.String(), "interrupted") || strings.Contains(stderr.String(), "no-such-flag") {
+	if code != ExitInterrupted || stderr.String() != "mcp-lockcheck: interrupted: no report and no lock written\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -288,7 +288,7 @@ func runHelp(args []string, env Env, run func(name string, args []string) (int, 
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: help: %v\n", err)
 	}
-	return exitCode(ExitOK, err, false)
+	return exitCode(ExitOK, err)
 }
 
 // dashFlag finds a flag named in one of the flag package's errors.
