@@ -47,6 +47,7 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 	across := acrossRuns(runs, opts.Lock)
 	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
 	var out []*Live
+	refused := false // a server nothing may be approved from fails the run
 	for _, run := range runs {
 		name := run.cfg.Name
 		var prev *lock.Server
@@ -59,7 +60,7 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 			fs = append(fs, heldFinding(run))
 		}
 		place := func(fs []finding.Finding) { locate(fs, run, false, "", lock.Positions{}) }
-		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place)
+		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil)
 		switch {
 		case run.held != "":
 			l.Refused = "held: " + run.held
@@ -80,6 +81,7 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 			}
 		}
 		if l.Refused != "" || l.Leaked != "" {
+			refused = true
 			srv.Status = report.StatusDrift
 			if run.held != "" {
 				srv.Status = report.StatusHeld
@@ -90,12 +92,7 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 		r.Servers = append(r.Servers, srv)
 		out = append(out, l)
 	}
-	Summarize(r, opts.FailOn)
-	for _, l := range out {
-		if l.Refused != "" || l.Leaked != "" {
-			r.Summary.ExitCode = ExitDrift
-		}
-	}
+	report.Summarize(r, opts.FailOn, refused)
 	return out, r
 }
 

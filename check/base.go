@@ -7,7 +7,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
-	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // The base review answers what the live check cannot: in a pull request
@@ -295,59 +294,25 @@ func launchIdentity(l lock.Launch) string {
 	return s
 }
 
-// ReviewBase adds what the pull request's lock (opts.Lock, opts.LockPath,
-// opts.LockData) approves over base (nil: the base has no lock) to the
-// report: each reported server gets its approval notes after its other
-// findings, and the inspection findings on its new content among them.
-// Then every touched server's status and the summary are computed again,
-// so an unacknowledged error in a new approval fails the run while
-// approvals alone (notes) leave a server ok. Servers the report does not
-// hold (left out by --server) are not reviewed.
-func ReviewBase(r *report.Report, opts Options, base *lock.File) {
-	for _, a := range Approvals(base, opts.Lock, opts.LockPath, opts.LockData) {
-		var srv *report.Server
-		for i := range r.Servers {
-			if r.Servers[i].Name == a.Server {
-				srv = &r.Servers[i]
-				break
-			}
-		}
-		if srv == nil {
-			continue
-		}
-		// The server's own findings are settled already; only what the
-		// review adds goes through settle, once: the inspection of the
-		// approved content with the same policy and acknowledgements,
-		// the approval notes re-levelled by the same rules, in order.
-		var ls *lock.Server
-		if opts.Lock != nil {
-			ls = opts.Lock.Servers[a.Server]
-		}
-		inspection := opts.settle(report.Server{Name: a.Server}, a.Inspection, nil, ls, nil).Findings
-		fs := append([]finding.Finding(nil), srv.Findings...)
-		for _, f := range inspection {
-			if !repeats(fs, f, opts.FailOn) {
-				fs = append(fs, f)
-			}
-		}
-		finding.Sort(fs)
-		notes, _ := opts.applyRules(a.Server, a.Findings)
-		srv.Findings = append(fs, notes...)
-		srv.Status = status(*srv, opts.FailOn)
-	}
-	Summarize(r, opts.FailOn)
+// BaseLock is the base branch's side of a pull request's check: the
+// check reviews what the PR's lock (Options.Lock) approves over Lock.
+type BaseLock struct {
+	// Lock is the base branch's lock; nil when the base has none (first
+	// adoption: everything the PR's lock holds is a new approval).
+	Lock *lock.File
 }
 
-// repeats reports whether f adds nothing to fs: the live inspection
-// already reported the same rule, subject, field and message, and that
-// finding fails the run whenever f would. A duplicate that would fail where
-// the reported one does not (the live content was acknowledged, the PR's
-// content is different and is not) is kept: nothing fails open.
-func repeats(fs []finding.Finding, f finding.Finding, failOn finding.Severity) bool {
-	for _, e := range fs {
-		if e.Key() == f.Key() && e.Message == f.Message && (counts(e, failOn) || !counts(f, failOn)) {
-			return true
-		}
+// approvals is what the PR's lock approves over the base lock, by server:
+// the base review's finding source, read by the one settle of each
+// server the run reports. Servers the run does not report (left out by
+// --server) are not reviewed. Nil without a review.
+func (opts *Options) approvals() map[string]*ServerApprovals {
+	if opts.Base == nil {
+		return nil
 	}
-	return false
+	by := map[string]*ServerApprovals{}
+	for _, a := range Approvals(opts.Base.Lock, opts.Lock, opts.LockPath, opts.LockData) {
+		by[a.Server] = &a
+	}
+	return by
 }

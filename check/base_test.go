@@ -108,8 +108,24 @@ func liveReport(names ...string) *report.Report {
 	for _, n := range names {
 		r.Servers = append(r.Servers, report.Server{Name: n, Status: report.StatusOK, Phases: []string{"launch-1/initial"}, Findings: []finding.Finding{}})
 	}
-	Summarize(r, finding.Error)
+	report.Summarize(r, finding.Error, false)
 	return r
+}
+
+// reviewBase is what Check does with a live report's servers under
+// --base review: each server is settled once, the base review one of its
+// finding sources (settle), and the report summarized. The live findings
+// given are settled as they are (no launch, no place, no lock entry: they
+// stand for what the live check already settled).
+func reviewBase(r *report.Report, opts Options, base *lock.File) {
+	opts.Base = &BaseLock{Lock: base}
+	approvals := opts.approvals()
+	for i, s := range r.Servers {
+		fs := s.Findings
+		s.Findings = nil
+		r.Servers[i] = opts.settle(s, fs, nil, nil, nil, approvals[s.Name])
+	}
+	report.Summarize(r, opts.FailOn, false)
 }
 
 func review(t *testing.T, base, pr map[string]srvSpec) *report.Report {
@@ -124,7 +140,7 @@ func review(t *testing.T, base, pr map[string]srvSpec) *report.Report {
 		names = append(names, n)
 	}
 	r := liveReport(sortedStrings(names)...)
-	ReviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
+	reviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
 	return r
 }
 
@@ -202,7 +218,7 @@ func TestReviewBaseVersionBump(t *testing.T) {
 		"approval-changed text tool/summarize description",
 		"approval-added text tool/translate",
 	})
-	if r.Summary.ExitCode != ExitOK || r.Servers[0].Status != report.StatusOK {
+	if r.Summary.ExitCode != report.ExitOK || r.Servers[0].Status != report.StatusOK {
 		t.Errorf("approvals alone must not fail: exit %d, status %s", r.Summary.ExitCode, r.Servers[0].Status)
 	}
 	byField := map[string]finding.Finding{}
@@ -286,9 +302,9 @@ func TestReviewBaseHiddenCharacters(t *testing.T) {
 		status string
 		acked  bool
 	}{
-		{"unacknowledged", nil, ExitDrift, report.StatusDrift, false},
-		{"acknowledged", ack(hiddenSum), ExitOK, report.StatusOK, true},
-		{"acknowledgement for other content", ack(oldSum), ExitDrift, report.StatusDrift, false},
+		{"unacknowledged", nil, report.ExitDrift, report.StatusDrift, false},
+		{"acknowledged", ack(hiddenSum), report.ExitOK, report.StatusOK, true},
+		{"acknowledgement for other content", ack(oldSum), report.ExitDrift, report.StatusDrift, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := review(t, base, map[string]srvSpec{"text": {tools: []string{defFormat, defSumHidden}, acks: tc.acks}})
@@ -342,7 +358,7 @@ func TestReviewBaseFirstAdoption(t *testing.T) {
 	if len(fs) > 0 && !strings.Contains(fs[0].Message, "first adoption") {
 		t.Errorf("launch message %q does not say first adoption", fs[0].Message)
 	}
-	if r.Summary.ExitCode != ExitOK {
+	if r.Summary.ExitCode != report.ExitOK {
 		t.Errorf("exit %d", r.Summary.ExitCode)
 	}
 }
@@ -358,8 +374,8 @@ func TestReviewBaseShadowing(t *testing.T) {
 		acks []lock.Ack
 		exit int
 	}{
-		{"unacknowledged", nil, ExitDrift},
-		{"acknowledged", []lock.Ack{{Rule: finding.ToolShadowing, Kind: lock.KindTool, Subject: "send_email", SHA256: sum, Reason: "text relays mail on purpose"}}, ExitOK},
+		{"unacknowledged", nil, report.ExitDrift},
+		{"acknowledged", []lock.Ack{{Rule: finding.ToolShadowing, Kind: lock.KindTool, Subject: "send_email", SHA256: sum, Reason: "text relays mail on purpose"}}, report.ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := review(t, base, map[string]srvSpec{
@@ -398,8 +414,8 @@ func TestReviewBaseInstructions(t *testing.T) {
 		"terminal-escape text server/instructions",
 		"approval-changed text server/instructions instructions",
 	})
-	if r.Summary.ExitCode != ExitDrift {
-		t.Errorf("exit %d, want %d", r.Summary.ExitCode, ExitDrift)
+	if r.Summary.ExitCode != report.ExitDrift {
+		t.Errorf("exit %d, want %d", r.Summary.ExitCode, report.ExitDrift)
 	}
 }
 
@@ -428,7 +444,7 @@ func TestReviewBaseDedup(t *testing.T) {
 				fs[i].Acknowledged = tc.liveAcked
 			}
 			r.Servers[0].Findings = fs
-			ReviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
+			reviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
 			n := 0
 			for _, f := range r.Servers[0].Findings {
 				if f.Rule == finding.HiddenCharacters {
@@ -438,8 +454,8 @@ func TestReviewBaseDedup(t *testing.T) {
 			if n != tc.want {
 				t.Errorf("%d hidden-characters findings, want %d: %v", n, tc.want, briefs(r.Servers[0].Findings))
 			}
-			if r.Summary.ExitCode != ExitDrift {
-				t.Errorf("exit %d, want %d", r.Summary.ExitCode, ExitDrift)
+			if r.Summary.ExitCode != report.ExitDrift {
+				t.Errorf("exit %d, want %d", r.Summary.ExitCode, report.ExitDrift)
 			}
 		})
 	}
@@ -453,7 +469,7 @@ func TestReviewBaseNothingNew(t *testing.T) {
 	bl, _ := mkLock(t, base)
 	pl, data := mkLock(t, pr)
 	r := liveReport("text")
-	ReviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
+	reviewBase(r, Options{Lock: pl, LockPath: "mcp-lock.json", LockData: data, FailOn: finding.Error}, bl)
 	if got := briefs(r.Servers[0].Findings); len(got) != 0 {
 		t.Errorf("got %v", got)
 	}
@@ -506,7 +522,7 @@ func TestReviewBaseShadowingWarnings(t *testing.T) {
 					}
 				}
 			}
-			if r.Summary.ExitCode != ExitOK {
+			if r.Summary.ExitCode != report.ExitOK {
 				t.Errorf("exit %d, want 0", r.Summary.ExitCode)
 			}
 		})

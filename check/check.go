@@ -10,20 +10,15 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-// Exit codes (DESIGN.md). Precedence: Usage > Drift > Held.
-const (
-	ExitOK    = 0
-	ExitDrift = 1
-	ExitUsage = 2
-	ExitHeld  = 3
-)
-
 // Check probes every configured server and compares it with the lock.
+// With opts.Base it also reviews what the lock approves over the base
+// branch's: one more finding source, settled with the others.
 func Check(ctx context.Context, opts Options) *report.Report {
 	runs := probeAll(ctx, &opts)
 	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
 	idx := lock.Index(opts.LockData)
 	across := acrossRuns(runs, opts.Lock)
+	approvals := opts.approvals()
 	for _, run := range runs {
 		name := run.cfg.Name
 		if run.held == "" && len(run.snaps) == 0 {
@@ -68,7 +63,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			fs = append(fs, heldFinding(run))
 		}
 		place := func(fs []finding.Finding) { locate(fs, run, ls != nil, opts.LockPath, idx) }
-		r.Servers = append(r.Servers, opts.settle(serverEntry(run), fs, runLaunch(run), ls, place))
+		r.Servers = append(r.Servers, opts.settle(serverEntry(run), fs, runLaunch(run), ls, place, approvals[name]))
 	}
 	if opts.All && opts.Lock != nil {
 		configured := map[string]bool{}
@@ -83,11 +78,11 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			f.Kind, f.Subject = finding.KindServer, name
 			f.Message = fmt.Sprintf("the lock holds server %q but no config names it", name)
 			f.File, f.Line = opts.LockPath, idx.Line(name, "", "")
-			r.Servers = append(r.Servers, opts.settle(report.Server{Name: name, Phases: []string{}}, []finding.Finding{f}, nil, nil, nil))
+			r.Servers = append(r.Servers, opts.settle(report.Server{Name: name, Phases: []string{}}, []finding.Finding{f}, nil, nil, nil, approvals[name]))
 		}
 	}
 	sort.SliceStable(r.Servers, func(i, j int) bool { return r.Servers[i].Name < r.Servers[j].Name })
-	Summarize(r, opts.FailOn)
+	report.Summarize(r, opts.FailOn, false)
 	return r
 }
 
@@ -147,66 +142,4 @@ func locate(fs []finding.Finding, run *serverRun, pinned bool, lockPath string, 
 		}
 		f.File, f.Line = lockPath, idx.Line(run.cfg.Name, kind, f.Subject)
 	}
-}
-
-// counts reports whether a finding can fail the run: unacknowledged, at or
-// above the threshold, and not the held marker (held is exit 3, not 1).
-func counts(f finding.Finding, failOn finding.Severity) bool {
-	return !f.Acknowledged && f.Severity >= failOn && f.Rule != finding.ServerUnavailable
-}
-
-func status(s report.Server, failOn finding.Severity) string {
-	if s.Reason != "" {
-		return report.StatusHeld
-	}
-	// An error-level finding is drift whatever --fail-on says: --fail-on
-	// decides the exit code, not whether a server matches its lock.
-	threshold := min(failOn, finding.Error)
-	for _, f := range s.Findings {
-		if counts(f, threshold) {
-			return report.StatusDrift
-		}
-	}
-	return report.StatusOK
-}
-
-// Summarize fills the report's summary and exit code: 1 when any finding
-// reaches failOn, else 3 when any server is held, else 0. A held server
-// is never reported as passing.
-func Summarize(r *report.Report, failOn finding.Severity) {
-	sum := report.Summary{ByRule: map[string]int{}, FailOn: failOn.String()}
-	drift, held := false, false
-	for _, s := range r.Servers {
-		sum.Servers++
-		switch s.Status {
-		case report.StatusOK:
-			sum.OK++
-		case report.StatusDrift:
-			sum.Drift++
-		case report.StatusHeld:
-			sum.Held++
-			held = true
-		}
-		for _, f := range s.Findings {
-			sum.Findings++
-			sum.ByRule[f.Rule]++
-			if counts(f, failOn) {
-				drift = true
-			}
-		}
-	}
-	for _, f := range r.Repository {
-		sum.Findings++
-		sum.ByRule[f.Rule]++
-		if counts(f, failOn) {
-			drift = true
-		}
-	}
-	switch {
-	case drift:
-		sum.ExitCode = ExitDrift
-	case held:
-		sum.ExitCode = ExitHeld
-	}
-	r.Summary = sum
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
@@ -48,12 +49,12 @@ func TestClockOffset(t *testing.T) {
 	opts := clockOptions(s)
 	lk, data := pinReal(t, opts)
 	opts.Lock, opts.LockData = lk, data
-	if r := Check(context.Background(), opts); r.Summary.ExitCode != ExitOK {
+	if r := Check(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("without a clock offset: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	opts.ClockOffsets = []time.Duration{10 * 365 * 24 * time.Hour}
 	r := Check(context.Background(), opts)
-	if r.Summary.ExitCode != ExitDrift {
+	if r.Summary.ExitCode != report.ExitDrift {
 		t.Fatalf("with a clock offset: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	caught := false
@@ -98,16 +99,16 @@ func TestDeepClockOffsets(t *testing.T) {
 	opts := clockOptions(s)
 	lk, data := pinReal(t, opts)
 	opts.Lock, opts.LockData = lk, data
-	if r := Check(context.Background(), opts); r.Summary.ExitCode != ExitOK {
+	if r := Check(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("quick: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	opts.ClockOffsets = []time.Duration{24 * time.Hour}
-	if r := Check(context.Background(), opts); r.Summary.ExitCode != ExitOK {
+	if r := Check(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("+1d: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	opts.ClockOffsets = []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour}
 	r := Check(context.Background(), opts)
-	if r.Summary.ExitCode != ExitDrift {
+	if r.Summary.ExitCode != report.ExitDrift {
 		t.Fatalf("deep: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	caught := false

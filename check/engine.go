@@ -46,6 +46,11 @@ type Options struct {
 	Lock     *lock.File
 	LockPath string
 	LockData []byte
+	// Base, when set, is the base branch's lock a pull request's check
+	// reviews Lock against (--base, --base-lock): what Lock approves over
+	// it is one more finding source of the run, settled with the rest.
+	// nil: no review.
+	Base *BaseLock
 	// Probe is the template for every server's probe (launches, warm-up
 	// calls, time-outs, extra identities). Identity, Roots, Tap and Plan
 	// are filled in per server.

@@ -56,7 +56,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 		// Findings point at the server's config entry: the lock they
 		// would point into is the one being written.
 		place := func(fs []finding.Finding) { locate(fs, run, false, "", lock.Positions{}) }
-		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place)
+		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil)
 		switch {
 		case run.held != "":
 			held = true
@@ -73,10 +73,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 		}
 		r.Servers = append(r.Servers, srv)
 	}
-	Summarize(r, opts.FailOn)
-	if failed {
-		r.Summary.ExitCode = ExitDrift
-	}
+	report.Summarize(r, opts.FailOn, failed)
 	if failed || held {
 		return nil, r
 	}

@@ -111,7 +111,7 @@ func TestRealServersPinAndCheckClean(t *testing.T) {
 	}
 	opts.Lock, opts.LockData = lk, data
 	r := Check(context.Background(), opts)
-	if r.Summary.ExitCode != ExitOK {
+	if r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("check exit %d:\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	for _, s := range r.Servers {
@@ -163,7 +163,7 @@ func TestRealFilesystemOneSentence(t *testing.T) {
 	if len(errs) != 1 || errs[0].Rule != finding.ToolChanged || errs[0].Subject != "read_text_file" || errs[0].Field != "description" {
 		t.Fatalf("want exactly one tool-changed on read_text_file description, got:\n%s", dumpFindings(r))
 	}
-	if r.Summary.ExitCode != ExitDrift {
+	if r.Summary.ExitCode != report.ExitDrift {
 		t.Errorf("exit %d, want 1", r.Summary.ExitCode)
 	}
 	if errs[0].Line == 0 || errs[0].File != "mcp-lock.json" {
@@ -182,7 +182,7 @@ func TestRealFilesystemVersionDrift(t *testing.T) {
 	cur.Probe.Launches, cur.Probe.WarmupCalls = 1, 0
 	cur.Lock, cur.LockData = lk, data
 	r := Check(context.Background(), cur)
-	if r.Summary.ExitCode != ExitDrift {
+	if r.Summary.ExitCode != report.ExitDrift {
 		t.Fatalf("exit %d, want 1:\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	rules := map[string]int{}
@@ -260,7 +260,7 @@ func TestRealServersNoCheckerNoise(t *testing.T) {
 	if !returned {
 		t.Errorf("get-env was called but no canary-returned note:\n%s", dumpFindings(r))
 	}
-	if r.Summary.ExitCode != ExitOK {
+	if r.Summary.ExitCode != report.ExitOK {
 		t.Errorf("check exit %d:\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	t.Logf("%s", dumpFindings(r))

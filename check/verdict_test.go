@@ -35,15 +35,15 @@ func TestOneVerdict(t *testing.T) {
 		rules    map[string]policy.RuleLevel
 		wantExit int
 	}{
-		{"honest", map[string]string{"FAKE_SCENARIO": "honest"}, finding.Error, nil, ExitOK},
-		{"hidden characters", map[string]string{"FAKE_SCENARIO": "desc-hidden"}, finding.Error, nil, ExitDrift},
-		{"a warning under fail-on error", map[string]string{"FAKE_SCENARIO": "custom", "FAKE_TOOLS": poison("Reads ~/.aws/credentials.")}, finding.Error, nil, ExitOK},
-		{"a warning under fail-on warning", map[string]string{"FAKE_SCENARIO": "custom", "FAKE_TOOLS": poison("Reads ~/.aws/credentials.")}, finding.Warning, nil, ExitDrift},
+		{"honest", map[string]string{"FAKE_SCENARIO": "honest"}, finding.Error, nil, report.ExitOK},
+		{"hidden characters", map[string]string{"FAKE_SCENARIO": "desc-hidden"}, finding.Error, nil, report.ExitDrift},
+		{"a warning under fail-on error", map[string]string{"FAKE_SCENARIO": "custom", "FAKE_TOOLS": poison("Reads ~/.aws/credentials.")}, finding.Error, nil, report.ExitOK},
+		{"a warning under fail-on warning", map[string]string{"FAKE_SCENARIO": "custom", "FAKE_TOOLS": poison("Reads ~/.aws/credentials.")}, finding.Warning, nil, report.ExitDrift},
 		// The policy re-levels on pin as on check (pin used to ignore it).
 		{"policy raises a warning", map[string]string{"FAKE_SCENARIO": "custom", "FAKE_TOOLS": poison("Reads ~/.aws/credentials.")}, finding.Error,
-			map[string]policy.RuleLevel{finding.SensitivePath: {Severity: finding.Error}}, ExitDrift},
+			map[string]policy.RuleLevel{finding.SensitivePath: {Severity: finding.Error}}, report.ExitDrift},
 		{"policy turns a warning off", map[string]string{"FAKE_SCENARIO": "custom", "FAKE_TOOLS": poison("Reads ~/.aws/credentials.")}, finding.Warning,
-			map[string]policy.RuleLevel{finding.SensitivePath: {Off: true}, finding.ModelInstruction: {Off: true}}, ExitOK},
+			map[string]policy.RuleLevel{finding.SensitivePath: {Off: true}, finding.ModelInstruction: {Off: true}}, report.ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := config.Server{Name: "s", Type: "stdio", Command: os.Args[0], Env: tc.env, File: ".mcp.json", Line: 1, Client: "claude-code"}

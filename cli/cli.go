@@ -16,10 +16,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
@@ -27,24 +27,28 @@ import (
 // 2 the tool could not run as asked, 3 a server was held. Precedence 2 > 1 > 3.
 // 130 is a run stopped by Ctrl-C (or SIGTERM), as shells report it: no
 // verdict, nothing written.
+// The first four are the report's (report.ExitOK ...), defined there once.
 const (
-	ExitOK          = check.ExitOK
-	ExitDrift       = check.ExitDrift
-	ExitUsage       = check.ExitUsage
-	ExitHeld        = check.ExitHeld
+	ExitOK          = report.ExitOK
+	ExitDrift       = report.ExitDrift
+	ExitUsage       = report.ExitUsage
+	ExitHeld        = report.ExitHeld
 	ExitInterrupted = 130
 )
 
-// interrupted reports a run stopped by a signal: Main's context (root)
-// is cancelled only by SIGINT or SIGTERM. Every server of such a run looks
-// held, and a report saying so would be a false verdict; the caller writes
-// nothing and exits ExitInterrupted.
-func interrupted(root context.Context, env Env) bool {
-	if root.Err() == nil {
-		return false
+// errInterrupted is a run stopped by a signal: Main's context (root) is
+// cancelled only by SIGINT or SIGTERM. Every server of such a run looks
+// held, and a report saying so would be a false verdict: the command
+// writes nothing and returns this error; Run says so and exits
+// ExitInterrupted.
+var errInterrupted = errors.New("interrupted: no report and no lock written")
+
+// interruption is errInterrupted when a signal has stopped the run.
+func interruption(root context.Context) error {
+	if root.Err() != nil {
+		return errInterrupted
 	}
-	fmt.Fprintln(env.Stderr, "mcp-lockcheck: interrupted: no report and no lock written")
-	return true
+	return nil
 }
 
 // ErrUsage marks errors that are the caller's: bad flags, an unreadable or
@@ -149,13 +153,12 @@ func Run(ctx context.Context, args []string, env Env) int {
 	if err != nil && ctx.Err() != nil {
 		// Stopped by a signal midway (a git listing, a base lock being
 		// read): the error is the interruption's, not the input's.
-		interrupted(ctx, env)
-		return ExitInterrupted
+		err = errInterrupted
 	}
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
+	switch {
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %v\n", errInterrupted)
+	case err != nil && !errors.Is(err, flag.ErrHelp):
 		// Errors quote configs and locks a pull request may have written,
 		// and what servers said: each line is redacted and escaped, so no
 		// secret and no control sequence reaches a terminal or a log.
@@ -164,16 +167,30 @@ func Run(ctx context.Context, args []string, env Env) int {
 			lines[i] = inspect.Escape(l)
 		}
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s\n", strings.Join(lines, "\n"))
-		// An error is never a pass: a usage error, or a failure with no
-		// verdict yet, exits 2.
-		if code == ExitOK || errors.Is(err, ErrUsage) {
-			return ExitUsage
-		}
 	}
-	// Only our own constants are returned: a server's exit status is
-	// reported as text, never passed through.
+	return exitCode(code, err)
+}
+
+// exitCode is the one place a command's result becomes the process's exit
+// code. code is what the command decided (its report's exit code, or one
+// of the constants above); err is why it could not decide, if it could
+// not. An interruption exits 130; --help is not an error; any other error
+// is never a pass: a usage error, or a failure with no verdict yet, exits
+// 2. Only our own constants are returned: a server's exit status is
+// reported as text, never passed through.
+func exitCode(code int, err error) int {
+	switch {
+	case errors.Is(err, errInterrupted):
+		return ExitInterrupted
+	case errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case err != nil && (code == ExitOK || errors.Is(err, ErrUsage)):
+		return ExitUsage
+	}
+	// 130 is not among them: only an interruption (errInterrupted) says
+	// that.
 	switch code {
-	case ExitOK, ExitDrift, ExitUsage, ExitHeld, ExitInterrupted:
+	case ExitOK, ExitDrift, ExitUsage, ExitHeld:
 		return code
 	}
 	return ExitUsage

@@ -84,22 +84,22 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	// servers' budget, and a run whose servers ran out of it still
 	// reports them held, with the repository's findings.
 	unchecked, err := uncheckedConfigs(root, env, &c, opts.All)
-	if interrupted(root, env) {
-		return ExitInterrupted, nil
+	if err := interruption(root); err != nil {
+		return ExitInterrupted, err
 	}
 	if err != nil {
 		return ExitUsage, err
 	}
-	r := check.Check(ctx, opts)
-	if interrupted(root, env) {
-		return ExitInterrupted, nil
-	}
 	if review {
-		check.ReviewBase(r, opts, base)
+		opts.Base = &check.BaseLock{Lock: base}
+	}
+	r := check.Check(ctx, opts)
+	if err := interruption(root); err != nil {
+		return ExitInterrupted, err
 	}
 	if repo := append(weakened, unchecked...); len(repo) > 0 {
 		r.Repository = append(r.Repository, repo...)
-		check.Summarize(r, opts.FailOn)
+		report.Summarize(r, opts.FailOn, false)
 	}
 	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}
@@ -169,8 +169,8 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
 	next, r := check.Pin(ctx, opts, who)
-	if interrupted(root, env) {
-		return ExitInterrupted, nil
+	if err := interruption(root); err != nil {
+		return ExitInterrupted, err
 	}
 	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr), Verbose: c.verbose}); err != nil {
 		return ExitUsage, err

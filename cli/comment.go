@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/github"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -223,6 +222,6 @@ func readReport(path string, env Env) (*report.Report, error) {
 			return nil, usageErr("%s: repository finding %d: unknown kind %q", path, j+1, fd.Kind)
 		}
 	}
-	check.Summarize(&r, failOn)
+	report.Summarize(&r, failOn, false)
 	return &r, nil
 }

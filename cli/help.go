@@ -282,11 +282,13 @@ func runHelp(args []string, env Env, run func(name string, args []string) (int, 
 		return ExitUsage
 	}
 	sub := append(append([]string(nil), args[1:]...), "-h")
-	if _, err := run(name, sub); err != nil && !errors.Is(err, flag.ErrHelp) {
+	// The command's own verdict is not help's: only whether it could
+	// show its help counts.
+	_, err := run(name, sub)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: help: %v\n", err)
-		return ExitUsage
 	}
-	return ExitOK
+	return exitCode(ExitOK, err)
 }
 
 // dashFlag finds a flag named in one of the flag package's errors.

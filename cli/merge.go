@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
@@ -161,7 +160,7 @@ func mergeReports(files []string, env Env) (*report.Report, error) {
 	if err != nil {
 		return nil, usageErr("fail-on %q: %v", failOn, err)
 	}
-	check.Summarize(out, sev)
+	report.Summarize(out, sev, false)
 	return out, nil
 }
 

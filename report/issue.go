@@ -172,9 +172,9 @@ func IssueStatus(r *Report, at time.Time, runURL string) string {
 	}
 	var verdict string
 	switch r.Summary.ExitCode {
-	case 0:
+	case ExitOK:
 		verdict = "clean: every server matches the lock."
-	case 1:
+	case ExitDrift:
 		verdict = "drift"
 		if len(drifted) > 0 {
 			verdict += " in " + capList(drifted)

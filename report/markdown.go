@@ -371,19 +371,19 @@ func mdVerdict(r *Report) string {
 	s := r.Summary
 	head := "✔ mcp-lockcheck: every server matches the lock"
 	switch {
-	case s.ExitCode == 2:
+	case s.ExitCode == ExitUsage:
 		head = "✖ mcp-lockcheck could not run"
-	case s.Drift == 0 && s.ExitCode == 1:
+	case s.Drift == 0 && s.ExitCode == ExitDrift:
 		head = "✖ mcp-lockcheck: the repository check failed"
 		if s.Held > 0 {
 			head += ", " + plural(s.Held, "server held", "servers held")
 		}
-	case s.Drift > 0 || s.ExitCode == 1:
+	case s.Drift > 0 || s.ExitCode == ExitDrift:
 		head = "✖ mcp-lockcheck: " + plural(s.Drift, "server drifted", "servers drifted")
 		if s.Held > 0 {
 			head += ", " + plural(s.Held, "held", "held")
 		}
-	case s.Held > 0 || s.ExitCode == 3:
+	case s.Held > 0 || s.ExitCode == ExitHeld:
 		head = "⏸ mcp-lockcheck: " + plural(s.Held, "server held", "servers held") + " (could not be probed)"
 	case countFindings(live(r.Findings())).errors > 0:
 		// Passing only because --fail-on is above error: never a ✔.
