@@ -11,15 +11,21 @@ package procgroup
 import "time"
 
 // WaitGone polls until no live process is left in the group or d passes.
+// A group just SIGKILLed is usually gone within a millisecond or two, and
+// every launch waits here, so the first polls are 1 ms apart, then 10.
 func WaitGone(pgid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
-	for {
+	for i := 0; ; i++ {
 		if len(Live(pgid)) == 0 {
 			return true
 		}
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(10 * time.Millisecond)
+		if i < 20 {
+			time.Sleep(time.Millisecond)
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }
