@@ -50,7 +50,7 @@ type recordedLaunch struct {
 	lc *lifecycle
 }
 
-func (l *recordedLaunch) Stop()  { l.lc.add(l.n, "stop"); l.Launch.Stop() }
+func (l *recordedLaunch) Stop() { l.lc.add(l.n, "stop"); l.Launch.Stop() }
 func (l *recordedLaunch) Wait() string {
 	l.lc.add(l.n, "wait")
 	return l.Launch.Wait()
