@@ -100,6 +100,8 @@ func (t *remoteTarget) where() string { return " (" + redactURL(t.s.URL) + ")" }
 // finish holds a server that sent back a configured credential, and drops
 // what it showed: whatever carries the credential must not reach the lock.
 func (t *remoteTarget) finish(run *serverRun) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if len(t.echoed) == 0 {
 		return
 	}
