@@ -3,6 +3,9 @@
 // the handshake, every page of every list, warm-up tool calls with a
 // re-list after each, a re-list after every list_changed notification, and
 // relaunches. What it records stays raw JSON, byte for byte.
+//
+// Where the server runs is a Target (target.go): a command over stdio or
+// an endpoint over HTTP. Run drives every launch of either the same way.
 package probe
 
 import (
