@@ -9,10 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -349,130 +347,74 @@ func probeAll(ctx context.Context, opts *Options) []*serverRun {
 	return runs
 }
 
-// probeServer runs one server's probe in its sandbox.
+// target is one configured server made ready to probe: the probe.Target
+// its launches come from, and what the engine does around the probe that
+// depends on where the server runs (stdio.go, remote.go).
+type target interface {
+	probe.Target
+	// planDir is where synthesized path arguments point ("": nowhere).
+	planDir() string
+	// redactor is what the phases are canonicalized through (a stdio
+	// launch's run directories become placeholders).
+	redactor() *redact.Redactor
+	// scrub takes out of reported text what only this target knows is
+	// secret: the sandbox's canaries, the expanded credentials.
+	scrub(string) string
+	// where ends a held reason: the endpoint, for a remote server.
+	where() string
+	// finish adds, after the probe, what only this target can tell: the
+	// canaries a sandboxed server used or leaked, a credential a remote
+	// one sent back.
+	finish(run *serverRun)
+	close()
+}
+
+// probeServer probes one server: it makes the server's target (a
+// sandboxed command, or a remote endpoint) and drives it through every
+// launch and phase, one path for both.
 func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun {
 	opts = opts.forServer(s.Name)
 	run := &serverRun{cfg: s, res: &probe.Result{}}
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.LookupEnv
-	}
-	if s.Type == "http" || s.Type == "sse" || s.URL != "" {
-		return probeRemote(ctx, s, opts)
-	}
-	command, args, env, err := s.Resolve(getenv)
-	if err != nil {
-		run.held = "cannot resolve the launch: " + err.Error()
-		return run
-	}
-	cwd, err := s.ResolveDir(getenv)
-	if err != nil {
-		run.held = "cannot resolve the working directory: " + err.Error()
-		return run
-	}
-	if cwd != "" && !filepath.IsAbs(cwd) {
-		// A relative cwd is relative to the project the config belongs to.
-		cwd = filepath.Join(projectRoot(configFile(s, opts)), cwd)
-	}
-	sb, err := sandbox.New(s.Name, opts.Sandbox)
-	if err != nil {
-		run.held = "sandbox: " + err.Error()
-		run.isolation = string(opts.Sandbox.Level) + " (could not be applied)"
-		return run
-	}
-	defer sb.Close()
-	if note := prefetch(ctx, command, args, env, opts); note != "" {
-		run.notes = append(run.notes, note)
-	}
-	run.isolation = sb.Isolation()
-
 	popts := probeOptions(s, opts)
-	root := cwd
-	if root == "" {
-		root = sb.Dir()
+	var t target
+	if s.Type == "http" || s.Type == "sse" || s.URL != "" {
+		if rt := newRemoteTarget(s, opts, &popts, run); rt != nil {
+			t = rt
+		}
+	} else if st := newStdioTarget(ctx, s, opts, &popts, run); st != nil {
+		t = st
 	}
-	popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
+	if t == nil {
+		return run
+	}
+	defer t.close()
 	var mu sync.Mutex
 	if popts.Plan == nil {
-		// Synthesized paths point into the sandbox's own temporary
-		// directory: no canary, nothing of the user's.
-		popts.Plan = warmupPlanner(&popts, filepath.Join(sb.Dir(), "tmp"), func(line string) {
+		popts.Plan = warmupPlanner(&popts, t.planDir(), func(line string) {
 			mu.Lock()
 			run.planNote = line
 			mu.Unlock()
 		})
 	}
-	leaks := &leakLog{}
-	opts.sandboxes.add(s.Name, sb)
-	popts.Tap = func(phase, method, subject string, payload []byte) {
-		leaks.add(sb.Leaks(payload), phase, method, subject)
-		leaks.addForeign(opts.sandboxes.foreign(s.Name, payload), phase, method, subject)
-	}
 	pctx, cancel := serverDeadline(ctx, opts)
 	defer cancel()
-	launchEnv := func(int) map[string]string { return env }
-	if len(opts.ClockOffsets) > 0 {
-		if lib := fakeTimeLib(opts.FakeTimeLib); lib == "" {
-			run.notes = append(run.notes, "the clock could not be moved (--clock-offset): libfaketime is not installed (apt-get install faketime); no clock launch was made")
-		} else {
-			popts.Launches = max(popts.Launches, 1)
-			clocks := map[int]map[string]string{}
-			for _, off := range opts.ClockOffsets {
-				popts.ExtraLaunches++
-				n := popts.Launches + len(popts.ExtraIdentities) + popts.ExtraLaunches
-				clock := maps.Clone(env)
-				if clock == nil {
-					clock = map[string]string{}
-				}
-				clock["LD_PRELOAD"] = lib
-				clock["FAKETIME"] = fmt.Sprintf("+%ds", int64(off.Seconds()))
-				clocks[n] = clock
-				run.clockShifts++
-				run.notes = append(run.notes, fmt.Sprintf("launch-%d ran with the clock moved forward %s by libfaketime (programs that read time through libc, such as node; Go binaries are not affected)", n, off))
-			}
-			launchEnv = func(n int) map[string]string {
-				if clock, ok := clocks[n]; ok {
-					return clock
-				}
-				return env
-			}
-		}
-	}
-	launcher := func(ctx context.Context, n int) (*exec.Cmd, error) {
-		return sb.Command(ctx, command, args, launchEnv(n), cwd)
-	}
 	run.identities = countIdentities(popts)
-	// The run's random directories never reach pinned text: what the
-	// server shows is compared and pinned with placeholders for them.
-	red := opts.Redactor
-	if pc, err := sb.Command(ctx, command, args, env, cwd); err == nil {
-		red = red.WithPaths(LaunchPaths(pc))
-	}
-	wait := run.streamPhases(&popts, red)
-	run.res = probe.Run(pctx, launcher, popts)
+	wait := run.streamPhases(&popts, t.redactor())
+	run.res = probe.Run(pctx, t, popts)
 	wait()
-	run.resolved = resolvedVersion(command, args, npmCacheDir(opts, env))
-	for _, n := range run.res.Notes {
-		// A note may quote the server's own output (stdout lines it
-		// skipped): no canary token leaves in it.
-		run.notes = append(run.notes, sb.Redact(n))
-	}
+	run.notes = append(run.notes, run.res.Notes...)
 	if run.planNote != "" {
 		run.notes = append(run.notes, run.planNote)
 	}
-	for _, u := range sb.Used() {
-		f := finding.New(finding.CanaryUsed, s.Name)
-		f.Kind, f.Subject, f.Phase = finding.KindServer, u.Where, run.res.Phase
-		f.Message = fmt.Sprintf("the server connected %d time(s) to %s, the endpoint the credentials planted in %s name: it tried credentials it had no reason to read", u.Connections, u.Address, u.Where)
-		run.findings = append(run.findings, f)
+	t.finish(run)
+	run.res.Stderr = opts.Redactor.String(t.scrub(run.res.Stderr))
+	if run.res.Err != nil && run.held == "" {
+		run.held = opts.Redactor.String(t.scrub(heldReason(run.res.Err, opts, serverExpired(ctx, pctx))) + t.where())
 	}
-	// stderr is the server's too: a canary it prints is a leak. Canary
-	// detection sees the raw bytes first; only then is anything redacted.
-	popts.Tap(run.res.Phase, "stderr", "", []byte(run.res.Stderr))
-	run.findings = append(run.findings, leaks.findings(s.Name)...)
-	run.res.Stderr = opts.Redactor.String(sb.Redact(run.res.Stderr))
-	if run.res.Err != nil {
-		run.held = opts.Redactor.String(sb.Redact(heldReason(run.res.Err, opts, serverExpired(ctx, pctx))))
+	for i, n := range run.notes {
+		// A note may quote the server's own output (stdout lines it
+		// skipped): no canary token or credential leaves in it.
+		run.notes[i] = t.scrub(n)
 	}
 	run.redactNotes(opts.Redactor)
 	return run

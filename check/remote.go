@@ -1,7 +1,6 @@
 package check
 
 import (
-	"context"
 	"crypto/x509"
 	"net/url"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 )
 
@@ -25,14 +25,26 @@ const remoteIsolation = "remote: not sandboxed (runs elsewhere)"
 // SSL_CERT_FILE / SSL_CERT_DIR, which Go reads for the system roots).
 var remoteRootCAs *x509.CertPool
 
-// probeRemote probes a server reached over streamable HTTP or SSE. The
+// remoteTarget is a server reached over streamable HTTP or SSE. The
 // phases are the stdio probe's, over one connection per launch; a
 // relaunch is a new session. Header values and URL secrets are expanded
 // here only, for the connection: the lock records header names and the
 // URL without credentials (LaunchOf), and every text this run reports is
 // scrubbed of the expanded values.
-func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun {
-	run := &serverRun{cfg: s, res: &probe.Result{}, isolation: remoteIsolation}
+type remoteTarget struct {
+	probe.Remote
+	s       config.Server
+	red     *redact.Redactor
+	secrets []secret
+	mu      sync.Mutex
+	echoed  map[string]bool // where a secret the server sent back came from
+}
+
+// newRemoteTarget expands the url and headers and sets popts up for the
+// server: roots, the tap that catches a credential sent back. It returns
+// nil when the url or headers cannot be expanded (run.held says why).
+func newRemoteTarget(s config.Server, opts *Options, popts *probe.Options, run *serverRun) *remoteTarget {
+	run.isolation = remoteIsolation
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.LookupEnv
@@ -40,81 +52,72 @@ func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun
 	endpoint, headers, err := s.ResolveRemote(getenv)
 	if err != nil {
 		run.held = "cannot resolve the url or headers: " + err.Error()
-		return run
+		return nil
 	}
-	secrets := remoteSecrets(s, endpoint, headers)
-
-	popts := probeOptions(s, opts)
+	t := &remoteTarget{s: s, red: opts.Redactor, secrets: remoteSecrets(s, endpoint, headers), echoed: map[string]bool{}}
+	t.Remote = probe.Remote{URL: endpoint, Headers: headers, SSE: s.Type == config.TypeSSE,
+		Options: probe.RemoteOptions{Timeout: popts.RequestTimeout, MaxMessageBytes: popts.MaxMessageBytes, RootCAs: remoteRootCAs}}
 	// A remote server asking roots/list gets the project the config
 	// belongs to, as the client would tell it.
 	if root, err := filepath.Abs(projectRoot(configFile(s, opts))); err == nil && s.File != "" {
 		popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
 	}
-	var mu sync.Mutex
-	if popts.Plan == nil {
-		// No run dir: a path argument is relative, to nothing of ours.
-		popts.Plan = warmupPlanner(&popts, "", func(line string) {
-			mu.Lock()
-			run.planNote = line
-			mu.Unlock()
-		})
-	}
-	echoed := map[string]bool{}
 	popts.Tap = func(phase, method, _ string, payload []byte) {
 		if method == "tools/call" {
 			// A call's result is not pinned; a tool that tells the user
 			// who they are logged in as is not leaking into the lock.
 			return
 		}
-		for _, sec := range secrets {
+		for _, sec := range t.secrets {
 			if strings.Contains(string(payload), sec.value) {
-				mu.Lock()
-				if !echoed[sec.where] {
-					echoed[sec.where] = true
+				t.mu.Lock()
+				if !t.echoed[sec.where] {
+					t.echoed[sec.where] = true
 					run.findings = append(run.findings, echoFinding(s.Name, sec.where, phase, method))
 				}
-				mu.Unlock()
+				t.mu.Unlock()
 			}
 		}
-	}
-	ropts := probe.RemoteOptions{Timeout: popts.RequestTimeout, MaxMessageBytes: popts.MaxMessageBytes, RootCAs: remoteRootCAs}
-	if s.Type == config.TypeSSE {
-		popts.Connect = probe.SSEConnector(endpoint, headers, ropts)
-	} else {
-		popts.Connect = probe.HTTPConnector(endpoint, headers, ropts)
 	}
 	if len(opts.ClockOffsets) > 0 {
 		run.notes = append(run.notes, "the clock of a remote server cannot be moved (--clock-offset): no clock launch was made")
 	}
-	pctx, cancel := serverDeadline(ctx, opts)
-	defer cancel()
-	run.identities = countIdentities(popts)
-	run.res = probe.Run(pctx, nil, popts)
-	run.notes = append(run.notes, run.res.Notes...)
-	if run.planNote != "" {
-		run.notes = append(run.notes, run.planNote)
-	}
-	run.res.Stderr = opts.Redactor.String(run.res.Stderr)
-	if run.res.Err != nil {
-		run.held = opts.Redactor.String(redactSecrets(heldReason(run.res.Err, opts, serverExpired(ctx, pctx)), secrets) + " (" + redactURL(s.URL) + ")")
-	}
-	for i, n := range run.notes {
-		run.notes[i] = redactSecrets(n, secrets)
-	}
-	run.redactNotes(opts.Redactor)
-	if len(echoed) > 0 {
-		// Whatever carries the credential must not reach the lock.
-		wheres := make([]string, 0, len(echoed))
-		for w := range echoed {
-			wheres = append(wheres, w)
-		}
-		sort.Strings(wheres)
-		run.held = "the server sent back the value of " + strings.Join(wheres, ", ") + "; nothing it showed is pinned"
-		return run
-	}
-	run.snapshot(opts.Redactor)
-	return run
+	return t
 }
+
+// planDir is "": a path argument is relative, to nothing of ours.
+func (t *remoteTarget) planDir() string { return "" }
+
+func (t *remoteTarget) redactor() *redact.Redactor { return t.red }
+
+// scrub replaces the expanded secrets: an error may quote the url, a
+// note what the server said.
+func (t *remoteTarget) scrub(s string) string { return redactSecrets(s, t.secrets) }
+
+// where names the endpoint, without its credentials.
+func (t *remoteTarget) where() string { return " (" + redactURL(t.s.URL) + ")" }
+
+// finish holds a server that sent back a configured credential, and drops
+// what it showed: whatever carries the credential must not reach the lock.
+func (t *remoteTarget) finish(run *serverRun) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.echoed) == 0 {
+		return
+	}
+	wheres := make([]string, 0, len(t.echoed))
+	for w := range t.echoed {
+		wheres = append(wheres, w)
+	}
+	sort.Strings(wheres)
+	run.held = "the server sent back the value of " + strings.Join(wheres, ", ") + "; nothing it showed is pinned"
+	if run.inspector != nil {
+		run.inspector.finish() // its workers end; what it found is dropped
+	}
+	run.snaps, run.inspector = nil, nil
+}
+
+func (t *remoteTarget) close() {}
 
 // secret is an expanded value that must not appear in anything written.
 type secret struct {

@@ -39,7 +39,7 @@ type scriptedServer struct {
 	sent bytes.Buffer
 }
 
-// connect is an Options.Connect that serves s for one launch. Closing
+// connect is a Connector that serves s for one launch. Closing
 // closes the client's connection (and with it both pipes) and waits for
 // the server to stop, so no goroutine outlives the probe.
 func (s *scriptedServer) connect(ctx context.Context, _ int) (mcp.Connection, func(), error) {
@@ -192,7 +192,6 @@ func FuzzServerOutput(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		opts := Options{
-			Connect:        srv.connect,
 			RequestTimeout: 200 * time.Millisecond,
 			MaxPages:       3,
 			MaxListChanged: 2,
@@ -200,7 +199,7 @@ func FuzzServerOutput(f *testing.F) {
 			Calls:          []Call{{Tool: "a"}},
 		}
 		done := make(chan *Result, 1)
-		go func() { done <- Run(ctx, nil, opts) }()
+		go func() { done <- Run(ctx, connected(srv.connect), opts) }()
 		var res *Result
 		select {
 		case res = <-done:
@@ -242,7 +241,7 @@ func FuzzServerOutput(f *testing.F) {
 // lists and not only fail early.
 func TestServerOutputSeeds(t *testing.T) {
 	srv := &scriptedServer{lines: bytes.Split([]byte(fuzzSeeds[0]), []byte("\n"))}
-	res := Run(context.Background(), nil, Options{Connect: srv.connect, RequestTimeout: 2 * time.Second, WarmupCalls: 1, Calls: []Call{{Tool: "a"}}})
+	res := Run(context.Background(), connected(srv.connect), Options{RequestTimeout: 2 * time.Second, WarmupCalls: 1, Calls: []Call{{Tool: "a"}}})
 	if res.Err != nil {
 		t.Fatalf("err = %v", res.Err)
 	}
@@ -265,11 +264,11 @@ func TestServerOutputSeeds(t *testing.T) {
 // where no context reaches it. The per-server deadline must still end the
 // probe (by killing the server), and the server is held.
 func TestServerNeverReads(t *testing.T) {
-	launch := func(ctx context.Context, _ int) (*exec.Cmd, error) {
+	launch := Stdio{Command: func(ctx context.Context, _ int) (*exec.Cmd, error) {
 		c := exec.Command(os.Args[0])
 		c.Env = append(os.Environ(), neverReadsEnv+"=1")
 		return c, nil
-	}
+	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	done := make(chan *Result, 1)

@@ -3,6 +3,9 @@
 // the handshake, every page of every list, warm-up tool calls with a
 // re-list after each, a re-list after every list_changed notification, and
 // relaunches. What it records stays raw JSON, byte for byte.
+//
+// Where the server runs is a Target (target.go): a command over stdio or
+// an endpoint over HTTP. Run drives every launch of either the same way.
 package probe
 
 import (
@@ -10,15 +13,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Protocol versions, newest first. The stateless 2026-07-28 revision has
@@ -113,9 +113,6 @@ func (id Identity) String() string { return id.Name + "/" + id.Version }
 // Options.CallTimeout is not set.
 const DefaultCallTimeout = 3 * time.Second
 
-// Launcher builds the command for one launch (1-based); the probe starts it.
-type Launcher func(ctx context.Context, launch int) (*exec.Cmd, error)
-
 // Options shape a probe. Zero values take the defaults noted.
 type Options struct {
 	Launches    int // default 1
@@ -132,12 +129,13 @@ type Options struct {
 	// Protocol: "auto" (initialize, as the presented client opens; then
 	// server/discover only if initialize is refused), "legacy" or
 	// "stateless".
-	Protocol        string
-	RequestTimeout  time.Duration // default 30s
-	MaxMessageBytes int           // default 16 MiB
-	MaxStderrBytes  int           // default 64 KiB
-	MaxPages        int           // default 100
-	MaxListChanged  int           // re-lists on list_changed per launch, default 10
+	Protocol       string
+	RequestTimeout time.Duration // default 30s
+	// MaxMessageBytes bounds one inbound JSON-RPC message (default
+	// 16 MiB); the target enforces it on each launch's transport.
+	MaxMessageBytes int
+	MaxPages        int // default 100
+	MaxListChanged  int // re-lists on list_changed per launch, default 10
 	// CallTimeout bounds one warm-up tools/call (default 3s). Its answer
 	// does not matter, only that the server counted it: a call that times
 	// out is a note, and the re-list after it is made all the same.
@@ -160,15 +158,11 @@ type Options struct {
 	// Progress is told each phase as it starts.
 	Progress func(phase string)
 	// ExtraLaunches adds launches after the identity launches under the
-	// default identity; the launcher decides what differs in them (the
+	// default identity; the target decides what differs in them (the
 	// clock launch runs with a moved clock).
 	ExtraLaunches int
 	// NoPromptGets turns off the prompts/get session pin.
 	NoPromptGets bool
-	// Connect, when set, replaces the launcher: it opens a connection to
-	// a remote server (streamable HTTP, SSE) for one launch and returns a
-	// function that closes it.
-	Connect func(ctx context.Context, launch int) (mcp.Connection, func(), error)
 }
 
 func (o *Options) defaults() {
@@ -183,9 +177,6 @@ func (o *Options) defaults() {
 	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = 16 << 20
-	}
-	if o.MaxStderrBytes <= 0 {
-		o.MaxStderrBytes = 64 << 10
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = 100
@@ -217,8 +208,9 @@ type Result struct {
 	Notes []string
 }
 
-// Run probes one server through every launch and phase.
-func Run(ctx context.Context, launch Launcher, opts Options) *Result {
+// Run probes one server through every launch and phase. Every launch
+// comes from target, and is driven the same way whatever the target.
+func Run(ctx context.Context, target Target, opts Options) *Result {
 	opts.defaults()
 	res := &Result{}
 	ids := []Identity{}
@@ -245,7 +237,7 @@ func Run(ctx context.Context, launch Launcher, opts Options) *Result {
 	for i, id := range ids {
 		n := i + 1
 		l := &launchRun{opts: &opts, res: res, n: n, id: id, last: n == len(ids), reaps: &reaps, drops: drops}
-		if err := l.run(ctx, launch); err != nil {
+		if err := l.run(ctx, target); err != nil {
 			res.Err = err
 			res.Phase = l.phase
 			return res
@@ -262,7 +254,6 @@ type launchRun struct {
 	id          Identity
 	phase       string
 	s           *session
-	p           *process
 	base        Observation // handshake part, copied into every phase
 	listChanged int
 	last        bool            // the last launch of the probe
@@ -283,51 +274,30 @@ func (l *launchRun) setPhase(name string) {
 	}
 }
 
-func (l *launchRun) run(ctx context.Context, launch Launcher) (err error) {
+func (l *launchRun) run(ctx context.Context, target Target) (err error) {
 	l.setPhase("start")
-	var conn mcp.Connection
-	if l.opts.Connect != nil {
-		c, closeConn, err := l.opts.Connect(ctx, l.n)
-		if err != nil {
-			return err
-		}
-		defer closeConn()
-		conn = c
-	} else {
-		cmd, lerr := launch(ctx, l.n)
-		if lerr != nil {
-			return lerr
-		}
-		p, perr := startProcess(ctx, cmd, l.opts.MaxMessageBytes, l.opts.MaxStderrBytes, l.drops)
-		if perr != nil {
-			return perr
-		}
-		l.p = p
-		defer func() {
-			p.stop()
-			if err == nil && !l.last {
-				// Nothing more is read from this launch (Stderr is the
-				// last launch's): its teardown overlaps with the next.
-				l.reaps.Add(1)
-				go func() {
-					defer l.reaps.Done()
-					p.reap()
-				}()
-				return
-			}
-			p.reap()
-			l.res.Stderr = p.stderr.String()
-			if err != nil {
-				err = l.explain(err)
-			}
-		}()
-		// A write to a server that stopped reading blocks in the kernel
-		// once the pipe is full, where no context reaches: the deadline
-		// kills the server instead, which fails the write.
-		defer context.AfterFunc(ctx, p.kill)()
-		conn = p.conn
+	ln, err := target.Start(ctx, LaunchSpec{N: l.n, MaxMessageBytes: l.opts.MaxMessageBytes, drops: l.drops})
+	if err != nil {
+		return err
 	}
-	l.s = newSession(conn)
+	defer func() {
+		ln.Stop()
+		if err == nil && !l.last {
+			// Nothing more is read from this launch (Stderr is the
+			// last launch's): its teardown overlaps with the next.
+			l.reaps.Add(1)
+			go func() {
+				defer l.reaps.Done()
+				ln.Wait()
+			}()
+			return
+		}
+		l.res.Stderr = ln.Wait()
+		if err != nil {
+			err = ln.Explain(err)
+		}
+	}()
+	l.s = newSession(ln.Conn())
 	l.s.answer = l.answer
 	if l.opts.Tap != nil {
 		l.s.tap = func(method, subject string, payload []byte) {
@@ -399,43 +369,6 @@ func (l *launchRun) note(s string) {
 		}
 	}
 	l.res.Notes = append(l.res.Notes, s)
-}
-
-// explain turns a failure into a reason a person can act on: a crash with
-// its status, a non-JSON line quoted, a time-out named.
-func (l *launchRun) explain(err error) error {
-	if errors.Is(err, errConnection) && !errors.Is(err, io.EOF) {
-		// The SDK could not read a line the filter let through as a
-		// possible message: quote it.
-		if line := l.p.lines.suspectLine(); line != "" {
-			return fmt.Errorf("%w (the server's own stdout line, which no client reads as a JSON-RPC message: %s)", err, quoteLine([]byte(line), 200))
-		}
-	}
-	if errors.Is(err, errConnection) || errors.Is(err, context.DeadlineExceeded) {
-		if line := nonJSONLine(l.p.stdout.Tail()); line != "" {
-			return fmt.Errorf("%w (stdout is not JSON-RPC: %q)", err, clip(line, 200))
-		}
-		if done, werr := l.p.exited(); done {
-			return fmt.Errorf("%w (%v)", err, errExited(werr))
-		}
-	}
-	return err
-}
-
-// nonJSONLine finds the first complete line in the tail of stdout that is
-// not JSON: a banner or log line a server printed where only JSON-RPC may go.
-func nonJSONLine(b []byte) string {
-	lines := strings.Split(string(b), "\n")
-	if len(b) >= tapTail && len(lines) > 1 {
-		lines = lines[1:] // the first may be cut mid-line by the tail window
-	}
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		if l != "" && !json.Valid([]byte(l)) && !strings.HasPrefix(l, "{") && !strings.HasPrefix(l, "[") {
-			return l
-		}
-	}
-	return ""
 }
 
 func clip(s string, n int) string {

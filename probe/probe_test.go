@@ -24,17 +24,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// fake returns a launcher running this test binary as a fake server.
-func fake(t *testing.T, scenario string, env ...string) (Launcher, *[]*exec.Cmd) {
+// fake returns a stdio target running this test binary as a fake server.
+func fake(t *testing.T, scenario string, env ...string) (Stdio, *[]*exec.Cmd) {
 	tmp := t.TempDir()
 	var cmds []*exec.Cmd
-	return func(ctx context.Context, _ int) (*exec.Cmd, error) {
+	return Stdio{Command: func(ctx context.Context, _ int) (*exec.Cmd, error) {
 		c := exec.Command(os.Args[0])
 		c.Env = append(os.Environ(), "FAKE_SCENARIO="+scenario, "TMPDIR="+tmp)
 		c.Env = append(c.Env, env...)
 		cmds = append(cmds, c)
 		return c, nil
-	}, &cmds
+	}}, &cmds
 }
 
 func toolNames(o Observation) []string {
@@ -133,7 +133,7 @@ func TestShutdownKillsAtOnce(t *testing.T) {
 				cmds = append(cmds, c)
 				return c, nil
 			}
-			res := Run(context.Background(), launch, Options{Launches: 2})
+			res := Run(context.Background(), Stdio{Command: launch}, Options{Launches: 2})
 			if res.Err != nil {
 				t.Fatal(res.Err)
 			}
@@ -223,25 +223,23 @@ func assertGone(t *testing.T, cmds []*exec.Cmd) {
 func TestParallelListsSameObservation(t *testing.T) {
 	var got [2]Observation
 	for i, reverse := range []bool{false, true} {
-		opts := Options{
-			RequestTimeout: 10 * time.Second,
-			Connect: func(ctx context.Context, _ int) (mcp.Connection, func(), error) {
-				st, ct := mcp.NewInMemoryTransports()
-				sc, err := st.Connect(ctx)
-				if err != nil {
-					return nil, nil, err
-				}
-				sctx, cancel := context.WithCancel(ctx)
-				go orderServer(sctx, sc, reverse)
-				cc, err := ct.Connect(ctx)
-				if err != nil {
-					cancel()
-					return nil, nil, err
-				}
-				return cc, func() { cancel(); cc.Close(); sc.Close() }, nil
-			},
-		}
-		res := Run(context.Background(), nil, opts)
+		opts := Options{RequestTimeout: 10 * time.Second}
+		target := connected(func(ctx context.Context, _ int) (mcp.Connection, func(), error) {
+			st, ct := mcp.NewInMemoryTransports()
+			sc, err := st.Connect(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			sctx, cancel := context.WithCancel(ctx)
+			go orderServer(sctx, sc, reverse)
+			cc, err := ct.Connect(ctx)
+			if err != nil {
+				cancel()
+				return nil, nil, err
+			}
+			return cc, func() { cancel(); cc.Close(); sc.Close() }, nil
+		})
+		res := Run(context.Background(), target, opts)
 		if res.Err != nil {
 			t.Fatalf("reverse=%v: %v", reverse, res.Err)
 		}

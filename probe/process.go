@@ -3,10 +3,12 @@ package probe
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -26,6 +28,8 @@ type process struct {
 	conn   mcp.Connection
 	done   chan struct{} // closed when Wait returned
 	err    error         // Wait's result, valid after done
+	// unwatch stops the kill the probe's context would set off (Start).
+	unwatch func() bool
 }
 
 // startProcess starts cmd in its own process group and connects the SDK's
@@ -71,14 +75,20 @@ func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int,
 	return p, nil
 }
 
-// stop ends a launch whose last phase is over. It kills the whole process
+// Conn is the SDK's connection over the child's pipes.
+func (p *process) Conn() mcp.Connection { return p.conn }
+
+// Stop ends a launch whose last phase is over. It kills the whole process
 // group at once instead of the MCP specification's graceful sequence
 // (close stdin, wait, SIGTERM, wait, SIGKILL): nothing the server does on
 // shutdown is observed, its run dir is discarded, and a server that ignores
 // EOF (server-everything 2025.x, redis- and postgres-style servers) would
 // otherwise cost the grace period on every launch. It does not wait for
-// the group to be gone: reap does.
-func (p *process) stop() {
+// the group to be gone: Wait does.
+func (p *process) Stop() {
+	if p.unwatch != nil {
+		p.unwatch()
+	}
 	p.signal(syscall.SIGKILL)
 	p.stdin.Close()
 	if p.conn != nil {
@@ -118,6 +128,49 @@ func (p *process) reap() {
 	if p.cmd.Process != nil {
 		procgroup.WaitGone(p.cmd.Process.Pid, 2*time.Second)
 	}
+}
+
+// Wait reaps the launch and returns its bounded stderr.
+func (p *process) Wait() string {
+	p.reap()
+	return p.stderr.String()
+}
+
+// Explain turns a failure into a reason a person can act on: a crash with
+// its status, a non-JSON line quoted.
+func (p *process) Explain(err error) error {
+	if errors.Is(err, errConnection) && !errors.Is(err, io.EOF) {
+		// The SDK could not read a line the filter let through as a
+		// possible message: quote it.
+		if line := p.lines.suspectLine(); line != "" {
+			return fmt.Errorf("%w (the server's own stdout line, which no client reads as a JSON-RPC message: %s)", err, quoteLine([]byte(line), 200))
+		}
+	}
+	if errors.Is(err, errConnection) || errors.Is(err, context.DeadlineExceeded) {
+		if line := nonJSONLine(p.stdout.Tail()); line != "" {
+			return fmt.Errorf("%w (stdout is not JSON-RPC: %q)", err, clip(line, 200))
+		}
+		if done, werr := p.exited(); done {
+			return fmt.Errorf("%w (%v)", err, errExited(werr))
+		}
+	}
+	return err
+}
+
+// nonJSONLine finds the first complete line in the tail of stdout that is
+// not JSON: a banner or log line a server printed where only JSON-RPC may go.
+func nonJSONLine(b []byte) string {
+	lines := strings.Split(string(b), "\n")
+	if len(b) >= tapTail && len(lines) > 1 {
+		lines = lines[1:] // the first may be cut mid-line by the tail window
+	}
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l != "" && !json.Valid([]byte(l)) && !strings.HasPrefix(l, "{") && !strings.HasPrefix(l, "[") {
+			return l
+		}
+	}
+	return ""
 }
 
 // exited reports the child's exit status if it has exited.

@@ -65,7 +65,8 @@ func (o *RemoteOptions) defaults() {
 	}
 }
 
-// Connector opens one launch's connection; it is what Options.Connect takes.
+// Connector opens one launch's connection and returns the function that
+// closes it: Remote's launches, and the guard's own connections.
 type Connector = func(ctx context.Context, launch int) (mcp.Connection, func(), error)
 
 // HTTPConnector connects to a server over streamable HTTP. headers are sent

@@ -113,13 +113,8 @@ func TestRemoteTransports(t *testing.T) {
 			}
 			defer hs.Close()
 			headers := map[string]string{"X-Api-Key": "k-123456", "Content-Type": "text/plain"}
-			var connect Connector
-			if tc.sse {
-				connect = SSEConnector(hs.URL, headers, ropts)
-			} else {
-				connect = HTTPConnector(hs.URL, headers, ropts)
-			}
-			res := Run(context.Background(), nil, Options{Connect: connect, Launches: 2, WarmupCalls: 1, Protocol: tc.protocol,
+			target := Remote{URL: hs.URL, Headers: headers, SSE: tc.sse, Options: ropts}
+			res := Run(context.Background(), target, Options{Launches: 2, WarmupCalls: 1, Protocol: tc.protocol,
 				Calls: []Call{{Tool: "lookup", Arguments: json.RawMessage(`{"q":"x"}`)}}, RequestTimeout: 10 * time.Second})
 			if res.Err != nil {
 				t.Fatalf("probe failed at %s: %v", res.Phase, res.Err)
@@ -174,7 +169,7 @@ func TestRemoteTLSVerified(t *testing.T) {
 	srv := sdkServer("x", legacyOnly)
 	hs := quietTLS(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	defer hs.Close()
-	res := Run(context.Background(), nil, Options{Connect: HTTPConnector(hs.URL, nil, RemoteOptions{Timeout: 5 * time.Second}), RequestTimeout: 5 * time.Second})
+	res := Run(context.Background(), Remote{URL: hs.URL, Options: RemoteOptions{Timeout: 5 * time.Second}}, Options{RequestTimeout: 5 * time.Second})
 	if res.Err == nil || !strings.Contains(res.Err.Error(), "certificate") {
 		t.Fatalf("err = %v, want a certificate error", res.Err)
 	}
@@ -228,7 +223,7 @@ func TestRemoteRawBytes(t *testing.T) {
 		"initialize": `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`,
 		"tools/list": `{"tools":[` + rawTool + `]}`,
 	})
-	res := Run(context.Background(), nil, Options{Connect: HTTPConnector(hs.URL, nil, RemoteOptions{}), RequestTimeout: 5 * time.Second})
+	res := Run(context.Background(), Remote{URL: hs.URL}, Options{RequestTimeout: 5 * time.Second})
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -258,7 +253,7 @@ func TestRemoteFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			hs := httptest.NewServer(tc.handler)
 			defer hs.Close()
-			res := Run(context.Background(), nil, Options{Connect: HTTPConnector(hs.URL, nil, tc.opts), RequestTimeout: 5 * time.Second})
+			res := Run(context.Background(), Remote{URL: hs.URL, Options: tc.opts}, Options{RequestTimeout: 5 * time.Second})
 			if res.Err == nil || !strings.Contains(res.Err.Error(), tc.errSub) {
 				t.Fatalf("err = %v, want it to contain %q", res.Err, tc.errSub)
 			}
@@ -318,7 +313,7 @@ func TestRemoteHeadersStayHome(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
 	}))
 	defer hs.Close()
-	res := Run(context.Background(), nil, Options{Connect: HTTPConnector(hs.URL, map[string]string{"Authorization": "Bearer s3cret-token"}, RemoteOptions{}), RequestTimeout: 5 * time.Second})
+	res := Run(context.Background(), Remote{URL: hs.URL, Headers: map[string]string{"Authorization": "Bearer s3cret-token"}}, Options{RequestTimeout: 5 * time.Second})
 	if res.Err == nil || !strings.Contains(res.Err.Error(), "another origin") {
 		t.Fatalf("err = %v, want a refused redirect", res.Err)
 	}

@@ -1,0 +1,137 @@
+package probe
+
+import (
+	"context"
+	"os/exec"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Target is where a probe's launches come from: a command started over
+// stdio (Stdio) or an endpoint reached over HTTP (Remote). The probe
+// drives every launch the same way, phase by phase, over the connection a
+// launch gives it; everything that depends on how the server is reached
+// (a process group to kill, stdout lines to skip, an HTTP session to
+// close) stays behind this interface.
+type Target interface {
+	// Start begins one launch and connects to it. An error means the
+	// launch never ran: nothing needs stopping.
+	Start(ctx context.Context, spec LaunchSpec) (Launch, error)
+}
+
+// LaunchSpec is what the probe asks of one launch.
+type LaunchSpec struct {
+	// N is the launch's number, from 1: a target may make launches differ
+	// (the clock launch runs with a moved clock).
+	N int
+	// MaxMessageBytes bounds one inbound JSON-RPC message.
+	MaxMessageBytes int
+	// drops collects the stdout lines a stdio server wrote that are not
+	// JSON-RPC messages, across the probe's launches (stdout.go).
+	drops *dropLog
+}
+
+// Launch is one started server session.
+type Launch interface {
+	// Conn is the launch's connection, at the JSON-RPC message level
+	// (results stay raw).
+	Conn() mcp.Connection
+	// Stop ends the launch at once without waiting for it to be gone: a
+	// stdio server's whole process group is killed, nothing of its
+	// shutdown being observed; a remote session is closed.
+	Stop()
+	// Wait waits, after Stop, until the launch is gone and returns what
+	// the server wrote to stderr (bounded; "" where there is none).
+	Wait() (stderr string)
+	// Explain adds to an error that ended the launch what the launch
+	// knows of its cause: a crash and its status, a stdout line that is
+	// not JSON-RPC. Call it after Wait.
+	Explain(err error) error
+}
+
+// Stdio launches a server as a child process and speaks MCP over its
+// stdin and stdout (the SDK's IOTransport). Each launch runs in a process
+// group of its own, killed whole when the launch ends or the probe's
+// context does.
+type Stdio struct {
+	// Command builds the command of launch n (1-based); the caller
+	// decides what runs it (a sandbox) and what differs per launch.
+	Command func(ctx context.Context, n int) (*exec.Cmd, error)
+	// MaxStderrBytes bounds the stderr kept of one launch (default
+	// 64 KiB: the first and last halves).
+	MaxStderrBytes int
+}
+
+// Start starts launch spec.N and connects the SDK's transport to its pipes.
+func (t Stdio) Start(ctx context.Context, spec LaunchSpec) (Launch, error) {
+	cmd, err := t.Command(ctx, spec.N)
+	if err != nil {
+		return nil, err
+	}
+	maxStderr := t.MaxStderrBytes
+	if maxStderr <= 0 {
+		maxStderr = 64 << 10
+	}
+	p, err := startProcess(ctx, cmd, spec.MaxMessageBytes, maxStderr, spec.drops)
+	if err != nil {
+		return nil, err
+	}
+	// A write to a server that stopped reading blocks in the kernel once
+	// the pipe is full, where no context reaches: the deadline kills the
+	// server instead, which fails the write.
+	p.unwatch = context.AfterFunc(ctx, p.kill)
+	return p, nil
+}
+
+// Remote reaches a server over streamable HTTP, or over the deprecated
+// HTTP+SSE transport when SSE is set. Each launch is a new session on a new
+// HTTP transport, as a relaunched client would open. The transport is the
+// configured one: nothing falls back from one to the other.
+type Remote struct {
+	// URL is the endpoint, its placeholders expanded.
+	URL string
+	// Headers are sent on every request to the endpoint's own origin;
+	// their values are secrets the caller expanded and are not recorded.
+	Headers map[string]string
+	SSE     bool
+	// Options shape the HTTP client; a zero MaxMessageBytes takes the
+	// probe's.
+	Options RemoteOptions
+}
+
+// Start opens a new session with the server.
+func (t Remote) Start(ctx context.Context, spec LaunchSpec) (Launch, error) {
+	o := t.Options
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = spec.MaxMessageBytes
+	}
+	connect := HTTPConnector(t.URL, t.Headers, o)
+	if t.SSE {
+		connect = SSEConnector(t.URL, t.Headers, o)
+	}
+	return connected(connect).Start(ctx, spec)
+}
+
+// connected is a target whose launches are the connections a Connector
+// opens: a remote server, or an in-memory one in tests.
+type connected Connector
+
+func (c connected) Start(ctx context.Context, spec LaunchSpec) (Launch, error) {
+	conn, closeConn, err := c(ctx, spec.N)
+	if err != nil {
+		return nil, err
+	}
+	return &connLaunch{conn: conn, close: closeConn}, nil
+}
+
+// connLaunch is a launch that is only a connection: there is no process to
+// reap, no stderr, and nothing to add to an error.
+type connLaunch struct {
+	conn  mcp.Connection
+	close func()
+}
+
+func (c *connLaunch) Conn() mcp.Connection    { return c.conn }
+func (c *connLaunch) Stop()                   { c.close() }
+func (c *connLaunch) Wait() string            { return "" }
+func (c *connLaunch) Explain(err error) error { return err }
