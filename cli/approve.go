@@ -17,10 +17,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-func init() {
-	register(command{"approve", runApprove})
-}
-
 // approveFlags are approve's own flags.
 type approveFlags struct {
 	all         bool

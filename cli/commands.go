@@ -242,7 +242,7 @@ func approver(dir string, getenv func(string) (string, bool)) string {
 	return "unknown"
 }
 
-func runServers(args []string, env Env) (int, error) {
+func runServers(_ context.Context, args []string, env Env) (int, error) {
 	var c common
 	fs := newFlagSet("servers", env)
 	c.registerServers(fs)

@@ -18,10 +18,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-func init() {
-	register(command{"diff", runDiff})
-}
-
 // cutText is how many runes of one value a diff shows before cutting;
 // approve's "show full text" shows everything.
 const cutText = 400

@@ -15,10 +15,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
-func init() {
-	register(command{"guard", runGuard})
-}
-
 // runGuard is `mcp-lockcheck guard [flags] -- COMMAND ARGS...`, and its
 // `install` and `uninstall` subcommands. Exit codes: 0 the client closed a
 // clean session; 1 an answer was refused (or logged in --mode warn, or

@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/ f
 // helpCases are every command's help, as `help ARGS` is asked for.
 func helpCases() [][]string {
 	cases := [][]string{{}}
-	for n := range commands {
+	for _, n := range pagedCommands() {
 		cases = append(cases, []string{n})
 	}
 	return append(cases, []string{"guard", "install"}, []string{"guard", "uninstall"})

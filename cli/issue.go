@@ -13,10 +13,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-func init() {
-	register(command{"issue", runIssue})
-}
-
 // runIssue keeps the one drift issue of a scheduled deep check in line
 // with the JSON report that check wrote (examples/workflows/deep-nightly.yml):
 // drift opens, updates or reopens it, a clean run closes it, and a run

@@ -18,10 +18,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-func init() {
-	register(command{"repin", runRepin})
-}
-
 // runRepin is the scheduled re-pin: the same probe as pin, and when the lock
 // changed, the new lock written locally and, with --open-pr, committed on a
 // fixed branch and proposed as one pull request whose body says what changed
