@@ -88,7 +88,7 @@ func (c *common) registerProbe(fs *flag.FlagSet) {
 	fs.IntVar(&c.warmup, "warmup-calls", 5, "`N` warm-up tools/call requests per launch, with a re-list after each (0 disables)")
 	fs.IntVar(&c.launches, "launches", 2, "`N` launches per server (a sleeper changes on a later launch)")
 	fs.Var(&c.identities, "client-identity", "add a launch presenting clientInfo `NAME/VERSION` (repeatable)")
-	fs.StringVar(&c.protocol, "protocol", "auto", "handshake `MODE`: auto (initialize, as the presented client does; server/discover only when initialize is refused), legacy or stateless")
+	fs.StringVar(&c.protocol, "protocol", string(protocolAuto), "handshake `MODE`: auto (initialize, as the presented client does; server/discover only when initialize is refused), legacy or stateless")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "deadline for one server's whole probe")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "deadline for one request")
 	fs.DurationVar(&c.callTimeout, "call-timeout", probe.DefaultCallTimeout, "deadline for one warm-up tools/call; a call not answered by then still counts, and is a note")
@@ -99,7 +99,7 @@ func (c *common) registerProbe(fs *flag.FlagSet) {
 	fs.DurationVar(&c.callGap, "call-gap", 0, "idle `DURATION` between warm-up calls in a session (a server that waits for wall time)")
 	fs.StringVar(&c.profile, "profile", ProfileQuick, "probe `NAME`: quick (the defaults) or deep (50 calls, 5 launches, clock shifts, every client identity, idle gaps; see docs/profiles.md); flags given override it")
 	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr; the text report lists acknowledged findings and every finding of a rule that fires on many subjects")
-	fs.StringVar(&c.progress, "progress", "auto", "progress `STYLE` on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
+	fs.StringVar(&c.progress, "progress", string(progressAuto), "progress `STYLE` on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
 }
 
@@ -179,6 +179,29 @@ func (c *common) deepCopy() *common {
 	d.profile = ProfileDeep
 	_ = d.applyProfile()
 	return &d
+}
+
+// protocolMode is how the probe opens a session (--protocol). The probe
+// takes it as a string; the closed set is checked here, where the flag
+// is read.
+type protocolMode string
+
+// Protocol modes: the closed set parseProtocolMode accepts.
+const (
+	// protocolAuto initializes as the presented client does, and
+	// tries server/discover only when initialize is refused.
+	protocolAuto      protocolMode = "auto"
+	protocolLegacy    protocolMode = "legacy"
+	protocolStateless protocolMode = "stateless"
+)
+
+// parseProtocolMode reads a --protocol value.
+func parseProtocolMode(s string) (protocolMode, error) {
+	switch m := protocolMode(s); m {
+	case protocolAuto, protocolLegacy, protocolStateless:
+		return m, nil
+	}
+	return "", usageErr("--protocol %q: want auto, legacy or stateless", s)
 }
 
 // identityList parses --client-identity values.
@@ -350,17 +373,16 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	if c.callGap < 0 {
 		return o, usageErr("--call-gap must be >= 0")
 	}
-	switch c.protocol {
-	case "auto", "legacy", "stateless":
-	default:
-		return o, usageErr("--protocol %q: want auto, legacy or stateless", c.protocol)
+	mode, err := parseProtocolMode(c.protocol)
+	if err != nil {
+		return o, err
 	}
 	ids, err := identityList(c.identities)
 	if err != nil {
 		return o, err
 	}
 	o.Probe = probe.Options{
-		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: c.protocol,
+		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: string(mode),
 		RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout, MaxMessageBytes: c.maxMessage,
 		CallGap: c.callGap,
 	}
@@ -403,11 +425,11 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 		o.Deep = &check.Profile{WarmupCalls: d.warmup, Launches: d.launches, ExtraIdentities: dids, CallGap: d.callGap, ClockOffsets: d.clockOffsets}
 	}
 	if !c.quiet {
-		p, err := newProgress(stderr, env, c.progress, c.verbose)
+		style, err := parseProgressStyle(c.progress)
 		if err != nil {
 			return o, err
 		}
-		o.Progress = p
+		o.Progress = newProgress(stderr, env, style, c.verbose)
 	}
 	return o, nil
 }
