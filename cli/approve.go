@@ -17,8 +17,10 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-// approveFlags are approve's own flags.
+// approveFlags are approve's flags: the probe's, and what to approve or
+// acknowledge and how to ask.
 type approveFlags struct {
+	probing
 	all         bool
 	from        string
 	ack         string
@@ -26,6 +28,17 @@ type approveFlags struct {
 	approvedBy  string
 	yes         bool
 	interactive bool
+}
+
+func (c *approveFlags) register(fs *flag.FlagSet) {
+	c.probing.register(fs)
+	fs.BoolVar(&c.all, "all", false, "approve every change of every configured server")
+	fs.StringVar(&c.from, "from", "", "approve exactly what this saved JSON report `FILE` showed (from check --json FILE)")
+	fs.StringVar(&c.ack, "ack", "", "acknowledge the inspection finding `RULE` on one SERVER/KIND/NAME (needs --reason)")
+	fs.StringVar(&c.reason, "reason", "", "why the acknowledged finding is acceptable (with --ack)")
+	fs.StringVar(&c.approvedBy, "approved-by", "", "record the approval as given by `WHO` (default: git config user.email, else $USER)")
+	fs.BoolVar(&c.yes, "yes", false, "do not prompt, even when stdin is a terminal")
+	fs.BoolVar(&c.interactive, "interactive", false, "prompt for each change even when stdin is not a terminal")
 }
 
 // parseInterleaved parses flags and positional arguments in any order
@@ -50,22 +63,14 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func runApprove(ctx context.Context, args []string, env Env) (int, error) {
-	var c common
-	var af approveFlags
+	var c approveFlags
 	fs := newFlagSet("approve", env)
 	c.register(fs)
-	fs.BoolVar(&af.all, "all", false, "approve every change of every configured server")
-	fs.StringVar(&af.from, "from", "", "approve exactly what this saved JSON report `FILE` showed (from check --json FILE)")
-	fs.StringVar(&af.ack, "ack", "", "acknowledge the inspection finding `RULE` on one SERVER/KIND/NAME (needs --reason)")
-	fs.StringVar(&af.reason, "reason", "", "why the acknowledged finding is acceptable (with --ack)")
-	fs.StringVar(&af.approvedBy, "approved-by", "", "record the approval as given by `WHO` (default: git config user.email, else $USER)")
-	fs.BoolVar(&af.yes, "yes", false, "do not prompt, even when stdin is a terminal")
-	fs.BoolVar(&af.interactive, "interactive", false, "prompt for each change even when stdin is not a terminal")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return ExitUsage, err
 	}
-	req, err := af.request(env, &c, pos)
+	req, err := c.request(env, pos)
 	if err != nil {
 		return ExitUsage, err
 	}
@@ -92,7 +97,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	opts.Servers, opts.Lock, opts.LockData = servers, lk, data
-	who := check.Approval{By: af.approvedBy, At: env.Now()}
+	who := check.Approval{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
@@ -112,49 +117,49 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitDrift, nil
 	}
 	if req.Ack != "" {
-		return approveAck(env, &c, lk, lives, req, who)
+		return approveAck(env, &c.common, lk, lives, req, who)
 	}
-	return approveChanges(env, &c, lk, lives, req, who, !af.yes && (af.interactive || isTerminal(env.Stdin)))
+	return approveChanges(env, &c.common, lk, lives, req, who, !c.yes && (c.interactive || isTerminal(env.Stdin)))
 }
 
 // request checks approve's flags and arguments against each other and
 // reads the saved report of --from.
-func (af approveFlags) request(env Env, c *common, pos []string) (approval.Request, error) {
-	req := approval.Request{All: af.all, Ack: af.ack, Reason: af.reason}
+func (c *approveFlags) request(env Env, pos []string) (approval.Request, error) {
+	req := approval.Request{All: c.all, Ack: c.ack, Reason: c.reason}
 	for _, a := range pos {
 		s, err := check.ParseSelector(a)
 		if err != nil {
 			return req, asUsage(err)
 		}
-		if s.Kind == check.KindServer && af.ack == "" {
+		if s.Kind == check.KindServer && c.ack == "" {
 			return req, usageErr("%s: the server's own fields are approved with the server (%s)", a, s.Server)
 		}
 		req.Selectors = append(req.Selectors, s)
 	}
 	sels := req.Selectors
 	switch {
-	case af.ack != "" && (len(sels) != 1 || sels[0].Kind == "" || af.all || af.from != ""):
+	case c.ack != "" && (len(sels) != 1 || sels[0].Kind == "" || c.all || c.from != ""):
 		return req, usageErr("--ack takes exactly one SERVER/KIND/NAME (and no --all or --from)")
-	case af.ack != "" && strings.TrimSpace(af.reason) == "":
+	case c.ack != "" && strings.TrimSpace(c.reason) == "":
 		return req, usageErr("--ack needs --reason: an acknowledgement says why")
-	case af.ack == "" && af.reason != "":
+	case c.ack == "" && c.reason != "":
 		return req, usageErr("--reason goes with --ack")
-	case af.all && len(sels) > 0:
+	case c.all && len(sels) > 0:
 		return req, usageErr("--all approves everything: name no servers or entries with it")
-	case af.all && af.from != "":
+	case c.all && c.from != "":
 		return req, usageErr("--all and --from exclude each other")
-	case !af.all && af.from == "" && len(sels) == 0:
+	case !c.all && c.from == "" && len(sels) == 0:
 		return req, usageErr("name what to approve: SERVER, SERVER/KIND/NAME, --all or --from report.json")
-	case af.yes && af.interactive:
+	case c.yes && c.interactive:
 		return req, usageErr("--yes and --interactive exclude each other")
 	}
-	if af.ack != "" {
-		if _, ok := finding.Lookup(af.ack); !ok {
-			return req, usageErr("--ack %q: no such rule", af.ack)
+	if c.ack != "" {
+		if _, ok := finding.Lookup(c.ack); !ok {
+			return req, usageErr("--ack %q: no such rule", c.ack)
 		}
 	}
-	if af.from != "" {
-		saved, err := readSavedReport(c.path(env, af.from))
+	if c.from != "" {
+		saved, err := readSavedReport(c.path(env, c.from))
 		if err != nil {
 			return req, err
 		}

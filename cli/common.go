@@ -22,11 +22,36 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
-// common holds the flags pin and check share.
+// common is what every command that reads the configured servers or the
+// lock shares: which configs and servers, the lock, the policy and
+// --user, and the working directory every path is resolved against.
+// Commands that probe add probeFlags (probing); the others add only
+// their own flags.
 type common struct {
-	lockPath       string
-	configs        multi
-	servers        multi
+	lockPath string
+	configs  multi
+	servers  multi
+	// user is --user: the user-level configs of this machine's clients
+	// instead of the project's, and a per-user lock by default.
+	user bool
+	// policyPath is --policy; flags is the flag set the flags were
+	// registered in, so options can tell a flag given on the command line
+	// (which overrides the policy) from its default (which does not).
+	// policyFile is the policy once read (nil: none), so it is read and
+	// warned about once.
+	policyPath   string
+	flags        *flag.FlagSet
+	policyFile   *policy.Policy
+	policyLoaded bool
+	// readPaths are the config files loadServers read (absolute or
+	// relative to the working directory, as given).
+	readPaths []string
+}
+
+// probeFlags say how servers are probed. A profile (--profile, or a
+// policy's profile: deep) raises the ones not given explicitly, and the
+// policy may set them per server.
+type probeFlags struct {
 	sandbox        string
 	passEnv        multi
 	cacheDir       string
@@ -46,25 +71,18 @@ type common struct {
 	clockOffsets   durations
 	callGap        time.Duration
 	profile        string
-	// policyPath is --policy; flags is the flag set register filled, so
-	// options can tell a flag given on the command line (which overrides
-	// the policy) from its default (which does not). policyFile is the
-	// policy once read (nil: none), so it is read and warned about once.
-	policyPath   string
-	flags        *flag.FlagSet
-	policyFile   *policy.Policy
-	policyLoaded bool
-	// readPaths are the config files loadServers read (absolute or
-	// relative to the working directory, as given).
-	readPaths []string
-	// user is --user: the user-level configs of this machine's clients
-	// instead of the project's, and a per-user lock by default.
-	user bool
+}
+
+// probing is what pin, check, diff, approve and repin share: the servers
+// and lock they probe against, and how.
+type probing struct {
+	common
+	probeFlags
 }
 
 // register adds the flags of a command that probes servers against the
 // lock: which servers, the lock, the policy and how to probe.
-func (c *common) register(fs *flag.FlagSet) {
+func (c *probing) register(fs *flag.FlagSet) {
 	c.registerServers(fs)
 	fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE`")
 	c.registerProbe(fs)
@@ -81,7 +99,7 @@ func (c *common) registerServers(fs *flag.FlagSet) {
 }
 
 // registerProbe adds the flags that say how servers are probed.
-func (c *common) registerProbe(fs *flag.FlagSet) {
+func (c *probeFlags) registerProbe(fs *flag.FlagSet) {
 	fs.StringVar(&c.sandbox, "sandbox", "basic", "isolation `LEVEL` for servers: off, basic or strict")
 	fs.Var(&c.passEnv, "pass-env", "pass this environment variable `NAME` to servers (repeatable)")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "package-manager cache `DIR` for servers (default: the user's caches; under strict, mcp-lockcheck's own cache, since strict servers need it writable)")
@@ -162,7 +180,7 @@ func (c *common) policyName() string {
 
 // run is what a server gets where no policy sets a value: the flags'
 // values, given or default.
-func (c *common) run() policy.Run {
+func (c *probing) run() policy.Run {
 	_ = c.applyProfile() // a bad --profile is reported by options
 	lvl, _ := sandbox.ParseLevel(c.sandbox)
 	deep := c.deepCopy()
@@ -172,7 +190,7 @@ func (c *common) run() policy.Run {
 
 // deepCopy is c with --profile deep applied: what a server whose policy
 // says `profile: deep` gets, flags given on the command line kept.
-func (c *common) deepCopy() *common {
+func (c *probing) deepCopy() *probing {
 	d := *c
 	d.identities = slices.Clone(c.identities)
 	d.clockOffsets = slices.Clone(c.clockOffsets)
@@ -351,7 +369,7 @@ func (c *common) readLock(env Env, allowMissing bool) (*lock.File, []byte, error
 }
 
 // options builds the engine's options from the flags.
-func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
+func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 	var o check.Options
 	o.Redactor = env.red
 	// check sets its --fail-on; pin and approve judge as check does by

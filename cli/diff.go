@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -284,15 +285,25 @@ func ruleMark(rule string) string {
 	return "~"
 }
 
+// diffFlags are diff's flags: the probe's and the threshold.
+type diffFlags struct {
+	probing
+	failOn string
+}
+
+func (c *diffFlags) register(fs *flag.FlagSet) {
+	c.probing.register(fs)
+	fs.StringVar(&c.failOn, "fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
+}
+
 func runDiff(ctx context.Context, args []string, env Env) (int, error) {
-	var c common
+	var c diffFlags
 	fs := newFlagSet("diff", env)
 	c.register(fs)
-	failOn := fs.String("fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	ctx, cancel, opts, err := c.checkRun(ctx, env, *failOn)
+	ctx, cancel, opts, err := c.checkRun(ctx, env, c.failOn)
 	defer cancel()
 	if err != nil {
 		return ExitUsage, err
