@@ -19,7 +19,7 @@ type helpText struct {
 	usage    []string // usage lines without the program name, positional arguments in CAPS
 	about    string   // optional: a short paragraph after the summary
 	examples []string // two or three command lines, "# comment" lines allowed
-	// grouped: the flags common.register adds are listed apart from the
+	// grouped: the flags probing.register adds are listed apart from the
 	// command's own, as "Servers and lock" and "Probe" flags.
 	grouped bool
 }
@@ -108,7 +108,7 @@ var helps = map[string]helpText{
 	},
 }
 
-// Flags common.register adds, by group, in the order help lists them.
+// Flags probing.register adds, by group, in the order help lists them.
 var (
 	selectFlagNames = []string{"config", "server", "lock", "policy"}
 	probeFlagNames  = []string{"sandbox", "pass-env", "cache-dir", "profile", "warmup-calls", "launches", "client-identity", "clock-offset", "call-gap", "protocol", "timeout", "request-timeout", "deadline", "max-message-bytes", "jobs", "progress", "quiet", "verbose"}
