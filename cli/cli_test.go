@@ -2,10 +2,13 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -70,4 +73,75 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("exitcode: %s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// TestExitCodeCommand checks the exitcode script command itself: it
+// passes only on the exact code, keeps the command's output for the
+// assertions after it, and refuses negation and a code that is not one.
+func TestExitCodeCommand(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		wantFail     string // "" passes; else in the log
+	}{
+		{"zero", "exitcode 0 mcp-lockcheck version\nstdout '^mcp-lockcheck '\n", ""},
+		{"usage", "exitcode 2 mcp-lockcheck nosuchcommand\nstderr 'unknown command'\n! stdout .\n", ""},
+		{"other code", "exitcode 1 mcp-lockcheck nosuchcommand\n", "exited 2, want 1"},
+		{"non-zero wanted", "exitcode 2 mcp-lockcheck version\n", "exited 0, want 2"},
+		{"negated", "! exitcode 2 mcp-lockcheck nosuchcommand\n", "usage: exitcode N COMMAND"},
+		{"no command", "exitcode 2\n", "usage: exitcode N COMMAND"},
+		{"not a code", "exitcode two mcp-lockcheck version\n", `"two" is not an exit code`},
+		{"out of range", "exitcode 256 mcp-lockcheck version\n", `"256" is not an exit code`},
+		{"not found", "exitcode 0 no-such-program-lockcheck\n", "did not exit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "s.txtar"), []byte(tc.script), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rt := &recordingT{}
+			func() {
+				defer rt.recoverAbort()
+				testscript.RunT(rt, testscript.Params{Dir: dir, RequireExplicitExec: true, Cmds: map[string]func(*testscript.TestScript, bool, []string){"exitcode": exitCode}})
+			}()
+			log := rt.log.String()
+			switch {
+			case tc.wantFail == "" && rt.failed:
+				t.Errorf("failed:\n%s", log)
+			case tc.wantFail != "" && !rt.failed:
+				t.Errorf("passed, want a failure with %q:\n%s", tc.wantFail, log)
+			case tc.wantFail != "" && !strings.Contains(log, tc.wantFail):
+				t.Errorf("log lacks %q:\n%s", tc.wantFail, log)
+			}
+		})
+	}
+}
+
+// recordingT is a testscript.T that records a script's failure instead
+// of failing the test running it.
+type recordingT struct {
+	log    strings.Builder
+	failed bool
+}
+
+// errAbortScript stops a script run by recordingT, as FailNow stops a test.
+var errAbortScript = errors.New("script aborted")
+
+func (r *recordingT) recoverAbort() {
+	if v := recover(); v != nil && v != errAbortScript {
+		panic(v)
+	}
+}
+
+func (r *recordingT) Skip(args ...any) { r.Log(args...); panic(errAbortScript) }
+func (r *recordingT) Fatal(args ...any) {
+	r.Log(args...)
+	r.FailNow()
+}
+func (r *recordingT) Parallel()       {}
+func (r *recordingT) Log(args ...any) { fmt.Fprintln(&r.log, args...) }
+func (r *recordingT) FailNow()        { r.failed = true; panic(errAbortScript) }
+func (r *recordingT) Verbose() bool   { return false }
+func (r *recordingT) Run(_ string, f func(testscript.T)) {
+	defer r.recoverAbort()
+	f(r)
 }
