@@ -11,18 +11,16 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
-	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-func init() {
-	register(command{"approve", runApprove})
-}
-
-// approveFlags are approve's own flags.
+// approveFlags are approve's flags: the probe's, and what to approve or
+// acknowledge and how to ask.
 type approveFlags struct {
+	probing
 	all         bool
 	from        string
 	ack         string
@@ -30,6 +28,17 @@ type approveFlags struct {
 	approvedBy  string
 	yes         bool
 	interactive bool
+}
+
+func (c *approveFlags) register(fs *flag.FlagSet) {
+	c.probing.register(fs)
+	fs.BoolVar(&c.all, "all", false, "approve every change of every configured server")
+	fs.StringVar(&c.from, "from", "", "approve exactly what this saved JSON report `FILE` showed (from check --json FILE)")
+	fs.StringVar(&c.ack, "ack", "", "acknowledge the inspection finding `RULE` on one SERVER/KIND/NAME (needs --reason)")
+	fs.StringVar(&c.reason, "reason", "", "why the acknowledged finding is acceptable (with --ack)")
+	fs.StringVar(&c.approvedBy, "approved-by", "", "record the approval as given by `WHO` (default: git config user.email, else $USER)")
+	fs.BoolVar(&c.yes, "yes", false, "do not prompt, even when stdin is a terminal")
+	fs.BoolVar(&c.interactive, "interactive", false, "prompt for each change even when stdin is not a terminal")
 }
 
 // parseInterleaved parses flags and positional arguments in any order
@@ -54,80 +63,31 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func runApprove(ctx context.Context, args []string, env Env) (int, error) {
-	var c common
-	var af approveFlags
+	var c approveFlags
 	fs := newFlagSet("approve", env)
 	c.register(fs)
-	fs.BoolVar(&af.all, "all", false, "approve every change of every configured server")
-	fs.StringVar(&af.from, "from", "", "approve exactly what this saved JSON report `FILE` showed (from check --json FILE)")
-	fs.StringVar(&af.ack, "ack", "", "acknowledge the inspection finding `RULE` on one SERVER/KIND/NAME (needs --reason)")
-	fs.StringVar(&af.reason, "reason", "", "why the acknowledged finding is acceptable (with --ack)")
-	fs.StringVar(&af.approvedBy, "approved-by", "", "record the approval as given by `WHO` (default: git config user.email, else $USER)")
-	fs.BoolVar(&af.yes, "yes", false, "do not prompt, even when stdin is a terminal")
-	fs.BoolVar(&af.interactive, "interactive", false, "prompt for each change even when stdin is not a terminal")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return ExitUsage, err
 	}
-	var sels []check.Selector
-	for _, a := range pos {
-		s, err := check.ParseSelector(a)
-		if err != nil {
-			return ExitUsage, asUsage(err)
-		}
-		if s.Kind == check.KindServer && af.ack == "" {
-			return ExitUsage, usageErr("%s: the server's own fields are approved with the server (%s)", a, s.Server)
-		}
-		sels = append(sels, s)
+	req, err := c.request(env, pos)
+	if err != nil {
+		return ExitUsage, err
 	}
-	switch {
-	case af.ack != "" && (len(sels) != 1 || sels[0].Kind == "" || af.all || af.from != ""):
-		return ExitUsage, usageErr("--ack takes exactly one SERVER/KIND/NAME (and no --all or --from)")
-	case af.ack != "" && strings.TrimSpace(af.reason) == "":
-		return ExitUsage, usageErr("--ack needs --reason: an acknowledgement says why")
-	case af.ack == "" && af.reason != "":
-		return ExitUsage, usageErr("--reason goes with --ack")
-	case af.all && len(sels) > 0:
-		return ExitUsage, usageErr("--all approves everything: name no servers or entries with it")
-	case af.all && af.from != "":
-		return ExitUsage, usageErr("--all and --from exclude each other")
-	case !af.all && af.from == "" && len(sels) == 0:
-		return ExitUsage, usageErr("name what to approve: SERVER, SERVER/KIND/NAME, --all or --from report.json")
-	case af.yes && af.interactive:
-		return ExitUsage, usageErr("--yes and --interactive exclude each other")
-	}
-	if af.ack != "" {
-		if _, ok := finding.Lookup(af.ack); !ok {
-			return ExitUsage, usageErr("--ack %q: no such rule", af.ack)
-		}
-	}
-	var saved *report.Report
-	if af.from != "" {
-		saved, err = readSavedReport(c.path(env, af.from))
-		if err != nil {
-			return ExitUsage, err
-		}
-	}
-
 	configured, _, err := c.loadServers(env)
 	if err != nil {
 		return ExitUsage, err
 	}
-	servers, err := approveServers(configured, sels, saved, af.all)
+	servers, err := req.Servers(configured)
 	if err != nil {
-		return ExitUsage, err
-	}
-	if af.ack == finding.ToolShadowing || af.ack == finding.ConfusableName {
-		// These findings are about one server beside the others: the
-		// probe that raises them must see every configured server.
-		servers = configured
+		return ExitUsage, asUsage(err)
 	}
 	lk, data, err := c.readLock(env, true)
 	if err != nil {
 		return ExitUsage, err
 	}
 	if lk == nil {
-		if af.ack != "" {
+		if req.Ack != "" {
 			return ExitUsage, usageErr("lockfile %s does not exist: approve or pin the server before acknowledging its findings", c.lockPath)
 		}
 		lk = lock.New()
@@ -137,7 +97,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	opts.Servers, opts.Lock, opts.LockData = servers, lk, data
-	who := check.Approval{By: af.approvedBy, At: env.Now()}
+	who := check.Approval{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
@@ -148,107 +108,90 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	lives, probeReport := check.ProbeLive(ctx, opts, who)
 
-	out := env.Stdout
-	p := newPainter(env, out)
-	// Refuse before anything is shown as approvable: all or nothing. An
-	// acknowledgement needs only its own server's probe to be complete
-	// and stable; a planted secret it sent back is what it may be
-	// acknowledging.
-	refused := false
-	for _, l := range lives {
-		why := l.Refused
-		if af.ack == "" && why == "" {
-			why = l.Leaked
+	if refusals := req.Refusals(lives); len(refusals) > 0 {
+		for _, r := range refusals {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing to approve %s: %s\n", shown(r.Server, 0), shown(r.Why, cutText))
 		}
-		if af.ack != "" && l.Name != sels[0].Server {
-			why = ""
-		}
-		if why != "" {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing to approve %s: %s\n", shown(l.Name, 0), shown(why, cutText))
-			refused = true
-		}
-	}
-	if refused {
 		report.Write(env.Stderr, report.FormatText, probeReport, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr)})
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
 		return ExitDrift, nil
 	}
-
-	if af.ack != "" {
-		for _, l := range lives {
-			if l.Name == sels[0].Server {
-				return approveAck(env, &c, lk, l, sels[0], af, who)
-			}
-		}
-		return ExitUsage, usageErr("%s: server %q was not probed", sels[0], sels[0].Server)
+	if req.Ack != "" {
+		return approveAck(env, &c.common, lk, lives, req, who)
 	}
+	return approveChanges(env, &c.common, lk, lives, req, who, !c.yes && (c.interactive || isTerminal(env.Stdin)))
+}
 
-	interactive := !af.yes && (af.interactive || isTerminal(env.Stdin))
+// request checks approve's flags and arguments against each other and
+// reads the saved report of --from.
+func (c *approveFlags) request(env Env, pos []string) (approval.Request, error) {
+	req := approval.Request{All: c.all, Ack: c.ack, Reason: c.reason}
+	for _, a := range pos {
+		s, err := check.ParseSelector(a)
+		if err != nil {
+			return req, asUsage(err)
+		}
+		if s.Kind == check.KindServer && c.ack == "" {
+			return req, usageErr("%s: the server's own fields are approved with the server (%s)", a, s.Server)
+		}
+		req.Selectors = append(req.Selectors, s)
+	}
+	sels := req.Selectors
+	switch {
+	case c.ack != "" && (len(sels) != 1 || sels[0].Kind == "" || c.all || c.from != ""):
+		return req, usageErr("--ack takes exactly one SERVER/KIND/NAME (and no --all or --from)")
+	case c.ack != "" && strings.TrimSpace(c.reason) == "":
+		return req, usageErr("--ack needs --reason: an acknowledgement says why")
+	case c.ack == "" && c.reason != "":
+		return req, usageErr("--reason goes with --ack")
+	case c.all && len(sels) > 0:
+		return req, usageErr("--all approves everything: name no servers or entries with it")
+	case c.all && c.from != "":
+		return req, usageErr("--all and --from exclude each other")
+	case !c.all && c.from == "" && len(sels) == 0:
+		return req, usageErr("name what to approve: SERVER, SERVER/KIND/NAME, --all or --from report.json")
+	case c.yes && c.interactive:
+		return req, usageErr("--yes and --interactive exclude each other")
+	}
+	if c.ack != "" {
+		if _, ok := finding.Lookup(c.ack); !ok {
+			return req, usageErr("--ack %q: no such rule", c.ack)
+		}
+	}
+	if c.from != "" {
+		saved, err := readSavedReport(c.path(env, c.from))
+		if err != nil {
+			return req, err
+		}
+		req.Saved = saved
+	}
+	return req, nil
+}
+
+// approveChanges shows each server's proposed changes, asks for each one
+// when interactive, and writes the chosen ones into the lock.
+func approveChanges(env Env, c *common, lk *lock.File, lives []*check.Live, req approval.Request, who check.Approval, interactive bool) (int, error) {
+	out := env.Stdout
+	p := newPainter(env, out)
 	var in *bufio.Reader
 	if interactive {
 		in = bufio.NewReader(env.Stdin)
 	}
 	var chosen, left []check.Change
-	for _, l := range lives {
-		prev := lk.Servers[l.Name]
-		changes := check.Changes(l.Name, prev, l.Server)
-		var serverFindings []finding.Finding
-		if saved != nil {
-			serverFindings = reportFindings(saved, l.Name)
+	for _, prop := range req.Plan(lk, lives) {
+		for _, s := range prop.Unchanged {
+			fmt.Fprintf(out, "%s is unchanged: nothing to approve\n", shown(s.String(), 0))
 		}
-		// Which of this server's changes were asked for.
-		want := func(ch check.Change) bool {
-			switch {
-			case af.all:
-				return true
-			case len(sels) > 0:
-				for _, s := range sels {
-					if s.Matches(ch) {
-						return true
-					}
-				}
-				return false
-			}
-			return saved != nil && check.ReportShows(serverFindings, ch)
+		if prop.Unknown != nil {
+			return ExitUsage, asUsage(prop.Unknown)
 		}
-		for _, s := range sels {
-			if s.Server != l.Name {
-				continue
-			}
-			if !s.Known(prev, l.Server) {
-				return ExitUsage, usageErr("%s: server %q neither lists nor pins a %s named %q", s, s.Server, s.Kind, s.Name)
-			}
-			matched := false
-			for _, ch := range changes {
-				matched = matched || s.Matches(ch)
-			}
-			if !matched {
-				fmt.Fprintf(out, "%s is unchanged: nothing to approve\n", shown(s.String(), 0))
-			}
+		if prop.Mismatch != nil {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing: %s\n", shown(prop.Mismatch.Error(), cutText))
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
+			return ExitDrift, nil
 		}
-		var mine []check.Change
-		for _, ch := range changes {
-			// A server the lock does not hold cannot exist without its
-			// own fields: they come with any of its entries.
-			if want(ch) || (prev == nil && ch.Kind == check.KindServer && len(changes) > 0 && anyWanted(changes, want)) {
-				mine = append(mine, ch)
-			} else {
-				left = append(left, ch)
-			}
-		}
-		if saved != nil {
-			for _, ch := range mine {
-				if prev == nil && ch.Kind == check.KindServer && !check.ReportShows(serverFindings, ch) {
-					continue // comes with a new server; server-not-pinned in the report
-				}
-				if err := check.VerifyAgainstReport(serverFindings, ch); err != nil {
-					fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing: %s\n", shown(err.Error(), cutText))
-					fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
-					return ExitDrift, nil
-				}
-			}
-		}
-		for _, ch := range mine {
+		left = append(left, prop.Left...)
+		for _, ch := range prop.Proposed {
 			writeChange(out, p, ch, false)
 			if !interactive {
 				chosen = append(chosen, ch)
@@ -269,17 +212,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 			}
 		}
 	}
-	for _, l := range lives {
-		var mine []check.Change
-		for _, ch := range chosen {
-			if ch.Server == l.Name {
-				mine = append(mine, ch)
-			}
-		}
-		if len(mine) > 0 {
-			check.ApplyChanges(lk, l.Name, l.Server, mine, who)
-		}
-	}
+	approval.Record(lk, lives, chosen, who)
 	if len(left) > 0 {
 		fmt.Fprintln(out, "\nStill unapproved (a following check reports them):")
 		for _, ch := range left {
@@ -290,64 +223,11 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing approved: %s is unchanged\n", c.lockPath)
 		return ExitOK, nil
 	}
-	if err := writeLock(env, &c, lk); err != nil {
+	if err := writeLock(env, c, lk); err != nil {
 		return ExitUsage, err
 	}
 	fmt.Fprintf(env.Stderr, "mcp-lockcheck: approved %d change(s) in %s as %s\n", len(chosen), c.lockPath, shown(who.By, 0))
 	return ExitOK, nil
-}
-
-func anyWanted(changes []check.Change, want func(check.Change) bool) bool {
-	for _, ch := range changes {
-		if ch.Kind != check.KindServer && want(ch) {
-			return true
-		}
-	}
-	return false
-}
-
-// approveServers picks the configured servers the selection names, or
-// every one for --all, or those a saved report names.
-func approveServers(configured []config.Server, sels []check.Selector, saved *report.Report, all bool) ([]config.Server, error) {
-	if all {
-		return configured, nil
-	}
-	byName := map[string]config.Server{}
-	for _, s := range configured {
-		byName[s.Name] = s
-	}
-	seen := map[string]bool{}
-	var out []config.Server
-	add := func(name, where string) error {
-		s, ok := byName[name]
-		if !ok {
-			return usageErr("%s: no configured server is named %q (configured: %s)", where, name, names(configured))
-		}
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, s)
-		}
-		return nil
-	}
-	for _, sel := range sels {
-		if err := add(sel.Server, sel.String()); err != nil {
-			return nil, err
-		}
-	}
-	if saved != nil && len(sels) == 0 {
-		for _, s := range saved.Servers {
-			if _, ok := byName[s.Name]; !ok {
-				continue // an orphaned entry: nothing to probe
-			}
-			if err := add(s.Name, "the report"); err != nil {
-				return nil, err
-			}
-		}
-		if len(out) == 0 {
-			return nil, usageErr("the report names none of the configured servers")
-		}
-	}
-	return out, nil
 }
 
 // readSavedReport reads a saved `check --format json` report. A held server
@@ -365,16 +245,6 @@ func readSavedReport(path string) (*report.Report, error) {
 		return nil, usageErr("--from %s: lockfileVersion %d, want %d", path, r.LockfileVersion, lock.Version)
 	}
 	return &r, nil
-}
-
-// reportFindings are a saved report's findings for one server.
-func reportFindings(r *report.Report, server string) []finding.Finding {
-	for _, s := range r.Servers {
-		if s.Name == server {
-			return s.Findings
-		}
-	}
-	return nil
 }
 
 // askChange prompts for one change: approve, skip, show the full text, or
@@ -402,21 +272,15 @@ func askChange(w io.Writer, in *bufio.Reader, p painter, ch check.Change) (ok, q
 
 // approveAck records an acknowledgement of one inspection finding, bound
 // to the hash of the content the live probe raised it on.
-func approveAck(env Env, c *common, lk *lock.File, l *check.Live, sel check.Selector, af approveFlags, who check.Approval) (int, error) {
-	ls := lk.Servers[l.Name]
-	if ls == nil {
-		return ExitUsage, usageErr("%s: server %q is not in %s: approve it before acknowledging its findings", sel, l.Name, c.lockPath)
-	}
-	acks, err := check.AckFor(l, af.ack, sel, af.reason, who)
+func approveAck(env Env, c *common, lk *lock.File, lives []*check.Live, req approval.Request, who check.Approval) (int, error) {
+	acks, err := req.Acknowledge(lk, c.lockPath, lives, who)
 	if err != nil {
 		return ExitUsage, asUsage(err)
-	}
-	for _, a := range acks {
-		check.AddAck(ls, a)
 	}
 	if err := writeLock(env, c, lk); err != nil {
 		return ExitUsage, err
 	}
+	sel := req.Selectors[0]
 	for _, a := range acks {
 		fmt.Fprintf(env.Stdout, "acknowledged %s on %s for content sha256 %s: %s\n", a.Rule, shown(sel.String(), 0), a.SHA256[:12], shown(a.Reason, cutText))
 	}

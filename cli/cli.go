@@ -84,22 +84,71 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now, Environ: os.Environ})
 }
 
-// command is one subcommand. Each lives in its own file and registers
-// itself in init, so commands can be added without touching this file.
-// Its help (summary, usage, examples) is in helps, by the same name.
+// command is one subcommand. Its help (summary, usage, examples) is in
+// helps, by the same name; help and version, which have no help page of
+// their own, carry their summary here.
 type command struct {
-	name string
-	run  func(ctx context.Context, args []string, env Env) (int, error)
+	name    string
+	summary string // only where helps has no entry
+	run     func(ctx context.Context, args []string, env Env) (int, error)
 }
 
-var commands = map[string]command{}
+// commandTable is every command, in the order the overview lists them:
+// the order a user meets them. check and pin first (the gate and the
+// lock it reads), approve and diff for reviewing a change, guard for
+// running a pinned server, servers for what a config holds, then the
+// commands CI workflows run around a check (repin, merge, comment,
+// issue), and help and version last. A function, not a variable, since
+// help's own entry looks commands up in it.
+func commandTable() []command {
+	return []command{
+		{name: "check", run: runCheck},
+		{name: "pin", run: runPin},
+		{name: "approve", run: runApprove},
+		{name: "diff", run: runDiff},
+		{name: "guard", run: runGuard},
+		{name: "servers", run: runServers},
+		{name: "repin", run: runRepin},
+		{name: "merge", run: runMerge},
+		{name: "comment", run: runComment},
+		{name: "issue", run: runIssue},
+		{name: "help", summary: "show a command's usage, examples and flags", run: runHelpCommand},
+		{name: "version", summary: "print the version", run: runVersion},
+	}
+}
 
-func register(c command) { commands[c.name] = c }
+// lookupCommand finds a command of the table by name.
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commandTable() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
 
-func init() {
-	register(command{"pin", runPin})
-	register(command{"check", runCheck})
-	register(command{"servers", func(_ context.Context, args []string, env Env) (int, error) { return runServers(args, env) }})
+// pagedCommands are the commands with a help page of their own (every
+// one but help and version), in the table's order.
+func pagedCommands() []string {
+	var names []string
+	for _, c := range commandTable() {
+		if c.summary == "" {
+			names = append(names, c.name)
+		}
+	}
+	return names
+}
+
+func runVersion(_ context.Context, _ []string, env Env) (int, error) {
+	fmt.Fprintln(env.Stdout, Version())
+	return ExitOK, nil
+}
+
+func runHelpCommand(ctx context.Context, args []string, env Env) (int, error) {
+	return runHelp(args, env, func(name string, args []string) (int, error) {
+		c, _ := lookupCommand(name)
+		return c.run(ctx, args, env)
+	}), nil
 }
 
 // Run is Main with the context and environment given.
@@ -133,23 +182,20 @@ func Run(ctx context.Context, args []string, env Env) int {
 	}
 	var code int
 	var err error
-	switch name, rest := args[1], args[2:]; name {
-	case "version", "--version":
-		fmt.Fprintln(env.Stdout, Version())
-		return ExitOK
+	name, rest := args[1], args[2:]
+	switch name {
+	case "--version":
+		name = "version"
 	case "-h", "--help":
 		fmt.Fprint(env.Stdout, overview())
 		return ExitOK
-	case "help":
-		return runHelp(rest, env, func(name string, args []string) (int, error) { return commands[name].run(ctx, args, env) })
-	default:
-		c, ok := commands[name]
-		if !ok {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: unknown command %q\n\n%s", name, overview())
-			return ExitUsage
-		}
-		code, err = c.run(ctx, rest, env)
 	}
+	c, ok := lookupCommand(name)
+	if !ok {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: unknown command %q\n\n%s", name, overview())
+		return ExitUsage
+	}
+	code, err = c.run(ctx, rest, env)
 	if err != nil && ctx.Err() != nil {
 		// Stopped by a signal midway (a git listing, a base lock being
 		// read): the error is the interruption's, not the input's.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -15,50 +16,64 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
+// checkFlags are check's flags: the probe's, the report's outputs, the
+// base branch to review against and the pull request comment.
+type checkFlags struct {
+	probing
+	format, failOn, automation           string
+	jsonOut, sarifOut, mdOut, summaryOut string
+	baseLock, baseRef, basePolicy        string
+	comment                              bool
+}
+
+func (c *checkFlags) register(fs *flag.FlagSet) {
+	c.probing.register(fs)
+	fs.StringVar(&c.format, "format", "text", "stdout `FORMAT`: text, json, sarif, markdown, summary or annotations")
+	fs.StringVar(&c.jsonOut, "json", "", "also write the JSON report to `FILE`")
+	fs.StringVar(&c.sarifOut, "sarif", "", "also write SARIF to `FILE`")
+	fs.StringVar(&c.mdOut, "markdown", "", "also write the markdown PR comment to `FILE`")
+	fs.StringVar(&c.summaryOut, "summary", "", "also write the job summary markdown to `FILE`")
+	fs.StringVar(&c.failOn, "fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
+	fs.StringVar(&c.automation, "automation-id", "", "SARIF automationDetails.id `ID` (unique per job)")
+	fs.StringVar(&c.baseLock, "base-lock", "", "also review what this lock approves against the base branch's lock `FILE`")
+	fs.StringVar(&c.baseRef, "base", "", "like --base-lock, reading the lock (and the policy) at git `REF`")
+	fs.StringVar(&c.basePolicy, "base-policy", "", "with --base-lock: the base branch's policy `FILE`, in force over this one (which can only tighten it)")
+	fs.BoolVar(&c.comment, "comment", false, "create or update the sticky pull request comment (GitHub Actions)")
+}
+
 func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	root := ctx // cancelled only by a signal (Main)
-	var c common
+	var c checkFlags
 	fs := newFlagSet("check", env)
 	c.register(fs)
-	format := fs.String("format", "text", "stdout `FORMAT`: text, json, sarif, markdown, summary or annotations")
-	jsonOut := fs.String("json", "", "also write the JSON report to `FILE`")
-	sarifOut := fs.String("sarif", "", "also write SARIF to `FILE`")
-	mdOut := fs.String("markdown", "", "also write the markdown PR comment to `FILE`")
-	summaryOut := fs.String("summary", "", "also write the job summary markdown to `FILE`")
-	failOn := fs.String("fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
-	automation := fs.String("automation-id", "", "SARIF automationDetails.id `ID` (unique per job)")
-	baseLock := fs.String("base-lock", "", "also review what this lock approves against the base branch's lock `FILE`")
-	baseRef := fs.String("base", "", "like --base-lock, reading the lock (and the policy) at git `REF`")
-	basePolicy := fs.String("base-policy", "", "with --base-lock: the base branch's policy `FILE`, in force over this one (which can only tighten it)")
-	comment := fs.Bool("comment", false, "create or update the sticky pull request comment (GitHub Actions)")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	f, err := report.ParseFormat(*format)
+	f, err := report.ParseFormat(c.format)
 	if err != nil {
 		return ExitUsage, asUsage(fmt.Errorf("--format: %w", err))
 	}
-	ctx, cancel, opts, err := c.checkRun(ctx, env, *failOn)
+	ctx, cancel, opts, err := c.checkRun(ctx, env, c.failOn)
 	defer cancel()
 	if err != nil {
 		return ExitUsage, err
 	}
-	review := *baseLock != "" || *baseRef != ""
+	review := c.baseLock != "" || c.baseRef != ""
 	var base *lock.File
 	if review {
-		if base, err = loadBase(ctx, env, &c, *baseLock, *baseRef); err != nil {
+		if base, err = loadBase(ctx, env, &c.common, c.baseLock, c.baseRef); err != nil {
 			return ExitUsage, err
 		}
-	} else if *basePolicy != "" {
+	} else if c.basePolicy != "" {
 		return ExitUsage, usageErr("--base-policy needs --base-lock")
 	}
-	if *basePolicy != "" && *baseRef != "" {
+	if c.basePolicy != "" && c.baseRef != "" {
 		return ExitUsage, usageErr("--base reads the base branch's policy itself: drop --base-policy")
 	}
 	// Under review the base branch's policy is in force: the pull
 	// request's own policy file can only tighten it.
 	var weakened []finding.Finding
-	basePol, reviewPolicy, err := loadBasePolicy(ctx, env, &c, *basePolicy, *baseRef)
+	basePol, reviewPolicy, err := loadBasePolicy(ctx, env, &c.common, c.basePolicy, c.baseRef)
 	if err != nil {
 		return ExitUsage, err
 	}
@@ -83,7 +98,7 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	// them. Bounded by a signal, not by --deadline: the deadline is the
 	// servers' budget, and a run whose servers ran out of it still
 	// reports them held, with the repository's findings.
-	unchecked, err := uncheckedConfigs(root, env, &c, opts.All)
+	unchecked, err := uncheckedConfigs(root, env, &c.common, opts.All)
 	if err := interruption(root); err != nil {
 		return ExitInterrupted, err
 	}
@@ -102,7 +117,7 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 		report.Summarize(r, opts.FailOn, false)
 	}
 	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
-	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: *automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}
+	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: c.automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}
 	textOpts := ropts
 	textOpts.Width, textOpts.Color, textOpts.Verbose = termWidth(env, env.Stdout), newPainter(env, env.Stdout).on, c.verbose
 	if f != report.FormatText {
@@ -111,11 +126,11 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	if err := report.Write(env.Stdout, f, r, textOpts); err != nil {
 		return ExitUsage, fmt.Errorf("writing report: %w", err)
 	}
-	targets := report.Targets{JSON: c.outPath(env, *jsonOut), SARIF: c.outPath(env, *sarifOut), Markdown: c.outPath(env, *mdOut), Summary: c.outPath(env, *summaryOut)}
+	targets := report.Targets{JSON: c.outPath(env, c.jsonOut), SARIF: c.outPath(env, c.sarifOut), Markdown: c.outPath(env, c.mdOut), Summary: c.outPath(env, c.summaryOut)}
 	if err := report.WriteAll(r, targets, ropts); err != nil {
 		return ExitUsage, err
 	}
-	if *comment {
+	if c.comment {
 		// A comment that cannot be posted (a fork's read-only token) is a
 		// warning, never a failure of the check.
 		if err := postComment(ctx, env, r, ropts); err != nil {
@@ -132,17 +147,28 @@ func (c *common) outPath(env Env, p string) string {
 	return c.path(env, p)
 }
 
+// pinFlags are pin's flags: the probe's, who approves, and the
+// threshold the pin is judged by.
+type pinFlags struct {
+	probing
+	approvedBy, failOn string
+}
+
+func (c *pinFlags) register(fs *flag.FlagSet) {
+	c.probing.register(fs)
+	fs.StringVar(&c.approvedBy, "approved-by", "", "record what is pinned as approved by `WHO` (default: git config user.email, else $USER)")
+	fs.StringVar(&c.failOn, "fail-on", "error", "lowest `SEVERITY` that fails the pin (exit 1), as it fails a check: error, warning, note or never")
+}
+
 func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	root := ctx // cancelled only by a signal (Main)
-	var c common
+	var c pinFlags
 	fs := newFlagSet("pin", env)
 	c.register(fs)
-	approvedBy := fs.String("approved-by", "", "record what is pinned as approved by `WHO` (default: git config user.email, else $USER)")
-	failOn := fs.String("fail-on", "error", "lowest `SEVERITY` that fails the pin (exit 1), as it fails a check: error, warning, note or never")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	threshold, err := finding.ParseSeverity(*failOn)
+	threshold, err := finding.ParseSeverity(c.failOn)
 	if err != nil {
 		return ExitUsage, asUsage(fmt.Errorf("--fail-on: %w", err))
 	}
@@ -164,7 +190,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		ctx, cancel = context.WithTimeout(ctx, c.deadline)
 		defer cancel()
 	}
-	who := check.Approval{By: *approvedBy, At: env.Now()}
+	who := check.Approval{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
@@ -241,11 +267,22 @@ func approver(dir string, getenv func(string) (string, bool)) string {
 	return "unknown"
 }
 
-func runServers(args []string, env Env) (int, error) {
-	var c common
-	fs := newFlagSet("servers", env)
+// serversFlags are servers' flags: the selection (no lock, no probe)
+// and the matrix output.
+type serversFlags struct {
+	common
+	matrix bool
+}
+
+func (c *serversFlags) register(fs *flag.FlagSet) {
 	c.registerServers(fs)
-	matrix := fs.Bool("matrix", false, `print a GitHub Actions matrix: {"include":[{"server":NAME,"config":FILE},...]}`)
+	fs.BoolVar(&c.matrix, "matrix", false, `print a GitHub Actions matrix: {"include":[{"server":NAME,"config":FILE},...]}`)
+}
+
+func runServers(_ context.Context, args []string, env Env) (int, error) {
+	var c serversFlags
+	fs := newFlagSet("servers", env)
+	c.register(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
@@ -253,7 +290,7 @@ func runServers(args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	if *matrix {
+	if c.matrix {
 		return printMatrix(env, servers)
 	}
 	for _, s := range servers {
@@ -271,7 +308,7 @@ func runServers(args []string, env Env) (int, error) {
 // configured servers, the lock (a missing one is said, not an error) and
 // the engine's options, with --deadline applied to the returned context.
 // The caller must call cancel.
-func (c *common) checkRun(ctx context.Context, env Env, failOn string) (context.Context, context.CancelFunc, check.Options, error) {
+func (c *probing) checkRun(ctx context.Context, env Env, failOn string) (context.Context, context.CancelFunc, check.Options, error) {
 	cancel := func() {}
 	threshold, err := finding.ParseSeverity(failOn)
 	if err != nil {

@@ -16,10 +16,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-func init() {
-	register(command{"comment", runComment})
-}
-
 // postComment creates or updates the sticky pull request comment for the
 // pull request of this workflow run (GITHUB_EVENT_PATH, GITHUB_REPOSITORY),
 // with the token in GITHUB_TOKEN and the API at GITHUB_API_URL. A failure is

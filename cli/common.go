@@ -22,11 +22,36 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
-// common holds the flags pin and check share.
+// common is what every command that reads the configured servers or the
+// lock shares: which configs and servers, the lock, the policy and
+// --user, and the working directory every path is resolved against.
+// Commands that probe add probeFlags (probing); the others add only
+// their own flags.
 type common struct {
-	lockPath       string
-	configs        multi
-	servers        multi
+	lockPath string
+	configs  multi
+	servers  multi
+	// user is --user: the user-level configs of this machine's clients
+	// instead of the project's, and a per-user lock by default.
+	user bool
+	// policyPath is --policy; flags is the flag set the flags were
+	// registered in, so options can tell a flag given on the command line
+	// (which overrides the policy) from its default (which does not).
+	// policyFile is the policy once read (nil: none), so it is read and
+	// warned about once.
+	policyPath   string
+	flags        *flag.FlagSet
+	policyFile   *policy.Policy
+	policyLoaded bool
+	// readPaths are the config files loadServers read (absolute or
+	// relative to the working directory, as given).
+	readPaths []string
+}
+
+// probeFlags say how servers are probed. A profile (--profile, or a
+// policy's profile: deep) raises the ones not given explicitly, and the
+// policy may set them per server.
+type probeFlags struct {
 	sandbox        string
 	passEnv        multi
 	cacheDir       string
@@ -46,25 +71,18 @@ type common struct {
 	clockOffsets   durations
 	callGap        time.Duration
 	profile        string
-	// policyPath is --policy; flags is the flag set register filled, so
-	// options can tell a flag given on the command line (which overrides
-	// the policy) from its default (which does not). policyFile is the
-	// policy once read (nil: none), so it is read and warned about once.
-	policyPath   string
-	flags        *flag.FlagSet
-	policyFile   *policy.Policy
-	policyLoaded bool
-	// readPaths are the config files loadServers read (absolute or
-	// relative to the working directory, as given).
-	readPaths []string
-	// user is --user: the user-level configs of this machine's clients
-	// instead of the project's, and a per-user lock by default.
-	user bool
+}
+
+// probing is what pin, check, diff, approve and repin share: the servers
+// and lock they probe against, and how.
+type probing struct {
+	common
+	probeFlags
 }
 
 // register adds the flags of a command that probes servers against the
 // lock: which servers, the lock, the policy and how to probe.
-func (c *common) register(fs *flag.FlagSet) {
+func (c *probing) register(fs *flag.FlagSet) {
 	c.registerServers(fs)
 	fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE`")
 	c.registerProbe(fs)
@@ -81,14 +99,14 @@ func (c *common) registerServers(fs *flag.FlagSet) {
 }
 
 // registerProbe adds the flags that say how servers are probed.
-func (c *common) registerProbe(fs *flag.FlagSet) {
+func (c *probeFlags) registerProbe(fs *flag.FlagSet) {
 	fs.StringVar(&c.sandbox, "sandbox", "basic", "isolation `LEVEL` for servers: off, basic or strict")
 	fs.Var(&c.passEnv, "pass-env", "pass this environment variable `NAME` to servers (repeatable)")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "package-manager cache `DIR` for servers (default: the user's caches; under strict, mcp-lockcheck's own cache, since strict servers need it writable)")
 	fs.IntVar(&c.warmup, "warmup-calls", 5, "`N` warm-up tools/call requests per launch, with a re-list after each (0 disables)")
 	fs.IntVar(&c.launches, "launches", 2, "`N` launches per server (a sleeper changes on a later launch)")
 	fs.Var(&c.identities, "client-identity", "add a launch presenting clientInfo `NAME/VERSION` (repeatable)")
-	fs.StringVar(&c.protocol, "protocol", "auto", "handshake `MODE`: auto (initialize, as the presented client does; server/discover only when initialize is refused), legacy or stateless")
+	fs.StringVar(&c.protocol, "protocol", string(protocolAuto), "handshake `MODE`: auto (initialize, as the presented client does; server/discover only when initialize is refused), legacy or stateless")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "deadline for one server's whole probe")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "deadline for one request")
 	fs.DurationVar(&c.callTimeout, "call-timeout", probe.DefaultCallTimeout, "deadline for one warm-up tools/call; a call not answered by then still counts, and is a note")
@@ -99,7 +117,7 @@ func (c *common) registerProbe(fs *flag.FlagSet) {
 	fs.DurationVar(&c.callGap, "call-gap", 0, "idle `DURATION` between warm-up calls in a session (a server that waits for wall time)")
 	fs.StringVar(&c.profile, "profile", ProfileQuick, "probe `NAME`: quick (the defaults) or deep (50 calls, 5 launches, clock shifts, every client identity, idle gaps; see docs/profiles.md); flags given override it")
 	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr; the text report lists acknowledged findings and every finding of a rule that fires on many subjects")
-	fs.StringVar(&c.progress, "progress", "auto", "progress `STYLE` on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
+	fs.StringVar(&c.progress, "progress", string(progressAuto), "progress `STYLE` on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
 }
 
@@ -162,7 +180,7 @@ func (c *common) policyName() string {
 
 // run is what a server gets where no policy sets a value: the flags'
 // values, given or default.
-func (c *common) run() policy.Run {
+func (c *probing) run() policy.Run {
 	_ = c.applyProfile() // a bad --profile is reported by options
 	lvl, _ := sandbox.ParseLevel(c.sandbox)
 	deep := c.deepCopy()
@@ -172,13 +190,36 @@ func (c *common) run() policy.Run {
 
 // deepCopy is c with --profile deep applied: what a server whose policy
 // says `profile: deep` gets, flags given on the command line kept.
-func (c *common) deepCopy() *common {
+func (c *probing) deepCopy() *probing {
 	d := *c
 	d.identities = slices.Clone(c.identities)
 	d.clockOffsets = slices.Clone(c.clockOffsets)
 	d.profile = ProfileDeep
 	_ = d.applyProfile()
 	return &d
+}
+
+// protocolMode is how the probe opens a session (--protocol). The probe
+// takes it as a string; the closed set is checked here, where the flag
+// is read.
+type protocolMode string
+
+// Protocol modes: the closed set parseProtocolMode accepts.
+const (
+	// protocolAuto initializes as the presented client does, and
+	// tries server/discover only when initialize is refused.
+	protocolAuto      protocolMode = "auto"
+	protocolLegacy    protocolMode = "legacy"
+	protocolStateless protocolMode = "stateless"
+)
+
+// parseProtocolMode reads a --protocol value.
+func parseProtocolMode(s string) (protocolMode, error) {
+	switch m := protocolMode(s); m {
+	case protocolAuto, protocolLegacy, protocolStateless:
+		return m, nil
+	}
+	return "", usageErr("--protocol %q: want auto, legacy or stateless", s)
 }
 
 // identityList parses --client-identity values.
@@ -328,7 +369,7 @@ func (c *common) readLock(env Env, allowMissing bool) (*lock.File, []byte, error
 }
 
 // options builds the engine's options from the flags.
-func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
+func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 	var o check.Options
 	o.Redactor = env.red
 	// check sets its --fail-on; pin and approve judge as check does by
@@ -350,17 +391,16 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 	if c.callGap < 0 {
 		return o, usageErr("--call-gap must be >= 0")
 	}
-	switch c.protocol {
-	case "auto", "legacy", "stateless":
-	default:
-		return o, usageErr("--protocol %q: want auto, legacy or stateless", c.protocol)
+	mode, err := parseProtocolMode(c.protocol)
+	if err != nil {
+		return o, err
 	}
 	ids, err := identityList(c.identities)
 	if err != nil {
 		return o, err
 	}
 	o.Probe = probe.Options{
-		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: c.protocol,
+		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: string(mode),
 		RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout, MaxMessageBytes: c.maxMessage,
 		CallGap: c.callGap,
 	}
@@ -403,11 +443,11 @@ func (c *common) options(env Env, stderr io.Writer) (check.Options, error) {
 		o.Deep = &check.Profile{WarmupCalls: d.warmup, Launches: d.launches, ExtraIdentities: dids, CallGap: d.callGap, ClockOffsets: d.clockOffsets}
 	}
 	if !c.quiet {
-		p, err := newProgress(stderr, env, c.progress, c.verbose)
+		style, err := parseProgressStyle(c.progress)
 		if err != nil {
 			return o, err
 		}
-		o.Progress = p
+		o.Progress = newProgress(stderr, env, style, c.verbose)
 	}
 	return o, nil
 }

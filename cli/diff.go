@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,10 +18,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
-
-func init() {
-	register(command{"diff", runDiff})
-}
 
 // cutText is how many runes of one value a diff shows before cutting;
 // approve's "show full text" shows everything.
@@ -288,15 +285,25 @@ func ruleMark(rule string) string {
 	return "~"
 }
 
+// diffFlags are diff's flags: the probe's and the threshold.
+type diffFlags struct {
+	probing
+	failOn string
+}
+
+func (c *diffFlags) register(fs *flag.FlagSet) {
+	c.probing.register(fs)
+	fs.StringVar(&c.failOn, "fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
+}
+
 func runDiff(ctx context.Context, args []string, env Env) (int, error) {
-	var c common
+	var c diffFlags
 	fs := newFlagSet("diff", env)
 	c.register(fs)
-	failOn := fs.String("fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	ctx, cancel, opts, err := c.checkRun(ctx, env, *failOn)
+	ctx, cancel, opts, err := c.checkRun(ctx, env, c.failOn)
 	defer cancel()
 	if err != nil {
 		return ExitUsage, err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -25,11 +24,7 @@ func commandsDoc(t *testing.T) string {
 		}
 		return out.String()
 	}
-	var names []string
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := pagedCommands()
 	var b strings.Builder
 	b.WriteString("```text\n" + help() + "```\n")
 	for _, n := range names {

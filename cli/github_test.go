@@ -18,11 +18,11 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-// probeFlags keep the fake servers' probes short: the scenarios used here
+// shortProbeArgs keep the fake servers' probes short: the scenarios used here
 // differ from the first listing on.
-var probeFlags = []string{"--quiet", "--warmup-calls", "0", "--launches", "1"}
+var shortProbeArgs = []string{"--quiet", "--warmup-calls", "0", "--launches", "1"}
 
-func withProbe(args ...string) []string { return append(args, probeFlags...) }
+func withProbe(args ...string) []string { return append(args, shortProbeArgs...) }
 
 // pinnedFake is a project whose one server is the fake (its scenario from
 // $SCENARIO, honest by default), pinned; it returns the directory and the

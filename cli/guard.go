@@ -15,8 +15,28 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
-func init() {
-	register(command{"guard", runGuard})
+// guardFlags are guard's flags: the lock entry the server is held to,
+// what to do with drift, how to isolate a stdio server, and where a
+// remote one is.
+type guardFlags struct {
+	lockPath, server, mode, sandbox string
+	passEnv                         multi
+	maxMessage                      int
+	configs                         multi
+	remoteEnv                       bool
+	transport                       string
+}
+
+func (g *guardFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.lockPath, "lock", lock.DefaultPath, "lockfile `FILE`")
+	fs.StringVar(&g.server, "server", "", "the lock entry `NAME` this server is held to (required)")
+	fs.StringVar(&g.mode, "mode", "enforce", "what to do with a drifted answer, as `MODE`: enforce refuses it and stops the server, and refuses a message hiding characters or escapes; sanitize does as enforce but strips hidden characters and escapes and forwards the rest; warn forwards and logs")
+	fs.StringVar(&g.sandbox, "sandbox", "off", "isolation `LEVEL` for the server: off, basic or strict")
+	fs.Var(&g.passEnv, "pass-env", "with --sandbox basic|strict: pass this environment variable `NAME` to the server (repeatable)")
+	fs.IntVar(&g.maxMessage, "max-message-bytes", guard.DefaultMaxMessageBytes, "largest JSON-RPC line accepted either way, in `BYTES`")
+	fs.Var(&g.configs, "config", "without a command: the client config `FILE` whose url entry for --server the guard bridges to over HTTP (repeatable; default: discover in the working directory)")
+	fs.BoolVar(&g.remoteEnv, "remote-env", false, "without a command: read the remote server's url and headers from MCP_LOCKCHECK_URL and MCP_LOCKCHECK_HEADER_1, _2, ... (\"Name: value\"), as guard install writes them")
+	fs.StringVar(&g.transport, "transport", "", "with --remote-env: `TYPE` http (streamable HTTP, falling back to HTTP+SSE) or sse")
 }
 
 // runGuard is `mcp-lockcheck guard [flags] -- COMMAND ARGS...`, and its
@@ -33,18 +53,9 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 			return runGuardInstall(args[1:], env, true)
 		}
 	}
+	var g guardFlags
 	fs := newFlagSet("guard", env)
-	lockPath := fs.String("lock", lock.DefaultPath, "lockfile `FILE`")
-	server := fs.String("server", "", "the lock entry `NAME` this server is held to (required)")
-	mode := fs.String("mode", "enforce", "what to do with a drifted answer, as `MODE`: enforce refuses it and stops the server, and refuses a message hiding characters or escapes; sanitize does as enforce but strips hidden characters and escapes and forwards the rest; warn forwards and logs")
-	sb := fs.String("sandbox", "off", "isolation `LEVEL` for the server: off, basic or strict")
-	var passEnv multi
-	fs.Var(&passEnv, "pass-env", "with --sandbox basic|strict: pass this environment variable `NAME` to the server (repeatable)")
-	maxMsg := fs.Int("max-message-bytes", guard.DefaultMaxMessageBytes, "largest JSON-RPC line accepted either way, in `BYTES`")
-	var configs multi
-	fs.Var(&configs, "config", "without a command: the client config `FILE` whose url entry for --server the guard bridges to over HTTP (repeatable; default: discover in the working directory)")
-	remoteEnv := fs.Bool("remote-env", false, "without a command: read the remote server's url and headers from MCP_LOCKCHECK_URL and MCP_LOCKCHECK_HEADER_1, _2, ... (\"Name: value\"), as guard install writes them")
-	transport := fs.String("transport", "", "with --remote-env: `TYPE` http (streamable HTTP, falling back to HTTP+SSE) or sse")
+	g.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK, err
@@ -52,49 +63,49 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	rest := fs.Args()
-	if *server == "" {
+	if g.server == "" {
 		return ExitUsage, usageErr("guard: --server NAME is required (the lock entry the server is held to)")
 	}
 	var remote *guard.Remote
 	if len(rest) == 0 {
-		if lvl, _ := sandbox.ParseLevel(*sb); lvl != sandbox.Off {
+		if lvl, _ := sandbox.ParseLevel(g.sandbox); lvl != sandbox.Off {
 			return ExitUsage, usageErr("guard: --sandbox isolates a server the guard starts; a remote server runs elsewhere")
 		}
 		var err error
-		if *remoteEnv {
-			remote, err = remoteFromEnv(*server, *transport, env)
+		if g.remoteEnv {
+			remote, err = remoteFromEnv(g.server, g.transport, env)
 		} else {
-			remote, err = remoteFromConfig(*server, configs, env)
+			remote, err = remoteFromConfig(g.server, g.configs, env)
 		}
 		if err != nil {
 			return ExitUsage, err
 		}
-	} else if *remoteEnv || len(configs) > 0 {
+	} else if g.remoteEnv || len(g.configs) > 0 {
 		return ExitUsage, usageErr("guard: --remote-env and --config name a remote server; a command after -- is a stdio one: give one or the other")
 	}
-	m, err := guard.ParseMode(*mode)
+	m, err := guard.ParseMode(g.mode)
 	if err != nil {
 		return ExitUsage, asUsage(fmt.Errorf("--mode: %w", err))
 	}
-	lvl, err := sandbox.ParseLevel(*sb)
+	lvl, err := sandbox.ParseLevel(g.sandbox)
 	if err != nil {
 		return ExitUsage, asUsage(fmt.Errorf("--sandbox: %w", err))
 	}
-	if *maxMsg < 1024 {
+	if g.maxMessage < 1024 {
 		return ExitUsage, usageErr("--max-message-bytes must be >= 1024")
 	}
-	c := common{lockPath: findLockUp(env, *lockPath)}
+	c := common{lockPath: findLockUp(env, g.lockPath)}
 	lk, _, err := c.readLock(env, false)
 	if err != nil {
 		// Fail closed: without a readable lock nothing can be held to it,
 		// and the server is not started.
-		return ExitUsage, fmt.Errorf("guard: refusing to start server %q: %w", *server, err)
+		return ExitUsage, fmt.Errorf("guard: refusing to start server %q: %w", g.server, err)
 	}
 	o := guard.Options{
-		Lock: lk, LockPath: *lockPath, Server: *server, Mode: m, Redactor: env.red,
+		Lock: lk, LockPath: g.lockPath, Server: g.server, Mode: m, Redactor: env.red,
 		Remote:          remote,
-		Sandbox:         sandbox.Options{Level: lvl, PassEnv: passEnv, Getenv: env.Getenv},
-		MaxMessageBytes: *maxMsg,
+		Sandbox:         sandbox.Options{Level: lvl, PassEnv: g.passEnv, Getenv: env.Getenv},
+		MaxMessageBytes: g.maxMessage,
 		Stdin:           env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 	}
 	if remote == nil {
@@ -174,6 +185,25 @@ func remoteFromEnv(server, transport string, env Env) (*guard.Remote, error) {
 	return &guard.Remote{URL: url, Headers: headers, SSE: sse}, nil
 }
 
+// guardInstallFlags are guard install's and uninstall's flags: the
+// configs to rewrite, and for install the lock and the guard's flags.
+type guardInstallFlags struct {
+	common
+	mode, sandbox string
+}
+
+func (c *guardInstallFlags) register(fs *flag.FlagSet, undo bool) {
+	fs.Var(&c.configs, "config", "client config `FILE` to rewrite (repeatable; default: discover .mcp.json, .vscode/mcp.json, ... in the working directory)")
+	// uninstall needs no lock and sets no guard flags: it takes none.
+	if !undo {
+		fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE` the guard holds the servers to")
+		fs.StringVar(&c.mode, "mode", "enforce", "the guard's --mode `MODE` for every server: enforce, sanitize or warn")
+		fs.StringVar(&c.sandbox, "sandbox", "off", "the guard's --sandbox `LEVEL` for every server: off, basic or strict")
+	}
+	fs.BoolVar(&c.user, "user", false, "the user-level configs of Claude Desktop, Claude Code, Cursor, Windsurf, VS Code, Gemini CLI, Codex and Zed; the lock defaults to the per-user one that check --user and pin --user use")
+	c.flags = fs
+}
+
 // runGuardInstall rewrites client configs so each pinned server runs behind
 // the guard (or, for uninstall, back). The original file is kept as
 // FILE.bak before the first change.
@@ -182,18 +212,9 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 	if undo {
 		name = "guard uninstall"
 	}
-	var c common
+	var c guardInstallFlags
 	fs := newFlagSet(name, env)
-	fs.Var(&c.configs, "config", "client config `FILE` to rewrite (repeatable; default: discover .mcp.json, .vscode/mcp.json, ... in the working directory)")
-	// uninstall needs no lock and sets no guard flags: it takes none.
-	mode, sb := new(string), new(string)
-	if !undo {
-		fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE` the guard holds the servers to")
-		fs.StringVar(mode, "mode", "enforce", "the guard's --mode `MODE` for every server: enforce, sanitize or warn")
-		fs.StringVar(sb, "sandbox", "off", "the guard's --sandbox `LEVEL` for every server: off, basic or strict")
-	}
-	fs.BoolVar(&c.user, "user", false, "the user-level configs of Claude Desktop, Claude Code, Cursor, Windsurf, VS Code, Gemini CLI, Codex and Zed; the lock defaults to the per-user one that check --user and pin --user use")
-	c.flags = fs
+	c.register(fs, undo)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
@@ -215,10 +236,10 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 	}
 	var o guard.InstallOptions
 	if !undo {
-		if _, err := guard.ParseMode(*mode); err != nil {
+		if _, err := guard.ParseMode(c.mode); err != nil {
 			return ExitUsage, asUsage(fmt.Errorf("--mode: %w", err))
 		}
-		if _, err := sandbox.ParseLevel(*sb); err != nil {
+		if _, err := sandbox.ParseLevel(c.sandbox); err != nil {
 			return ExitUsage, asUsage(fmt.Errorf("--sandbox: %w", err))
 		}
 		lk, _, err := c.readLock(env, false)
@@ -230,11 +251,11 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 			return ExitUsage, err
 		}
 		o = guard.InstallOptions{Lock: lk, Executable: exe}
-		if strings.ToLower(*mode) != "enforce" {
-			o.Flags = append(o.Flags, "--mode", strings.ToLower(*mode))
+		if strings.ToLower(c.mode) != "enforce" {
+			o.Flags = append(o.Flags, "--mode", strings.ToLower(c.mode))
 		}
-		if strings.ToLower(*sb) != "off" {
-			o.Flags = append(o.Flags, "--sandbox", strings.ToLower(*sb))
+		if strings.ToLower(c.sandbox) != "off" {
+			o.Flags = append(o.Flags, "--sandbox", strings.ToLower(c.sandbox))
 		}
 	}
 	for _, p := range paths {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,7 +19,7 @@ type helpText struct {
 	usage    []string // usage lines without the program name, positional arguments in CAPS
 	about    string   // optional: a short paragraph after the summary
 	examples []string // two or three command lines, "# comment" lines allowed
-	// grouped: the flags common.register adds are listed apart from the
+	// grouped: the flags probing.register adds are listed apart from the
 	// command's own, as "Servers and lock" and "Probe" flags.
 	grouped bool
 }
@@ -107,7 +108,7 @@ var helps = map[string]helpText{
 	},
 }
 
-// Flags common.register adds, by group, in the order help lists them.
+// Flags probing.register adds, by group, in the order help lists them.
 var (
 	selectFlagNames = []string{"config", "server", "lock", "policy"}
 	probeFlagNames  = []string{"sandbox", "pass-env", "cache-dir", "profile", "warmup-calls", "launches", "client-identity", "clock-offset", "call-gap", "protocol", "timeout", "request-timeout", "deadline", "max-message-bytes", "jobs", "progress", "quiet", "verbose"}
@@ -249,16 +250,9 @@ func wrapText(s string, width int, indent string) string {
 func overview() string {
 	var b strings.Builder
 	b.WriteString("mcp-lockcheck: a lockfile for what MCP servers tell your model.\n\nUsage:\n  mcp-lockcheck COMMAND [flags] [arguments]\n\nCommands:\n")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+	for _, c := range commandTable() {
+		fmt.Fprintf(&b, "  %-9s %s\n", c.name, cmp.Or(c.summary, helps[c.name].summary))
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(&b, "  %-9s %s\n", n, helps[n].summary)
-	}
-	fmt.Fprintf(&b, "  %-9s %s\n", "help", "show a command's usage, examples and flags")
-	fmt.Fprintf(&b, "  %-9s %s\n", "version", "print the version")
 	b.WriteString("\nQuick start:\n  mcp-lockcheck pin                # probe every configured server, write mcp-lock.json\n  mcp-lockcheck check              # compare them with the lock\n  mcp-lockcheck diff               # see what changed, word by word\n  mcp-lockcheck approve SERVER     # take the reviewed change into the lock\n")
 	b.WriteString("\nRun \"mcp-lockcheck help COMMAND\" (or COMMAND -h) for a command's usage, examples and flags.\n")
 	b.WriteString("Exit codes: 0 ok, 1 drift or a finding at --fail-on, 2 usage or invalid input, 3 a server was held.\n")
@@ -277,7 +271,7 @@ func runHelp(args []string, env Env, run func(name string, args []string) (int, 
 		fmt.Fprint(env.Stdout, overview())
 		return ExitOK
 	}
-	if _, ok := commands[name]; !ok {
+	if _, ok := lookupCommand(name); !ok {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: help: unknown command %q\n\n%s", name, overview())
 		return ExitUsage
 	}

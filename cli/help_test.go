@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/ f
 // helpCases are every command's help, as `help ARGS` is asked for.
 func helpCases() [][]string {
 	cases := [][]string{{}}
-	for n := range commands {
+	for _, n := range pagedCommands() {
 		cases = append(cases, []string{n})
 	}
 	return append(cases, []string{"guard", "install"}, []string{"guard", "uninstall"})
@@ -111,5 +112,42 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s", path, got)
+	}
+}
+
+// TestCommandTable checks the table against the help: every command is
+// listed once, the overview lists them in the table's order, every
+// command with a page has a help entry, and every help entry but the
+// guard's subcommands is a command, so none is run but never listed.
+func TestCommandTable(t *testing.T) {
+	seen := map[string]bool{}
+	var want strings.Builder
+	for _, c := range commandTable() {
+		if seen[c.name] {
+			t.Errorf("%s is in the table twice", c.name)
+		}
+		seen[c.name] = true
+		if c.run == nil {
+			t.Errorf("%s has no run function", c.name)
+		}
+		h, ok := helps[c.name]
+		if ok == (c.summary != "") {
+			t.Errorf("%s: want its summary either in helps or in the table, once", c.name)
+		}
+		fmt.Fprintf(&want, "  %-9s %s\n", c.name, h.summary+c.summary)
+	}
+	for name := range helps {
+		if !seen[name] && !strings.HasPrefix(name, "guard ") {
+			t.Errorf("helps has %q, which is no command", name)
+		}
+	}
+	if !strings.Contains(overview(), "Commands:\n"+want.String()+"\n") {
+		t.Errorf("the overview does not list the table in its order:\n%s", overview())
+	}
+	for _, args := range [][]string{{"version"}, {"--version"}, {"help"}, {"--help"}, {"help", "version"}} {
+		var out bytes.Buffer
+		if code := Run(context.Background(), append([]string{"mcp-lockcheck"}, args...), Env{Stdout: &out, Stderr: &out}); code != ExitOK || out.Len() == 0 {
+			t.Errorf("%v: exit %d: %q", args, code, out.String())
+		}
 	}
 }

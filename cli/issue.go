@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -13,8 +14,20 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-func init() {
-	register(command{"issue", runIssue})
+// issueFlags are issue's flags: the report, the lock it names, and the
+// repository, token and issue.
+type issueFlags struct {
+	from, lockPath, repo, tokenEnv, title string
+	labels                                multi
+}
+
+func (f *issueFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.from, "from", "", "the JSON report `FILE` of the deep check (check --json FILE); a FILE that does not exist means the check could not run")
+	fs.StringVar(&f.lockPath, "lock", lock.DefaultPath, "lockfile `FILE` the report is about; it names the issue (one issue per lock)")
+	fs.StringVar(&f.repo, "repo", "", "repository `OWNER/NAME` (default $GITHUB_REPOSITORY)")
+	fs.StringVar(&f.tokenEnv, "github-token-env", github.DefaultTokenEnv, "read the GitHub token from this environment variable `NAME`")
+	fs.StringVar(&f.title, "title", "", "the issue's `TITLE` (default: mcp-lockcheck: the deep check finds drift in LOCK)")
+	fs.Var(&f.labels, "label", "label a new issue with `NAME` (repeatable; default "+github.DefaultIssueLabel+"); the issue is found again by the first label")
 }
 
 // runIssue keeps the one drift issue of a scheduled deep check in line
@@ -28,31 +41,26 @@ func init() {
 // Like `comment --from`, it launches no server: the token lives only in
 // this step, after the check's servers are gone.
 func runIssue(ctx context.Context, args []string, env Env) (int, error) {
+	var f issueFlags
 	fs := newFlagSet("issue", env)
-	from := fs.String("from", "", "the JSON report `FILE` of the deep check (check --json FILE); a FILE that does not exist means the check could not run")
-	lockPath := fs.String("lock", lock.DefaultPath, "lockfile `FILE` the report is about; it names the issue (one issue per lock)")
-	repo := fs.String("repo", "", "repository `OWNER/NAME` (default $GITHUB_REPOSITORY)")
-	tokenEnv := fs.String("github-token-env", github.DefaultTokenEnv, "read the GitHub token from this environment variable `NAME`")
-	title := fs.String("title", "", "the issue's `TITLE` (default: mcp-lockcheck: the deep check finds drift in LOCK)")
-	var labels multi
-	fs.Var(&labels, "label", "label a new issue with `NAME` (repeatable; default "+github.DefaultIssueLabel+"); the issue is found again by the first label")
+	f.register(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	if *from == "" {
+	if f.from == "" {
 		return ExitUsage, usageErr("issue: --from FILE is required")
 	}
 	getenv := github.Getenv(env.Getenv)
-	d := github.DriftIssue{Marker: issueMarker(*lockPath), Title: *title, RunURL: github.RunURL(getenv)}
-	if len(labels) > 0 {
-		d.Labels = labels
+	d := github.DriftIssue{Marker: issueMarker(f.lockPath), Title: f.title, RunURL: github.RunURL(getenv)}
+	if len(f.labels) > 0 {
+		d.Labels = f.labels
 	}
 	if d.Title == "" {
-		d.Title = "mcp-lockcheck: the deep check finds drift in " + inertLine(*lockPath)
+		d.Title = "mcp-lockcheck: the deep check finds drift in " + inertLine(f.lockPath)
 	}
 	var err error
-	if *repo != "" {
-		d.Repo, err = github.ParseRepo(*repo)
+	if f.repo != "" {
+		d.Repo, err = github.ParseRepo(f.repo)
 	} else {
 		d.Repo, err = github.RepoFromEnv(getenv)
 	}
@@ -60,7 +68,7 @@ func runIssue(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, asUsage(err)
 	}
 	c := common{}
-	r, err := readReport(*from, env)
+	r, err := readReport(f.from, env)
 	switch {
 	case err == nil:
 		d.Status = report.IssueStatus(r, env.Now(), d.RunURL)
@@ -70,7 +78,7 @@ func runIssue(ctx context.Context, args []string, env Env) (int, error) {
 		case ExitDrift:
 			d.Outcome = github.Drifted
 			var body bytes.Buffer
-			ropts := report.Options{LockPath: *lockPath, ToolVersion: toolVersion(), Redactor: env.red, SummaryURL: d.RunURL}
+			ropts := report.Options{LockPath: f.lockPath, ToolVersion: toolVersion(), Redactor: env.red, SummaryURL: d.RunURL}
 			if err := report.WriteIssue(&body, r, report.IssueOptions{Options: ropts, Marker: d.Marker, Status: d.Status}); err != nil {
 				return ExitUsage, err
 			}
@@ -78,16 +86,16 @@ func runIssue(ctx context.Context, args []string, env Env) (int, error) {
 		default:
 			d.Outcome = github.Inconclusive
 		}
-	case errors.Is(err, os.ErrNotExist) && !fileExists(c.path(env, *from)):
+	case errors.Is(err, os.ErrNotExist) && !fileExists(c.path(env, f.from)):
 		// The check stopped before writing its report (exit 2, a
 		// cancelled job): nothing is known about the servers.
 		d.Outcome = github.Inconclusive
 		d.Status = report.IssueRunLine(env.Now(), d.RunURL) + "the deep check could not run (it wrote no report; see the run's log). Nothing was checked, so this issue stays open."
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: the deep check could not run; the issue is not closed\n", *from)
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: the deep check could not run; the issue is not closed\n", f.from)
 	default:
 		return ExitUsage, err
 	}
-	client, err := github.ClientFromEnv(getenv, *tokenEnv)
+	client, err := github.ClientFromEnv(getenv, f.tokenEnv)
 	if err != nil {
 		return ExitUsage, asUsage(err)
 	}

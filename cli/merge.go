@@ -18,10 +18,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-func init() {
-	register(command{"merge", runMerge})
-}
-
 // printMatrix writes the servers as a GitHub Actions matrix, so a workflow
 // can check each server in its own job: {"include":[{"server","config"}]}.
 // Config paths are relative to the working directory, as --config takes them.

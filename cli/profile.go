@@ -30,7 +30,7 @@ var deepClockOffsets = durations{24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * t
 
 // applyProfile checks --profile and, for deep, raises every probe setting
 // the command line did not give explicitly.
-func (c *common) applyProfile() error {
+func (c *probing) applyProfile() error {
 	switch c.profile {
 	case ProfileQuick, "":
 		return nil

@@ -26,7 +26,7 @@ func TestProfile(t *testing.T) {
 		{args: []string{"--profile", "slow"}, wantErr: true},
 	}
 	for _, tt := range tests {
-		var c common
+		var c probing
 		fs := flag.NewFlagSet("check", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		c.register(fs)

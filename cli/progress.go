@@ -10,13 +10,25 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
 )
 
-// Progress styles (--progress).
+// progressStyle is how progress is written on stderr (--progress).
+type progressStyle string
+
+// Progress styles: the closed set parseProgressStyle accepts.
 const (
-	progressAuto   = "auto"
-	progressPlain  = "plain"
-	progressTTY    = "tty"
-	progressGitHub = "github"
+	progressAuto   progressStyle = "auto"
+	progressPlain  progressStyle = "plain"
+	progressTTY    progressStyle = "tty"
+	progressGitHub progressStyle = "github"
 )
+
+// parseProgressStyle reads a --progress value.
+func parseProgressStyle(s string) (progressStyle, error) {
+	switch st := progressStyle(s); st {
+	case progressAuto, progressPlain, progressTTY, progressGitHub:
+		return st, nil
+	}
+	return "", usageErr("--progress %q: want auto, plain, tty or github", s)
+}
 
 // newProgress returns the engine's progress callback for style: "plain"
 // writes a line per event, "tty" keeps one line per server and rewrites
@@ -29,9 +41,8 @@ const (
 // command. In github style the name is also neutralized (ghcmd): a name
 // such as "::stop-commands::x" or "##[error]..." must not become a runner
 // command, and only the group lines go out as commands (ghcmd.Own).
-func newProgress(w io.Writer, env Env, style string, verbose bool) (func(server, phase string), error) {
-	switch style {
-	case progressAuto:
+func newProgress(w io.Writer, env Env, style progressStyle, verbose bool) func(server, phase string) {
+	if style == progressAuto {
 		switch {
 		case getenvIs(env, "GITHUB_ACTIONS", "true"):
 			style = progressGitHub
@@ -40,12 +51,9 @@ func newProgress(w io.Writer, env Env, style string, verbose bool) (func(server,
 		default:
 			style = progressPlain
 		}
-	case progressPlain, progressTTY, progressGitHub:
-	default:
-		return nil, usageErr("--progress %q: want auto, plain, tty or github", style)
 	}
 	p := &progressWriter{w: w, style: style, verbose: verbose, phase: map[string]string{}}
-	return p.event, nil
+	return p.event
 }
 
 func getenvIs(env Env, name, want string) bool {
@@ -59,7 +67,7 @@ func getenvIs(env Env, name, want string) bool {
 type progressWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
-	style   string
+	style   progressStyle
 	verbose bool
 	// tty: the servers in first-seen order, their current phase, and how
 	// many lines are on screen to move back over.

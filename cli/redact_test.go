@@ -195,10 +195,7 @@ func TestProgressGitHubHostileNames(t *testing.T) {
 			env.Getenv = func(k string) (string, bool) { return "true", k == "GITHUB_ACTIONS" }
 		}
 		var w = &buf
-		p, err := newProgress(w, env, progressGitHub, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := newProgress(w, env, progressGitHub, true)
 		for _, n := range hostileNames {
 			p(n, "launch-1/start")
 			p(n, "launch-1/initial")

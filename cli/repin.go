@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,8 +19,28 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-func init() {
-	register(command{"repin", runRepin})
+// repinFlags are repin's flags: the probe's, who approves, and the pull
+// request it proposes.
+type repinFlags struct {
+	probing
+	approvedBy, mdOut, fromBody         string
+	openPR                              bool
+	branch, base, repo, tokenEnv, title string
+	labels                              multi
+}
+
+func (c *repinFlags) register(fs *flag.FlagSet) {
+	c.probing.register(fs)
+	fs.StringVar(&c.approvedBy, "approved-by", "", "record the new entries as approved by `WHO` (default: git config user.email, else $USER)")
+	fs.BoolVar(&c.openPR, "open-pr", false, "commit the new lock on --branch through the GitHub API and open or update its pull request")
+	fs.StringVar(&c.branch, "branch", github.DefaultRepinBranch, "the pull request's head `BRANCH` (rebuilt on the base every run)")
+	fs.StringVar(&c.base, "base-branch", "", "the pull request's base `BRANCH` (default: the repository's default branch)")
+	fs.StringVar(&c.repo, "repo", "", "repository `OWNER/NAME` (default $GITHUB_REPOSITORY)")
+	fs.StringVar(&c.tokenEnv, "github-token-env", github.DefaultTokenEnv, "read the GitHub token from this environment variable `NAME`")
+	fs.StringVar(&c.title, "title", "mcp-lockcheck: re-pin MCP servers", "the pull request's `TITLE`")
+	fs.Var(&c.labels, "label", "label the pull request with `NAME` (repeatable; default mcp-lockcheck)")
+	fs.StringVar(&c.mdOut, "markdown", "", "also write the pull request body to `FILE`")
+	fs.StringVar(&c.fromBody, "from-body", "", "with --open-pr: probe nothing; propose the lock as it is on disk with the pull request body in `FILE`, written by an earlier repin --markdown FILE (no FILE: nothing changed, nothing proposed), so the process holding the token never launched a server")
 }
 
 // runRepin is the scheduled re-pin: the same probe as pin, and when the lock
@@ -28,29 +49,18 @@ func init() {
 // tool by tool. Merging that pull request is the reviewed approval; nothing
 // is approved by the schedule itself.
 func runRepin(ctx context.Context, args []string, env Env) (int, error) {
-	var c common
+	var c repinFlags
 	fs := newFlagSet("repin", env)
 	c.register(fs)
-	approvedBy := fs.String("approved-by", "", "record the new entries as approved by `WHO` (default: git config user.email, else $USER)")
-	openPR := fs.Bool("open-pr", false, "commit the new lock on --branch through the GitHub API and open or update its pull request")
-	branch := fs.String("branch", github.DefaultRepinBranch, "the pull request's head `BRANCH` (rebuilt on the base every run)")
-	base := fs.String("base-branch", "", "the pull request's base `BRANCH` (default: the repository's default branch)")
-	repo := fs.String("repo", "", "repository `OWNER/NAME` (default $GITHUB_REPOSITORY)")
-	tokenEnv := fs.String("github-token-env", github.DefaultTokenEnv, "read the GitHub token from this environment variable `NAME`")
-	title := fs.String("title", "mcp-lockcheck: re-pin MCP servers", "the pull request's `TITLE`")
-	var labels multi
-	fs.Var(&labels, "label", "label the pull request with `NAME` (repeatable; default mcp-lockcheck)")
-	mdOut := fs.String("markdown", "", "also write the pull request body to `FILE`")
-	fromBody := fs.String("from-body", "", "with --open-pr: probe nothing; propose the lock as it is on disk with the pull request body in `FILE`, written by an earlier repin --markdown FILE (no FILE: nothing changed, nothing proposed), so the process holding the token never launched a server")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	if *fromBody != "" {
-		if !*openPR {
+	if c.fromBody != "" {
+		if !c.openPR {
 			return ExitUsage, usageErr("--from-body goes with --open-pr")
 		}
-		return proposeRepin(ctx, &c, env, *fromBody, *tokenEnv, func() (github.RepinPR, error) {
-			return repinTarget(&c, env, *repo, *branch, *base, *title, labels)
+		return proposeRepin(ctx, &c.common, env, c.fromBody, c.tokenEnv, func() (github.RepinPR, error) {
+			return repinTarget(&c.common, env, c.repo, c.branch, c.base, c.title, c.labels)
 		})
 	}
 	servers, all, err := c.loadServers(env)
@@ -62,10 +72,10 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	var target github.RepinPR
-	if *openPR {
+	if c.openPR {
 		// Everything the API step needs is settled before probing, so a
 		// typo costs seconds, not a whole probe.
-		if target, err = repinTarget(&c, env, *repo, *branch, *base, *title, labels); err != nil {
+		if target, err = repinTarget(&c.common, env, c.repo, c.branch, c.base, c.title, c.labels); err != nil {
 			return ExitUsage, err
 		}
 	}
@@ -74,7 +84,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	opts.Servers, opts.All, opts.Lock = servers, all, old
-	who := check.Approval{By: *approvedBy, At: env.Now()}
+	who := check.Approval{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
@@ -94,7 +104,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: no change: %s already pins what the servers show; no pull request opened\n", c.lockPath)
 		return ExitOK, nil
 	}
-	body, err := repinBody(ctx, &c, opts, old, oldData)
+	body, err := repinBody(ctx, &c.common, opts, old, oldData)
 	if err != nil {
 		return ExitUsage, err
 	}
@@ -102,18 +112,18 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	fmt.Fprintf(env.Stderr, "mcp-lockcheck: re-pinned %s\n", c.lockPath)
-	if *mdOut != "" {
-		if err := report.WriteFileAtomic(c.path(env, *mdOut), func(w io.Writer) error {
+	if c.mdOut != "" {
+		if err := report.WriteFileAtomic(c.path(env, c.mdOut), func(w io.Writer) error {
 			_, err := w.Write([]byte(body))
 			return err
 		}); err != nil {
 			return ExitUsage, err
 		}
 	}
-	if !*openPR {
+	if !c.openPR {
 		return ExitOK, nil
 	}
-	return openRepin(ctx, env, *tokenEnv, target, data, body)
+	return openRepin(ctx, env, c.tokenEnv, target, data, body)
 }
 
 // openRepin commits data on the target's branch and opens or updates its
