@@ -700,9 +700,9 @@ func promptGetFindings(run *serverRun) []finding.Finding {
 				firstSeen[name] = c
 				continue
 			}
-			for _, ch := range diffJSON(prev.Bytes, c.Bytes) {
+			for _, ch := range lock.FieldDiff(prev.Bytes, c.Bytes) {
 				f := finding.New(finding.UnstableManifest, run.cfg.Name)
-				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, join("prompts/get", ch.Path), s.obs.Phase
+				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, lock.JoinField("prompts/get", ch.Path), s.obs.Phase
 				f.Message = fmt.Sprintf("changed during the probe: prompts/get %q answers differently than earlier in the run (%s)", name, orWhole(ch.Path))
 				f.Before, f.After = ch.Before, ch.After
 				out = append(out, f)

@@ -140,15 +140,8 @@ func (s *Server) Entries(kind string, create bool) map[string]*Entry {
 
 // JSONKey is the lockfile key of an entry kind ("resourceTemplates").
 func JSONKey(kind string) string {
-	switch kind {
-	case KindTool:
-		return "tools"
-	case KindPrompt:
-		return "prompts"
-	case KindResource:
-		return "resources"
-	case KindTemplate:
-		return "resourceTemplates"
+	if k, ok := InfoOf(kind); ok {
+		return k.Field
 	}
 	return kind
 }
