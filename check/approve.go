@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -570,7 +571,7 @@ func verifyServerField(mine []finding.Finding, c Change, mismatch func(string) e
 			if json.Unmarshal(c.After, &l) != nil {
 				return mismatch("cannot read the live launch")
 			}
-			live = launchText(l)
+			live = pinned.LaunchText(l)
 		case finding.PackageChanged:
 			var l lock.Launch
 			if json.Unmarshal(c.After, &l) != nil {

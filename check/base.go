@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -279,7 +280,7 @@ func approvedBy(e *lock.Entry) string {
 
 // launchIdentity renders a launch for a reviewer, header names included.
 func launchIdentity(l lock.Launch) string {
-	s := launchText(l)
+	s := pinned.LaunchText(l)
 	if len(l.Headers) > 0 {
 		s += fmt.Sprintf(" (headers %v)", l.Headers)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
@@ -115,7 +116,7 @@ func canonicalizeAll(defs []probe.Def, cache *canonCache) []redacted {
 
 func (c *canonCache) canonicalize(raw []byte) redacted {
 	if c == nil {
-		return redactDef(nil, raw)
+		return redactDef(raw, nil)
 	}
 	key := sha256.Sum256(raw)
 	c.mu.Lock()
@@ -124,7 +125,7 @@ func (c *canonCache) canonicalize(raw []byte) redacted {
 	if ok {
 		return v
 	}
-	v = redactDef(c.red, raw)
+	v = redactDef(raw, c.red)
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = map[[32]byte]redacted{}
@@ -139,21 +140,6 @@ func (c *canonCache) redactor() *redact.Redactor {
 		return nil
 	}
 	return c.red
-}
-
-// redactDef canonicalizes a definition and redacts the canonical text, not
-// the wire bytes: canonical form has decoded every escape a server could
-// use to spell a secret past a byte match (\u0067hp_). A definition with a
-// secret in it is from then on its redacted canonical bytes, for the lock,
-// the comparison and inspection alike, so pin and check agree. One
-// without keeps its raw bytes exactly.
-func redactDef(r *redact.Redactor, raw []byte) redacted {
-	c := lock.Canonicalize(raw)
-	red := r.JSON(c.Bytes)
-	if bytes.Equal(red, c.Bytes) {
-		return redacted{canon: c, raw: raw}
-	}
-	return redacted{canon: lock.Canonicalize(red), raw: red}
 }
 
 // redactObservation redacts the handshake values and prompts/get answers
@@ -171,6 +157,12 @@ func (c *canonCache) redactObservation(o probe.Observation) probe.Observation {
 		o.PromptGets = pg
 	}
 	return o
+}
+
+// redactDef is pinned.Definition as the cache keeps it.
+func redactDef(raw []byte, r *redact.Redactor) redacted {
+	c, b := pinned.Definition(raw, r)
+	return redacted{canon: c, raw: b}
 }
 
 func canonOrEmpty(raw []byte) lock.Canonical {

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -424,7 +425,7 @@ func approveAck(env Env, c *common, lk *lock.File, l *check.Live, sel check.Sele
 }
 
 func writeLock(env Env, c *common, lk *lock.File) error {
-	check.RedactLock(lk, env.red)
+	pinned.RedactLock(lk, env.red)
 	data, err := lk.Marshal()
 	if err != nil {
 		return err

@@ -17,8 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 )
@@ -57,7 +57,7 @@ func remoteLaunchMismatch(l lock.Launch, r *Remote) string {
 	if l.URL == "" || strings.Contains(l.URL, "${") || strings.Contains(l.URL, "{env:") {
 		return ""
 	}
-	live := check.LaunchOf(config.Server{URL: r.URL}).URL
+	live := pinned.Launch(config.Server{URL: r.URL}).URL
 	if live != l.URL {
 		return fmt.Sprintf("url %s differs from the approved %s", quote(live), quote(l.URL))
 	}
@@ -139,7 +139,7 @@ func remoteSecrets(r Remote) []string {
 // shapes redacted as everywhere else.
 func (b *bridge) redact(s string) string {
 	if b.r.URL != "" {
-		s = strings.ReplaceAll(s, b.r.URL, check.LaunchOf(config.Server{URL: b.r.URL}).URL)
+		s = strings.ReplaceAll(s, b.r.URL, pinned.Launch(config.Server{URL: b.r.URL}).URL)
 	}
 	for _, sec := range b.secrets {
 		s = strings.ReplaceAll(s, sec, "[REDACTED]")
