@@ -18,8 +18,8 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
-	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
@@ -627,7 +627,7 @@ func (s *session) fromServer(line []byte) {
 	if len(t) == 0 {
 		return // a blank line carries nothing; forwarding it could confuse a strict reader
 	}
-	if !probe.IsMessageLine(t) {
+	if !transport.IsMessageLine(t) {
 		// A banner, a log line, telemetry (Elastic's server): no
 		// client reads it as a message, the TypeScript and Python SDK
 		// clients skip it and read on, and so does the guard, without

@@ -19,8 +19,8 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
-	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 )
 
 // Remote is a server reached over HTTP. With Options.Remote set the guard
@@ -267,10 +267,10 @@ type statuser interface{ HTTPStatus() (first, auth int) }
 
 // connect opens a connection with the chosen transport. b.mu is held.
 func (b *bridge) connect(sse bool) error {
-	ropts := probe.RemoteOptions{Timeout: b.r.Timeout, MaxMessageBytes: b.s.o.MaxMessageBytes, RootCAs: b.r.RootCAs, ResponseTimeout: -1}
-	connect, what := probe.HTTPConnector(b.r.URL, b.r.Headers, ropts), "streamable HTTP"
+	ropts := transport.RemoteOptions{Timeout: b.r.Timeout, MaxMessageBytes: b.s.o.MaxMessageBytes, RootCAs: b.r.RootCAs, ResponseTimeout: -1}
+	connect, what := transport.HTTPConnector(b.r.URL, b.r.Headers, ropts), "streamable HTTP"
 	if sse {
-		connect, what = probe.SSEConnector(b.r.URL, b.r.Headers, ropts), "HTTP+SSE"
+		connect, what = transport.SSEConnector(b.r.URL, b.r.Headers, ropts), "HTTP+SSE"
 	}
 	conn, closer, err := connect(b.ctx, 1)
 	if err != nil {
