@@ -140,15 +140,8 @@ func approvalView(s *lock.Server) *lock.Manifest {
 		return &lock.Manifest{}
 	}
 	m := s.Manifest()
-	m.ServerInfo, m.Capabilities, m.Instructions = canonicalOf(s.ServerInfo), canonicalOf(s.Capabilities), canonicalOf(s.Instructions)
+	m.ServerInfo, m.Capabilities, m.Instructions = lock.CanonicalizeOptional(s.ServerInfo), lock.CanonicalizeOptional(s.Capabilities), lock.CanonicalizeOptional(s.Instructions)
 	return m
-}
-
-func canonicalOf(raw []byte) lock.Canonical {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return lock.Canonical{}
-	}
-	return lock.Canonicalize(raw)
 }
 
 // launchOf is a lock entry's launch in canonical JSON (nil: no entry).
@@ -157,7 +150,7 @@ func launchOf(s *lock.Server) lock.Canonical {
 		return lock.Canonical{}
 	}
 	b, _ := json.Marshal(s.Launch)
-	return canonicalOf(b)
+	return lock.CanonicalizeOptional(b)
 }
 
 // Changes lists what differs between a server's lock entry (nil: not

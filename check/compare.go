@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -60,9 +59,9 @@ func newSnapshotCached(server string, o probe.Observation, cache *canonCache) *s
 	s := &snapshot{
 		obs:             o,
 		protocolVersion: o.ProtocolVersion,
-		serverInfo:      canonOrEmpty(o.ServerInfo),
-		capabilities:    canonOrEmpty(o.Capabilities),
-		instructions:    canonOrEmpty(o.Instructions),
+		serverInfo:      lock.CanonicalizeOptional(o.ServerInfo),
+		capabilities:    lock.CanonicalizeOptional(o.Capabilities),
+		instructions:    lock.CanonicalizeOptional(o.Instructions),
 		entries:         map[string]map[string]lock.Canonical{},
 		order:           map[string][]string{},
 		raw:             map[string]map[string][]byte{},
@@ -163,13 +162,6 @@ func (c *canonCache) redactObservation(o probe.Observation) probe.Observation {
 func redactDef(raw []byte, r *redact.Redactor) redacted {
 	c, b := pinned.Definition(raw, r)
 	return redacted{canon: c, raw: b}
-}
-
-func canonOrEmpty(raw []byte) lock.Canonical {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return lock.Canonical{}
-	}
-	return lock.Canonicalize(raw)
 }
 
 // lockView is the lock entry in the same comparable form.

@@ -46,7 +46,7 @@ func launchHygiene(run *serverRun, ls *lock.Server) []finding.Finding {
 }
 
 // launchRecord is the launch identity the lock records for a probed
-// server: LaunchOf plus, for a package launch, the package spec and the
+// server: pinned.Launch plus, for a package launch, the package spec and the
 // version it resolved to when that could be read offline.
 func launchRecord(run *serverRun) lock.Launch {
 	l := pinned.Launch(run.cfg)

@@ -30,7 +30,7 @@ var remoteRootCAs *x509.CertPool
 // phases are the stdio probe's, over one connection per launch; a
 // relaunch is a new session. Header values and URL secrets are expanded
 // here only, for the connection: the lock records header names and the
-// URL without credentials (LaunchOf), and every text this run reports is
+// URL without credentials (pinned.Launch), and every text this run reports is
 // scrubbed of the expanded values.
 func probeRemote(ctx context.Context, s config.Server, opts *Options) *serverRun {
 	run := &serverRun{cfg: s, res: &probe.Result{}, isolation: remoteIsolation}

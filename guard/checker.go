@@ -70,9 +70,9 @@ func (c *checker) asPinned(raw []byte) lock.Canonical {
 func newChecker(server string, ls *lock.Server, lockPath string) *checker {
 	c := &checker{
 		server: server, lockPath: orLock(lockPath), ls: ls,
-		instr:      canonOrEmpty(ls.Instructions),
-		info:       canonOrEmpty(ls.ServerInfo),
-		caps:       canonOrEmpty(ls.Capabilities),
+		instr:      lock.CanonicalizeOptional(ls.Instructions),
+		info:       lock.CanonicalizeOptional(ls.ServerInfo),
+		caps:       lock.CanonicalizeOptional(ls.Capabilities),
 		accepted:   map[string][]byte{},
 		pages:      map[uint64][]byte{},
 		seed:       maphash.MakeSeed(),
@@ -81,13 +81,6 @@ func newChecker(server string, ls *lock.Server, lockPath string) *checker {
 	}
 	c.locked = ls.Manifest().Entries
 	return c
-}
-
-func canonOrEmpty(raw []byte) lock.Canonical {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return lock.Canonical{}
-	}
-	return lock.Canonicalize(raw)
 }
 
 // problem is one thing wrong with an answer.
@@ -443,7 +436,7 @@ func (c *checker) initialize(result []byte) []problem {
 	}
 	var out []problem
 	iraw, _ := get(ms, "instructions")
-	live := canonOrEmpty(c.red.JSON(iraw)) // as pin records it
+	live := lock.CanonicalizeOptional(c.red.JSON(iraw)) // as pin records it
 	if live.SHA256 != c.instr.SHA256 {
 		p := problem{rule: finding.InstructionsChanged, kind: finding.KindServer, subject: "instructions", fields: []string{"instructions"}}
 		p.changes = []lock.FieldChange{{Path: "instructions", Before: stringOr(c.instr.Bytes), After: stringOr(live.Bytes)}}
@@ -457,7 +450,7 @@ func (c *checker) initialize(result []byte) []problem {
 		want      lock.Canonical
 	}{{"serverInfo", finding.ServerInfoChanged, c.info}, {"capabilities", finding.CapabilitiesChanged, c.caps}} {
 		raw, _ := get(ms, w.key)
-		got := canonOrEmpty(c.red.JSON(raw))
+		got := lock.CanonicalizeOptional(c.red.JSON(raw))
 		if got.SHA256 == w.want.SHA256 || c.logged[w.key+got.SHA256] {
 			continue
 		}

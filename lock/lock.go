@@ -100,10 +100,7 @@ func (s *Server) Handshake(field string, value json.RawMessage) Canonical {
 		}
 		return Canonical{Bytes: b, SHA256: Sum(b), Ambiguous: "kept as raw bytes"}
 	}
-	if len(bytes.TrimSpace(value)) == 0 {
-		return Canonical{}
-	}
-	return Canonicalize(value)
+	return CanonicalizeOptional(value)
 }
 
 // Kinds of entries, as used in findings and in approve's SERVER/KIND/NAME.
