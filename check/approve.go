@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -98,16 +99,16 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 
 // Change operations.
 const (
-	OpAdded   = "added"
-	OpRemoved = "removed"
-	OpChanged = "changed"
+	OpAdded   = string(lock.Added)
+	OpRemoved = string(lock.Removed)
+	OpChanged = string(lock.Changed)
 	OpRenamed = "renamed"
 )
 
 // KindServer is the Change kind of the server's own fields: Name is
 // "launch", "protocolVersion", "serverInfo", "capabilities" or
 // "instructions".
-const KindServer = finding.KindServer
+const KindServer = lock.KindServer
 
 // Change is one unit of approval: an entry added, removed, changed or
 // renamed, or one of the server's own fields.
@@ -122,98 +123,67 @@ type Change struct {
 	// (nil when absent).
 	Before, After []byte
 	// Fields are the field-level differences of a change or rename.
-	Fields []FieldChange
+	Fields []lock.FieldChange
 }
 
 // ID is "server/kind/name", the form approve takes.
 func (c Change) ID() string { return c.Server + "/" + c.Kind + "/" + c.Name }
 
-// serverFields are the server's own fields, in the order changes list them.
-var serverFields = []string{"launch", "protocolVersion", "serverInfo", "capabilities", "instructions"}
-
-func serverField(s *lock.Server, field string) []byte {
+// approvalView is a lock entry (nil: none) as approve compares it. The
+// server's own fields are read from their JSON only: ApplyChanges writes
+// them back from there, and a value kept as raw bytes has none.
+func approvalView(s *lock.Server) *lock.Manifest {
 	if s == nil {
-		return nil
+		return &lock.Manifest{}
 	}
-	switch field {
-	case "launch":
-		b, _ := json.Marshal(s.Launch)
-		return canonicalBytes(b)
-	case "protocolVersion":
-		if s.ProtocolVersion == "" {
-			return nil
-		}
-		b, _ := json.Marshal(s.ProtocolVersion)
-		return b
-	case "serverInfo":
-		return canonicalBytes(s.ServerInfo)
-	case "capabilities":
-		return canonicalBytes(s.Capabilities)
-	case "instructions":
-		return canonicalBytes(s.Instructions)
-	}
-	return nil
+	m := s.Manifest()
+	m.ServerInfo, m.Capabilities, m.Instructions = lock.CanonicalizeOptional(s.ServerInfo), lock.CanonicalizeOptional(s.Capabilities), lock.CanonicalizeOptional(s.Instructions)
+	return m
 }
 
-func canonicalBytes(raw []byte) []byte {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil
+// launchOf is a lock entry's launch in canonical JSON (nil: no entry).
+func launchOf(s *lock.Server) lock.Canonical {
+	if s == nil {
+		return lock.Canonical{}
 	}
-	return lock.Canonicalize(raw).Bytes
+	b, _ := json.Marshal(s.Launch)
+	return lock.CanonicalizeOptional(b)
 }
 
 // Changes lists what differs between a server's lock entry (nil: not
-// pinned) and what it showed live: its own fields first, then entries by
-// kind and key. A removed and an added entry of one kind whose definitions
-// are the same apart from the name (and at most one other field) are one
-// rename.
+// pinned) and what it showed live: its own fields first (the launch, then
+// lock.Diff's), then entries by kind and key. A removed and an added entry
+// of one kind whose definitions are the same apart from the name (and at
+// most one other field) are one rename.
 func Changes(server string, prev, live *lock.Server) []Change {
 	var out []Change
-	for _, field := range serverFields {
-		b, a := serverField(prev, field), serverField(live, field)
-		if bytes.Equal(b, a) {
-			continue
+	of := func(d lock.Change) Change {
+		return Change{Server: server, Kind: d.Kind, Name: d.Name, Op: string(d.Op), Before: d.Before.Bytes, After: d.After.Bytes, Fields: d.Fields}
+	}
+	// The launch is not something the server shows; approving it is
+	// approve's own.
+	if d, ok := lock.DiffOne(KindServer, "launch", launchOf(prev), launchOf(live)); ok {
+		out = append(out, of(d))
+	}
+	diff := lock.Diff(approvalView(prev), approvalView(live))
+	for _, d := range diff {
+		if d.Kind == KindServer {
+			out = append(out, of(d))
 		}
-		c := Change{Server: server, Kind: KindServer, Name: field, Op: OpChanged, Before: b, After: a}
-		switch {
-		case b == nil:
-			c.Op = OpAdded
-		case a == nil:
-			c.Op = OpRemoved
-		default:
-			c.Fields = diffJSON(b, a)
-		}
-		out = append(out, c)
 	}
 	for _, kind := range lock.Kinds {
-		var pe, le map[string]*lock.Entry
-		if prev != nil {
-			pe = prev.Entries(kind, false)
-		}
-		if live != nil {
-			le = live.Entries(kind, false)
-		}
 		var added, removed []Change
-		for _, key := range sortedKeys(le) {
-			lc := le[key].Canonical()
-			old, ok := pe[key]
-			if !ok {
-				added = append(added, Change{Server: server, Kind: kind, Name: key, Op: OpAdded, After: lc.Bytes})
+		for _, d := range diff {
+			if d.Kind != kind {
 				continue
 			}
-			oc := old.Canonical()
-			if oc.SHA256 == lc.SHA256 {
-				continue
-			}
-			c := Change{Server: server, Kind: kind, Name: key, Op: OpChanged, Before: oc.Bytes, After: lc.Bytes}
-			if oc.Ambiguous == "" && lc.Ambiguous == "" {
-				c.Fields = diffJSON(oc.Bytes, lc.Bytes)
-			}
-			out = append(out, c)
-		}
-		for _, key := range sortedKeys(pe) {
-			if _, ok := le[key]; !ok {
-				removed = append(removed, Change{Server: server, Kind: kind, Name: key, Op: OpRemoved, Before: pe[key].Canonical().Bytes})
+			switch d.Op {
+			case lock.Added:
+				added = append(added, of(d))
+			case lock.Removed:
+				removed = append(removed, of(d))
+			default:
+				out = append(out, of(d))
 			}
 		}
 		out = append(out, pairRenames(added, removed)...)
@@ -231,7 +201,7 @@ func pairRenames(added, removed []Change) []Change {
 	var out []Change
 	for _, a := range added {
 		match := -1
-		var fields []FieldChange
+		var fields []lock.FieldChange
 		for i, r := range removed {
 			if used[i] || a.After == nil || r.Before == nil {
 				continue
@@ -240,8 +210,8 @@ func pairRenames(added, removed []Change) []Change {
 			if renamed.Ambiguous != "" {
 				continue
 			}
-			if d := diffJSON(renamed.Bytes, a.After); len(d) == 0 || (len(d) == 1 && similar(d[0].Before, d[0].After)) {
-				match, fields = i, diffJSON(r.Before, a.After)
+			if d := lock.FieldDiff(renamed.Bytes, a.After); len(d) == 0 || (len(d) == 1 && similar(d[0].Before, d[0].After)) {
+				match, fields = i, lock.FieldDiff(r.Before, a.After)
 				break
 			}
 		}
@@ -464,10 +434,7 @@ var ErrReportMismatch = errors.New("the live server differs from the report")
 
 // changeRules maps a kind to its added / removed / changed rule ids.
 func changeRules(kind string) [3]string {
-	if kind == KindServer {
-		return [3]string{}
-	}
-	return ruleFor[kind]
+	return [3]string{finding.EntryRule(kind, lock.Added), finding.EntryRule(kind, lock.Removed), finding.EntryRule(kind, lock.Changed)}
 }
 
 // ReportShows reports whether a saved report's findings for a server show
@@ -586,7 +553,7 @@ func verifyServerField(mine []finding.Finding, c Change, mismatch func(string) e
 		var live string
 		switch f.Rule {
 		case finding.InstructionsChanged:
-			live = textOf(lock.Canonical{Bytes: c.After})
+			live = lock.Canonical{Bytes: c.After}.Text()
 		case finding.ServerInfoChanged, finding.CapabilitiesChanged:
 			live = string(c.After)
 		case finding.LaunchChanged:
@@ -594,7 +561,7 @@ func verifyServerField(mine []finding.Finding, c Change, mismatch func(string) e
 			if json.Unmarshal(c.After, &l) != nil {
 				return mismatch("cannot read the live launch")
 			}
-			live = launchText(l)
+			live = pinned.LaunchText(l)
 		case finding.PackageChanged:
 			var l lock.Launch
 			if json.Unmarshal(c.After, &l) != nil {

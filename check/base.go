@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -145,89 +146,55 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 	if bs == nil {
 		bs = &empty
 	}
-	bv, pv := lockView(bs), lockView(ps)
-	handshake := []struct {
-		subject string
-		b, p    lock.Canonical
-		text    bool // a JSON string shown as its text
-	}{
-		{"serverInfo", bv.serverInfo, pv.serverInfo, false},
-		{"capabilities", bv.capabilities, pv.capabilities, false},
-		{"instructions", bv.instructions, pv.instructions, true},
-	}
-	for _, h := range handshake {
-		if h.b.SHA256 == h.p.SHA256 || len(h.p.Bytes) == 0 {
-			// Dropping instructions or capabilities approves nothing new.
+	pm := ps.Manifest()
+	for _, c := range lock.Diff(bs.Manifest(), pm) {
+		if c.Kind == lock.KindServer {
+			approveOwn(&a, c, note)
 			continue
 		}
-		before, after := string(h.b.Bytes), string(h.p.Bytes)
-		if h.text {
-			before, after = textOf(h.b), textOf(h.p)
+		if c.Op == lock.Removed {
+			// Dropping an entry approves nothing new.
+			continue
 		}
-		rule, msg := finding.ApprovalChanged, fmt.Sprintf("this pull request changes the server's %s", h.subject)
-		if len(h.b.Bytes) == 0 {
-			rule, msg = finding.ApprovalAdded, fmt.Sprintf("this pull request approves the server's %s", h.subject)
+		kind, key, pc := c.Kind, c.Name, c.After
+		changed[name+"\x00"+kind+"\x00"+key] = pc.SHA256
+		who := approvedBy(ps.Entries(kind, false)[key])
+		add := func(rule, field, msg, before, after string) {
+			f := note(rule, kind, key, field, msg, before, after)
+			f.ContentSHA256, f.Detail = pc.SHA256, who
 		}
-		f := note(rule, finding.KindServer, h.subject, h.subject, msg, before, after)
-		f.ContentSHA256 = h.p.SHA256
-		if h.subject == "instructions" {
-			fs := inspect.Definition(inspect.Subject{Server: name, Kind: finding.KindServer, Name: "instructions", Raw: h.p.Bytes})
-			a.Inspection = append(a.Inspection, withHash(fs, h.p.SHA256)...)
-		}
-	}
-
-	for _, kind := range lock.Kinds {
-		bases, prs := bs.Entries(kind, false), ps.Entries(kind, false)
-		for _, key := range sortedKeys(prs) {
-			e := prs[key]
-			pc := e.Canonical()
-			var bc lock.Canonical
-			if be := bases[key]; be != nil {
-				bc = be.Canonical()
-				if bc.SHA256 == pc.SHA256 {
-					continue
+		switch {
+		case c.Op == lock.Added && first:
+			add(finding.ApprovalAdded, "", fmt.Sprintf("%s %q is a new approval (the base branch has no lock)", kind, key), "", string(pc.Bytes))
+		case c.Op == lock.Added:
+			add(finding.ApprovalAdded, "", fmt.Sprintf("%s %q is new in this pull request's lock", kind, key), "", string(pc.Bytes))
+		case c.Ambiguous():
+			add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q changes byte for byte in this pull request's lock", kind, key), string(c.Before.Bytes), string(pc.Bytes))
+		default:
+			for i, fc := range c.Fields {
+				if i == maxFieldChanges {
+					add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q: %d more changed fields not listed", kind, key, len(c.Fields)-i), "", "")
+					break
 				}
-			}
-			changed[name+"\x00"+kind+"\x00"+key] = pc.SHA256
-			who := approvedBy(e)
-			add := func(rule, field, msg, before, after string) {
-				f := note(rule, kind, key, field, msg, before, after)
-				f.ContentSHA256, f.Detail = pc.SHA256, who
-			}
-			switch {
-			case bc.Bytes == nil && first:
-				add(finding.ApprovalAdded, "", fmt.Sprintf("%s %q is a new approval (the base branch has no lock)", kind, key), "", string(pc.Bytes))
-			case bc.Bytes == nil:
-				add(finding.ApprovalAdded, "", fmt.Sprintf("%s %q is new in this pull request's lock", kind, key), "", string(pc.Bytes))
-			case bc.Ambiguous != "" || pc.Ambiguous != "":
-				add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q changes byte for byte in this pull request's lock", kind, key), string(bc.Bytes), string(pc.Bytes))
-			default:
-				changes := diffJSON(bc.Bytes, pc.Bytes)
-				for i, c := range changes {
-					if i == maxFieldChanges {
-						add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q: %d more changed fields not listed", kind, key, len(changes)-i), "", "")
-						break
-					}
-					msg := fmt.Sprintf("%s %q changes in this pull request's lock (%s)", kind, key, orWhole(c.Path))
-					if kind == lock.KindTool && c.Added && isInputProperty(c.Path) {
-						msg = fmt.Sprintf("tool %q gains the input %q in this pull request's lock: a new channel the model can be asked to fill", key, lastElem(c.Path))
-					}
-					add(finding.ApprovalChanged, c.Path, msg, c.Before, c.After)
+				msg := fmt.Sprintf("%s %q changes in this pull request's lock (%s)", kind, key, orWhole(fc.Path))
+				if kind == lock.KindTool && fc.Added && isInputProperty(fc.Path) {
+					msg = fmt.Sprintf("tool %q gains the input %q in this pull request's lock: a new channel the model can be asked to fill", key, lastElem(fc.Path))
 				}
+				add(finding.ApprovalChanged, fc.Path, msg, fc.Before, fc.After)
 			}
-
-			// The new content is inspected as the live check would
-			// inspect it: the PR may approve text no live server shows
-			// (a server that is held, or not configured here).
-			if pc.Ambiguous != "" {
-				f := finding.New(finding.AmbiguousJSON, name)
-				f.Kind, f.Subject, f.ContentSHA256 = kind, key, pc.SHA256
-				f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, pc.Ambiguous)
-				a.Inspection = append(a.Inspection, f)
-			}
-			fs := inspect.Definition(inspect.Subject{Server: name, Kind: kind, Name: key, Raw: pc.Bytes})
-			a.Inspection = append(a.Inspection, withHash(fs, pc.SHA256)...)
 		}
+
+		// The new content is inspected as the live check would inspect
+		// it: the PR may approve text no live server shows (a server that
+		// is held, or not configured here).
+		if pc.Ambiguous != "" {
+			f := finding.New(finding.AmbiguousJSON, name)
+			f.Kind, f.Subject, f.ContentSHA256 = kind, key, pc.SHA256
+			f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, pc.Ambiguous)
+			a.Inspection = append(a.Inspection, f)
+		}
+		fs := inspect.Definition(inspect.Subject{Server: name, Kind: kind, Name: key, Raw: pc.Bytes})
+		a.Inspection = append(a.Inspection, withHash(fs, pc.SHA256)...)
 	}
 
 	// An acknowledgement silences a finding: adding one is an approval
@@ -237,7 +204,7 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 			continue
 		}
 		msg := fmt.Sprintf("this pull request acknowledges %s on %s %q: %q", k.Rule, k.Kind, k.Subject, k.Reason)
-		f := note(finding.ApprovalAdded, k.Kind, k.Subject, "acknowledgements/"+k.Rule, msg, "", ackedText(ps, pv, k))
+		f := note(finding.ApprovalAdded, k.Kind, k.Subject, "acknowledgements/"+k.Rule, msg, "", ackedText(ps, pm, k))
 		f.ContentSHA256 = k.SHA256
 		if k.By != "" || k.At != "" {
 			f.Detail = strings.TrimSpace("acknowledged by " + k.By + " " + k.At)
@@ -246,14 +213,39 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 	return a
 }
 
+// approveOwn notes a change of the server's serverInfo, capabilities or
+// instructions; new instructions are inspected as the live check would.
+// The protocol version is negotiated, not approved, and dropping a value
+// approves nothing new.
+func approveOwn(a *ServerApprovals, c lock.Change, note func(rule, kind, subject, field, msg, before, after string) *finding.Finding) {
+	if c.Name == "protocolVersion" || c.Op == lock.Removed {
+		return
+	}
+	before, after := string(c.Before.Bytes), string(c.After.Bytes)
+	if c.Name == "instructions" {
+		// A JSON string shown as its text.
+		before, after = c.Before.Text(), c.After.Text()
+	}
+	rule, msg := finding.ApprovalChanged, fmt.Sprintf("this pull request changes the server's %s", c.Name)
+	if c.Op == lock.Added {
+		rule, msg = finding.ApprovalAdded, fmt.Sprintf("this pull request approves the server's %s", c.Name)
+	}
+	f := note(rule, finding.KindServer, c.Name, c.Name, msg, before, after)
+	f.ContentSHA256 = c.After.SHA256
+	if c.Name == "instructions" {
+		fs := inspect.Definition(inspect.Subject{Server: a.Server, Kind: finding.KindServer, Name: "instructions", Raw: c.After.Bytes})
+		a.Inspection = append(a.Inspection, withHash(fs, c.After.SHA256)...)
+	}
+}
+
 // ackedText is the content an acknowledgement silences, as the reports
 // show it (hidden tag text decoded beside it): a reviewer reads what the
 // pull request asks them to let through, not only its reason. "" when
 // the lock holds no content with the acknowledged hash.
-func ackedText(ps *lock.Server, pv *snapshot, k lock.Ack) string {
+func ackedText(ps *lock.Server, pm *lock.Manifest, k lock.Ack) string {
 	if k.Kind == finding.KindServer && k.Subject == "instructions" {
-		if pv.instructions.SHA256 == k.SHA256 {
-			return textOf(pv.instructions)
+		if pm.Instructions.SHA256 == k.SHA256 {
+			return pm.Instructions.Text()
 		}
 		return ""
 	}
@@ -287,7 +279,7 @@ func approvedBy(e *lock.Entry) string {
 
 // launchIdentity renders a launch for a reviewer, header names included.
 func launchIdentity(l lock.Launch) string {
-	s := launchText(l)
+	s := pinned.LaunchText(l)
 	if len(l.Headers) > 0 {
 		s += fmt.Sprintf(" (headers %v)", l.Headers)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -35,11 +36,11 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			f.Kind, f.Subject = finding.KindServer, name
 			f.Message = fmt.Sprintf("server %q is configured in %s but has no entry in the lock", name, run.cfg.File)
 			fs = append(fs, f)
-		} else if want := LaunchOf(run.cfg); !want.Equal(ls.Launch) {
+		} else if want := pinned.Launch(run.cfg); !want.Equal(ls.Launch) {
 			f := finding.New(finding.LaunchChanged, name)
 			f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
 			f.Message = "the configured launch differs from the approved one"
-			f.Before, f.After = launchText(ls.Launch), launchText(want)
+			f.Before, f.After = pinned.LaunchText(ls.Launch), pinned.LaunchText(want)
 			fs = append(fs, f)
 		}
 		if ls != nil {
@@ -84,24 +85,6 @@ func Check(ctx context.Context, opts Options) *report.Report {
 	sort.SliceStable(r.Servers, func(i, j int) bool { return r.Servers[i].Name < r.Servers[j].Name })
 	report.Summarize(r, opts.FailOn, false)
 	return r
-}
-
-func launchText(l lock.Launch) string {
-	s := l.Type + ": "
-	if l.URL != "" {
-		return s + l.URL
-	}
-	s += l.Command
-	for _, a := range l.Args {
-		s += " " + a
-	}
-	if len(l.Env) > 0 {
-		s += fmt.Sprintf(" (env %v)", l.Env)
-	}
-	if l.Cwd != "" {
-		s += " (cwd " + l.Cwd + ")"
-	}
-	return s
 }
 
 // serverEntry is a probed server's report entry before its findings are

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -9,18 +8,11 @@ import (
 	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 )
-
-// ruleFor maps an entry kind to its added/removed/changed rule ids.
-var ruleFor = map[string][3]string{
-	lock.KindTool:     {finding.ToolAdded, finding.ToolRemoved, finding.ToolChanged},
-	lock.KindPrompt:   {finding.PromptAdded, finding.PromptRemoved, finding.PromptChanged},
-	lock.KindResource: {finding.ResourceAdded, finding.ResourceRemoved, finding.ResourceChanged},
-	lock.KindTemplate: {finding.ResourceTemplateAdded, finding.ResourceTemplateRemoved, finding.ResourceTemplateChanged},
-}
 
 // snapshot is an observation in comparable form: every definition
 // canonicalized once.
@@ -67,9 +59,9 @@ func newSnapshotCached(server string, o probe.Observation, cache *canonCache) *s
 	s := &snapshot{
 		obs:             o,
 		protocolVersion: o.ProtocolVersion,
-		serverInfo:      canonOrEmpty(o.ServerInfo),
-		capabilities:    canonOrEmpty(o.Capabilities),
-		instructions:    canonOrEmpty(o.Instructions),
+		serverInfo:      lock.CanonicalizeOptional(o.ServerInfo),
+		capabilities:    lock.CanonicalizeOptional(o.Capabilities),
+		instructions:    lock.CanonicalizeOptional(o.Instructions),
 		entries:         map[string]map[string]lock.Canonical{},
 		order:           map[string][]string{},
 		raw:             map[string]map[string][]byte{},
@@ -123,7 +115,7 @@ func canonicalizeAll(defs []probe.Def, cache *canonCache) []redacted {
 
 func (c *canonCache) canonicalize(raw []byte) redacted {
 	if c == nil {
-		return redactDef(nil, raw)
+		return redactDef(raw, nil)
 	}
 	key := sha256.Sum256(raw)
 	c.mu.Lock()
@@ -132,7 +124,7 @@ func (c *canonCache) canonicalize(raw []byte) redacted {
 	if ok {
 		return v
 	}
-	v = redactDef(c.red, raw)
+	v = redactDef(raw, c.red)
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = map[[32]byte]redacted{}
@@ -147,21 +139,6 @@ func (c *canonCache) redactor() *redact.Redactor {
 		return nil
 	}
 	return c.red
-}
-
-// redactDef canonicalizes a definition and redacts the canonical text, not
-// the wire bytes: canonical form has decoded every escape a server could
-// use to spell a secret past a byte match (\u0067hp_). A definition with a
-// secret in it is from then on its redacted canonical bytes, for the lock,
-// the comparison and inspection alike, so pin and check agree. One
-// without keeps its raw bytes exactly.
-func redactDef(r *redact.Redactor, raw []byte) redacted {
-	c := lock.Canonicalize(raw)
-	red := r.JSON(c.Bytes)
-	if bytes.Equal(red, c.Bytes) {
-		return redacted{canon: c, raw: raw}
-	}
-	return redacted{canon: lock.Canonicalize(red), raw: red}
 }
 
 // redactObservation redacts the handshake values and prompts/get answers
@@ -181,35 +158,38 @@ func (c *canonCache) redactObservation(o probe.Observation) probe.Observation {
 	return o
 }
 
-func canonOrEmpty(raw []byte) lock.Canonical {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return lock.Canonical{}
-	}
-	return lock.Canonicalize(raw)
+// redactDef is pinned.Definition as the cache keeps it.
+func redactDef(raw []byte, r *redact.Redactor) redacted {
+	c, b := pinned.Definition(raw, r)
+	return redacted{canon: c, raw: b}
 }
 
 // lockView is the lock entry in the same comparable form.
 func lockView(ls *lock.Server) *snapshot {
-	s := &snapshot{
-		protocolVersion: ls.ProtocolVersion,
-		serverInfo:      ls.Handshake("serverInfo", ls.ServerInfo),
-		capabilities:    ls.Handshake("capabilities", ls.Capabilities),
-		instructions:    ls.Handshake("instructions", ls.Instructions),
-		entries:         map[string]map[string]lock.Canonical{},
+	m := ls.Manifest()
+	return &snapshot{
+		protocolVersion: m.ProtocolVersion,
+		serverInfo:      m.ServerInfo,
+		capabilities:    m.Capabilities,
+		instructions:    m.Instructions,
+		entries:         m.Entries,
 	}
-	for _, kind := range lock.Kinds {
-		m := map[string]lock.Canonical{}
-		for k, e := range ls.Entries(kind, false) {
-			m[k] = e.Canonical()
-		}
-		s.entries[kind] = m
-	}
-	return s
 }
 
-// compare lists what differs between a reference (the lock, or an earlier
-// phase) and a phase. rules picks the rule ids: drift against the lock, or
-// unstable-manifest between phases.
+// manifest is the snapshot as lock.Diff compares it.
+func (s *snapshot) manifest() *lock.Manifest {
+	return &lock.Manifest{
+		ProtocolVersion: s.protocolVersion,
+		ServerInfo:      s.serverInfo,
+		Capabilities:    s.capabilities,
+		Instructions:    s.instructions,
+		Entries:         s.entries,
+	}
+}
+
+// compare turns what differs between a reference (the lock, or an earlier
+// phase) and a phase into findings: drift against the lock, or
+// unstable-manifest between phases (stability).
 func compare(server string, ref, live *snapshot, phase string, stability bool) []finding.Finding {
 	var out []finding.Finding
 	add := func(rule, kind, subject, field, msg, before, after string) {
@@ -221,57 +201,54 @@ func compare(server string, ref, live *snapshot, phase string, stability bool) [
 		f.Kind, f.Subject, f.Field, f.Phase, f.Message, f.Before, f.After = kind, subject, field, phase, msg, before, after
 		out = append(out, f)
 	}
-	if ref.instructions.SHA256 != live.instructions.SHA256 {
-		add(finding.InstructionsChanged, finding.KindServer, "instructions", "instructions",
-			"the server's initialize instructions differ", textOf(ref.instructions), textOf(live.instructions))
+	changes := lock.Diff(ref.manifest(), live.manifest())
+	own := map[string]lock.Change{}
+	for _, c := range changes {
+		if c.Kind == lock.KindServer {
+			own[c.Name] = c
+		}
 	}
-	if ref.protocolVersion != "" && live.protocolVersion != "" && ref.protocolVersion != live.protocolVersion {
+	if c, ok := own["instructions"]; ok {
+		add(finding.InstructionsChanged, finding.KindServer, "instructions", "instructions",
+			"the server's initialize instructions differ", c.Before.Text(), c.After.Text())
+	}
+	// An old lock without a protocol version speaks to no version.
+	if c, ok := own["protocolVersion"]; ok && c.Op == lock.Changed {
 		add(finding.ServerInfoChanged, finding.KindServer, "protocolVersion", "protocolVersion",
 			"the negotiated protocol version differs", ref.protocolVersion, live.protocolVersion)
 	}
-	if ref.serverInfo.SHA256 != live.serverInfo.SHA256 {
+	if c, ok := own["serverInfo"]; ok {
 		add(finding.ServerInfoChanged, finding.KindServer, "serverInfo", "serverInfo",
-			"serverInfo differs", string(ref.serverInfo.Bytes), string(live.serverInfo.Bytes))
+			"serverInfo differs", string(c.Before.Bytes), string(c.After.Bytes))
 	}
-	if ref.capabilities.SHA256 != live.capabilities.SHA256 {
+	if c, ok := own["capabilities"]; ok {
 		add(finding.CapabilitiesChanged, finding.KindServer, "capabilities", "capabilities",
-			"capabilities differ", string(ref.capabilities.Bytes), string(live.capabilities.Bytes))
+			"capabilities differ", string(c.Before.Bytes), string(c.After.Bytes))
 	}
-	for _, kind := range lock.Kinds {
-		rules := ruleFor[kind]
-		refs, lives := ref.entries[kind], live.entries[kind]
-		for _, key := range sortedKeys(lives) {
-			lc := lives[key]
-			rc, ok := refs[key]
-			if !ok {
-				add(rules[0], kind, key, "", fmt.Sprintf("%s %q is not in the %s", kind, key, refName(stability)), "", string(lc.Bytes))
-				continue
-			}
-			if rc.SHA256 == lc.SHA256 {
-				continue
-			}
-			if rc.Ambiguous != "" || lc.Ambiguous != "" {
-				add(rules[2], kind, key, "", fmt.Sprintf("%s %q differs byte for byte", kind, key), string(rc.Bytes), string(lc.Bytes))
-				continue
-			}
-			changes := diffJSON(rc.Bytes, lc.Bytes)
-			for i, c := range changes {
+	for _, c := range changes {
+		if c.Kind == lock.KindServer {
+			continue
+		}
+		kind, key, rule := c.Kind, c.Name, finding.EntryRule(c.Kind, c.Op)
+		switch {
+		case c.Op == lock.Added:
+			add(rule, kind, key, "", fmt.Sprintf("%s %q is not in the %s", kind, key, refName(stability)), "", string(c.After.Bytes))
+		case c.Op == lock.Removed:
+			add(rule, kind, key, "", fmt.Sprintf("%s %q is no longer listed", kind, key), string(c.Before.Bytes), "")
+		case c.Ambiguous():
+			add(rule, kind, key, "", fmt.Sprintf("%s %q differs byte for byte", kind, key), string(c.Before.Bytes), string(c.After.Bytes))
+		default:
+			for i, fc := range c.Fields {
 				if i == maxFieldChanges {
-					add(rules[2], kind, key, "", fmt.Sprintf("%s %q: %d more changed fields not listed", kind, key, len(changes)-i), "", "")
+					add(rule, kind, key, "", fmt.Sprintf("%s %q: %d more changed fields not listed", kind, key, len(c.Fields)-i), "", "")
 					break
 				}
-				field := c.Path
-				add(rules[2], kind, key, field, fmt.Sprintf("%s %q changed (%s)", kind, key, orWhole(field)), c.Before, c.After)
+				add(rule, kind, key, fc.Path, fmt.Sprintf("%s %q changed (%s)", kind, key, orWhole(fc.Path)), fc.Before, fc.After)
 				if kind == lock.KindTool && !stability {
-					for _, p := range newInputProperties(c) {
-						add(finding.NewInputProperty, kind, key, p, fmt.Sprintf("tool %q accepts a new input %q", key, lastElem(p)), "", c.After)
+					for _, p := range newInputProperties(fc) {
+						add(finding.NewInputProperty, kind, key, p, fmt.Sprintf("tool %q accepts a new input %q", key, lastElem(p)), "", fc.After)
 					}
 				}
-			}
-		}
-		for _, key := range sortedKeys(refs) {
-			if _, ok := lives[key]; !ok {
-				add(rules[1], kind, key, "", fmt.Sprintf("%s %q is no longer listed", kind, key), string(refs[key].Bytes), "")
 			}
 		}
 	}
@@ -299,16 +276,4 @@ func lastElem(p string) string {
 		}
 	}
 	return p
-}
-
-// textOf renders a canonical JSON string value as its text.
-func textOf(c lock.Canonical) string {
-	if len(c.Bytes) == 0 {
-		return ""
-	}
-	v, err := decode(c.Bytes)
-	if err != nil {
-		return string(c.Bytes)
-	}
-	return render(v)
 }

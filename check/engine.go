@@ -9,12 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +23,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/timestamps"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
@@ -179,139 +178,6 @@ type serverRun struct {
 	// inspector holds the inspection of snaps started while the server
 	// was still being driven (streamPhases); inspectRun finishes it.
 	inspector *inspector
-}
-
-// LaunchOf is the launch identity of a configured server as the lock
-// records it: placeholders unexpanded, environment and header names only,
-// and secrets in the command and arguments redacted. It redacts secret
-// shapes only (a URL's password, a token), never environment values: the
-// identity must be the same on every machine that pins or checks it.
-func LaunchOf(s config.Server) lock.Launch {
-	var shapes *redact.Redactor
-	l := lock.Launch{Type: s.Type, Command: shapes.String(s.Command), Args: redactArgs(s.Args), Env: s.EnvNames(), Cwd: s.Cwd}
-	if l.Type == "" {
-		l.Type = "stdio"
-	}
-	if s.URL != "" {
-		l.URL = redactURL(s.URL)
-	}
-	for h := range s.Headers {
-		l.Headers = append(l.Headers, h)
-	}
-	sort.Strings(l.Headers)
-	return l
-}
-
-// redactURL drops credentials from a URL: the lock is committed.
-// Userinfo goes, and secret-named query values (?token=, ?api_key=)
-// become REDACTED (redactQuery, check/remote.go).
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return redactUnparsed(raw)
-	}
-	q, redacted := redactQuery(u.RawQuery)
-	// A fragment never reaches the server; keys hide there (#token=...).
-	if u.Fragment != "" || u.RawFragment != "" {
-		u.Fragment, u.RawFragment = "", ""
-		redacted = true
-	}
-	// Keys embedded in the path (/mcp/sk-.../sse).
-	segs := strings.Split(u.Path, "/")
-	for i, seg := range segs {
-		if looksSecret(seg) {
-			segs[i] = redactedValue(seg)
-			redacted = true
-		}
-	}
-	if u.User == nil && !redacted {
-		return raw
-	}
-	u.User, u.RawQuery = nil, q
-	u.Path, u.RawPath = strings.Join(segs, "/"), ""
-	return u.String()
-}
-
-// redactArgs hides the values of secret-named flags (--api-key X,
-// --token=X) and of arguments that look like keys. The lock keeps a short
-// hash in their place, so a changed value is still a changed launch.
-func redactArgs(args []string) []string {
-	if len(args) == 0 {
-		return args
-	}
-	out := make([]string, len(args))
-	copy(out, args)
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		if isPlaceholderArg(a) {
-			continue
-		}
-		if strings.HasPrefix(a, "-") {
-			name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			if !secretQueryKey(name) {
-				continue
-			}
-			if hasVal {
-				if !isPlaceholderArg(val) {
-					out[i] = a[:len(a)-len(val)] + redactedValue(val)
-				}
-			} else if i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") && !isPlaceholderArg(out[i+1]) {
-				out[i+1] = redactedValue(out[i+1])
-				i++
-			}
-			continue
-		}
-		if name, val, ok := strings.Cut(a, "="); ok && secretQueryKey(name) && !isPlaceholderArg(val) {
-			out[i] = name + "=" + redactedValue(val)
-			continue
-		}
-		if looksSecret(a) {
-			out[i] = redactedValue(a)
-		}
-	}
-	// Then secret shapes anywhere in any argument: postgres://u:PASSWORD@h,
-	// --db=..., a token inside a longer value.
-	var shapes *redact.Redactor
-	for i := range out {
-		out[i] = shapes.String(out[i])
-	}
-	return out
-}
-
-func isPlaceholderArg(v string) bool {
-	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "$") == 1
-}
-
-// redactedValue stands in for a secret (redact.Value).
-func redactedValue(v string) string { return redact.Value(v) }
-
-// looksSecret recognises an API-key-shaped token: a known key prefix, or
-// 24+ characters of letters and digits with no separators a word or a
-// path would have.
-func looksSecret(s string) bool {
-	for _, p := range []string{"sk-", "sk_", "ghp_", "gho_", "ghs_", "github_pat_", "xoxb-", "xoxp-", "glpat-", "AKIA", "AIza"} {
-		if strings.HasPrefix(s, p) && len(s) >= len(p)+12 {
-			return true
-		}
-	}
-	if len(s) < 24 || strings.ContainsAny(s, "./@: ") {
-		return false
-	}
-	var lower, upper, digit bool
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z':
-			lower = true
-		case r >= 'A' && r <= 'Z':
-			upper = true
-		case r >= '0' && r <= '9':
-			digit = true
-		case r == '-' || r == '_':
-		default:
-			return false
-		}
-	}
-	return digit && (lower || upper) && (lower && upper || digit)
 }
 
 // probeAll probes every server, Jobs at a time, and returns the runs in
@@ -642,14 +508,14 @@ func promptGetFindings(run *serverRun) []finding.Finding {
 			if prev.SHA256 == c.SHA256 {
 				continue
 			}
-			if before, after, ok := onlyTimestampsDiffer(prev.Bytes, c.Bytes, time.Now()); ok {
+			if before, after, ok := timestamps.OnlyDiffer(prev.Bytes, c.Bytes, time.Now()); ok {
 				run.note(fmt.Sprintf("prompts/get %q answers differently between reads only in timestamp-shaped tokens (%q, then %q): read as the time of the request, not as a change", name, clip(before, 60), clip(after, 60)))
 				firstSeen[name] = c
 				continue
 			}
-			for _, ch := range diffJSON(prev.Bytes, c.Bytes) {
+			for _, ch := range lock.FieldDiff(prev.Bytes, c.Bytes) {
 				f := finding.New(finding.UnstableManifest, run.cfg.Name)
-				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, join("prompts/get", ch.Path), s.obs.Phase
+				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, lock.JoinField("prompts/get", ch.Path), s.obs.Phase
 				f.Message = fmt.Sprintf("changed during the probe: prompts/get %q answers differently than earlier in the run (%s)", name, orWhole(ch.Path))
 				f.Before, f.After = ch.Before, ch.After
 				out = append(out, f)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,8 +53,9 @@ func FuzzCompare(f *testing.F) {
 		if ca.Ambiguous != "" || cb.Ambiguous != "" {
 			return // compared byte for byte: no paths
 		}
-		da, _ := decode(ca.Bytes)
-		db, _ := decode(cb.Bytes)
+		var da, db any
+		json.Unmarshal(ca.Bytes, &da)
+		json.Unmarshal(cb.Bytes, &db)
 		for _, fd := range fs {
 			if fd.Field == "" {
 				continue
@@ -62,9 +64,9 @@ func FuzzCompare(f *testing.F) {
 				t.Fatalf("field %q resolves in neither %s nor %s", fd.Field, ca.Bytes, cb.Bytes)
 			}
 		}
-		// FieldChanges must agree with compare on what differs.
-		if n := len(FieldChanges(ca.Bytes, cb.Bytes)); (n == 0) != (ca.SHA256 == cb.SHA256) {
-			t.Fatalf("FieldChanges found %d changes for %s vs %s", n, ca.Bytes, cb.Bytes)
+		// lock.FieldDiff must agree with compare on what differs.
+		if n := len(lock.FieldDiff(ca.Bytes, cb.Bytes)); (n == 0) != (ca.SHA256 == cb.SHA256) {
+			t.Fatalf("lock.FieldDiff found %d changes for %s vs %s", n, ca.Bytes, cb.Bytes)
 		}
 	})
 }

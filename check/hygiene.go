@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
@@ -45,10 +46,10 @@ func launchHygiene(run *serverRun, ls *lock.Server) []finding.Finding {
 }
 
 // launchRecord is the launch identity the lock records for a probed
-// server: LaunchOf plus, for a package launch, the package spec and the
+// server: pinned.Launch plus, for a package launch, the package spec and the
 // version it resolved to when that could be read offline.
 func launchRecord(run *serverRun) lock.Launch {
-	l := LaunchOf(run.cfg)
+	l := pinned.Launch(run.cfg)
 	if pkg, ok := PackageOf(run.cfg.Command, run.cfg.Args); ok {
 		l.Package = pkg.Spec
 		l.Resolved = run.resolved

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 )
@@ -126,7 +127,7 @@ func TestLaunchHygieneFindings(t *testing.T) {
 	if rec.Resolved != "2.19.0" || rec.Package != "@scope/server" {
 		t.Errorf("launchRecord = %+v", rec)
 	}
-	if !LaunchOf(run.cfg).Equal(ls.Launch) {
+	if !pinned.Launch(run.cfg).Equal(ls.Launch) {
 		t.Error("a resolved-version difference makes the launches unequal (launch-changed too)")
 	}
 	// Pinned and unchanged: nothing.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -77,7 +78,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 	if failed || held {
 		return nil, r
 	}
-	RedactLock(next, opts.Redactor)
+	pinned.RedactLock(next, opts.Redactor)
 	return next, r
 }
 

@@ -63,14 +63,14 @@ func promptAnswerFindings(server string, ls *lock.Server, run *serverRun) []find
 			if ok && pinned.SHA256 == live.SHA256 {
 				continue
 			}
-			changes := diffJSON(pinned.Bytes, live.Bytes)
+			changes := lock.FieldDiff(pinned.Bytes, live.Bytes)
 			if !ok || len(changes) == 0 {
 				changes = changes[:0]
-				changes = append(changes, fieldChange{Before: string(pinned.Bytes), After: string(live.Bytes)})
+				changes = append(changes, lock.FieldChange{Before: string(pinned.Bytes), After: string(live.Bytes)})
 			}
 			for _, ch := range changes {
 				f := finding.New(finding.PromptChanged, server)
-				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, join("prompts/get", ch.Path), s.obs.Phase
+				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, lock.JoinField("prompts/get", ch.Path), s.obs.Phase
 				f.Message = fmt.Sprintf("prompts/get %q answers differently than the answer pinned in the lock (%s)", name, orWhole(ch.Path))
 				f.Before, f.After = ch.Before, ch.After
 				out = append(out, f)

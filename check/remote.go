@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 )
@@ -29,7 +30,7 @@ var remoteRootCAs *x509.CertPool
 // phases are the stdio probe's, over one connection per launch; a
 // relaunch is a new session. Header values and URL secrets are expanded
 // here only, for the connection: the lock records header names and the
-// URL without credentials (LaunchOf), and every text this run reports is
+// URL without credentials (pinned.Launch), and every text this run reports is
 // scrubbed of the expanded values.
 type remoteTarget struct {
 	probe.Remote
@@ -95,7 +96,7 @@ func (t *remoteTarget) redactor() *redact.Redactor { return t.red }
 func (t *remoteTarget) scrub(s string) string { return redactSecrets(s, t.secrets) }
 
 // where names the endpoint, without its credentials.
-func (t *remoteTarget) where() string { return " (" + redactURL(t.s.URL) + ")" }
+func (t *remoteTarget) where() string { return " (" + pinned.RedactURL(t.s.URL) + ")" }
 
 // finish holds a server that sent back a configured credential, and drops
 // what it showed: whatever carries the credential must not reach the lock.
@@ -168,7 +169,7 @@ func remoteSecrets(s config.Server, endpoint string, headers map[string]string) 
 		}
 		for k, vs := range u.Query() {
 			for _, v := range vs {
-				if secretQueryKey(k) || strings.Contains(written[k], "$") {
+				if pinned.SecretQueryKey(k) || strings.Contains(written[k], "$") {
 					add("url query "+k, v)
 				}
 			}
@@ -190,81 +191,4 @@ func redactSecrets(text string, secrets []secret) string {
 // pinning what it showed would write the secret into a committed file.
 func echoFinding(server, where, phase, method string) finding.Finding {
 	return leakFinding(server, where, phase, method, "the server sent back the value of %s (in %s); the value is not shown")
-}
-
-// secretQueryKey reports whether a URL query parameter's name says its
-// value is a credential (?token=, ?api_key=, ?sig=, ...).
-func secretQueryKey(k string) bool {
-	n := strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(k))
-	switch n {
-	case "key", "sig", "signature", "code", "session", "sessionid", "sid", "jwt", "pat", "auth":
-		return true
-	}
-	for _, part := range []string{"token", "secret", "passw", "apikey", "accesskey", "privatekey", "credential", "authorization"} {
-		if strings.Contains(n, part) {
-			return true
-		}
-	}
-	// smithery_key, openaiKey, ...
-	return strings.HasSuffix(n, "key")
-}
-
-// redactQuery replaces the values of secret-named query parameters with
-// REDACTED, keeping the order and encoding of the rest (the query is part
-// of the launch identity). A value that is only a ${PLACEHOLDER} is kept:
-// it names a variable, not a secret.
-func redactQuery(raw string) (string, bool) {
-	if raw == "" {
-		return raw, false
-	}
-	parts := strings.Split(raw, "&")
-	changed := false
-	for i, p := range parts {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || v == "" {
-			continue
-		}
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if !secretQueryKey(name) || isPlaceholder(v) {
-			continue
-		}
-		parts[i] = k + "=REDACTED"
-		changed = true
-	}
-	return strings.Join(parts, "&"), changed
-}
-
-func isPlaceholder(v string) bool {
-	if u, err := url.QueryUnescape(v); err == nil {
-		v = u
-	}
-	return isPlaceholderArg(v)
-}
-
-// redactUnparsed redacts a URL url.Parse refused (a placeholder in the
-// host, say): "user:pass@" is dropped and the query redacted as
-// redactQuery does, by string surgery.
-func redactUnparsed(raw string) string {
-	if _, rest, ok := strings.Cut(raw, "://"); ok {
-		authority := rest
-		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-			authority = rest[:i]
-		}
-		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
-			raw = raw[:len(raw)-len(rest)] + rest[at+1:]
-		}
-	}
-	base, query, ok := strings.Cut(raw, "?")
-	if !ok {
-		return raw
-	}
-	query, frag, hasFrag := strings.Cut(query, "#")
-	query, _ = redactQuery(query)
-	if hasFrag {
-		query += "#" + frag
-	}
-	return base + "?" + query
 }

@@ -45,8 +45,8 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 	key2 := map[string]string{lock.KindTool: "t2", lock.KindPrompt: "p2", lock.KindResource: "file:///r2", lock.KindTemplate: "file:///{y}"}
 	// mutate makes the live server raise rule.
 	mutate := map[string]func(l *lock.Server){}
-	for kind, rules := range ruleFor {
-		kind := kind
+	for _, kind := range lock.Kinds {
+		rules := changeRules(kind)
 		mutate[rules[0]] = func(l *lock.Server) { l.Entries(kind, true)[key2[kind]] = entry(raws[kind]("new")) }
 		mutate[rules[1]] = func(l *lock.Server) { delete(l.Entries(kind, false), kindOf[kind]) }
 		mutate[rules[2]] = func(l *lock.Server) {

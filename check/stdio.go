@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
@@ -111,7 +112,7 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 	// server shows is compared and pinned with placeholders for them.
 	t.red = opts.Redactor
 	if pc, err := sb.Command(ctx, command, args, env, cwd); err == nil {
-		t.red = t.red.WithPaths(LaunchPaths(pc))
+		t.red = t.red.WithPaths(pinned.LaunchPaths(pc))
 	}
 	return t
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -288,7 +289,7 @@ func approveAck(env Env, c *common, lk *lock.File, lives []*check.Live, req appr
 }
 
 func writeLock(env Env, c *common, lk *lock.File) error {
-	check.RedactLock(lk, env.red)
+	pinned.RedactLock(lk, env.red)
 	data, err := lk.Marshal()
 	if err != nil {
 		return err

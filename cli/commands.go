@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
@@ -294,7 +295,7 @@ func runServers(_ context.Context, args []string, env Env) (int, error) {
 		return printMatrix(env, servers)
 	}
 	for _, s := range servers {
-		l := check.LaunchOf(s)
+		l := pinned.Launch(s)
 		target := l.Command + " " + strings.Join(l.Args, " ")
 		if l.URL != "" {
 			target = l.URL

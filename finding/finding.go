@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
 // Severity orders findings. The zero value is Note, the lowest.
@@ -57,13 +59,14 @@ func (s *Severity) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Kinds of subject a finding can be about.
+// Kinds of subject a finding can be about: the lock's entry kinds, and
+// the server itself.
 const (
-	KindServer   = "server"
-	KindTool     = "tool"
-	KindPrompt   = "prompt"
-	KindResource = "resource"
-	KindTemplate = "template"
+	KindServer   = lock.KindServer
+	KindTool     = lock.KindTool
+	KindPrompt   = lock.KindPrompt
+	KindResource = lock.KindResource
+	KindTemplate = lock.KindTemplate
 )
 
 // Finding is one thing a run found about one server.

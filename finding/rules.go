@@ -1,5 +1,7 @@
 package finding
 
+import "github.com/mcp-lockcheck/mcp-lockcheck/lock"
+
 // Rule describes one stable rule id. The registry below feeds SARIF
 // tool.driver.rules, the rule table of docs/rules.md, --fail-on and the policy
 // file's re-levelling; its order is the order rules are documented in.
@@ -172,3 +174,18 @@ func Resolution(id string) string {
 	}
 	return ResolveFix
 }
+
+// entryRules are the drift rules of each entry kind, by change: what check
+// raises against the lock and the guard refuses on the wire.
+var entryRules = map[string]map[lock.Op]string{
+	lock.KindTool:     {lock.Added: ToolAdded, lock.Removed: ToolRemoved, lock.Changed: ToolChanged},
+	lock.KindPrompt:   {lock.Added: PromptAdded, lock.Removed: PromptRemoved, lock.Changed: PromptChanged},
+	lock.KindResource: {lock.Added: ResourceAdded, lock.Removed: ResourceRemoved, lock.Changed: ResourceChanged},
+	lock.KindTemplate: {lock.Added: ResourceTemplateAdded, lock.Removed: ResourceTemplateRemoved, lock.Changed: ResourceTemplateChanged},
+}
+
+// EntryRule is the drift rule of an entry added, removed or changed
+// against the lock ("tool-added", "resource-template-changed"); "" for a
+// kind that is not an entry kind (the server's own fields have a rule per
+// field).
+func EntryRule(kind string, op lock.Op) string { return entryRules[kind][op] }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"regexp"
 	"testing"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
 // TestDocsRuleTable keeps the rule table in docs/rules.md and the registry
@@ -35,5 +37,26 @@ func TestSeverityRoundTrip(t *testing.T) {
 	}
 	if _, err := ParseSeverity("fatal"); err == nil {
 		t.Error("ParseSeverity(fatal) succeeded")
+	}
+}
+
+// TestEntryRule: every entry kind has a registered rule for each change,
+// named kind-op (templates as resource-template-...), and nothing else
+// has one.
+func TestEntryRule(t *testing.T) {
+	for _, kind := range lock.Kinds {
+		prefix := kind
+		if kind == lock.KindTemplate {
+			prefix = "resource-template"
+		}
+		for _, op := range []lock.Op{lock.Added, lock.Removed, lock.Changed} {
+			id := EntryRule(kind, op)
+			if _, ok := Lookup(id); !ok || id != prefix+"-"+string(op) {
+				t.Errorf("EntryRule(%s, %s) = %q", kind, op, id)
+			}
+		}
+	}
+	if id := EntryRule(KindServer, lock.Changed); id != "" {
+		t.Errorf("the server's own fields have a rule per field, not %q", id)
 	}
 }

@@ -7,22 +7,15 @@ import (
 	"hash/maphash"
 	"io"
 	"strings"
+	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/timestamps"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
-
-// listSpec says where each list answer keeps its definitions and what keys
-// them, as the lock does.
-var listSpec = map[string]struct{ kind, field, key string }{
-	"tools/list":               {lock.KindTool, "tools", "name"},
-	"prompts/list":             {lock.KindPrompt, "prompts", "name"},
-	"resources/list":           {lock.KindResource, "resources", "uri"},
-	"resources/templates/list": {lock.KindTemplate, "resourceTemplates", "uriTemplate"},
-}
 
 // errorRules are the inspection rules the guard enforces: the error-level
 // ones whose finding does not depend on judgement (invisible characters and
@@ -69,39 +62,25 @@ type checker struct {
 	red *redact.Redactor
 }
 
-// pinned is raw in the form pin records it (canonical, secrets redacted).
-func (c *checker) pinned(raw []byte) lock.Canonical {
-	return check.PinnedCanonical(raw, c.red)
+// asPinned is raw in the form pin records it (canonical, secrets redacted).
+func (c *checker) asPinned(raw []byte) lock.Canonical {
+	return pinned.Canonical(raw, c.red)
 }
 
 func newChecker(server string, ls *lock.Server, lockPath string) *checker {
 	c := &checker{
 		server: server, lockPath: orLock(lockPath), ls: ls,
-		locked:     map[string]map[string]lock.Canonical{},
-		instr:      canonOrEmpty(ls.Instructions),
-		info:       canonOrEmpty(ls.ServerInfo),
-		caps:       canonOrEmpty(ls.Capabilities),
+		instr:      lock.CanonicalizeOptional(ls.Instructions),
+		info:       lock.CanonicalizeOptional(ls.ServerInfo),
+		caps:       lock.CanonicalizeOptional(ls.Capabilities),
 		accepted:   map[string][]byte{},
 		pages:      map[uint64][]byte{},
 		seed:       maphash.MakeSeed(),
 		promptPins: map[string]lock.Canonical{},
 		logged:     map[string]bool{},
 	}
-	for _, kind := range lock.Kinds {
-		m := map[string]lock.Canonical{}
-		for k, e := range ls.Entries(kind, false) {
-			m[k] = e.Canonical()
-		}
-		c.locked[kind] = m
-	}
+	c.locked = ls.Manifest().Entries
 	return c
-}
-
-func canonOrEmpty(raw []byte) lock.Canonical {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return lock.Canonical{}
-	}
-	return lock.Canonicalize(raw)
 }
 
 // problem is one thing wrong with an answer.
@@ -111,7 +90,7 @@ type problem struct {
 	subject string
 	fields  []string // changed field paths; "" is the whole definition
 	what    string   // for a human: "is not in the lock", "changed", ...
-	changes []check.FieldChange
+	changes []lock.FieldChange
 	// first is set when the reference is the session's first answer
 	// (prompts/get), not the lock.
 	first bool
@@ -270,7 +249,7 @@ func (c *checker) answer(p pendingReq, result []byte) *refusal {
 	case "":
 		return nil // an answer to no request the guard recorded
 	default:
-		spec, ok := listSpec[p.method]
+		spec, ok := lock.InfoOfMethod(p.method)
 		if !ok {
 			// A tool result, a resource's contents, a completion: text
 			// the model reads that no lock can pin.
@@ -279,7 +258,7 @@ func (c *checker) answer(p pendingReq, result []byte) *refusal {
 		if c.knownPage(p.method, result) {
 			return nil
 		}
-		ps = c.list(spec.kind, spec.field, spec.key, result)
+		ps = c.list(spec.Kind, spec.Field, spec.Key, result)
 		if len(ps) == 0 {
 			c.rememberPage(p.method, result)
 		}
@@ -306,7 +285,7 @@ func (c *checker) pageHash(method string, result []byte) uint64 {
 // guard already accepted. The hash only finds the candidate; the bytes
 // decide, so a collision cannot pass an unchecked page.
 func (c *checker) knownPage(method string, result []byte) bool {
-	if _, ok := listSpec[method]; !ok || len(c.pages) == 0 {
+	if _, ok := lock.InfoOfMethod(method); !ok || len(c.pages) == 0 {
 		return false
 	}
 	prev, ok := c.pages[c.pageHash(method, result)]
@@ -393,37 +372,35 @@ func (c *checker) list(kind, field, keyField string, result []byte) []problem {
 // definition checks one listed definition against its lock entry and the
 // error-level inspection rules.
 func (c *checker) definition(kind, key string, raw []byte) []problem {
-	rules := ruleIDs[kind]
-	live := c.pinned(raw)
+	live := c.asPinned(raw)
 	want, ok := c.locked[kind][key]
 	if !ok {
-		return []problem{{rule: rules[0], kind: kind, subject: key, what: "not in the lock"}}
+		return []problem{{rule: finding.EntryRule(kind, lock.Added), kind: kind, subject: key, what: "not in the lock"}}
 	}
 	var out []problem
-	if want.SHA256 != live.SHA256 {
-		p := problem{rule: rules[2], kind: kind, subject: key, what: "changed"}
-		if want.Ambiguous != "" || live.Ambiguous != "" {
+	if ch, ok := lock.DiffOne(kind, key, want, live); ok {
+		p := problem{rule: finding.EntryRule(kind, lock.Changed), kind: kind, subject: key, what: "changed"}
+		p.fill(ch)
+		if len(p.fields) == 0 {
 			p.fields = []string{""}
-			p.changes = []check.FieldChange{{Before: string(want.Bytes), After: string(live.Bytes)}}
-		} else {
-			p.changes = check.FieldChanges(want.Bytes, live.Bytes)
-			for _, ch := range p.changes {
-				p.fields = append(p.fields, ch.Path)
-			}
-			if len(p.fields) == 0 {
-				p.fields = []string{""}
-			}
 		}
 		out = append(out, p)
 	}
 	return append(out, c.inspect(kind, key, raw, live.SHA256)...)
 }
 
-var ruleIDs = map[string][3]string{
-	lock.KindTool:     {finding.ToolAdded, finding.ToolRemoved, finding.ToolChanged},
-	lock.KindPrompt:   {finding.PromptAdded, finding.PromptRemoved, finding.PromptChanged},
-	lock.KindResource: {finding.ResourceAdded, finding.ResourceRemoved, finding.ResourceChanged},
-	lock.KindTemplate: {finding.ResourceTemplateAdded, finding.ResourceTemplateRemoved, finding.ResourceTemplateChanged},
+// fill sets a problem's field paths and diff from a lock change: a change
+// between ambiguous bytes is one change of the whole definition.
+func (p *problem) fill(ch lock.Change) {
+	if ch.Ambiguous() {
+		p.fields = []string{""}
+		p.changes = []lock.FieldChange{{Before: string(ch.Before.Bytes), After: string(ch.After.Bytes)}}
+		return
+	}
+	p.changes = ch.Fields
+	for _, f := range ch.Fields {
+		p.fields = append(p.fields, f.Path)
+	}
 }
 
 // inspect runs the error-level inspection rules on text the model reads. A
@@ -459,10 +436,10 @@ func (c *checker) initialize(result []byte) []problem {
 	}
 	var out []problem
 	iraw, _ := get(ms, "instructions")
-	live := canonOrEmpty(c.red.JSON(iraw)) // as pin records it
+	live := lock.CanonicalizeOptional(c.red.JSON(iraw)) // as pin records it
 	if live.SHA256 != c.instr.SHA256 {
 		p := problem{rule: finding.InstructionsChanged, kind: finding.KindServer, subject: "instructions", fields: []string{"instructions"}}
-		p.changes = []check.FieldChange{{Path: "instructions", Before: stringOr(c.instr.Bytes), After: stringOr(live.Bytes)}}
+		p.changes = []lock.FieldChange{{Path: "instructions", Before: stringOr(c.instr.Bytes), After: stringOr(live.Bytes)}}
 		out = append(out, p)
 	}
 	if len(iraw) > 0 {
@@ -473,13 +450,13 @@ func (c *checker) initialize(result []byte) []problem {
 		want      lock.Canonical
 	}{{"serverInfo", finding.ServerInfoChanged, c.info}, {"capabilities", finding.CapabilitiesChanged, c.caps}} {
 		raw, _ := get(ms, w.key)
-		got := canonOrEmpty(c.red.JSON(raw))
+		got := lock.CanonicalizeOptional(c.red.JSON(raw))
 		if got.SHA256 == w.want.SHA256 || c.logged[w.key+got.SHA256] {
 			continue
 		}
 		c.logged[w.key+got.SHA256] = true
 		p := problem{rule: w.rule, kind: finding.KindServer, subject: w.key, fields: []string{w.key},
-			changes: []check.FieldChange{{Path: w.key, Before: string(w.want.Bytes), After: string(got.Bytes)}}}
+			changes: []lock.FieldChange{{Path: w.key, Before: string(w.want.Bytes), After: string(got.Bytes)}}}
 		if finding.DefaultSeverity(w.rule) >= finding.Error {
 			out = append(out, p)
 			continue
@@ -550,46 +527,41 @@ func (c *checker) promptGet(params, result []byte) []problem {
 	if _, ok := c.locked[lock.KindPrompt][name]; !ok {
 		out = append(out, problem{rule: finding.PromptAdded, kind: lock.KindPrompt, subject: name, what: "not in the lock"})
 	}
-	live := c.pinned(result)
+	live := c.asPinned(result)
 	// The lock's pin (pin-prompts): the answer pin saw for the same
 	// arguments, across sessions, first answer included.
 	if want := c.ls.PromptAnswers[name]; want != nil && string(lock.CanonicalArguments(args)) == string(want.Arguments) {
-		if pinned := want.Canonical(); pinned.SHA256 != live.SHA256 {
+		if ch, ok := lock.DiffOne(lock.KindPrompt, name, want.Canonical(), live); ok {
 			p := problem{rule: finding.PromptChanged, kind: lock.KindPrompt, subject: name, what: "differs from the answer pinned in the lock"}
-			if pinned.Ambiguous != "" || live.Ambiguous != "" {
-				p.fields = []string{""}
-				p.changes = []check.FieldChange{{Before: string(pinned.Bytes), After: string(live.Bytes)}}
-			} else {
-				p.changes = check.FieldChanges(pinned.Bytes, live.Bytes)
-				for _, ch := range p.changes {
-					p.fields = append(p.fields, ch.Path)
-				}
-			}
+			p.fill(ch)
 			out = append(out, p)
 		}
 	}
 	if first, ok := c.promptPins[pkey]; !ok {
 		c.promptPins[pkey] = live
-	} else if first.SHA256 != live.SHA256 && check.OnlyTimestampsDiffer(first.Bytes, live.Bytes) {
+	} else if first.SHA256 != live.SHA256 && onlyTimes(first, live) {
 		// The time of the request, not a rug pull: what check notes
 		// and clients show as it comes.
 		if !c.logged["time"+pkey] && c.warn != nil {
 			c.logged["time"+pkey] = true
 			fmt.Fprintf(c.warn, "mcp-lockcheck guard: server %q: prompts/get %s differs from the session's first answer only in timestamp-shaped tokens: forwarded\n", c.server, quote(name))
 		}
-	} else if first.SHA256 != live.SHA256 {
+	} else if ch, ok := lock.DiffOne(lock.KindPrompt, name, first, live); ok {
 		p := problem{rule: finding.PromptChanged, kind: lock.KindPrompt, subject: name, what: "changed during the session", first: true}
-		if first.Ambiguous != "" || live.Ambiguous != "" {
-			p.fields = []string{""}
-		} else {
-			p.changes = check.FieldChanges(first.Bytes, live.Bytes)
-			for _, ch := range p.changes {
-				p.fields = append(p.fields, ch.Path)
-			}
+		p.fill(ch)
+		if ch.Ambiguous() {
+			p.changes = nil // the session pin's log names the field only
 		}
 		out = append(out, p)
 	}
 	return append(out, c.inspect(lock.KindPrompt, name, result, live.SHA256)...)
+}
+
+// onlyTimes reports whether two answers differ only in timestamp-shaped
+// tokens, as check's stability comparison judges them.
+func onlyTimes(a, b lock.Canonical) bool {
+	_, _, ok := timestamps.OnlyDiffer(a.Bytes, b.Bytes, time.Now())
+	return ok
 }
 
 // errorLine is a JSON-RPC error response to id, newline-terminated.

@@ -15,11 +15,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
-	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
@@ -273,9 +273,9 @@ func (s *session) run(ctx context.Context) int {
 	}
 	// The guard's own launch shows the server its own directories (the
 	// client's cwd, the user's HOME), which pin recorded as placeholders
-	// (check.LaunchPaths): live text is compared in that form too, or an
+	// (pinned.LaunchPaths): live text is compared in that form too, or an
 	// honest server that names its cwd would be refused.
-	s.check.red = s.o.Redactor.WithPaths(check.LaunchPaths(cmd))
+	s.check.red = s.o.Redactor.WithPaths(pinned.LaunchPaths(cmd))
 	setParentDeathSignal(cmd)
 	// Our own pipes, not StdinPipe/StdoutPipe: Wait closes those as soon as
 	// the process exits, which would lose the last lines a server wrote.
@@ -627,7 +627,7 @@ func (s *session) fromServer(line []byte) {
 	if len(t) == 0 {
 		return // a blank line carries nothing; forwarding it could confuse a strict reader
 	}
-	if !probe.IsMessageLine(t) {
+	if !transport.IsMessageLine(t) {
 		// A banner, a log line, telemetry (Elastic's server): no
 		// client reads it as a message, the TypeScript and Python SDK
 		// clients skip it and read on, and so does the guard, without
@@ -778,7 +778,7 @@ const maxRelistBytes = 8 << 20
 // remember keeps an accepted list answer (a whole line) as a template for
 // relisted.
 func (s *session) remember(method string, m []byte, ms []member) {
-	if _, ok := listSpec[method]; !ok {
+	if _, ok := lock.InfoOfMethod(method); !ok {
 		return
 	}
 	var id *member

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -113,7 +113,7 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 			return nil, ch, nil
 		}
 		if s, ok := byName[e.name]; ok {
-			if l := check.LaunchOf(s); !l.Equal(ls.Launch) {
+			if l := pinned.Launch(s); !l.Equal(ls.Launch) {
 				ch.Warning = fmt.Sprintf("the config's launch (%s %s) differs from the lock's approved one (%s %s); mcp-lockcheck check reports launch-changed",
 					l.Command, strings.Join(l.Args, " "), ls.Launch.Command, strings.Join(ls.Launch.Args, " "))
 			}

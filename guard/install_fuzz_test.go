@@ -3,8 +3,8 @@ package guard
 import (
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -33,8 +33,8 @@ func FuzzInstallRoundTrip(f *testing.F) {
 		lk := lock.New()
 		want := map[string]lock.Launch{}
 		for _, s := range orig {
-			lk.Servers[s.Name] = &lock.Server{Launch: check.LaunchOf(s)}
-			want[s.Name] = check.LaunchOf(s)
+			lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s)}
+			want[s.Name] = pinned.Launch(s)
 		}
 		out, changes, err := Install(name, data, InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
 		if err != nil {
@@ -53,8 +53,8 @@ func FuzzInstallRoundTrip(f *testing.F) {
 			if !guarded[s.Name] {
 				continue
 			}
-			if s.Guard == nil || !check.LaunchOf(s).Equal(want[s.Name]) {
-				t.Fatalf("%s: guarded launch reads back as %+v (guard %v), want %+v\n%q", s.Name, check.LaunchOf(s), s.Guard, want[s.Name], out)
+			if s.Guard == nil || !pinned.Launch(s).Equal(want[s.Name]) {
+				t.Fatalf("%s: guarded launch reads back as %+v (guard %v), want %+v\n%q", s.Name, pinned.Launch(s), s.Guard, want[s.Name], out)
 			}
 		}
 		prior := false

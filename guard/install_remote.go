@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 )
 
 // remoteKeys are the members of a url entry the bridge command replaces.
@@ -76,7 +76,7 @@ func installRemote(d *doc, e *srvEntry, s config.Server, o InstallOptions, ch *C
 			}
 		}
 	}
-	if l := check.LaunchOf(s); l.URL != ls.Launch.URL {
+	if l := pinned.Launch(s); l.URL != ls.Launch.URL {
 		ch.Warning = fmt.Sprintf("the config's url (%s) differs from the lock's approved one (%s); mcp-lockcheck check reports launch-changed", l.URL, ls.Launch.URL)
 	} else if !l.Equal(ls.Launch) {
 		ch.Warning = "the config's launch (headers or env) differs from the lock's approved one; mcp-lockcheck check reports launch-changed"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -30,7 +30,7 @@ func TestInstallRemote(t *testing.T) {
 	lk := lock.New()
 	for _, s := range before {
 		if s.Name != "unpinned" {
-			lk.Servers[s.Name] = &lock.Server{Launch: check.LaunchOf(s), Tools: map[string]*lock.Entry{}}
+			lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s), Tools: map[string]*lock.Entry{}}
 		}
 	}
 	out, changes, err := Install(in, data, InstallOptions{Lock: lk, LockPath: "/repo/mcp-lock.json", Executable: "/usr/local/bin/mcp-lockcheck", Flags: []string{"--sandbox", "basic", "--mode", "sanitize"}})
@@ -106,7 +106,7 @@ func TestInstallRemoteNotBridged(t *testing.T) {
 			}
 			lk := lock.New()
 			for _, s := range orig {
-				lk.Servers[s.Name] = &lock.Server{Launch: check.LaunchOf(s)}
+				lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s)}
 			}
 			out, changes, err := Install(tt.file, []byte(tt.data), InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
 			if err != nil {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -29,7 +29,7 @@ func TestInstallUninstall(t *testing.T) {
 	lk := lock.New()
 	for _, s := range servers {
 		if s.Name == "fs" || s.Name == "memory" {
-			lk.Servers[s.Name] = &lock.Server{Launch: check.LaunchOf(s), Tools: map[string]*lock.Entry{}}
+			lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s), Tools: map[string]*lock.Entry{}}
 		}
 	}
 	lk.Servers["memory"].Launch.Args = []string{"--approved-arg"}
@@ -84,8 +84,8 @@ func TestInstallUninstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range orig {
-		if !check.LaunchOf(orig[i]).Equal(check.LaunchOf(restored[i])) {
-			t.Errorf("%s: restored launch %+v, want %+v", orig[i].Name, check.LaunchOf(restored[i]), check.LaunchOf(orig[i]))
+		if !pinned.Launch(orig[i]).Equal(pinned.Launch(restored[i])) {
+			t.Errorf("%s: restored launch %+v, want %+v", orig[i].Name, pinned.Launch(restored[i]), pinned.Launch(orig[i]))
 		}
 	}
 }
@@ -129,8 +129,8 @@ func TestInstallRoundTrip(t *testing.T) {
 			lk := lock.New()
 			want := map[string]lock.Launch{}
 			for _, s := range orig {
-				lk.Servers[s.Name] = &lock.Server{Launch: check.LaunchOf(s)}
-				want[s.Name] = check.LaunchOf(s)
+				lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s)}
+				want[s.Name] = pinned.Launch(s)
 			}
 			o := InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck", Flags: []string{"--mode", "warn"}}
 			out, changes, err := Install(tt.file, data, o)
@@ -158,7 +158,7 @@ func TestInstallRoundTrip(t *testing.T) {
 				if (s.Type == config.TypeStdio || guarded[s.Name]) && s.Guard == nil {
 					t.Errorf("%s: not recognised as guarded:\n%s", s.Name, out)
 				}
-				if got := check.LaunchOf(s); !got.Equal(want[s.Name]) {
+				if got := pinned.Launch(s); !got.Equal(want[s.Name]) {
 					t.Errorf("%s: inner launch %+v, want %+v", s.Name, got, want[s.Name])
 				}
 			}
@@ -189,7 +189,7 @@ func TestUninstallKeepsLaterEdits(t *testing.T) {
 	data := []byte("{\"mcpServers\": {\n  \"a\": {\"command\": \"npx\", \"args\": [\"-y\", \"pkg\"]}\n}}\n")
 	orig, _ := config.Parse(file, data)
 	lk := lock.New()
-	lk.Servers["a"] = &lock.Server{Launch: check.LaunchOf(orig[0])}
+	lk.Servers["a"] = &lock.Server{Launch: pinned.Launch(orig[0])}
 	out, _, err := Install(file, data, InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
 	if err != nil {
 		t.Fatal(err)

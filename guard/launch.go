@@ -5,8 +5,8 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -25,7 +25,7 @@ func launchMismatch(l lock.Launch, command string, args []string) string {
 	if l.Command == "" {
 		return ""
 	}
-	live := check.LaunchOf(config.Server{Command: command, Args: args})
+	live := pinned.Launch(config.Server{Command: command, Args: args})
 	command, args = live.Command, live.Args
 	match := func(want, got string) bool {
 		return want == got || strings.Contains(want, "${") || strings.Contains(want, "{env:")

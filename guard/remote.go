@@ -17,10 +17,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
-	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 )
 
 // Remote is a server reached over HTTP. With Options.Remote set the guard
@@ -57,7 +57,7 @@ func remoteLaunchMismatch(l lock.Launch, r *Remote) string {
 	if l.URL == "" || strings.Contains(l.URL, "${") || strings.Contains(l.URL, "{env:") {
 		return ""
 	}
-	live := check.LaunchOf(config.Server{URL: r.URL}).URL
+	live := pinned.Launch(config.Server{URL: r.URL}).URL
 	if live != l.URL {
 		return fmt.Sprintf("url %s differs from the approved %s", quote(live), quote(l.URL))
 	}
@@ -140,7 +140,7 @@ func remoteSecrets(r Remote) []string {
 // shapes redacted as everywhere else.
 func (b *bridge) redact(s string) string {
 	if b.r.URL != "" {
-		s = strings.ReplaceAll(s, b.r.URL, check.LaunchOf(config.Server{URL: b.r.URL}).URL)
+		s = strings.ReplaceAll(s, b.r.URL, pinned.Launch(config.Server{URL: b.r.URL}).URL)
 	}
 	for _, sec := range b.secrets {
 		s = strings.ReplaceAll(s, sec, "[REDACTED]")
@@ -268,10 +268,10 @@ type statuser interface{ HTTPStatus() (first, auth int) }
 
 // connect opens a connection with the chosen transport. b.mu is held.
 func (b *bridge) connect(sse bool) error {
-	ropts := probe.RemoteOptions{Timeout: b.r.Timeout, MaxMessageBytes: b.s.o.MaxMessageBytes, RootCAs: b.r.RootCAs, ResponseTimeout: -1}
-	connect, what := probe.HTTPConnector(b.r.URL, b.r.Headers, ropts), "streamable HTTP"
+	ropts := transport.RemoteOptions{Timeout: b.r.Timeout, MaxMessageBytes: b.s.o.MaxMessageBytes, RootCAs: b.r.RootCAs, ResponseTimeout: -1}
+	connect, what := transport.HTTPConnector(b.r.URL, b.r.Headers, ropts), "streamable HTTP"
 	if sse {
-		connect, what = probe.SSEConnector(b.r.URL, b.r.Headers, ropts), "HTTP+SSE"
+		connect, what = transport.SSEConnector(b.r.URL, b.r.Headers, ropts), "HTTP+SSE"
 	}
 	conn, closer, err := connect(b.ctx, 1)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
-	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 )
 
 // BenchmarkGuardRemoteRoundTrip measures what the bridge adds to one
@@ -43,7 +43,7 @@ func BenchmarkGuardRemoteRoundTrip(b *testing.B) {
 	defer cancel()
 
 	// Direct: the SDK's transport at the connection level.
-	conn, closeConn, err := probe.HTTPConnector(hs.URL, secretHeaders, probe.RemoteOptions{Timeout: 10 * time.Second})(ctx, 1)
+	conn, closeConn, err := transport.HTTPConnector(hs.URL, secretHeaders, transport.RemoteOptions{Timeout: 10 * time.Second})(ctx, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

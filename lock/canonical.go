@@ -50,6 +50,16 @@ func Canonicalize(raw []byte) Canonical {
 	return Canonical{Bytes: out, SHA256: Sum(out)}
 }
 
+// CanonicalizeOptional is Canonicalize for a value that may be absent
+// (instructions, capabilities): blank raw is the zero Canonical, which
+// compares equal only to another absent value.
+func CanonicalizeOptional(raw []byte) Canonical {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return Canonical{}
+	}
+	return Canonicalize(raw)
+}
+
 // Sum is the lowercase hex sha256 of b.
 func Sum(b []byte) string {
 	h := sha256.Sum256(b)

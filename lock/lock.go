@@ -100,10 +100,7 @@ func (s *Server) Handshake(field string, value json.RawMessage) Canonical {
 		}
 		return Canonical{Bytes: b, SHA256: Sum(b), Ambiguous: "kept as raw bytes"}
 	}
-	if len(bytes.TrimSpace(value)) == 0 {
-		return Canonical{}
-	}
-	return Canonicalize(value)
+	return CanonicalizeOptional(value)
 }
 
 // Kinds of entries, as used in findings and in approve's SERVER/KIND/NAME.
@@ -140,15 +137,8 @@ func (s *Server) Entries(kind string, create bool) map[string]*Entry {
 
 // JSONKey is the lockfile key of an entry kind ("resourceTemplates").
 func JSONKey(kind string) string {
-	switch kind {
-	case KindTool:
-		return "tools"
-	case KindPrompt:
-		return "prompts"
-	case KindResource:
-		return "resources"
-	case KindTemplate:
-		return "resourceTemplates"
+	if k, ok := InfoOf(kind); ok {
+		return k.Field
 	}
 	return kind
 }

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -30,24 +31,24 @@ const (
 
 var legacyVersions = []string{LatestLegacy, "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// Kinds of listed definitions, in the order they are listed.
+// Kinds of listed definitions, in the order they are listed: the lock's.
 const (
-	KindTool     = "tool"
-	KindPrompt   = "prompt"
-	KindResource = "resource"
-	KindTemplate = "template"
+	KindTool     = lock.KindTool
+	KindPrompt   = lock.KindPrompt
+	KindResource = lock.KindResource
+	KindTemplate = lock.KindTemplate
 )
 
-var Kinds = []string{KindTool, KindPrompt, KindResource, KindTemplate}
+var Kinds = lock.Kinds
 
 // listSpec says how each kind is listed: method, result array, key field,
-// and the capability that advertises it.
-var listSpec = map[string]struct{ method, field, key, capability string }{
-	KindTool:     {"tools/list", "tools", "name", "tools"},
-	KindPrompt:   {"prompts/list", "prompts", "name", "prompts"},
-	KindResource: {"resources/list", "resources", "uri", "resources"},
-	KindTemplate: {"resources/templates/list", "resourceTemplates", "uriTemplate", "resources"},
+// and the capability that advertises it (lock.KindInfo).
+func listSpec(kind string) listInfo {
+	k, _ := lock.InfoOf(kind)
+	return listInfo{method: k.Method, field: k.Field, key: k.Key, capability: k.Capability}
 }
+
+type listInfo struct{ method, field, key, capability string }
 
 // Def is one listed definition as received.
 type Def struct {
@@ -608,7 +609,7 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 	}
 	wg.Wait()
 	for i, kind := range Kinds {
-		spec := listSpec[kind]
+		spec := listSpec(kind)
 		c, advertised := caps[spec.capability]
 		advertised = advertised && string(c) != "null"
 		defs, err := answers[i].defs, answers[i].err
@@ -729,7 +730,7 @@ func (l *launchRun) promptGet(ctx context.Context, p Def) (raw, sent json.RawMes
 // list follows nextCursor through every page, refusing cursor loops and
 // more than MaxPages pages.
 func (l *launchRun) list(ctx context.Context, kind string) ([]Def, error) {
-	spec := listSpec[kind]
+	spec := listSpec(kind)
 	var defs []Def
 	seen := map[string]bool{}
 	cursor := ""

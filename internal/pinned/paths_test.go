@@ -1,4 +1,4 @@
-package check
+package pinned
 
 import (
 	"os"

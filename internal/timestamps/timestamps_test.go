@@ -1,4 +1,4 @@
-package check
+package timestamps
 
 import (
 	"testing"
@@ -34,7 +34,7 @@ func TestOnlyTimestampsDiffer(t *testing.T) {
 		{"a stamp removed", "at 22:40:01.", "at .", false},
 		{"identical", "at 22:40:01", "at 22:40:01", false},
 	} {
-		_, _, got := onlyTimestampsDiffer([]byte(tc.a), []byte(tc.b), now)
+		_, _, got := OnlyDiffer([]byte(tc.a), []byte(tc.b), now)
 		if got != tc.want {
 			m, toks := maskTimestamps([]byte(tc.a), now)
 			t.Errorf("%s: got %v, want %v (masked %q, tokens %q)", tc.name, got, tc.want, m, toks)

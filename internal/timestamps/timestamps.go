@@ -1,4 +1,6 @@
-package check
+// Package timestamps tells the clock from a change: two answers that
+// differ only in timestamp-shaped tokens.
+package timestamps
 
 import (
 	"bytes"
@@ -94,10 +96,11 @@ func digitBoundary(b, m []byte) bool {
 	return (start == 0 || !isDigit(b[start-1])) && (end >= len(b) || !isDigit(b[end]))
 }
 
-// onlyTimestampsDiffer reports whether a and b differ, and only in
-// timestamp-shaped tokens; before and after are the first pair of tokens
-// that differ, for the note.
-func onlyTimestampsDiffer(a, b []byte, now time.Time) (before, after string, ok bool) {
+// OnlyDiffer reports whether a and b differ, and only in timestamp-shaped
+// tokens (epoch numbers count when within a year of now); before and after
+// are the first pair of tokens that differ, for the note. check's
+// stability comparison and the guard's session pin of prompts/get use it.
+func OnlyDiffer(a, b []byte, now time.Time) (before, after string, ok bool) {
 	if bytes.Equal(a, b) {
 		return "", "", false
 	}
@@ -113,12 +116,4 @@ func onlyTimestampsDiffer(a, b []byte, now time.Time) (before, after string, ok 
 	}
 	// Same tokens, same text around them: the bytes cannot differ.
 	return "", "", false
-}
-
-// OnlyTimestampsDiffer reports whether two canonical answers differ only
-// in timestamp-shaped tokens (the guard's session pin of prompts/get uses
-// it as check's stability comparison does).
-func OnlyTimestampsDiffer(a, b []byte) bool {
-	_, _, ok := onlyTimestampsDiffer(a, b, time.Now())
-	return ok
 }
