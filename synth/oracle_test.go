@@ -44,16 +44,16 @@ func compileOracle(raw []byte) (*jsonschema.Schema, error) {
 	c.AssertFormat()
 	// The loader refuses every URL: a schema under test must not make the
 	// test reach out.
-	c.UseLoader(refuseLoader{})
+	c.UseLoader(oracleLoader{})
 	if err := c.AddResource("urn:mcp-lockcheck:input-schema", doc); err != nil {
 		return nil, err
 	}
 	return c.Compile("urn:mcp-lockcheck:input-schema")
 }
 
-type refuseLoader struct{}
+type oracleLoader struct{}
 
-func (refuseLoader) Load(url string) (any, error) {
+func (oracleLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("test loader: not loading %s", url)
 }
 

@@ -277,7 +277,10 @@ func realistic(schema, minimal json.RawMessage, round int, v Values) (json.RawMe
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	root := map[string]any{"allOf": []any{map[string]any{"type": "object"}, doc}}
+	// One compiled schema judges every candidate object; a schema that
+	// does not compile (none does that gave minimal arguments) judges
+	// none valid.
+	g, _ := newGen(doc)
 	for _, name := range names {
 		old, had := obj[name]
 		if round == 0 && !had {
@@ -287,7 +290,7 @@ func realistic(schema, minimal json.RawMessage, round int, v Values) (json.RawMe
 		set := false
 		for j := range cands {
 			obj[name] = cands[(round+j)%len(cands)]
-			if newGen(doc).valid(root, obj, 0) {
+			if g != nil && g.fresh().valid(doc, obj) {
 				set = true
 				break
 			}

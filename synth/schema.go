@@ -53,25 +53,20 @@ type gen struct {
 	exhausted bool
 	res       map[string]*regexp.Regexp
 	resErr    map[string]error
+	// v is the library's compiled schema, which judges every value.
+	v *validator
 }
 
-func newGen(doc any) *gen {
+// newGen compiles doc for the validator and reads its draft. It fails
+// when the schema does not compile (see compile).
+func newGen(doc any) (*gen, error) {
 	g := &gen{root: doc, res: map[string]*regexp.Regexp{}, resErr: map[string]error{}}
-	draft := 2020
-	if m, ok := doc.(map[string]any); ok {
-		if s, ok := m["$schema"].(string); ok {
-			switch {
-			case strings.Contains(s, "draft-03"), strings.Contains(s, "draft-04"):
-				draft = 4
-			case strings.Contains(s, "draft-06"):
-				draft = 6
-			case strings.Contains(s, "draft-07"):
-				draft = 7
-			case strings.Contains(s, "2019-09"):
-				draft = 2019
-			}
-		}
+	draft := draftOf(doc)
+	v, err := compile(doc)
+	if err != nil {
+		return nil, err
 	}
+	g.v = v
 	g.legacy = draft <= 7
 	g.ignored = map[string]bool{}
 	// A keyword from another draft is an unknown keyword, which validators
@@ -94,7 +89,7 @@ func newGen(doc any) *gen {
 	if draft <= 4 {
 		ignore("const", "contains", "propertyNames", "examples")
 	}
-	return g
+	return g, nil
 }
 
 // view hides the keywords the schema's draft does not have.
@@ -116,6 +111,13 @@ func (g *gen) view(m map[string]any) map[string]any {
 		delete(c, k)
 	}
 	return c
+}
+
+// fresh gives g a new work budget, for judging one more candidate on its
+// own account.
+func (g *gen) fresh() *gen {
+	g.steps, g.exhausted = 0, false
+	return g
 }
 
 // spend counts one unit of work and reports whether the budget allows it.

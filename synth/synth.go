@@ -58,7 +58,10 @@ func Arguments(inputSchema json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("synth: inputSchema: %w", err)
 	}
-	g := newGen(doc)
+	g, err := newGen(doc)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
 	// Tool arguments are always an object, whatever the root schema
 	// admits besides, so ask for an object and let the root's own keywords
 	// narrow it further.

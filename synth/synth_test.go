@@ -136,7 +136,7 @@ func TestArgumentsErrors(t *testing.T) {
 		{"empty integer range", `{"type":"object","properties":{"a":{"type":"integer","minimum":1,"maximum":1.5,"multipleOf":2}},"required":["a"]}`, "no number"},
 		{"const against type", `{"type":"object","properties":{"a":{"type":"integer","const":"x"}},"required":["a"]}`, "const or enum"},
 		{"remote ref", `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}},"required":["a"]}`, "only local references"},
-		{"missing ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/nope"}},"required":["a"]}`, "no \"$defs\""},
+		{"missing ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/nope"}},"required":["a"]}`, `"#/$defs/nope" not found`},
 		{"look-ahead pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"^(?=a)a$"}},"required":["a"]}`, "unsupported"},
 		{"self ref", `{"$ref":"#"}`, "deeper"},
 		{"required recursion", `{"$defs":{"n":{"type":"object","properties":{"next":{"$ref":"#/$defs/n"}},"required":["next"]}},"$ref":"#/$defs/n"}`, "deeper"},
@@ -144,7 +144,7 @@ func TestArgumentsErrors(t *testing.T) {
 		{"huge exponent", `{"type":"object","properties":{"a":{"type":"integer","minimum":1e999999999}},"required":["a"]}`, "number"},
 		{"uniqueItems impossible", `{"type":"object","properties":{"a":{"type":"array","minItems":3,"uniqueItems":true,"items":{"type":"boolean"}}},"required":["a"]}`, "uniqueItems"},
 		{"oneOf overlap", `{"type":"object","properties":{"a":{"oneOf":[{"type":"string"},{"type":"string","maxLength":5}]}},"required":["a"]}`, "oneOf"},
-		{"not a schema", `{"type":"object","properties":{"a":42},"required":["a"]}`, "must be an object or a boolean"},
+		{"not a schema", `{"type":"object","properties":{"a":42},"required":["a"]}`, "not valid against metaschema"},
 		{"not JSON", `{"type":`, "inputSchema"},
 		{"trailing data", `{} {}`, "trailing"},
 	}
