@@ -50,17 +50,24 @@ type Call struct {
 // An empty or null inputSchema, which the protocol does not allow but some
 // servers send, gives {}: a tool that declares no input takes none.
 func Arguments(inputSchema json.RawMessage) (json.RawMessage, error) {
+	out, _, err := arguments(inputSchema)
+	return out, err
+}
+
+// arguments is Arguments, also giving the compiled schema for Plan to
+// judge its realistic values by (nil for an empty schema).
+func arguments(inputSchema json.RawMessage) (json.RawMessage, *gen, error) {
 	raw := bytes.TrimSpace(inputSchema)
 	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage("{}"), nil
+		return json.RawMessage("{}"), nil, nil
 	}
 	doc, err := decode(raw)
 	if err != nil {
-		return nil, fmt.Errorf("synth: inputSchema: %w", err)
+		return nil, nil, fmt.Errorf("synth: inputSchema: %w", err)
 	}
 	g, err := newGen(doc)
 	if err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
+		return nil, nil, fmt.Errorf("synth: %w", err)
 	}
 	// Tool arguments are always an object, whatever the root schema
 	// admits besides, so ask for an object and let the root's own keywords
@@ -68,16 +75,16 @@ func Arguments(inputSchema json.RawMessage) (json.RawMessage, error) {
 	root := map[string]any{"allOf": []any{map[string]any{"type": "object"}, doc}}
 	v, err := g.one(root, 0)
 	if err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
+		return nil, nil, fmt.Errorf("synth: %w", err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return nil, errors.New("synth: internal error: synthesized arguments are not an object")
+		return nil, nil, errors.New("synth: internal error: synthesized arguments are not an object")
 	}
 	out, err := encode(v)
 	if err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
+		return nil, nil, fmt.Errorf("synth: %w", err)
 	}
-	return out, nil
+	return out, g, nil
 }
 
 // decode reads JSON keeping numbers as written (json.Number), so bounds,

@@ -32,9 +32,11 @@ import (
 //     the number of visits exponential in the depth; the bound sees that
 //     before the library starts.
 
-// schemaURL is the name the inputSchema has inside the compiler. A URN: it
-// is a name, never a place to fetch from.
-const schemaURL = "urn:mcp-lockcheck:input-schema"
+// schemaURL is the name the inputSchema has inside the compiler: a name,
+// never a place to fetch from. Its path is hierarchical so that a relative
+// $ref ("other.json") resolves to another document, which the loader
+// refuses, not (as under a URN) to the inputSchema itself.
+const schemaURL = "mcp-lockcheck:///input-schema.json"
 
 // Limits on the document handed to the compiler. The largest schema in
 // testdata/corpus nests 14 levels and has 264 values.
@@ -43,10 +45,12 @@ const (
 	// its cube (1000 levels of "not" take seconds, 5000 minutes).
 	maxNesting = 64
 	// maxValues bounds the values in the document (every object, array,
-	// string, number, boolean and null). Compilation is quadratic in the
-	// number of subschemas, and a draft-04 metaschema checks enum and
-	// required for uniqueness pairwise.
-	maxValues = 10_000
+	// string, number, boolean and null): a draft-04 metaschema checks
+	// enum and required for uniqueness pairwise.
+	maxValues = 8192
+	// maxContainers bounds its objects and arrays, the possible
+	// subschemas: compilation is quadratic in the number of subschemas.
+	maxContainers = 2048
 )
 
 // refuseLoader is the compiler's only way to fetch a document, and it
@@ -139,8 +143,8 @@ type validator struct {
 // first. Every error says what in the schema stopped it.
 func compile(doc any) (*validator, error) {
 	v := &validator{at: map[unsafe.Pointer]string{}, compiled: map[string]*jsonschema.Schema{}}
-	values := 0
-	if err := v.index(doc, "", 0, &values); err != nil {
+	var n counts
+	if err := v.index(doc, "", 0, &n); err != nil {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
@@ -162,28 +166,38 @@ func compile(doc any) (*validator, error) {
 	return v, nil
 }
 
+// counts are the values and containers index has seen.
+type counts struct{ values, containers int }
+
 // index records where each object of the document sits, and checks the
 // limits on its size and shape.
-func (v *validator) index(x any, ptr string, depth int, values *int) error {
-	*values++
-	if *values > maxValues {
+func (v *validator) index(x any, ptr string, depth int, n *counts) error {
+	n.values++
+	if n.values > maxValues {
 		return fmt.Errorf("inputSchema has more than %d values, this package's limit", maxValues)
 	}
 	if depth > maxNesting {
 		return fmt.Errorf("inputSchema nests deeper than %d levels, this package's limit", maxNesting)
+	}
+	switch x.(type) {
+	case map[string]any, []any:
+		n.containers++
+		if n.containers > maxContainers {
+			return fmt.Errorf("inputSchema has more than %d objects and arrays, this package's limit", maxContainers)
+		}
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		v.at[reflect.ValueOf(x).UnsafePointer()] = ptr
 		for _, k := range sortedKeys(x) {
 			tok := strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-			if err := v.index(x[k], ptr+"/"+url.PathEscape(tok), depth+1, values); err != nil {
+			if err := v.index(x[k], ptr+"/"+url.PathEscape(tok), depth+1, n); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for i, e := range x {
-			if err := v.index(e, ptr+"/"+strconv.Itoa(i), depth+1, values); err != nil {
+			if err := v.index(e, ptr+"/"+strconv.Itoa(i), depth+1, n); err != nil {
 				return err
 			}
 		}

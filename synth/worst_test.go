@@ -66,3 +66,36 @@ func BenchmarkWorstCaseArguments(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWorstCaseCompile: the largest documents the limits let through
+// to the compiler, each shaped for a cost the library has: subschemas
+// (compilation is quadratic in them), a draft-04 enum (its metaschema
+// checks uniqueness pairwise), and nesting (about cubic). Each must stay
+// well under a second.
+func BenchmarkWorstCaseCompile(b *testing.B) {
+	empties := `{"type":"object","allOf":[` + strings.TrimSuffix(strings.Repeat("{},", maxContainers-2), ",") + `]}`
+	var enum strings.Builder
+	for i := range maxValues - 10 {
+		if i > 0 {
+			enum.WriteString(",")
+		}
+		fmt.Fprintf(&enum, `"v%d"`, i)
+	}
+	draft4 := `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"a":{"enum":[` + enum.String() + `]}},"required":["a"]}`
+	deep := `{"type":"object","properties":{"a":` + strings.Repeat(`{"not":`, maxNesting-3) + "false" + strings.Repeat("}", maxNesting-3) + `}}`
+	cases := []struct{ name, schema string }{
+		{"subschemas", empties},
+		{"draft-04-enum", draft4},
+		{"nesting", deep},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.schema)))
+			for b.Loop() {
+				if _, err := Arguments(json.RawMessage(c.schema)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
