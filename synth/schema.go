@@ -16,14 +16,16 @@ import (
 // attacker-controlled: without them `{"minLength": 1e9}` would allocate a
 // gigabyte and `{"$ref": "#"}` would recurse forever.
 const (
-	// maxDepth bounds how many subschemas deep generation and validation
-	// go, $ref hops included. Real tool schemas nest a handful of levels.
+	// maxDepth bounds how many subschemas deep generation goes, $ref hops
+	// included. Real tool schemas nest a handful of levels.
 	maxDepth = 48
 	// maxSteps is the work budget of one Arguments call, counted in
-	// subschemas visited while generating and validating. Nested anyOf
-	// branches that all fail multiply; the budget turns that into an error
-	// after a fraction of a second instead of an exponential search; the
-	// largest real schema in testdata/corpus takes under 40 steps.
+	// subschemas visited while generating, plus, for each validation, the
+	// bound on the subschema visits it makes (coster), charged before it
+	// runs. Nested anyOf branches that all fail multiply; the budget turns
+	// that into an error after a fraction of a second instead of an
+	// exponential search; the largest real schema in testdata/corpus takes
+	// under 50 steps.
 	maxSteps = 100_000
 	// maxCount caps minLength, minItems and minProperties: a warm-up call
 	// needs no argument larger than this.

@@ -216,7 +216,11 @@ func (v *validator) schema(ptr string) (*jsonschema.Schema, error) {
 	if s, ok := v.compiled[ptr]; ok {
 		return s, nil
 	}
-	s, err := v.c.Compile(schemaURL + "#" + ptr)
+	var s *jsonschema.Schema
+	err := recovered(func() (err error) {
+		s, err = v.c.Compile(schemaURL + "#" + ptr)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +265,19 @@ func (g *gen) valid(s any, value any) bool {
 		return false
 	}
 	g.steps += n
-	return sch.Validate(value) == nil
+	return recovered(func() error { return sch.Validate(value) }) == nil
+}
+
+// recovered runs f, turning a panic inside the library (a schema or value
+// it did not expect) into an error: a hostile schema costs its tool the
+// warm-up call, not the probe its process.
+func recovered(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the schema library failed on this schema: %v", r)
+		}
+	}()
+	return f()
 }
 
 // validBuilt validates against a schema the generator built: only the two
