@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -60,7 +59,7 @@ const (
 type refuseLoader struct{}
 
 func (refuseLoader) Load(u string) (any, error) {
-	return nil, fmt.Errorf("refusing to load %s: only local references (inside the inputSchema) are followed", u)
+	return nil, fmt.Errorf("refusing to load %q: only local references (inside the inputSchema) are followed", u)
 }
 
 // aliasFormats are formats the library does not know, so would take any
@@ -133,16 +132,17 @@ func draftOf(doc any) int {
 // where it sits in the document.
 type validator struct {
 	c *jsonschema.Compiler
-	// at maps each object in the document, by identity, to its JSON
+	// at maps each object in the document, by identity (its address:
+	// the document is alive as long as the validator), to its JSON
 	// pointer.
-	at       map[unsafe.Pointer]string
+	at       map[uintptr]string
 	compiled map[string]*jsonschema.Schema
 }
 
 // compile measures doc and compiles it. doc must be read by draftOf
 // first. Every error says what in the schema stopped it.
 func compile(doc any) (*validator, error) {
-	v := &validator{at: map[unsafe.Pointer]string{}, compiled: map[string]*jsonschema.Schema{}}
+	v := &validator{at: map[uintptr]string{}, compiled: map[string]*jsonschema.Schema{}}
 	var n counts
 	if err := v.index(doc, "", 0, &n); err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ func (v *validator) index(x any, ptr string, depth int, n *counts) error {
 	}
 	switch x := x.(type) {
 	case map[string]any:
-		v.at[reflect.ValueOf(x).UnsafePointer()] = ptr
+		v.at[reflect.ValueOf(x).Pointer()] = ptr
 		for _, k := range sortedKeys(x) {
 			tok := strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 			if err := v.index(x[k], ptr+"/"+url.PathEscape(tok), depth+1, n); err != nil {
@@ -248,7 +248,7 @@ func (g *gen) valid(s any, value any) bool {
 	default:
 		return false
 	}
-	ptr, inDoc := g.v.at[reflect.ValueOf(m).UnsafePointer()]
+	ptr, inDoc := g.v.at[reflect.ValueOf(m).Pointer()]
 	if !inDoc {
 		return g.validBuilt(m, value)
 	}
