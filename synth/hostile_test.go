@@ -119,7 +119,8 @@ func TestArgumentsPathologicalPatterns(t *testing.T) {
 }
 
 // TestArgumentsFetchNothing: a schema that points anywhere outside itself,
-// by $ref, by a nested $schema or by an $id that moves the base, fails to
+// by $ref, by an $id that moves the base, or by a $schema where no keyword
+// leads (so that it is not forgotten, see forgetUnknownDrafts), fails to
 // compile, and nothing is fetched: not a loopback HTTP server, not a local
 // file that would make the schema satisfiable.
 func TestArgumentsFetchNothing(t *testing.T) {
@@ -143,8 +144,8 @@ func TestArgumentsFetchNothing(t *testing.T) {
 		{"relative $ref under an http $id", `{"$id":"` + srv.URL + `/root.json","type":"object","properties":{"a":{"$ref":"s.json"}},"required":["a"]}`},
 		{"relative $ref under a file $id", `{"$id":"` + dirURL + `/root.json","type":"object","properties":{"a":{"$ref":"s.json"}},"required":["a"]}`},
 		{"relative $ref", `{"type":"object","properties":{"a":{"$ref":"s.json"}},"required":["a"]}`},
-		{"nested $schema", `{"type":"object","properties":{"a":{"$id":"urn:x:a","$schema":"` + srv.URL + `/meta","type":"string"}},"required":["a"]}`},
-		{"nested $schema without $id", `{"type":"object","properties":{"a":{"$schema":"` + fileURL + `","type":"string"}},"required":["a"]}`},
+		{"nested $schema under a vendor keyword", `{"type":"object","properties":{"a":{"$ref":"#/x-vendor/s"}},"x-vendor":{"s":{"$schema":"` + srv.URL + `/meta","type":"string"}},"required":["a"]}`},
+		{"nested $schema with $id under a vendor keyword", `{"type":"object","properties":{"a":{"$ref":"#/x-vendor/s"}},"x-vendor":{"s":{"$id":"urn:x:s","$schema":"` + fileURL + `","type":"string"}},"required":["a"]}`},
 		{"remote $dynamicRef", `{"type":"object","properties":{"a":{"$dynamicRef":"` + srv.URL + `/s.json#x"}},"required":["a"]}`},
 		{"draft-07 remote $ref", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"$ref":"` + srv.URL + `/s.json"}},"required":["a"]}`},
 	}
@@ -197,5 +198,21 @@ func TestArgumentsDrafts(t *testing.T) {
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s: Arguments = %s, %v; want %s", tc.draft, got, err, tc.want)
 		}
+	}
+	// An unknown $schema inside a subschema is forgotten too, wherever a
+	// keyword leads to it, with or without an $id; a property named
+	// "$schema" and a default holding one are values, and stay.
+	for _, tc := range []struct{ name, schema, want string }{
+		{"under properties", `{"type":"object","properties":{"a":{"$schema":"https://example.invalid/meta","type":"string","minLength":1}},"required":["a"]}`, `{"a":"a"}`},
+		{"with $id under $defs", `{"$defs":{"s":{"$id":"urn:x:s","$schema":"file:///etc/passwd","type":"integer","minimum":3}},"type":"object","properties":{"a":{"$ref":"#/$defs/s"}},"required":["a"]}`, `{"a":3}`},
+		{"under items and anyOf", `{"type":"object","properties":{"a":{"type":"array","minItems":1,"items":{"anyOf":[{"$schema":"https://example.invalid/m","const":"x"}]}}},"required":["a"]}`, `{"a":["x"]}`},
+		{"a property named $schema", `{"type":"object","properties":{"$schema":{"type":"string","const":"https://example.invalid/meta"}},"required":["$schema"]}`, `{"$schema":"https://example.invalid/meta"}`},
+		{"a default holding $schema", `{"type":"object","properties":{"a":{"type":"object","default":{"$schema":"https://example.invalid/meta"}}},"required":["a"]}`, `{"a":{"$schema":"https://example.invalid/meta"}}`},
+	} {
+		got, err := Arguments(json.RawMessage(tc.schema))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: Arguments = %s, %v; want %s", tc.name, got, err, tc.want)
+		}
+		checkAgainstOracle(t, []byte(tc.schema), got)
 	}
 }

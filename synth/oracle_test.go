@@ -43,6 +43,9 @@ func compileOracle(raw []byte) (*jsonschema.Schema, error) {
 			delete(m, "$schema")
 		}
 	}
+	// Inside, the package forgets an unknown $schema wherever a keyword
+	// leads to it; read such a schema the same way.
+	forgetUnknownDrafts(doc, 0)
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()

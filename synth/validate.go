@@ -109,22 +109,61 @@ func knownDraft(s string) (int, bool) {
 
 // draftOf is the draft the whole package reads doc by: the one its root
 // $schema names, or 2020-12. A $schema the library does not know (a typo,
-// a vendor URL, draft-03) is removed from doc, so that the compiler does
-// not try to load it.
+// a vendor URL, draft-03) is removed from doc, at the root and in every
+// subschema (see forgetUnknownDrafts), so that the compiler does not try
+// to load it and reads that schema by the default draft.
 func draftOf(doc any) int {
-	m, ok := doc.(map[string]any)
-	if !ok {
-		return 2020
+	forgetUnknownDrafts(doc, 0)
+	if m, ok := doc.(map[string]any); ok {
+		if s, ok := m["$schema"].(string); ok {
+			d, _ := knownDraft(s)
+			return d
+		}
 	}
-	s, ok := m["$schema"].(string)
-	if !ok {
-		return 2020
-	}
-	if d, ok := knownDraft(s); ok {
-		return d
-	}
-	delete(m, "$schema")
 	return 2020
+}
+
+// Where subschemas sit, by keyword: a schema, an array of schemas, or an
+// object whose values are schemas. "items" and "dependencies" take more
+// than one shape and are read by theirs.
+var (
+	schemaKeywords     = []string{"additionalItems", "additionalProperties", "contains", "contentSchema", "else", "if", "items", "not", "propertyNames", "then", "unevaluatedItems", "unevaluatedProperties"}
+	schemaListKeywords = []string{"allOf", "anyOf", "items", "oneOf", "prefixItems"}
+	schemaMapKeywords  = []string{"$defs", "definitions", "dependencies", "dependentSchemas", "patternProperties", "properties"}
+)
+
+// forgetUnknownDrafts removes a $schema the library does not know from s
+// and every subschema under it, found by keyword, never from a value (a
+// "default" object, a property named "$schema"). A subschema the walk
+// does not reach keeps its $schema, and the loader refuses it: the tool
+// is skipped, not guessed at. Depth is bounded like the document.
+func forgetUnknownDrafts(s any, depth int) {
+	m, ok := s.(map[string]any)
+	if !ok || depth > maxNesting {
+		return
+	}
+	if d, ok := m["$schema"].(string); ok {
+		if _, known := knownDraft(d); !known {
+			delete(m, "$schema")
+		}
+	}
+	for _, k := range schemaKeywords {
+		forgetUnknownDrafts(m[k], depth+1)
+	}
+	for _, k := range schemaListKeywords {
+		if list, ok := m[k].([]any); ok {
+			for _, sub := range list {
+				forgetUnknownDrafts(sub, depth+1)
+			}
+		}
+	}
+	for _, k := range schemaMapKeywords {
+		if subs, ok := m[k].(map[string]any); ok {
+			for _, name := range sortedKeys(subs) {
+				forgetUnknownDrafts(subs[name], depth+1)
+			}
+		}
+	}
 }
 
 // validator is an inputSchema compiled by the library, with the way back
