@@ -90,3 +90,34 @@ func pct(a, b int) float64 {
 	}
 	return 100 * float64(a) / float64(b)
 }
+
+// BenchmarkCorpusArguments: Arguments for every tool of every recorded
+// real server (324 tools), once per iteration.
+func BenchmarkCorpusArguments(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.json"))
+	var schemas []json.RawMessage
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var dump struct {
+			Tools []struct {
+				InputSchema json.RawMessage `json:"inputSchema"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(raw, &dump); err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range dump.Tools {
+			schemas = append(schemas, t.InputSchema)
+		}
+	}
+	for b.Loop() {
+		for _, s := range schemas {
+			if _, err := Arguments(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -85,7 +85,7 @@ func (g *gen) fromFlat(orig any, f *flat, depth, n int) ([]any, error) {
 
 	var out []any
 	try := func(v any) bool {
-		if !containsValue(out, v) && g.valid(orig, v, 0) {
+		if !containsValue(out, v) && g.valid(orig, v) {
 			out = append(out, v)
 		}
 		return len(out) >= n
@@ -454,9 +454,6 @@ func (g *gen) stringOK(f *flat, s string) error {
 			return fmt.Errorf("%q does not match pattern %q", s, p)
 		}
 	}
-	if !formatOK(f.format, s) {
-		return fmt.Errorf("%q is not a %s", s, f.format)
-	}
 	return nil
 }
 
@@ -600,7 +597,7 @@ func (g *gen) propSchema(f *flat, name string) any {
 
 func (g *gen) nameOK(f *flat, name string) bool {
 	for _, s := range f.propertyNames {
-		if !g.valid(s, name, 0) {
+		if !g.valid(s, name) {
 			return false
 		}
 	}

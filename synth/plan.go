@@ -175,21 +175,39 @@ func eligibility(t tool) (Reason, bool) {
 // minimal arguments (see Arguments), in name order, and those it must not,
 // with why (see eligibility).
 func Select(tools []json.RawMessage) ([]Call, []Skip) {
+	calls, skips, _ := selectTools(tools)
+	return calls, skips
+}
+
+// selectTools is Select, also giving each picked tool's compiled schema,
+// so that Plan compiles each schema once.
+func selectTools(tools []json.RawMessage) ([]Call, []Skip, map[string]*gen) {
 	var calls []Call
 	var skips []Skip
+	gens := map[string]*gen{}
 	for _, t := range readTools(tools) {
 		if why, ok := eligibility(t); !ok {
 			skips = append(skips, Skip{t.name, why})
 			continue
 		}
-		args, err := Arguments(t.schema)
+		args, g, err := toolArguments(t)
 		if err != nil {
 			skips = append(skips, Skip{t.name, SkipNoArguments})
 			continue
 		}
 		calls = append(calls, Call{Tool: t.name, Arguments: args})
+		gens[t.name] = g
 	}
-	return calls, skips
+	return calls, skips, gens
+}
+
+// toolArguments is arguments for one tool, with an error that names it.
+func toolArguments(t tool) (json.RawMessage, *gen, error) {
+	args, g, err := arguments(t.schema)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tool %q: %w", clipName(t.name), err)
+	}
+	return args, g, nil
 }
 
 // Plan returns n warm-up calls and the tools it skipped. The calls go
@@ -209,20 +227,16 @@ func Select(tools []json.RawMessage) ([]Call, []Skip) {
 // kept, else false): a "force" or "recursive" flag is not for a warm-up.
 // The output is deterministic.
 func Plan(tools []json.RawMessage, n int, v Values) ([]Call, []Skip) {
-	picked, skips := Select(tools)
+	picked, skips, gens := selectTools(tools)
 	if len(picked) == 0 {
 		return nil, skips
-	}
-	schemas := map[string]json.RawMessage{}
-	for _, t := range readTools(tools) {
-		schemas[t.name] = t.schema
 	}
 	// Round 0 decides which tools stay: one left with a harmful value is
 	// skipped.
 	first := map[string]json.RawMessage{}
 	var elig []Call
 	for _, c := range picked {
-		args, why := realistic(schemas[c.Tool], c.Arguments, 0, v)
+		args, why := realistic(gens[c.Tool], c.Arguments, 0, v)
 		if why != "" {
 			skips = append(skips, Skip{c.Tool, why})
 			continue
@@ -239,7 +253,7 @@ func Plan(tools []json.RawMessage, n int, v Values) ([]Call, []Skip) {
 		c := elig[i%len(elig)]
 		if round := i / len(elig); round == 0 {
 			c.Arguments = first[c.Tool]
-		} else if args, why := realistic(schemas[c.Tool], c.Arguments, round, v); why == "" {
+		} else if args, why := realistic(gens[c.Tool], c.Arguments, round, v); why == "" {
 			c.Arguments = args
 		} else {
 			c.Arguments = first[c.Tool]
@@ -253,7 +267,7 @@ func Plan(tools []json.RawMessage, n int, v Values) ([]Call, []Skip) {
 // their round-th candidate (required ones only in round 0), where the
 // schema still accepts it. It gives a reason instead when a required
 // string argument is left with a harmful value (see harmful).
-func realistic(schema, minimal json.RawMessage, round int, v Values) (json.RawMessage, Reason) {
+func realistic(g *gen, minimal json.RawMessage, round int, v Values) (json.RawMessage, Reason) {
 	base, err := decode(minimal)
 	if err != nil {
 		return minimal, ""
@@ -262,14 +276,13 @@ func realistic(schema, minimal json.RawMessage, round int, v Values) (json.RawMe
 	if !ok {
 		return minimal, ""
 	}
+	// g is nil for an empty schema, which has no properties to set.
 	var props map[string]any
 	var doc any
-	if len(bytes.TrimSpace(schema)) > 0 {
-		if d, err := decode(schema); err == nil {
-			doc = d
-			if m, ok := d.(map[string]any); ok {
-				props, _ = m["properties"].(map[string]any)
-			}
+	if g != nil {
+		doc = g.root
+		if m, ok := doc.(map[string]any); ok {
+			props, _ = m["properties"].(map[string]any)
 		}
 	}
 	names := make([]string, 0, len(props))
@@ -277,7 +290,6 @@ func realistic(schema, minimal json.RawMessage, round int, v Values) (json.RawMe
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	root := map[string]any{"allOf": []any{map[string]any{"type": "object"}, doc}}
 	for _, name := range names {
 		old, had := obj[name]
 		if round == 0 && !had {
@@ -287,7 +299,7 @@ func realistic(schema, minimal json.RawMessage, round int, v Values) (json.RawMe
 		set := false
 		for j := range cands {
 			obj[name] = cands[(round+j)%len(cands)]
-			if newGen(doc).valid(root, obj, 0) {
+			if g.fresh().valid(doc, obj) {
 				set = true
 				break
 			}

@@ -16,14 +16,16 @@ import (
 // attacker-controlled: without them `{"minLength": 1e9}` would allocate a
 // gigabyte and `{"$ref": "#"}` would recurse forever.
 const (
-	// maxDepth bounds how many subschemas deep generation and validation
-	// go, $ref hops included. Real tool schemas nest a handful of levels.
+	// maxDepth bounds how many subschemas deep generation goes, $ref hops
+	// included. Real tool schemas nest a handful of levels.
 	maxDepth = 48
 	// maxSteps is the work budget of one Arguments call, counted in
-	// subschemas visited while generating and validating. Nested anyOf
-	// branches that all fail multiply; the budget turns that into an error
-	// after a fraction of a second instead of an exponential search; the
-	// largest real schema in testdata/corpus takes under 40 steps.
+	// subschemas visited while generating, plus, for each validation, the
+	// bound on the subschema visits it makes (coster), charged before it
+	// runs. Nested anyOf branches that all fail multiply; the budget turns
+	// that into an error after a fraction of a second instead of an
+	// exponential search; the largest real schema in testdata/corpus takes
+	// under 50 steps.
 	maxSteps = 100_000
 	// maxCount caps minLength, minItems and minProperties: a warm-up call
 	// needs no argument larger than this.
@@ -53,25 +55,20 @@ type gen struct {
 	exhausted bool
 	res       map[string]*regexp.Regexp
 	resErr    map[string]error
+	// v is the library's compiled schema, which judges every value.
+	v *validator
 }
 
-func newGen(doc any) *gen {
+// newGen compiles doc for the validator and reads its draft. It fails
+// when the schema does not compile (see compile).
+func newGen(doc any) (*gen, error) {
 	g := &gen{root: doc, res: map[string]*regexp.Regexp{}, resErr: map[string]error{}}
-	draft := 2020
-	if m, ok := doc.(map[string]any); ok {
-		if s, ok := m["$schema"].(string); ok {
-			switch {
-			case strings.Contains(s, "draft-03"), strings.Contains(s, "draft-04"):
-				draft = 4
-			case strings.Contains(s, "draft-06"):
-				draft = 6
-			case strings.Contains(s, "draft-07"):
-				draft = 7
-			case strings.Contains(s, "2019-09"):
-				draft = 2019
-			}
-		}
+	draft := draftOf(doc)
+	v, err := compile(doc)
+	if err != nil {
+		return nil, err
 	}
+	g.v = v
 	g.legacy = draft <= 7
 	g.ignored = map[string]bool{}
 	// A keyword from another draft is an unknown keyword, which validators
@@ -94,7 +91,7 @@ func newGen(doc any) *gen {
 	if draft <= 4 {
 		ignore("const", "contains", "propertyNames", "examples")
 	}
-	return g
+	return g, nil
 }
 
 // view hides the keywords the schema's draft does not have.
@@ -116,6 +113,13 @@ func (g *gen) view(m map[string]any) map[string]any {
 		delete(c, k)
 	}
 	return c
+}
+
+// fresh gives g a new work budget, for judging one more candidate on its
+// own account.
+func (g *gen) fresh() *gen {
+	g.steps, g.exhausted = 0, false
+	return g
 }
 
 // spend counts one unit of work and reports whether the budget allows it.

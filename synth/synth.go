@@ -19,8 +19,10 @@
 // The schema is attacker-controlled input. Every recursion is bounded in
 // depth, every schema gets a fixed budget of work, sizes the schema asks for
 // (minLength, minItems, ...) are capped, and every result is checked against
-// the schema by this package's own validator before it is returned, so a
-// construct the generator misreads yields an error, never a wrong argument.
+// the schema by santhosh-tekuri/jsonschema before it is returned (fenced in
+// as validate.go describes: it fetches nothing, and compiles and validates
+// only within limits), so a construct the generator misreads yields an
+// error, never a wrong argument.
 // The output is deterministic: the same schema bytes give the same argument
 // bytes, with object keys sorted.
 package synth
@@ -43,38 +45,50 @@ type Call struct {
 
 // Arguments returns a minimal JSON object that validates against the tool's
 // inputSchema (raw JSON as the server sent it), or an error saying why none
-// could be synthesized: the schema is unsatisfiable, uses a construct this
-// package does not support (a remote $ref, a pattern Go's regexp cannot
-// compile), or is too large or deep to explore within the work budget.
+// could be synthesized: the schema is unsatisfiable, is not a valid schema
+// of its draft, refers to anything outside itself (a remote $ref, a nested
+// $schema the library would load), uses a construct this package does not
+// support (a pattern Go's regexp cannot compile, $dynamicRef), or is too
+// large or deep to compile or explore within the limits and work budget.
 //
 // An empty or null inputSchema, which the protocol does not allow but some
 // servers send, gives {}: a tool that declares no input takes none.
 func Arguments(inputSchema json.RawMessage) (json.RawMessage, error) {
+	out, _, err := arguments(inputSchema)
+	return out, err
+}
+
+// arguments is Arguments, also giving the compiled schema for Plan to
+// judge its realistic values by (nil for an empty schema).
+func arguments(inputSchema json.RawMessage) (json.RawMessage, *gen, error) {
 	raw := bytes.TrimSpace(inputSchema)
 	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage("{}"), nil
+		return json.RawMessage("{}"), nil, nil
 	}
 	doc, err := decode(raw)
 	if err != nil {
-		return nil, fmt.Errorf("synth: inputSchema: %w", err)
+		return nil, nil, fmt.Errorf("synth: inputSchema: %w", err)
 	}
-	g := newGen(doc)
+	g, err := newGen(doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("synth: %w", err)
+	}
 	// Tool arguments are always an object, whatever the root schema
 	// admits besides, so ask for an object and let the root's own keywords
 	// narrow it further.
 	root := map[string]any{"allOf": []any{map[string]any{"type": "object"}, doc}}
 	v, err := g.one(root, 0)
 	if err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
+		return nil, nil, fmt.Errorf("synth: %w", err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return nil, errors.New("synth: internal error: synthesized arguments are not an object")
+		return nil, nil, errors.New("synth: internal error: synthesized arguments are not an object")
 	}
 	out, err := encode(v)
 	if err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
+		return nil, nil, fmt.Errorf("synth: %w", err)
 	}
-	return out, nil
+	return out, g, nil
 }
 
 // decode reads JSON keeping numbers as written (json.Number), so bounds,

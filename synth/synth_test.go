@@ -54,6 +54,9 @@ func TestArguments(t *testing.T) {
 		{"format hostname", `{"type":"object","properties":{"a":{"type":"string","format":"hostname"}},"required":["a"]}`, `{"a":"example.invalid"}`},
 		{"format uri with minLength", `{"type":"object","properties":{"a":{"type":"string","format":"uri","minLength":25}},"required":["a"]}`, `{"a":"https://example.invalid/a"}`},
 		{"format with invalid default", `{"type":"object","properties":{"a":{"type":"string","format":"uuid","default":""}},"required":["a"]}`, `{"a":"00000000-0000-0000-0000-000000000000"}`},
+		{"format idn-email checked as email", `{"type":"object","properties":{"a":{"type":"string","format":"idn-email","default":"nobody"}},"required":["a"]}`, `{"a":"a@example.invalid"}`},
+		{"format idn-hostname checked as hostname", `{"type":"object","properties":{"a":{"type":"string","format":"idn-hostname","default":"-x-"}},"required":["a"]}`, `{"a":"example.invalid"}`},
+		{"format url checked as uri", `{"type":"object","properties":{"a":{"type":"string","format":"url","default":"/relative"}},"required":["a"]}`, `{"a":"https://example.invalid/"}`},
 		{"unknown format ignored", `{"type":"object","properties":{"a":{"type":"string","format":"x-custom"}},"required":["a"]}`, `{"a":""}`},
 		{"integer minimum", `{"type":"object","properties":{"a":{"type":"integer","minimum":7}},"required":["a"]}`, `{"a":7}`},
 		{"integer negative range", `{"type":"object","properties":{"a":{"type":"integer","minimum":-9,"maximum":-4}},"required":["a"]}`, `{"a":-4}`},
@@ -84,6 +87,7 @@ func TestArguments(t *testing.T) {
 		{"minProperties", `{"type":"object","properties":{"b":{"type":"boolean"},"a":{"type":"string"}},"minProperties":1}`, `{"a":""}`},
 		{"minProperties beyond properties", `{"type":"object","minProperties":2,"additionalProperties":{"type":"boolean"}}`, `{"a":false,"b":false}`},
 		{"dependentRequired", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a"],"dependentRequired":{"a":["b"]}}`, `{"a":"","b":0}`},
+		{"property names a pointer must escape", `{"type":"object","properties":{"a/b":{"type":"string","minLength":1},"c~d":{"type":"string","minLength":2},"e f%25":{"type":"string","minLength":3},"é#?":{"type":"string","minLength":4}},"required":["a/b","c~d","e f%25","é#?"]}`, `{"a/b":"a","c~d":"aa","e f%25":"aaa","é#?":"aaaa"}`},
 		{"propertyNames", `{"type":"object","propertyNames":{"maxLength":3},"required":["abc"]}`, `{"abc":""}`},
 
 		// References.
@@ -136,7 +140,7 @@ func TestArgumentsErrors(t *testing.T) {
 		{"empty integer range", `{"type":"object","properties":{"a":{"type":"integer","minimum":1,"maximum":1.5,"multipleOf":2}},"required":["a"]}`, "no number"},
 		{"const against type", `{"type":"object","properties":{"a":{"type":"integer","const":"x"}},"required":["a"]}`, "const or enum"},
 		{"remote ref", `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}},"required":["a"]}`, "only local references"},
-		{"missing ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/nope"}},"required":["a"]}`, "no \"$defs\""},
+		{"missing ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/nope"}},"required":["a"]}`, `"#/$defs/nope" not found`},
 		{"look-ahead pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"^(?=a)a$"}},"required":["a"]}`, "unsupported"},
 		{"self ref", `{"$ref":"#"}`, "deeper"},
 		{"required recursion", `{"$defs":{"n":{"type":"object","properties":{"next":{"$ref":"#/$defs/n"}},"required":["next"]}},"$ref":"#/$defs/n"}`, "deeper"},
@@ -144,7 +148,7 @@ func TestArgumentsErrors(t *testing.T) {
 		{"huge exponent", `{"type":"object","properties":{"a":{"type":"integer","minimum":1e999999999}},"required":["a"]}`, "number"},
 		{"uniqueItems impossible", `{"type":"object","properties":{"a":{"type":"array","minItems":3,"uniqueItems":true,"items":{"type":"boolean"}}},"required":["a"]}`, "uniqueItems"},
 		{"oneOf overlap", `{"type":"object","properties":{"a":{"oneOf":[{"type":"string"},{"type":"string","maxLength":5}]}},"required":["a"]}`, "oneOf"},
-		{"not a schema", `{"type":"object","properties":{"a":42},"required":["a"]}`, "must be an object or a boolean"},
+		{"not a schema", `{"type":"object","properties":{"a":42},"required":["a"]}`, "not valid against metaschema"},
 		{"not JSON", `{"type":`, "inputSchema"},
 		{"trailing data", `{} {}`, "trailing"},
 	}

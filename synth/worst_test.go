@@ -42,8 +42,14 @@ func wideSchema(n int) json.RawMessage {
 }
 
 // BenchmarkWorstCaseArguments: the exponential anyOf schema must cost the
-// same fixed budget at depth 20 as at depth 200 (10x the schema), and a
-// wide satisfiable schema must cost about 10x at 10x the properties.
+// same fixed budget at depth 20 as at depth 200 (10x the schema); the
+// oneOf nest whose validation doubles per level must pass at depth 12
+// (2^12 visits per validation) and stop at the budget at depth 40 (2^40)
+// before any validation runs: the bound is computed with memoization. A
+// wide satisfiable schema costs somewhat more than linearly in its
+// properties, since the library compiles in time quadratic in the
+// subschemas; 400 properties of 5 objects and arrays each is near
+// maxContainers.
 func BenchmarkWorstCaseArguments(b *testing.B) {
 	cases := []struct {
 		name   string
@@ -52,8 +58,10 @@ func BenchmarkWorstCaseArguments(b *testing.B) {
 	}{
 		{"anyOf-depth=20", explodingSchema(20, 8), false},
 		{"anyOf-depth=200", explodingSchema(200, 8), false},
+		{"oneOf-doubling=12", json.RawMessage(doublingSchema(12)), true},
+		{"oneOf-doubling=40", json.RawMessage(doublingSchema(40)), false},
 		{"allOf-props=100", wideSchema(100), true},
-		{"allOf-props=1000", wideSchema(1000), true},
+		{"allOf-props=400", wideSchema(400), true},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -61,6 +69,39 @@ func BenchmarkWorstCaseArguments(b *testing.B) {
 			for b.Loop() {
 				if _, err := Arguments(c.schema); (err == nil) != c.ok {
 					b.Fatalf("err = %v", err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWorstCaseCompile: the largest documents the limits let through
+// to the compiler, each shaped for a cost the library has: subschemas
+// (compilation is quadratic in them), a draft-04 enum (its metaschema
+// checks uniqueness pairwise), and nesting (about cubic). Each must stay
+// well under a second.
+func BenchmarkWorstCaseCompile(b *testing.B) {
+	empties := `{"type":"object","allOf":[` + strings.TrimSuffix(strings.Repeat("{},", maxContainers-2), ",") + `]}`
+	var enum strings.Builder
+	for i := range maxValues - 10 {
+		if i > 0 {
+			enum.WriteString(",")
+		}
+		fmt.Fprintf(&enum, `"v%d"`, i)
+	}
+	draft4 := `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"a":{"enum":[` + enum.String() + `]}},"required":["a"]}`
+	deep := `{"type":"object","properties":{"a":` + strings.Repeat(`{"not":`, maxNesting-3) + "false" + strings.Repeat("}", maxNesting-3) + `}}`
+	cases := []struct{ name, schema string }{
+		{"subschemas", empties},
+		{"draft-04-enum", draft4},
+		{"nesting", deep},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.schema)))
+			for b.Loop() {
+				if _, err := Arguments(json.RawMessage(c.schema)); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
