@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -293,36 +292,57 @@ func (d *decoder) entries(n ast.Node, what string) ([]entry, error) {
 }
 
 // section decodes the mapping n strictly into doc (a pointer to one of
-// the schema structs) and returns the fields the file sets, in file order
-// (so that of two mistakes the first is reported), each with its key's
-// node and the value the decoder put in the field. unknown words the error for a
-// key the schema does not have. A null section sets nothing.
-func (d *decoder) section(n ast.Node, what string, doc any, unknown func(key string, keyN ast.Node) error) ([]entry, error) {
+// the schema structs), then calls visit for each key the file sets, in
+// file order, with its key's node and the value the decoder put in the
+// field; unknown words the error for a key the schema does not have.
+// Such a key is reported before any value of its section is checked (the
+// section's shape first); then keys are visited in file order, each value
+// (and any section under it) checked before the next key, so that of two
+// mistakes in values the first in the file is reported. It returns how
+// many keys the section sets; a null section sets none.
+func (d *decoder) section(n ast.Node, what string, doc any, unknown func(key string, keyN ast.Node) error, visit func(entry) error) (int, error) {
 	es, err := d.entries(n, what)
 	if err != nil || len(es) == 0 {
-		return nil, err
+		return 0, err
 	}
 	derr := yaml.NodeToValue(bare(n), doc, yaml.Strict())
-	// The decoder names one unknown key, picked from a map: report the
-	// first in the file instead, so the same file always gets the same
-	// message. This also catches keys the decoder skips rather than
-	// refuses (a number or boolean as a key).
-	known := schemaKeys(doc)
+	decoded := map[string]*raw{}
+	schemaFields(reflect.ValueOf(doc).Elem(), func(key string, r *raw) { decoded[key] = r })
+	// The decoder's unknown-key error names one key, picked from a map:
+	// report the first in the file instead, so the same file always gets
+	// the same message. A number or boolean as a key is not refused by
+	// the decoder at all (it then decodes none of the section's keys):
+	// it is unknown all the same.
 	for _, e := range es {
-		if !slices.Contains(known, e.key) {
-			return nil, unknown(e.key, e.keyN)
+		if decoded[e.key] == nil {
+			return 0, unknown(e.key, e.keyN)
 		}
 	}
 	if derr != nil {
-		return nil, d.yamlErr(derr)
+		return 0, d.yamlErr(derr)
 	}
-	decoded := map[string]*raw{}
-	schemaFields(reflect.ValueOf(doc).Elem(), func(key string, r *raw) { decoded[key] = r })
-	out := make([]entry, len(es))
-	for i, e := range es {
-		out[i] = entry{key: e.key, keyN: e.keyN, value: decoded[e.key].node}
+	for _, e := range es {
+		got, want := orNil(decoded[e.key].node), orNil(bare(e.value))
+		if got != want {
+			// Fail closed: a value the decoder dropped would be a
+			// setting silently not applied.
+			return 0, d.at(e.keyN, "%s: the YAML decoder did not read this value", e.key)
+		}
+		e.value = got
+		if err := visit(e); err != nil {
+			return 0, err
+		}
 	}
-	return out, nil
+	return len(es), nil
+}
+
+// orNil is n, or nil for a null: the decoder hands a null to raw in some
+// forms (an anchored null) and not in others.
+func orNil(n ast.Node) ast.Node {
+	if _, null := n.(*ast.NullNode); null {
+		return nil
+	}
+	return n
 }
 
 // schemaKeys are the keys a schema struct accepts, in its order (the

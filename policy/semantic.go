@@ -29,14 +29,10 @@ func keys(ks []string) string { return strings.Join(ks, ", ") }
 const ruleLevelsOK = "off, note, warning or error"
 
 func (d *decoder) top(body ast.Node, p *Policy) error {
-	es, err := d.section(body, "the policy", &fileDoc{}, func(key string, keyN ast.Node) error {
-		return d.at(keyN, "unknown key %q; known: %s", key, keys(schemaKeys(&fileDoc{})))
-	})
-	if err != nil {
-		return err
-	}
 	haveVersion := false
-	for _, e := range es {
+	_, err := d.section(body, "the policy", &fileDoc{}, func(key string, keyN ast.Node) error {
+		return d.at(keyN, "unknown key %q; known: %s", key, keys(schemaKeys(&fileDoc{})))
+	}, func(e entry) error {
 		switch e.key {
 		case "version":
 			s, n, err := d.text(e.value, "version", e.keyN)
@@ -50,7 +46,7 @@ func (d *decoder) top(body ast.Node, p *Policy) error {
 		case "defaults":
 			d.mark("defaults", e.keyN)
 			d.prefix = "defaults."
-			ds, err := d.section(e.value, "defaults", &settingsDoc{}, func(key string, keyN ast.Node) error {
+			_, err := d.section(e.value, "defaults", &settingsDoc{}, func(key string, keyN ast.Node) error {
 				hint := ""
 				switch key {
 				case "calls":
@@ -59,15 +55,8 @@ func (d *decoder) top(body ast.Node, p *Policy) error {
 					hint = " (rules for every server go in the top-level rules:)"
 				}
 				return d.at(keyN, "unknown key %q in defaults%s; known: %s", key, hint, keys(schemaKeys(&settingsDoc{})))
-			})
-			if err != nil {
-				return err
-			}
-			for _, de := range ds {
-				if err := d.setting(de, &p.Defaults); err != nil {
-					return err
-				}
-			}
+			}, func(de entry) error { return d.setting(de, &p.Defaults) })
+			return err
 		case "rules":
 			d.mark("rules", e.keyN)
 			r, err := d.rules(e.value, "rules")
@@ -88,6 +77,10 @@ func (d *decoder) top(body ast.Node, p *Policy) error {
 				p.Servers = append(p.Servers, s)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if !haveVersion {
 		return d.at(body, "the policy has no \"version: %d\"", Version)
@@ -103,35 +96,30 @@ func (d *decoder) server(se entry) (Server, error) {
 	if strings.TrimSpace(se.key) == "" {
 		return s, d.at(se.keyN, "a server name is empty")
 	}
-	es, err := d.section(se.value, fmt.Sprintf("server %q", se.key), &serverDoc{}, func(key string, keyN ast.Node) error {
+	_, err := d.section(se.value, fmt.Sprintf("server %q", se.key), &serverDoc{}, func(key string, keyN ast.Node) error {
 		return d.at(keyN, "unknown key %q in server %q; known: %s", key, se.key, keys(schemaKeys(&serverDoc{})))
-	})
-	if err != nil {
-		return s, err
-	}
-	for _, e := range es {
+	}, func(e entry) error {
 		switch e.key {
 		case "calls":
 			d.mark(d.prefix+"calls", e.keyN)
 			calls, err := d.calls(e.value, se.key)
 			if err != nil {
-				return s, err
+				return err
 			}
 			s.Calls = calls
 		case "rules":
 			d.mark(d.prefix+"rules", e.keyN)
 			r, err := d.rules(e.value, fmt.Sprintf("servers.%s.rules", se.key))
 			if err != nil {
-				return s, err
+				return err
 			}
 			s.Rules = r
 		default:
-			if err := d.setting(e, &s.Settings); err != nil {
-				return s, err
-			}
+			return d.setting(e, &s.Settings)
 		}
-	}
-	return s, nil
+		return nil
+	})
+	return s, err
 }
 
 // envName is what pass-env accepts: a POSIX environment variable name.
@@ -345,31 +333,24 @@ func (d *decoder) calls(n ast.Node, server string) ([]probe.Call, error) {
 	var out []probe.Call
 	for i, it := range items {
 		what := fmt.Sprintf("call %d of server %q", i+1, server)
-		es, err := d.section(it.value, what, &callDoc{}, func(key string, keyN ast.Node) error {
+		var c probe.Call
+		n, err := d.section(it.value, what, &callDoc{}, func(key string, keyN ast.Node) error {
 			return d.at(keyN, "unknown key %q in %s; known: %s", key, what, keys(schemaKeys(&callDoc{})))
+		}, func(e entry) error {
+			var err error
+			switch e.key {
+			case "tool":
+				c.Tool, _, err = d.text(e.value, "tool", e.keyN)
+			case "arguments":
+				c.Arguments, err = d.arguments(e.value)
+			}
+			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		if len(es) == 0 {
+		if n == 0 {
 			return nil, d.at(it.at, "%s is empty: it needs a tool", what)
-		}
-		var c probe.Call
-		for _, e := range es {
-			switch e.key {
-			case "tool":
-				s, _, err := d.text(e.value, "tool", e.keyN)
-				if err != nil {
-					return nil, err
-				}
-				c.Tool = s
-			case "arguments":
-				raw, err := d.arguments(e.value)
-				if err != nil {
-					return nil, err
-				}
-				c.Arguments = raw
-			}
 		}
 		if c.Tool == "" {
 			return nil, d.at(it.at, "%s has no tool: name the tool to call with \"tool: NAME\"", what)
