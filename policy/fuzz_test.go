@@ -85,7 +85,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, s := range p.Servers {
 			check("server "+s.Name, s.Settings)
-			check("effective "+s.Name, p.Effective(s.Name, nil))
+			check("effective "+s.Name, p.Effective(s.Name, Fixed{}))
 		}
 	})
 }

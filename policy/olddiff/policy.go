@@ -1,0 +1,344 @@
+// Package policy reads the policy file (.mcp-lockcheck.yaml): what the
+// client configs cannot say about a server. Per server: the warm-up calls
+// to make (tool and JSON arguments) and how many, launches, extra
+// environment to pass from the checker, the sandbox level and time-outs;
+// globally and per server: rules turned off or given another severity.
+//
+// The file is committed beside the lock and read strictly: an unknown key,
+// a bad value or a rule id that does not exist is an error naming the
+// file, line and column (1-based), never a silent default. A setting a
+// reviewer believes is in force but is not would be a quiet hole in the
+// check.
+//
+// Precedence, highest first: a flag given on the command line, the
+// server's own setting, the file's defaults, the built-in default. The one
+// exception is pass-env, which adds up (flags, defaults and the server's
+// list): each name is a grant some server needs, and a flag passing one
+// more variable must not take away another server's.
+package olddiff
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+)
+
+// DefaultFile is the policy file looked for in the working directory (the
+// repository root) when --policy is not given.
+const DefaultFile = ".mcp-lockcheck.yaml"
+
+// Version is the only policy format version this build reads.
+const Version = 1
+
+// Limits on counts: a policy asking for a million launches is a typo,
+// and the server time-out would hold the server long before it finished.
+const (
+	MaxWarmupCalls = 1000
+	MaxLaunches    = 100
+	// MaxTimeout and MaxRequestTimeout cap what a policy may set: the
+	// file comes with pull requests, and a time-out of days would hold the
+	// job until the runner's own limit.
+	MaxTimeout        = 10 * time.Minute
+	MaxRequestTimeout = 2 * time.Minute
+	// MaxFileBytes bounds what Parse reads: a policy is a short hand-written file.
+	MaxFileBytes = 1 << 20
+)
+
+// Flag names a Settings field is overridden by when given on the command
+// line (Effective's explicit argument is asked about these).
+const (
+	FlagWarmupCalls    = "warmup-calls"
+	FlagLaunches       = "launches"
+	FlagSandbox        = "sandbox"
+	FlagTimeout        = "timeout"
+	FlagRequestTimeout = "request-timeout"
+	FlagCallTimeout    = "call-timeout"
+	FlagProfile        = "profile"
+)
+
+// Probe profiles a policy may name (the CLI's --profile; docs/profiles.md
+// has what each sets).
+const (
+	ProfileQuick = "quick"
+	ProfileDeep  = "deep"
+)
+
+// ProfileRank orders profiles from lightest (quick) to deepest (deep), -1
+// for a name that is none of them.
+func ProfileRank(p string) int {
+	switch p {
+	case ProfileQuick:
+		return 0
+	case ProfileDeep:
+		return 1
+	}
+	return -1
+}
+
+// ErrInvalid is wrapped by every error Parse returns.
+var ErrInvalid = errors.New("invalid policy")
+
+// Error is a problem in the policy file at a position. Line and Column are
+// 1-based; 0 means the YAML parser gave no position.
+type Error struct {
+	File         string
+	Line, Column int
+	Msg          string
+}
+
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %v: %s", e.File, ErrInvalid, inert(e.Msg))
+	}
+	return fmt.Sprintf("%s:%d:%d: %v: %s", e.File, e.Line, e.Column, ErrInvalid, inert(e.Msg))
+}
+
+// inert escapes control and format characters: messages quote keys and
+// values from the file (and the YAML parser quotes the input), and the
+// file comes with pull requests; it must not write escape sequences or
+// bidi controls to a terminal or a CI log.
+func inert(s string) string {
+	if !strings.ContainsFunc(s, unsafeRune) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unsafeRune(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
+}
+
+// Unwrap lets callers test errors.Is(err, ErrInvalid).
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+// RuleLevel is what the policy does with a rule's findings: drop them
+// (Off) or report them at Severity instead of the rule's default.
+type RuleLevel struct {
+	Off      bool
+	Severity finding.Severity
+}
+
+func (l RuleLevel) String() string {
+	if l.Off {
+		return "off"
+	}
+	return l.Severity.String()
+}
+
+// Settings are what the policy sets for a server. A nil pointer, "" level,
+// zero duration or empty list means "not set here": the next lower level
+// of precedence decides.
+type Settings struct {
+	// Profile is the probe profile the server gets ("quick" or "deep"):
+	// its counts, clock shifts, identities, call gap and varied arguments,
+	// under the counts set here. A profile in a server's own section also
+	// stops the defaults' warmup-calls and launches from reaching that
+	// server: the server's own setting wins over the defaults.
+	Profile     string
+	WarmupCalls *int
+	Launches    *int
+	// Calls are explicit warm-up calls, made before any the checker
+	// synthesizes; per server only (tool names are a server's own).
+	Calls          []probe.Call
+	PassEnv        []string
+	Sandbox        sandbox.Level
+	Timeout        time.Duration
+	RequestTimeout time.Duration
+	// PinPrompts makes pin record each prompts/get answer in the lock, so
+	// the guard holds even a session's first answer to it (opt-in: a
+	// prompt whose expansion legitimately varies cannot be pinned).
+	PinPrompts *bool
+	// CallTimeout bounds one warm-up tools/call: a server whose tools are
+	// slow to answer (a backend to reach) can be given more.
+	CallTimeout time.Duration
+	// Rules map a rule id to its level; the top-level rules apply to every
+	// server, a server's own rules override them.
+	Rules map[string]RuleLevel
+}
+
+// Server is one server's section of the policy.
+type Server struct {
+	Name string
+	// Line and Column locate the server's name in the file (1-based).
+	Line, Column int
+	Settings
+}
+
+// Policy is a parsed policy file.
+type Policy struct {
+	// File is the path as given to Parse, for messages.
+	File string
+	// Defaults hold the defaults section and the top-level rules.
+	Defaults Settings
+	// Servers are the per-server sections in file order.
+	Servers []Server
+	// pos locates each setting's key by dotted path
+	// ("servers.fs.warmup-calls", "rules.sensitive-path").
+	pos map[string]Position
+}
+
+// Position is a 1-based line and column in the policy file.
+type Position struct{ Line, Column int }
+
+// Pos returns where the setting at a dotted path is written ("defaults.launches",
+// "servers.fs.rules.tool-removed"), or the zero Position.
+func (p *Policy) Pos(path string) Position {
+	if p == nil {
+		return Position{}
+	}
+	return p.pos[path]
+}
+
+// Server returns the named server's section, or nil.
+func (p *Policy) Server(name string) *Server {
+	if p == nil {
+		return nil
+	}
+	for i := range p.Servers {
+		if p.Servers[i].Name == name {
+			return &p.Servers[i]
+		}
+	}
+	return nil
+}
+
+// Unused returns the servers the policy names that are not in configured,
+// in file order: a policy for a server no config names is most likely a
+// misspelt name, which the caller reports as a warning.
+func (p *Policy) Unused(configured []string) []Server {
+	if p == nil {
+		return nil
+	}
+	var out []Server
+	for _, s := range p.Servers {
+		if !slices.Contains(configured, s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Effective is what the policy sets for one server after precedence: the
+// server's settings over the defaults, with every field whose flag was
+// given on the command line (explicit reports that, by flag name) left
+// unset so the flag's value stands. pass-env is the union of the defaults'
+// and the server's names (the caller adds the flag's). Rules are the
+// top-level rules overlaid with the server's. A nil policy, or a name it
+// does not hold, yields the defaults alone.
+func (p *Policy) Effective(name string, explicit func(flag string) bool) Settings {
+	var out Settings
+	if p == nil {
+		return out
+	}
+	if explicit == nil {
+		explicit = func(string) bool { return false }
+	}
+	d := p.Defaults
+	out = Settings{
+		WarmupCalls: d.WarmupCalls, Launches: d.Launches, Sandbox: d.Sandbox,
+		Timeout: d.Timeout, RequestTimeout: d.RequestTimeout, CallTimeout: d.CallTimeout,
+		PassEnv: slices.Clone(d.PassEnv), PinPrompts: d.PinPrompts, Profile: d.Profile,
+	}
+	if len(d.Rules) > 0 {
+		out.Rules = make(map[string]RuleLevel, len(d.Rules))
+		for k, v := range d.Rules {
+			out.Rules[k] = v
+		}
+	}
+	if s := p.Server(name); s != nil {
+		if s.Profile != "" {
+			out.Profile = s.Profile
+			out.WarmupCalls, out.Launches = nil, nil
+		}
+		if s.WarmupCalls != nil {
+			out.WarmupCalls = s.WarmupCalls
+		}
+		if s.Launches != nil {
+			out.Launches = s.Launches
+		}
+		if s.Sandbox != "" {
+			out.Sandbox = s.Sandbox
+		}
+		if s.Timeout != 0 {
+			out.Timeout = s.Timeout
+		}
+		if s.RequestTimeout != 0 {
+			out.RequestTimeout = s.RequestTimeout
+		}
+		if s.PinPrompts != nil {
+			out.PinPrompts = s.PinPrompts
+		}
+		if s.CallTimeout != 0 {
+			out.CallTimeout = s.CallTimeout
+		}
+		out.Calls = slices.Clone(s.Calls)
+		for _, e := range s.PassEnv {
+			if !slices.Contains(out.PassEnv, e) {
+				out.PassEnv = append(out.PassEnv, e)
+			}
+		}
+		for k, v := range s.Rules {
+			if out.Rules == nil {
+				out.Rules = map[string]RuleLevel{}
+			}
+			out.Rules[k] = v
+		}
+	}
+	clearExplicit(&out, explicit)
+	return out
+}
+
+// Apply applies rule levels to findings: an off rule's findings are
+// dropped, a re-levelled one's carry the new severity. The slice is
+// changed in place and returned shortened. note says what the policy did
+// ("" if nothing), for the server's notes: a finding a reviewer does not
+// see, or sees at another severity, should not be a mystery.
+func Apply(fs []finding.Finding, rules map[string]RuleLevel) (out []finding.Finding, note string) {
+	if len(rules) == 0 {
+		return fs, ""
+	}
+	dropped := map[string]int{}
+	changed := map[string]int{}
+	out = fs[:0]
+	for _, f := range fs {
+		l, ok := rules[f.Rule]
+		switch {
+		case !ok:
+		case l.Off:
+			dropped[f.Rule]++
+			continue
+		case f.Severity != l.Severity:
+			changed[f.Rule]++
+			f.Severity = l.Severity
+		}
+		out = append(out, f)
+	}
+	var parts []string
+	for _, id := range slices.Sorted(maps.Keys(dropped)) {
+		parts = append(parts, fmt.Sprintf("%s off (%d dropped)", id, dropped[id]))
+	}
+	for _, id := range slices.Sorted(maps.Keys(changed)) {
+		parts = append(parts, fmt.Sprintf("%s set to %s (%d)", id, rules[id].Severity, changed[id]))
+	}
+	if len(parts) > 0 {
+		note = "policy rules: " + strings.Join(parts, ", ")
+	}
+	return out, note
+}
