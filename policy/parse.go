@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 )
@@ -15,7 +16,8 @@ import (
 // Reading a policy is three steps:
 //
 //  1. The YAML parser builds the document; it refuses syntax errors and
-//     duplicate keys, with their positions.
+//     duplicate keys, with their positions. nesting bounds, before the
+//     parser runs, how deeply the file's collections nest.
 //  2. refuse rejects what a policy has no use for anywhere in the file:
 //     aliases, tags and merge keys. This runs before anything is decoded,
 //     so an alias is never expanded (the "billion laughs" bomb is bounded
@@ -95,7 +97,11 @@ func Parse(name string, data []byte) (p *Policy, err error) {
 		}
 	}()
 	d := &decoder{file: name}
-	f, perr := parser.ParseBytes(data, 0)
+	tks := lexer.Tokenize(string(data))
+	if err := d.nesting(tks); err != nil {
+		return nil, err
+	}
+	f, perr := parser.Parse(tks, 0)
 	if perr != nil {
 		return nil, d.yamlErr(perr)
 	}
@@ -186,6 +192,49 @@ func pos(n ast.Node) (line, col int) {
 func (d *decoder) at(n ast.Node, format string, args ...any) error {
 	line, col := pos(n)
 	return &Error{File: d.file, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// maxNesting bounds how deeply a policy's collections may nest. The
+// parser's time grows with the square of the depth: 16,000 "[" took it 15
+// seconds, and a file of MaxFileBytes of them would hold a check for hours
+// (the file comes with pull requests). A policy needs a few levels for its
+// sections and at most maxDepth more in a call's arguments.
+const maxNesting = maxDepth + 36
+
+// nesting refuses a file whose collections nest more than maxNesting
+// deep, counting flow collections ([ and {) and, on one line, block
+// entries written one inside the other ("- - - x", "? ? x"), the two
+// forms whose depth the file's size does not already bound (nesting by
+// indentation costs the square of the depth in bytes).
+func (d *decoder) nesting(tks token.Tokens) error {
+	flow, line, compact := 0, -1, 0
+	for _, tk := range tks {
+		deeper := false
+		switch tk.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			flow++
+			deeper = true
+		case token.SequenceEndType, token.MappingEndType:
+			flow = max(flow-1, 0)
+		case token.SequenceEntryType, token.MappingKeyType:
+			if tk.Position == nil || tk.Position.Line != line {
+				compact = 0
+				if tk.Position != nil {
+					line = tk.Position.Line
+				}
+			}
+			compact++
+			deeper = true
+		}
+		if deeper && flow+compact > maxNesting {
+			e := &Error{File: d.file, Msg: fmt.Sprintf("the file nests lists and mappings more than %d levels deep", maxNesting)}
+			if tk.Position != nil {
+				e.Line, e.Column = tk.Position.Line, tk.Position.Column
+			}
+			return e
+		}
+	}
+	return nil
 }
 
 // refuse rejects, anywhere in the document and before any decoding, what

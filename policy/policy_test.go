@@ -263,10 +263,10 @@ servers:
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name     string
-		server   string
-		fixed    Fixed
-		want     Settings
+		name   string
+		server string
+		fixed  Fixed
+		want   Settings
 	}{
 		{"server over defaults", "fs", Fixed{}, Settings{
 			WarmupCalls: intp(3), Launches: intp(2), Sandbox: sandbox.Strict, Timeout: 2 * time.Minute, RequestTimeout: 10 * time.Second, CallTimeout: 20 * time.Second,
