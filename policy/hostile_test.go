@@ -2,6 +2,8 @@ package policy
 
 import (
 	"errors"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,5 +131,37 @@ func BenchmarkParseNested(b *testing.B) {
 				_, _ = Parse("p.yaml", in)
 			}
 		})
+	}
+}
+
+// TestSchemaApplied: every key the schema accepts is read into the
+// policy, so a key added to a struct without its check is caught here,
+// not by a reviewer trusting a setting that does nothing.
+func TestSchemaApplied(t *testing.T) {
+	values := map[string]string{
+		"profile": "deep", "warmup-calls": "7", "launches": "3", "sandbox": "strict",
+		"timeout": "1m", "request-timeout": "9s", "call-timeout": "8s", "pass-env": "[A]",
+		"pin-prompts": "true", "calls": "[{tool: t}]", "rules": "{tool-removed: error}",
+	}
+	for _, key := range schemaKeys(&serverDoc{}) {
+		v, ok := values[key]
+		if !ok {
+			t.Errorf("no test value for schema key %q", key)
+			continue
+		}
+		p, err := Parse("p.yaml", []byte("version: 1\nservers:\n  a:\n    "+key+": "+v+"\n"))
+		if err != nil {
+			t.Errorf("%s: %v", key, err)
+			continue
+		}
+		if reflect.DeepEqual(p.Servers[0].Settings, Settings{}) {
+			t.Errorf("%s: %s was accepted but set nothing", key, v)
+		}
+	}
+	if got, want := schemaKeys(&fileDoc{}), []string{"version", "defaults", "rules", "servers"}; !slices.Equal(got, want) {
+		t.Errorf("top-level keys %v, want %v", got, want)
+	}
+	if got, want := schemaKeys(&callDoc{}), []string{"tool", "arguments"}; !slices.Equal(got, want) {
+		t.Errorf("call keys %v, want %v", got, want)
 	}
 }

@@ -24,9 +24,16 @@ import (
 //     by the file's size).
 //  3. Each section (the file, defaults, a server, a call) is decoded
 //     strictly (yaml.Strict) into the tagged structs below, which are the
-//     format's schema: a key no struct field names is an error. The
-//     semantic pass (semantic.go) then checks each value: ranges, rule
-//     ids, durations, names.
+//     format's schema: a key no struct field names is an error, and the
+//     "known:" lists in messages are read from the tags. The semantic
+//     pass (semantic.go) then checks each value: ranges, rule ids,
+//     durations, names. Sections whose keys the file chooses (servers,
+//     rules, a call's arguments) are read in file order by entries.
+//
+// section does not take the decoder's word alone: the decoder reports one
+// of several unknown keys at random, and a key that is a number or a
+// boolean makes it decode none of the section, without an error. Both are
+// caught from the keys as written (hostile_test.go).
 //
 // The structs keep each value as the node written (raw), not as a Go
 // value the decoder converted: the checks need the value's position for
@@ -72,8 +79,8 @@ type callDoc struct {
 
 // raw keeps a value as the node written. The decoder does not call
 // UnmarshalYAML for a null value: a key written with nothing after it
-// leaves node nil, as does a key not written (section's fields tell the
-// two apart).
+// leaves node nil, as does a key not written (section tells the two apart
+// by the keys written).
 type raw struct{ node ast.Node }
 
 // UnmarshalYAML implements yaml.NodeUnmarshaler.

@@ -125,7 +125,7 @@ func (d *decoder) server(se entry) (Server, error) {
 // envName is what pass-env accepts: a POSIX environment variable name.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// setting reads one of settingKeys into st.
+// setting checks one of settingsDoc's keys and reads it into st.
 func (d *decoder) setting(e entry, st *Settings) error {
 	d.mark(d.prefix+e.key, e.keyN)
 	switch e.key {
@@ -224,6 +224,10 @@ func (d *decoder) setting(e entry, st *Settings) error {
 				st.PassEnv = append(st.PassEnv, s)
 			}
 		}
+	default:
+		// A key the schema accepts but nothing here reads would be a
+		// setting a reviewer believes is in force but is not.
+		return d.at(e.keyN, "%s: this build accepts the key but does not apply it", e.key)
 	}
 	return nil
 }
