@@ -84,8 +84,8 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 			return ExitUsage, err
 		}
 		comb := &policy.Combined{Base: basePol, PR: prPol, Run: c.run()}
-		explicit := c.explicit()
-		opts.PerServer = func(name string) policy.Settings { return comb.Effective(name, explicit) }
+		fixed := c.policyFixed()
+		opts.PerServer = func(name string) policy.Settings { return comb.Effective(name, fixed) }
 		var names []string
 		for _, s := range opts.Servers {
 			names = append(names, s.Name)

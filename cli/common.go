@@ -244,6 +244,22 @@ func (c *common) explicit() func(string) bool {
 	return func(name string) bool { return set[name] }
 }
 
+// policyFixed is which policy settings this run's command line fixes: a
+// flag given there wins over the policy file. The policy package knows
+// only its own keys; which flag stands for which key is said here.
+func (c *common) policyFixed() policy.Fixed {
+	explicit := c.explicit()
+	return policy.Fixed{
+		Profile:        explicit("profile"),
+		WarmupCalls:    explicit("warmup-calls"),
+		Launches:       explicit("launches"),
+		Sandbox:        explicit("sandbox"),
+		Timeout:        explicit("timeout"),
+		RequestTimeout: explicit("request-timeout"),
+		CallTimeout:    explicit("call-timeout"),
+	}
+}
+
 // newFlagSet makes a flag set whose errors we print ourselves.
 func newFlagSet(name string, env Env) *flag.FlagSet {
 	fs := flag.NewFlagSet("mcp-lockcheck "+name, flag.ContinueOnError)
@@ -430,8 +446,8 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 		return o, err
 	}
 	if pol != nil {
-		explicit := c.explicit()
-		o.PerServer = func(name string) policy.Settings { return pol.Effective(name, explicit) }
+		fixed := c.policyFixed()
+		o.PerServer = func(name string) policy.Settings { return pol.Effective(name, fixed) }
 	}
 	if c.profile != ProfileDeep {
 		// A server the policy makes deep (profile: deep) gets these.

@@ -16,13 +16,14 @@ import (
 // A pull request's policy file is the pull request author's: if the check
 // of that pull request ran with it, the author could lower the bar the
 // check holds them to (no warm-up calls, one launch, tool-shadowing off,
-// the sandbox off, a secret in pass-env). Under --base the base branch's
+// the sandbox off, a secret in pass-env). Under review the base branch's
 // policy is in force and the pull request's can only tighten it; every
 // setting it lowers is a policy-weakened finding, and takes effect once
 // merged, when the base is the branch that policy is on.
 
-// Run is what a server gets where no policy sets a value: this run's flags
-// and built-in defaults. Comparing "unset" with a number needs it.
+// Run is what a server gets where no policy sets a value: the caller's
+// values for the run (its flags) and the built-in defaults. Comparing
+// "unset" with a number needs it.
 type Run struct {
 	WarmupCalls, Launches                int
 	Sandbox                              sandbox.Level
@@ -123,9 +124,9 @@ func durOr(v, d time.Duration) time.Duration {
 // level), the base's warm-up calls followed by any the pull request adds
 // (with the count raised by as many, so they displace none of the base's),
 // and only the pass-env names both allow. As with Policy.Effective, a
-// field whose flag was given on the command line is left unset.
-func (c *Combined) Effective(name string, explicit func(flag string) bool) Settings {
-	b, p := c.Base.Effective(name, nil), c.PR.Effective(name, nil)
+// setting the caller fixed is left unset.
+func (c *Combined) Effective(name string, fixed Fixed) Settings {
+	b, p := c.Base.Effective(name, Fixed{}), c.PR.Effective(name, Fixed{})
 	var out Settings
 	// The deeper profile, and unset counts read as that profile's: a
 	// pull request that sets warmup-calls: 5 beside a base that makes the
@@ -197,7 +198,7 @@ func (c *Combined) Effective(name string, explicit func(flag string) bool) Setti
 			out.Rules[id] = pl
 		}
 	}
-	clearExplicit(&out, explicit)
+	clearFixed(&out, fixed)
 	return out
 }
 
@@ -208,30 +209,27 @@ func cmpOr(l, d sandbox.Level) sandbox.Level {
 	return d
 }
 
-// clearExplicit leaves unset every field whose flag was given.
-func clearExplicit(out *Settings, explicit func(string) bool) {
-	if explicit == nil {
-		return
-	}
-	if explicit(FlagProfile) {
+// clearFixed leaves unset every setting the caller fixed.
+func clearFixed(out *Settings, fixed Fixed) {
+	if fixed.Profile {
 		out.Profile = ""
 	}
-	if explicit(FlagWarmupCalls) {
+	if fixed.WarmupCalls {
 		out.WarmupCalls = nil
 	}
-	if explicit(FlagLaunches) {
+	if fixed.Launches {
 		out.Launches = nil
 	}
-	if explicit(FlagSandbox) {
+	if fixed.Sandbox {
 		out.Sandbox = ""
 	}
-	if explicit(FlagTimeout) {
+	if fixed.Timeout {
 		out.Timeout = 0
 	}
-	if explicit(FlagRequestTimeout) {
+	if fixed.RequestTimeout {
 		out.RequestTimeout = 0
 	}
-	if explicit(FlagCallTimeout) {
+	if fixed.CallTimeout {
 		out.CallTimeout = 0
 	}
 }
@@ -341,7 +339,7 @@ type weakening struct{ path, before, after, msg string }
 // writeCallAdded reports a call the pull request adds to a tool whose name
 // reads as a write (synth.ClassifyName) that the base's policy does not
 // call. The policy's calls are the only way to make a warm-up call a
-// write; under --base only the base branch's policy may name one, since a
+// write; under review only the base branch's policy may name one, since a
 // pull request's would run with the credentials the base gives the server
 // (a token header, a pass-env variable) before anyone reviewed it.
 func writeCallAdded(base Settings, call probe.Call) bool {
@@ -358,7 +356,7 @@ func writeCallAdded(base Settings, call probe.Call) bool {
 
 // weakenings compares one server's settings (name "" is the defaults).
 func (c *Combined) weakenings(name string) []weakening {
-	b, p := c.Base.Effective(name, nil), c.PR.Effective(name, nil)
+	b, p := c.Base.Effective(name, Fixed{}), c.PR.Effective(name, Fixed{})
 	var bs, ps *Server
 	if name != "" {
 		bs, ps = c.Base.Server(name), c.PR.Server(name)

@@ -188,7 +188,7 @@ func TestCombined(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &Combined{Base: mustParse(t, tt.base), PR: mustParse(t, tt.pr), Run: testRun}
-			if got := summarize(c.Effective(tt.server, nil)); got != tt.want {
+			if got := summarize(c.Effective(tt.server, Fixed{})); got != tt.want {
 				t.Errorf("Effective:\n got %s\nwant %s", got, tt.want)
 			}
 			var weak []string

@@ -32,6 +32,33 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	// The strict decoder's hostile inputs (TestParseHostile has each
+	// with its message): alias bombs, duplicate keys in every form, merge
+	// keys, tags, numbers no Go integer holds, keys that are not strings,
+	// and nesting the parser is slow on.
+	f.Add([]byte(laughs(3)))
+	for _, s := range []string{
+		"version: 1\ndefaults: &d {launches: 2}\nservers:\n  a: *d\n",
+		"version: 1\ndefaults:\n  &k launches: 2\n  *k : 3\n",
+		"version: 1\ndefaults:\n  launches: 2\n  launches: 3\n",
+		"version: 1\ndefaults: {sandbox: strict, sandbox: off}\n",
+		"version: 1\n? defaults\n: {}\n? defaults\n: {}\n",
+		"version: 1\nrules: {tool-removed: error, tool-removed: off}\n",
+		"version: 1\nservers:\n  a:\n    <<: {sandbox: off}\n    launches: 2\n",
+		"version: 1\nservers:\n  a:\n    calls:\n      - tool: t\n        arguments: {<<: {a: 1}, p: !!binary aGk=}\n",
+		"version: 1\ndefaults:\n  sandbox: !!binary b2Zm\n",
+		"version: 1\n!!str defaults: {}\n",
+		"version: 1\nservers:\n  a:\n    calls:\n      - tool: t\n        arguments: {n: 99999999999999999999999, m: -9223372036854775809, f: 1e999}\n",
+		"version: 1\ndefaults:\n  warmup-calls: 0xffffffffffffffffff\n",
+		"version: 1\n1: 2\n",
+		"version: 1\nservers:\n  a:\n    launches: 2\n    true: 1\n",
+		"version: 1\n~: 2\n",
+		"version: 1\n? [a, b]\n: 2\n",
+		"version: 1\nx: " + strings.Repeat("[", 200),
+		"version: 1\nx:\n  " + strings.Repeat("- ", 200) + "a\n",
+	} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := Parse("p.yaml", data)
 		if err != nil {
@@ -85,7 +112,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, s := range p.Servers {
 			check("server "+s.Name, s.Settings)
-			check("effective "+s.Name, p.Effective(s.Name, nil))
+			check("effective "+s.Name, p.Effective(s.Name, Fixed{}))
 		}
 	})
 }

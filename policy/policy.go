@@ -10,11 +10,13 @@
 // reviewer believes is in force but is not would be a quiet hole in the
 // check.
 //
-// Precedence, highest first: a flag given on the command line, the
-// server's own setting, the file's defaults, the built-in default. The one
-// exception is pass-env, which adds up (flags, defaults and the server's
-// list): each name is a grant some server needs, and a flag passing one
-// more variable must not take away another server's.
+// Precedence, highest first: a setting the caller fixed (the CLI: a flag
+// given on the command line), the server's own setting, the file's
+// defaults, the built-in default. The one exception is pass-env, which
+// adds up (the caller's, the defaults' and the server's list): each name
+// is a grant some server needs, and the caller passing one more variable
+// must not take away another server's. The package speaks only of policy
+// keys; which flag fixes which setting is the caller's business.
 package policy
 
 import (
@@ -33,7 +35,7 @@ import (
 )
 
 // DefaultFile is the policy file looked for in the working directory (the
-// repository root) when --policy is not given.
+// repository root) when the caller names no other.
 const DefaultFile = ".mcp-lockcheck.yaml"
 
 // Version is the only policy format version this build reads.
@@ -53,20 +55,21 @@ const (
 	MaxFileBytes = 1 << 20
 )
 
-// Flag names a Settings field is overridden by when given on the command
-// line (Effective's explicit argument is asked about these).
-const (
-	FlagWarmupCalls    = "warmup-calls"
-	FlagLaunches       = "launches"
-	FlagSandbox        = "sandbox"
-	FlagTimeout        = "timeout"
-	FlagRequestTimeout = "request-timeout"
-	FlagCallTimeout    = "call-timeout"
-	FlagProfile        = "profile"
-)
+// Fixed names the settings the caller has fixed for every server (the
+// CLI: by a flag given on the command line), by the policy key each
+// stands for. Effective leaves a fixed setting unset, so the caller's own
+// value stands over the policy's. pass-env is never fixed: it adds up.
+type Fixed struct {
+	Profile        bool // profile
+	WarmupCalls    bool // warmup-calls
+	Launches       bool // launches
+	Sandbox        bool // sandbox
+	Timeout        bool // timeout
+	RequestTimeout bool // request-timeout
+	CallTimeout    bool // call-timeout
+}
 
-// Probe profiles a policy may name (the CLI's --profile; docs/profiles.md
-// has what each sets).
+// Probe profiles a policy may name (docs/profiles.md has what each sets).
 const (
 	ProfileQuick = "quick"
 	ProfileDeep  = "deep"
@@ -236,19 +239,15 @@ func (p *Policy) Unused(configured []string) []Server {
 }
 
 // Effective is what the policy sets for one server after precedence: the
-// server's settings over the defaults, with every field whose flag was
-// given on the command line (explicit reports that, by flag name) left
-// unset so the flag's value stands. pass-env is the union of the defaults'
-// and the server's names (the caller adds the flag's). Rules are the
-// top-level rules overlaid with the server's. A nil policy, or a name it
-// does not hold, yields the defaults alone.
-func (p *Policy) Effective(name string, explicit func(flag string) bool) Settings {
+// server's settings over the defaults, with every setting the caller fixed
+// left unset so the caller's value stands. pass-env is the union of the
+// defaults' and the server's names (the caller adds its own). Rules are
+// the top-level rules overlaid with the server's. A nil policy, or a name
+// it does not hold, yields the defaults alone.
+func (p *Policy) Effective(name string, fixed Fixed) Settings {
 	var out Settings
 	if p == nil {
 		return out
-	}
-	if explicit == nil {
-		explicit = func(string) bool { return false }
 	}
 	d := p.Defaults
 	out = Settings{
@@ -301,7 +300,7 @@ func (p *Policy) Effective(name string, explicit func(flag string) bool) Setting
 			out.Rules[k] = v
 		}
 	}
-	clearExplicit(&out, explicit)
+	clearFixed(&out, fixed)
 	return out
 }
 

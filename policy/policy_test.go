@@ -230,8 +230,8 @@ func TestParseTooBig(t *testing.T) {
 	}
 }
 
-// TestEffective pins the precedence: flag > server > defaults > built-in,
-// pass-env adding up, rules overlaying.
+// TestEffective pins the precedence: fixed by the caller > server >
+// defaults > built-in, pass-env adding up, rules overlaying.
 func TestEffective(t *testing.T) {
 	p, err := Parse("p.yaml", []byte(`version: 1
 defaults:
@@ -262,50 +262,39 @@ servers:
 	if err != nil {
 		t.Fatal(err)
 	}
-	none := func(string) bool { return false }
-	flags := func(names ...string) func(string) bool {
-		return func(f string) bool {
-			for _, n := range names {
-				if n == f {
-					return true
-				}
-			}
-			return false
-		}
-	}
 	tests := []struct {
-		name     string
-		server   string
-		explicit func(string) bool
-		want     Settings
+		name   string
+		server string
+		fixed  Fixed
+		want   Settings
 	}{
-		{"server over defaults", "fs", none, Settings{
+		{"server over defaults", "fs", Fixed{}, Settings{
 			WarmupCalls: intp(3), Launches: intp(2), Sandbox: sandbox.Strict, Timeout: 2 * time.Minute, RequestTimeout: 10 * time.Second, CallTimeout: 20 * time.Second,
 			PassEnv: []string{"HTTPS_PROXY", "FS_TOKEN"}, Calls: []probe.Call{{Tool: "read"}},
 			Rules: map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
 		}},
-		{"flags over server and defaults", "fs", flags(FlagWarmupCalls, FlagSandbox, FlagLaunches, FlagTimeout, FlagRequestTimeout, FlagCallTimeout, "pass-env"), Settings{
+		{"fixed over server and defaults", "fs", Fixed{WarmupCalls: true, Sandbox: true, Launches: true, Timeout: true, RequestTimeout: true, CallTimeout: true}, Settings{
 			PassEnv: []string{"HTTPS_PROXY", "FS_TOKEN"}, Calls: []probe.Call{{Tool: "read"}},
 			Rules: map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
 		}},
-		{"one flag", "fs", flags(FlagSandbox), Settings{
+		{"one fixed", "fs", Fixed{Sandbox: true}, Settings{
 			WarmupCalls: intp(3), Launches: intp(2), Timeout: 2 * time.Minute, RequestTimeout: 10 * time.Second, CallTimeout: 20 * time.Second,
 			PassEnv: []string{"HTTPS_PROXY", "FS_TOKEN"}, Calls: []probe.Call{{Tool: "read"}},
 			Rules: map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
 		}},
 		// A profile in the server's section: the defaults' counts do
 		// not reach it (deep's apply), its own launches do.
-		{"a server's profile over the defaults' counts", "risky", none, Settings{
+		{"a server's profile over the defaults' counts", "risky", Fixed{}, Settings{
 			Profile: ProfileDeep, Launches: intp(3), Sandbox: sandbox.Basic, Timeout: 2 * time.Minute,
 			PassEnv: []string{"HTTPS_PROXY"},
 			Rules:   map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
 		}},
-		{"--profile over the server's", "risky", flags(FlagProfile), Settings{
+		{"a fixed profile over the server's", "risky", Fixed{Profile: true}, Settings{
 			Launches: intp(3), Sandbox: sandbox.Basic, Timeout: 2 * time.Minute,
 			PassEnv: []string{"HTTPS_PROXY"},
 			Rules:   map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
 		}},
-		{"defaults for a server the policy does not name", "other", nil, Settings{
+		{"defaults for a server the policy does not name", "other", Fixed{}, Settings{
 			WarmupCalls: intp(5), Launches: intp(2), Sandbox: sandbox.Basic, Timeout: 2 * time.Minute,
 			PassEnv: []string{"HTTPS_PROXY"},
 			Rules:   map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
@@ -313,7 +302,7 @@ servers:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := p.Effective(tt.server, tt.explicit)
+			got := p.Effective(tt.server, tt.fixed)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Effective(%q)\n got %s\nwant %s", tt.server, dumpSettings(got), dumpSettings(tt.want))
 			}
@@ -324,7 +313,7 @@ servers:
 		t.Errorf("Effective changed the policy: %s", dumpSettings(p.Defaults))
 	}
 	var nilPolicy *Policy
-	if got := nilPolicy.Effective("fs", nil); !reflect.DeepEqual(got, Settings{}) {
+	if got := nilPolicy.Effective("fs", Fixed{}); !reflect.DeepEqual(got, Settings{}) {
 		t.Errorf("nil policy: %s", dumpSettings(got))
 	}
 }
@@ -412,7 +401,7 @@ func TestPinPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]bool{"a": false, "b": true, "c": true} {
-		if got := p.Effective(name, nil).PinPrompts; got == nil || *got != want {
+		if got := p.Effective(name, Fixed{}).PinPrompts; got == nil || *got != want {
 			t.Errorf("%s: PinPrompts %v, want %v", name, got, want)
 		}
 	}
