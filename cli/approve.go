@@ -164,7 +164,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 			why = ""
 		}
 		if why != "" {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing to approve %s: %s\n", shown(l.Name, 0), shown(why, cutText))
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing to approve %s: %s\n", shown(l.Name, 0), shownComposed(why, cutText))
 			refused = true
 		}
 	}
@@ -242,7 +242,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 					continue // comes with a new server; server-not-pinned in the report
 				}
 				if err := check.VerifyAgainstReport(serverFindings, ch); err != nil {
-					fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing: %s\n", shown(err.Error(), cutText))
+					fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing: %s\n", shownComposed(err.Error(), cutText))
 					fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
 					return ExitDrift, nil
 				}

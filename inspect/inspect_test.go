@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 func describe(t *testing.T, desc string) []finding.Finding {
@@ -61,26 +62,13 @@ func TestBenignGuidance(t *testing.T) {
 	}
 }
 
-func TestEscape(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text":          "plain text",
-		"a\tb\nc\rd":          `a\tb\nc\rd`,
-		"\x1b[2K":             `\u{001B}[2K`,
-		"zw\u200bsp":          `zw\u{200B}sp`,
-		"rlo\u202eevil":       `rlo\u{202E}evil`,
-		"tag\U000E0041":       `tag\u{E0041}`,
-		"vs\uFE0F":            `vs\u{FE0F}`,
-		"pua\uE000":           `pua\u{E000}`,
-		"non\uFFFE":           `non\u{FFFE}`,
-		"c1\u0085":            `c1\u{0085}`,
-		"ls\u2028ps\u2029":    `ls\u{2028}ps\u{2029}`,
-		"bad\xffutf8":         `bad\x{FF}utf8`,
-		"é 漢字 🎉 nbsp\u00a0ok": "é 漢字 🎉 nbsp\u00a0ok",
-		"hangul\u3164filler":  `hangul\u{3164}filler`,
-		"soft\u00adhyphen":    `soft\u{00AD}hyphen`,
-	} {
-		if got := Escape(in); got != want {
-			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+// TestHiddenIsEscaped holds the link between the two packages: every rune
+// inspect reports as hidden is one the shared escaper renders as an escape,
+// so a finding's quoted text never carries what it reports.
+func TestHiddenIsEscaped(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if c := classify(r); c != visible && !inert.Unsafe(r) {
+			t.Errorf("U+%04X is %s but inert.Text shows it as itself", r, c)
 		}
 	}
 }
@@ -123,7 +111,7 @@ func TestHiddenClassesAndExceptions(t *testing.T) {
 	} {
 		fs := describe(t, c.text)
 		if got := has(fs, finding.HiddenCharacters, "description"); got != c.hidden {
-			t.Errorf("%q: hidden %v, want %v\n%s", Escape(c.text), got, c.hidden, dumpFindings(fs))
+			t.Errorf("%q: hidden %v, want %v\n%s", inert.Text(c.text), got, c.hidden, dumpFindings(fs))
 		}
 	}
 }

@@ -12,7 +12,9 @@
 //
 // There is one escaper so that every output spells the same input the same
 // way: a finding's detail (written by inspect), the report around it, a
-// policy error and a guard message agree byte for byte.
+// policy error and a guard message agree byte for byte. Text renders raw
+// untrusted text; Composed re-checks a message the program composed around
+// text Text already rendered, without escaping it twice.
 package inert
 
 import (
@@ -40,18 +42,28 @@ import (
 // The output is valid UTF-8, one line, and holds no rune Unsafe reports.
 // Different inputs give different outputs: the escapes decode back to the
 // input (the package's tests hold a decoder that checks this).
-func Text(s string) string { return text(s, "") }
+func Text(s string) string { return text(s, "", true) }
+
+// Composed makes text the program composed inert: a finding's message or
+// detail, which quotes untrusted text already rendered by Text. It escapes
+// every rune Unsafe reports exactly as Text does but leaves backslashes as
+// they are, so the escapes already in the text read the same, once:
+// Composed(Text(s)) == Text(s), and Composed(Composed(s)) == Composed(s).
+// It is the renderers' second line of defence for messages; it cannot make
+// them injective (only Text on the raw parts can), which is why raw text
+// (names, values, before and after) goes through Text.
+func Composed(s string) string { return text(s, "", false) }
 
 // TextAlso is Text that also escapes each ASCII character in also as
 // `\u{XXXX}`: the characters the caller's format gives a meaning to (a
 // markdown table's "|", the quote around a quoted name). Characters of also
 // that are not ASCII punctuation or space are ignored: letters, digits and the
 // backslash keep their part in the escapes.
-func TextAlso(s, also string) string { return text(s, also) }
+func TextAlso(s, also string) string { return text(s, also, true) }
 
 // Quote is Text between double quotes, with any double quote inside escaped,
 // so a quoted name ends where it seems to end.
-func Quote(s string) string { return `"` + text(s, `"`) + `"` }
+func Quote(s string) string { return `"` + text(s, `"`, true) + `"` }
 
 // Safe reports whether s is valid UTF-8 without a rune Unsafe reports: text a
 // reader sees as it is. (Text may still double a backslash in it.)
@@ -106,9 +118,10 @@ func Unsafe(r rune) bool {
 	return true
 }
 
-// text is Text with the ASCII characters of also escaped too.
-func text(s, also string) string {
-	if plain(s, also) {
+// text is Text with the ASCII characters of also escaped too, and with
+// backslashes doubled where they open an escape only if double is set.
+func text(s, also string, double bool) string {
+	if plain(s, also, double) {
 		return s
 	}
 	var b strings.Builder
@@ -125,7 +138,7 @@ func text(s, also string) string {
 		switch {
 		case r == '\\':
 			b.WriteByte('\\')
-			if opensEscape(s[i+1:], also) {
+			if double && opensEscape(s[i+1:], also) {
 				b.WriteByte('\\')
 			}
 		case r == '\t':
@@ -146,13 +159,13 @@ func text(s, also string) string {
 	return b.String()
 }
 
-// plain reports whether text(s, also) is s: printable ASCII (or other safe
-// runes) with no backslash and nothing of also.
-func plain(s, also string) bool {
+// plain reports whether text(s, also, double) is s: printable ASCII (or
+// other safe runes) with nothing of also and, if double, no backslash.
+func plain(s, also string, double bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 || c >= 0x7F || c == '\\' || strings.IndexByte(also, c) >= 0 {
-			return Safe(s) && !strings.ContainsRune(s, '\\') && !containsAlso(s, also)
+		if c < 0x20 || c >= 0x7F || double && c == '\\' || strings.IndexByte(also, c) >= 0 {
+			return Safe(s) && !(double && strings.ContainsRune(s, '\\')) && !containsAlso(s, also)
 		}
 	}
 	return true

@@ -170,6 +170,29 @@ func TestEveryRune(t *testing.T) {
 	}
 }
 
+// TestComposed: a composed message keeps the escapes Text put in it, and
+// anything unsafe that reached it raw is escaped the same way.
+func TestComposed(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"plain", "plain"},
+		{`quoted ` + Text(`a\u{202E}`+"\x1b"+`\t`) + ` ok`, `quoted a\\u{202E}\u{001B}\\t ok`},
+		{"detail: " + Text("{\n  \"x\": 1\n}"), `detail: {\n  "x": 1\n}`},
+		{"raw \x1b[2K and \u202E slipped in\r\n", `raw \u{001B}[2K and \u{202E} slipped in\r\n`},
+		{"bad \xff byte", `bad \x{FF} byte`},
+		{`C:\tmp`, `C:\tmp`},
+	} {
+		got := Composed(tc.in)
+		if got != tc.want {
+			t.Errorf("Composed(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		checkInert(t, got)
+		if again := Composed(got); again != got {
+			t.Errorf("Composed is not idempotent on %q: %q", got, again)
+		}
+	}
+}
+
 func TestSafe(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
@@ -196,8 +219,14 @@ func FuzzText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{Text(s), TextAlso(s, "|<>`"), Quote(s)} {
+		for _, out := range []string{Text(s), TextAlso(s, "|<>`"), Quote(s), Composed(s)} {
 			checkInert(t, out)
+		}
+		if e := Text(s); Composed(e) != e {
+			t.Fatalf("Composed(Text(%q)) = %q, not %q", s, Composed(e), e)
+		}
+		if c := Composed(s); Composed(c) != c {
+			t.Fatalf("Composed is not idempotent on %q", s)
 		}
 		if back, ok := unescape(Text(s)); !ok || back != s {
 			t.Fatalf("Text(%q) = %q decodes to %q, %v", s, Text(s), back, ok)
