@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
 // FieldChange is one differing place between two definitions.
@@ -114,21 +116,10 @@ func render(v any) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// join appends a key to a path, escaping it as a JSON pointer token does
-// ("~" as "~0", "/" as "~1") so a key holding "/" cannot forge a path.
-// A top-level key "" would vanish into the root path and its members would
-// read as top-level fields ({"":{"description":..}} as "description"): it
-// is written "~", which no escaped key can be.
-func join(path, key string) string {
-	key = strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
-	if path == "" {
-		if key == "" {
-			return "~"
-		}
-		return key
-	}
-	return path + "/" + key
-}
+// join appends a key to a field path in the report's one form
+// (lock.AppendFieldPath): a key holding "/" cannot forge a path, and a
+// top-level key "" does not vanish into the root.
+func join(path, key string) string { return lock.AppendFieldPath(path, key) }
 
 // newInputProperties names the input properties an added field brings: the
 // field itself when it is inputSchema/.../properties/NAME, every key of an

@@ -868,13 +868,9 @@ func (j *inspectJob) run() {
 	}
 	if p := j.prefix; p != "" {
 		for k := range fs {
-			if fs[k].Field == "" {
-				fs[k].Field = p
-			} else {
-				// Field is already a path: prefix it, do not
-				// escape it again.
-				fs[k].Field = p + "/" + fs[k].Field
-			}
+			// Field is already a path: prefix it, do not
+			// escape it again.
+			fs[k].Field = lock.JoinFieldPaths(p, fs[k].Field)
 		}
 	}
 	j.out = fs
@@ -968,10 +964,7 @@ func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 		if f.Kind == promptGetKind {
 			// A prompt's expansion: the prompt's finding, at the path
 			// inspection gives it (inspectJob's prefix).
-			fs[i].Kind, fs[i].Field = finding.KindPrompt, "prompts/get"
-			if f.Field != "" {
-				fs[i].Field += "/" + f.Field
-			}
+			fs[i].Kind, fs[i].Field = finding.KindPrompt, lock.JoinFieldPaths("prompts/get", f.Field)
 		}
 	}
 	return fs

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
 func describe(t *testing.T, desc string) []finding.Finding {
@@ -322,6 +323,40 @@ func TestPaddingInBoxes(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%s: hidden-characters = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFieldPathsAgreeWithDrift: a finding names the place of its text in the
+// one field-path form (lock.AppendFieldPath) that drift findings use too, so
+// an empty key, or a key holding "/" or "~", names exactly one place.
+func TestFieldPathsAgreeWithDrift(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		keys []string
+	}{
+		{`{"":"x\u202ey"}`, []string{""}},
+		{`{"":{"description":"x\u202ey"}}`, []string{"", "description"}},
+		{`{"description":"ok","inputSchema":{"properties":{"a/b":{"description":"x\u202ey"}}}}`, []string{"inputSchema", "properties", "a/b", "description"}},
+		{`{"~":["ok","x\u202ey"]}`, []string{"~", "1"}},
+		{`{"a":{"":{"":"x\u202ey"}}}`, []string{"a", "", ""}},
+	} {
+		fs := Definition(Subject{Server: "s", Kind: finding.KindTool, Name: "t", Raw: []byte(tc.raw)})
+		want := ""
+		for _, k := range tc.keys {
+			want = lock.AppendFieldPath(want, k)
+		}
+		found := false
+		for _, f := range fs {
+			if f.Rule == finding.HiddenCharacters {
+				found = true
+				if f.Field != want {
+					t.Errorf("%s: field %q, want %q", tc.raw, f.Field, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no hidden-characters finding:\n%s", tc.raw, dumpFindings(fs))
 		}
 	}
 }
