@@ -41,7 +41,7 @@ func newInputProperties(c lock.FieldChange) []string {
 	}
 	var out []string
 	for _, k := range sortedKeys(m) {
-		out = append(out, lock.JoinField(base, k))
+		out = append(out, lock.AppendFieldPath(base, k))
 	}
 	return out
 }

@@ -515,7 +515,7 @@ func promptGetFindings(run *serverRun) []finding.Finding {
 			}
 			for _, ch := range lock.FieldDiff(prev.Bytes, c.Bytes) {
 				f := finding.New(finding.UnstableManifest, run.cfg.Name)
-				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, lock.JoinField("prompts/get", ch.Path), s.obs.Phase
+				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, lock.JoinFieldPaths("prompts/get", ch.Path), s.obs.Phase
 				f.Message = fmt.Sprintf("changed during the probe: prompts/get %q answers differently than earlier in the run (%s)", name, orWhole(ch.Path))
 				f.Before, f.After = ch.Before, ch.After
 				out = append(out, f)
@@ -681,13 +681,9 @@ func (j *inspectJob) run() {
 	}
 	if p := j.prefix; p != "" {
 		for k := range fs {
-			if fs[k].Field == "" {
-				fs[k].Field = p
-			} else {
-				// Field is already a path: prefix it, do not
-				// escape it again.
-				fs[k].Field = p + "/" + fs[k].Field
-			}
+			// Field is already a path: prefix it, do not
+			// escape it again.
+			fs[k].Field = lock.JoinFieldPaths(p, fs[k].Field)
 		}
 	}
 	j.out = fs
@@ -781,10 +777,7 @@ func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 		if f.Kind == promptGetKind {
 			// A prompt's expansion: the prompt's finding, at the path
 			// inspection gives it (inspectJob's prefix).
-			fs[i].Kind, fs[i].Field = finding.KindPrompt, "prompts/get"
-			if f.Field != "" {
-				fs[i].Field += "/" + f.Field
-			}
+			fs[i].Kind, fs[i].Field = finding.KindPrompt, lock.JoinFieldPaths("prompts/get", f.Field)
 		}
 	}
 	return fs

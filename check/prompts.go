@@ -70,7 +70,7 @@ func promptAnswerFindings(server string, ls *lock.Server, run *serverRun) []find
 			}
 			for _, ch := range changes {
 				f := finding.New(finding.PromptChanged, server)
-				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, lock.JoinField("prompts/get", ch.Path), s.obs.Phase
+				f.Kind, f.Subject, f.Field, f.Phase = finding.KindPrompt, name, lock.JoinFieldPaths("prompts/get", ch.Path), s.obs.Phase
 				f.Message = fmt.Sprintf("prompts/get %q answers differently than the answer pinned in the lock (%s)", name, orWhole(ch.Path))
 				f.Before, f.After = ch.Before, ch.After
 				out = append(out, f)

@@ -111,7 +111,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 
 	if refusals := req.Refusals(lives); len(refusals) > 0 {
 		for _, r := range refusals {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing to approve %s: %s\n", shown(r.Server, 0), shown(r.Why, cutText))
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing to approve %s: %s\n", shown(r.Server, 0), shownComposed(r.Why, cutText))
 		}
 		report.Write(env.Stderr, report.FormatText, probeReport, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr)})
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
@@ -187,7 +187,7 @@ func approveChanges(env Env, c *common, lk *lock.File, lives []*check.Live, req 
 			return ExitUsage, asUsage(prop.Unknown)
 		}
 		if prop.Mismatch != nil {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing: %s\n", shown(prop.Mismatch.Error(), cutText))
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing: %s\n", shownComposed(prop.Mismatch.Error(), cutText))
 			fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
 			return ExitDrift, nil
 		}

@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
@@ -210,7 +210,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 		// secret and no control sequence reaches a terminal or a log.
 		lines := strings.Split(env.red.String(err.Error()), "\n")
 		for i, l := range lines {
-			lines[i] = inspect.Escape(l)
+			lines[i] = inert.Composed(l)
 		}
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s\n", strings.Join(lines, "\n"))
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
@@ -300,7 +300,7 @@ func runServers(_ context.Context, args []string, env Env) (int, error) {
 		if l.URL != "" {
 			target = l.URL
 		}
-		fmt.Fprintf(env.Stdout, "%s\t%s:%d\t%s\t%s\n", inspect.Escape(s.Name), s.File, s.Line, l.Type, inspect.Escape(strings.TrimSpace(target)))
+		fmt.Fprintf(env.Stdout, "%s\t%s:%d\t%s\t%s\n", inert.Text(s.Name), s.File, s.Line, l.Type, inert.Text(strings.TrimSpace(target)))
 	}
 	return ExitOK, nil
 }

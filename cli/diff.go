@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
@@ -75,8 +76,15 @@ func (p painter) dim(s string) string   { return p.paint("2", s) }
 
 // shown is server text made safe for a terminal: escaped, and cut to
 // limit runes unless limit is 0.
-func shown(s string, limit int) string {
-	e := inspect.Escape(s)
+func shown(s string, limit int) string { return cut(inert.Text(s), limit) }
+
+// shownComposed is shown for text this program composed around server text
+// it already escaped (a finding's message or detail, a held reason, an
+// error): made inert without escaping those escapes again.
+func shownComposed(s string, limit int) string { return cut(inert.Composed(s), limit) }
+
+// cut cuts escaped text to limit runes unless limit is 0.
+func cut(e string, limit int) string {
 	if limit > 0 {
 		if r := []rune(e); len(r) > limit {
 			return string(r[:limit]) + fmt.Sprintf("… (%d more characters; show the full text to see them)", len(r)-limit)
@@ -213,7 +221,7 @@ func WriteDiff(w io.Writer, p painter, r *report.Report) {
 	for _, s := range r.Servers {
 		fmt.Fprintf(w, "%s %s\n", p.bold("server "+shown(s.Name, 0)+":"), statusText(p, s))
 		if s.Reason != "" {
-			fmt.Fprintf(w, "  %s\n", shown(s.Reason, cutText))
+			fmt.Fprintf(w, "  %s\n", shownComposed(s.Reason, cutText))
 		}
 		var others []finding.Finding
 		lastSubject := ""
@@ -251,12 +259,12 @@ func WriteDiff(w io.Writer, p painter, r *report.Report) {
 			if f.Kind != "" && f.Kind != finding.KindServer {
 				subject = f.Kind + "/" + f.Subject
 			}
-			fmt.Fprintf(w, "%s %s %s %s%s\n", p.bold("!"), shown(subject, 0), p.dim("("+f.Rule+", "+f.Severity.String()+")"), shown(f.Message, cutText), ack)
+			fmt.Fprintf(w, "%s %s %s %s%s\n", p.bold("!"), shown(subject, 0), p.dim("("+f.Rule+", "+f.Severity.String()+")"), shownComposed(f.Message, cutText), ack)
 			if f.Field != "" {
 				fmt.Fprintf(w, "    %s %s\n", p.dim("field"), p.cyan(shown(f.Field, 0)))
 			}
 			if f.Detail != "" {
-				fmt.Fprintf(w, "    %s\n", shown(f.Detail, cutText))
+				fmt.Fprintf(w, "    %s\n", shownComposed(f.Detail, cutText))
 			}
 			writeHidden(w, p, "    ", f.After)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/guard"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
@@ -312,8 +313,9 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 	return ExitOK, nil
 }
 
-// escapeName keeps a server name from a config inert on a terminal.
-func escapeName(s string) string { return fmt.Sprintf("%q", s) }
+// escapeName keeps a server name from a config inert on a terminal,
+// quoted as every other output quotes a name (inert.Quote).
+func escapeName(s string) string { return inert.Quote(s) }
 
 // guardCommand is the command guard install writes: the name
 // "mcp-lockcheck" when PATH finds it, so a committed config names no path

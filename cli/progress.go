@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // progressStyle is how progress is written on stderr (--progress).
@@ -91,7 +91,7 @@ func phaseText(phase string) string {
 func (p *progressWriter) event(server, phase string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	name := inspect.Escape(server)
+	name := inert.Text(server)
 	switch p.style {
 	case progressPlain:
 		if shows(phase, p.verbose) {

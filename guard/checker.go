@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/timestamps"
@@ -205,10 +206,10 @@ func (r *refusal) logAs(w io.Writer, verb string) {
 	for _, p := range r.problems {
 		fmt.Fprintf(w, "  %s %s [%s]\n", p.kind, p.label(), p.rule)
 		if p.msg != "" {
-			fmt.Fprintf(w, "    %s\n", clip(escape(p.msg)))
+			fmt.Fprintf(w, "    %s\n", clip(inert.Composed(p.msg)))
 		}
 		if p.detail != "" {
-			fmt.Fprintf(w, "    %s\n", clip(escape(p.detail)))
+			fmt.Fprintf(w, "    %s\n", clip(inert.Composed(p.detail)))
 		}
 		for _, c := range p.changes {
 			path := c.Path
@@ -584,7 +585,10 @@ func errorLine(id []byte, code int, msg string, data any) []byte {
 	return b.Bytes()
 }
 
-// escape makes untrusted text inert for a terminal and a log.
-func escape(s string) string { return inspect.Escape(s) }
+// escape makes untrusted text inert for a terminal and a log: the one
+// escaper every output shares (inert.Text).
+func escape(s string) string { return inert.Text(s) }
 
-func quote(s string) string { return `"` + escape(s) + `"` }
+// quote is escape between double quotes, a quote inside escaped too, so a
+// server name ends where it seems to end.
+func quote(s string) string { return inert.Quote(s) }

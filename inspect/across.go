@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // Across checks a whole run across servers: tool-shadowing (a tool name two
@@ -78,7 +79,7 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		others := without(owners[s.Name], s.Server)
 		f := base(finding.ToolShadowing, s, "name")
 		f.Severity = finding.Warning
-		f.Message = fmt.Sprintf("Tool name %q is also exposed by server %s", Escape(s.Name), quoteList(others))
+		f.Message = fmt.Sprintf("Tool name %q is also exposed by server %s", inert.Text(s.Name), quoteList(others))
 		for _, o := range others {
 			if newCollision(pinned, s.Server, s.Name, o, s.Name) {
 				f.Severity = finding.Error
@@ -105,8 +106,8 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		var alike []string
 		fresh := false
 		for _, o := range byLoose[looseName(s.Name)] {
-			if o.Server != s.Server && o.Name != s.Name && !slices.Contains(alike, fmt.Sprintf("%q of server %q", Escape(o.Name), Escape(o.Server))) {
-				alike = append(alike, fmt.Sprintf("%q of server %q", Escape(o.Name), Escape(o.Server)))
+			if o.Server != s.Server && o.Name != s.Name && !slices.Contains(alike, fmt.Sprintf("%q of server %q", inert.Text(o.Name), inert.Text(o.Server))) {
+				alike = append(alike, fmt.Sprintf("%q of server %q", inert.Text(o.Name), inert.Text(o.Server)))
 				fresh = fresh || newCollision(pinned, s.Server, s.Name, o.Server, o.Name)
 			}
 		}
@@ -115,7 +116,7 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		}
 		f := base(finding.ToolShadowing, s, "name")
 		f.Severity = finding.Warning
-		f.Message = fmt.Sprintf("Tool name %q differs only in case or separators from tool %s", Escape(s.Name), strings.Join(alike, ", "))
+		f.Message = fmt.Sprintf("Tool name %q differs only in case or separators from tool %s", inert.Text(s.Name), strings.Join(alike, ", "))
 		if fresh {
 			f.Severity = finding.Error
 			f.Message += newCollisionNote
@@ -147,7 +148,7 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 					continue
 				}
 				fd := base(finding.ToolShadowing, s, t.path())
-				fd.Message = fmt.Sprintf("Text of server %q names tool %q of server %s", Escape(s.Server), Escape(name), quoteList(own))
+				fd.Message = fmt.Sprintf("Text of server %q names tool %q of server %s", inert.Text(s.Server), inert.Text(name), quoteList(own))
 				fd.Detail = "A description that talks about another server's tool can steer how the model uses it."
 				pending = append(pending, fd)
 			}
@@ -184,7 +185,7 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		var alike []string
 		for _, o := range bySkeleton[skeleton(s.Name)] {
 			if o.name != s.Name {
-				alike = append(alike, fmt.Sprintf("%s %q of server %q", o.kind, Escape(o.name), Escape(o.server)))
+				alike = append(alike, fmt.Sprintf("%s %q of server %q", o.kind, inert.Text(o.name), inert.Text(o.server)))
 			}
 		}
 		odd := nonASCII(s.Name)
@@ -206,8 +207,8 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 			reasons = append(reasons, "mixes scripts "+strings.Join(sc, "+"))
 		}
 		f := base(finding.ConfusableName, s, "name")
-		f.Message = fmt.Sprintf("The %s name %q %s", s.Kind, Escape(s.Name), strings.Join(reasons, "; "))
-		f.Detail = "skeleton: " + Escape(skeleton(s.Name))
+		f.Message = fmt.Sprintf("The %s name %q %s", s.Kind, inert.Text(s.Name), strings.Join(reasons, "; "))
+		f.Detail = "skeleton: " + inert.Text(skeleton(s.Name))
 		emit(f)
 	}
 	return out
@@ -367,7 +368,7 @@ func nonASCII(name string) []string {
 			continue
 		}
 		d := fmt.Sprintf("U+%04X", r)
-		if !mustEscape(r) {
+		if !inert.Unsafe(r) {
 			d = fmt.Sprintf("%c (%s)", r, d)
 		}
 		if !slices.Contains(out, d) {
@@ -399,7 +400,7 @@ func without(list []string, x string) []string {
 func quoteList(list []string) string {
 	q := make([]string, len(list))
 	for i, v := range list {
-		q[i] = fmt.Sprintf("%q", Escape(v))
+		q[i] = fmt.Sprintf("%q", inert.Text(v))
 	}
 	return strings.Join(q, ", ")
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // attack is one file of testdata/attacks: a definition modelled on a
@@ -202,14 +203,14 @@ func TestAttackEncodings(t *testing.T) {
 				raw, _ := json.Marshal(map[string]any{"name": "weather", "description": enc.encode(p)})
 				fs := Definition(Subject{Server: "evil", Kind: finding.KindTool, Name: "weather", Raw: raw})
 				if !has(fs, finding.ModelInstruction, "description") {
-					t.Errorf("model-instruction not caught in %q; findings:\n%s", Escape(enc.encode(p)), dumpFindings(fs))
+					t.Errorf("model-instruction not caught in %q; findings:\n%s", inert.Text(enc.encode(p)), dumpFindings(fs))
 				}
 				if enc.hidden != has(fs, finding.HiddenCharacters, "description") {
 					t.Errorf("hidden-characters: want %v; findings:\n%s", enc.hidden, dumpFindings(fs))
 				}
 				if enc.name == "tags" {
 					for _, f := range fs {
-						if f.Rule == finding.HiddenCharacters && (!strings.Contains(f.Detail, "hidden text: "+Escape(p)[:40]) || !strings.Contains(f.Message, Escape(p)[:40])) {
+						if f.Rule == finding.HiddenCharacters && (!strings.Contains(f.Detail, "hidden text: "+inert.Text(p)[:40]) || !strings.Contains(f.Message, inert.Text(p)[:40])) {
 							t.Errorf("decoded tag text missing: %s\n%s", f.Message, f.Detail)
 						}
 					}

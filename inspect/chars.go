@@ -1,10 +1,11 @@
 package inspect
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // hiddenClass names why a code point is invisible to a reviewer. The zero
@@ -66,86 +67,6 @@ func classify(r rune) hiddenClass {
 		return classFormat
 	}
 	return visible
-}
-
-// mustEscape reports whether Escape renders r as an escape: every control,
-// every invisible class above, surrogates, unassigned code points and the
-// line/paragraph separators (which break lines in some renderers). Ordinary
-// spaces of other widths (Zs) stay as they are: they are visible gaps.
-func mustEscape(r rune) bool {
-	if r < 0x20 || r == 0x7F {
-		return true
-	}
-	if r < 0x7F {
-		return false
-	}
-	if r >= 0x80 && r <= 0x9F {
-		return true
-	}
-	if classify(r) != visible {
-		return true
-	}
-	if unicode.IsPrint(r) || unicode.Is(unicode.Zs, r) {
-		return false
-	}
-	// Zl, Zp, Cs, Co, Cn and anything else IsPrint refuses.
-	return true
-}
-
-// Escape renders untrusted text for a human: printable text unchanged; tab,
-// newline and carriage return as `\t`, `\n`, `\r`; every other control, format
-// (Cf), tag, zero-width, bidi, variation selector, private-use, non-character,
-// unassigned or line-separator code point as `\u{XXXX}`; each byte of invalid
-// UTF-8 as `\x{XX}`. The output is one line and contains nothing a terminal,
-// a browser or a markdown renderer would act on invisibly. Backslashes are
-// not doubled: the output is for reading, not for decoding back.
-func Escape(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7F {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString(`\x{`)
-			writeHex(&b, rune(s[i]), 2)
-			b.WriteByte('}')
-			i++
-			continue
-		}
-		i += n
-		switch {
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case mustEscape(r):
-			b.WriteString(`\u{`)
-			writeHex(&b, r, 4)
-			b.WriteByte('}')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func writeHex(b *strings.Builder, r rune, width int) {
-	h := strings.ToUpper(strconv.FormatInt(int64(r), 16))
-	for i := len(h); i < width; i++ {
-		b.WriteByte('0')
-	}
-	b.WriteString(h)
 }
 
 // DecodeTags returns the ASCII text spelled by Unicode tag characters
@@ -262,7 +183,7 @@ func escapeSpan(s string, start, end, limit int) string {
 		}
 		cut = true
 	}
-	e := Escape(s[a:z])
+	e := inert.Text(s[a:z])
 	if len(e) > limit {
 		e = e[:limit]
 		for len(e) > 0 && !utf8.ValidString(e) {

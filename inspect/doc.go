@@ -7,8 +7,9 @@
 // terminal control sequences (terminal-escape), text addressed to the model
 // rather than describing the tool (model-instruction) and credential paths
 // (sensitive-path). Across looks at a whole run for tool-shadowing and
-// confusable-name. Escape is the one function every renderer uses to show
-// attacker-controlled text to a human.
+// confusable-name. The text a finding quotes is escaped with inert.Text, the
+// escaper every renderer shares; every rune inspect calls hidden is one it
+// escapes.
 //
 // The heuristics are deliberately small: a phrase set matched on folded text
 // (invisible characters dropped, compatibility forms and look-alike letters

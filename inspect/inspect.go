@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // Subject is one definition to inspect.
@@ -204,7 +205,7 @@ func (sc *scan) invisible(r textRef, s string) {
 	}
 	for _, t := range smuggled {
 		if h.extra == "" {
-			h.extra = truncateRunes(Escape(t), messageLimit)
+			h.extra = truncateRunes(inert.Text(t), messageLimit)
 		}
 		h.detail = append(h.detail, "hidden text: "+escapeSpan(t, 0, len(t), hiddenLimit))
 		if sc.controlsOnly {
@@ -447,7 +448,7 @@ func (sc *scan) findings() []finding.Finding {
 		f.Detail = strings.Join(h.detail, "; ")
 		where := "the text"
 		if h.field != "" {
-			where = Escape(h.field)
+			where = inert.Text(h.field)
 		}
 		if h.key {
 			where = "the key " + where

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
 func describe(t *testing.T, desc string) []finding.Finding {
@@ -61,26 +63,13 @@ func TestBenignGuidance(t *testing.T) {
 	}
 }
 
-func TestEscape(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text":          "plain text",
-		"a\tb\nc\rd":          `a\tb\nc\rd`,
-		"\x1b[2K":             `\u{001B}[2K`,
-		"zw\u200bsp":          `zw\u{200B}sp`,
-		"rlo\u202eevil":       `rlo\u{202E}evil`,
-		"tag\U000E0041":       `tag\u{E0041}`,
-		"vs\uFE0F":            `vs\u{FE0F}`,
-		"pua\uE000":           `pua\u{E000}`,
-		"non\uFFFE":           `non\u{FFFE}`,
-		"c1\u0085":            `c1\u{0085}`,
-		"ls\u2028ps\u2029":    `ls\u{2028}ps\u{2029}`,
-		"bad\xffutf8":         `bad\x{FF}utf8`,
-		"é 漢字 🎉 nbsp\u00a0ok": "é 漢字 🎉 nbsp\u00a0ok",
-		"hangul\u3164filler":  `hangul\u{3164}filler`,
-		"soft\u00adhyphen":    `soft\u{00AD}hyphen`,
-	} {
-		if got := Escape(in); got != want {
-			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+// TestHiddenIsEscaped holds the link between the two packages: every rune
+// inspect reports as hidden is one the shared escaper renders as an escape,
+// so a finding's quoted text never carries what it reports.
+func TestHiddenIsEscaped(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if c := classify(r); c != visible && !inert.Unsafe(r) {
+			t.Errorf("U+%04X is %s but inert.Text shows it as itself", r, c)
 		}
 	}
 }
@@ -123,7 +112,7 @@ func TestHiddenClassesAndExceptions(t *testing.T) {
 	} {
 		fs := describe(t, c.text)
 		if got := has(fs, finding.HiddenCharacters, "description"); got != c.hidden {
-			t.Errorf("%q: hidden %v, want %v\n%s", Escape(c.text), got, c.hidden, dumpFindings(fs))
+			t.Errorf("%q: hidden %v, want %v\n%s", inert.Text(c.text), got, c.hidden, dumpFindings(fs))
 		}
 	}
 }
@@ -334,6 +323,40 @@ func TestPaddingInBoxes(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%s: hidden-characters = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFieldPathsAgreeWithDrift: a finding names the place of its text in the
+// one field-path form (lock.AppendFieldPath) that drift findings use too, so
+// an empty key, or a key holding "/" or "~", names exactly one place.
+func TestFieldPathsAgreeWithDrift(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		keys []string
+	}{
+		{`{"":"x\u202ey"}`, []string{""}},
+		{`{"":{"description":"x\u202ey"}}`, []string{"", "description"}},
+		{`{"description":"ok","inputSchema":{"properties":{"a/b":{"description":"x\u202ey"}}}}`, []string{"inputSchema", "properties", "a/b", "description"}},
+		{`{"~":["ok","x\u202ey"]}`, []string{"~", "1"}},
+		{`{"a":{"":{"":"x\u202ey"}}}`, []string{"a", "", ""}},
+	} {
+		fs := Definition(Subject{Server: "s", Kind: finding.KindTool, Name: "t", Raw: []byte(tc.raw)})
+		want := ""
+		for _, k := range tc.keys {
+			want = lock.AppendFieldPath(want, k)
+		}
+		found := false
+		for _, f := range fs {
+			if f.Rule == finding.HiddenCharacters {
+				found = true
+				if f.Field != want {
+					t.Errorf("%s: field %q, want %q", tc.raw, f.Field, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no hidden-characters finding:\n%s", tc.raw, dumpFindings(fs))
 		}
 	}
 }

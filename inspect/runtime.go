@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // Controls runs only the two rules that need no judgement,
@@ -140,7 +141,7 @@ func Strip(s string) (clean string, removed []string) {
 		phrase := fmt.Sprintf("%d %s", descs[d], d)
 		if d == classTag.String() && tags {
 			if t := DecodeTags(s); t != "" {
-				phrase += fmt.Sprintf(` spelling "%s"`, truncateRunes(Escape(t), messageLimit))
+				phrase += fmt.Sprintf(` spelling "%s"`, truncateRunes(inert.Text(t), messageLimit))
 			}
 		}
 		removed = append(removed, phrase)

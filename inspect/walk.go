@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
 // maxDepth bounds nesting like encoding/json does, so a hostile definition
@@ -31,12 +33,19 @@ type textRef struct {
 // value copies the string out.
 func (r textRef) value() string { return string(r.b) }
 
-// path is the JSON-pointer-like path of the string.
-func (r textRef) path() string { return strings.Join(r.segs, "/") }
+// path is the field path of the string (lock.AppendFieldPath's form, the
+// one the report shows for drift too).
+func (r textRef) path() string {
+	p := ""
+	for _, s := range r.segs {
+		p = lock.AppendFieldPath(p, s)
+	}
+	return p
+}
 
 // walkStrings visits every string (keys and values) of a JSON document with
-// its JSON-pointer-like path (segments joined by '/', '~' and '/' inside a
-// segment escaped as "~0" and "~1" as in RFC 6901, the root is "").
+// the keys and indexes that lead to it (joined into a field path only when
+// a finding needs it).
 //
 // It is a purpose-built scanner rather than encoding/json: it keeps
 // duplicate keys (each is visited; a model may see either), it never builds
@@ -116,7 +125,7 @@ func (w *walker) value(depth int) error {
 			}
 			seg, ok := commonKeys[string(k)]
 			if !ok {
-				seg = pointerSegment(string(k))
+				seg = string(k)
 			}
 			w.path = append(w.path, seg)
 			w.visit(textRef{segs: w.path, key: true, b: k})
@@ -292,14 +301,6 @@ func index(i int) string {
 		return smallIndex[i]
 	}
 	return strconv.Itoa(i)
-}
-
-// pointerSegment escapes a key as RFC 6901 does, so "a/b" stays one segment.
-func pointerSegment(k string) string {
-	if !strings.ContainsAny(k, "~/") {
-		return k
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
 func isNumberByte(d byte) bool {

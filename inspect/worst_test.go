@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // worstDescriptions are descriptions built to cost the inspector the most
@@ -50,7 +51,7 @@ func BenchmarkWorstCaseEscape(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%dKB", w.name, size>>10), func(b *testing.B) {
 				b.SetBytes(int64(len(s)))
 				for b.Loop() {
-					_ = Escape(s)
+					_ = inert.Text(s)
 				}
 			})
 		}

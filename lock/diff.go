@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -212,7 +211,7 @@ func changed(kind, name string, ref, live Canonical) (Change, bool) {
 // FieldChange is one differing place between two definitions.
 type FieldChange struct {
 	// Path is the field's path: keys and array indexes joined by "/",
-	// each escaped by JoinField; "" is the whole value.
+	// each escaped by AppendFieldPath; "" is the whole value.
 	Path string
 	// Before and After are the values rendered for a human (Text); ""
 	// when absent.
@@ -259,7 +258,7 @@ func walkDiff(path string, a, b any, out *[]FieldChange) {
 			keys[k] = true
 		}
 		for _, k := range sortedKeys(keys) {
-			p := JoinField(path, k)
+			p := AppendFieldPath(path, k)
 			av, ina := am[k]
 			bv, inb := bm[k]
 			switch {
@@ -277,7 +276,7 @@ func walkDiff(path string, a, b any, out *[]FieldChange) {
 	bs, bok := b.([]any)
 	if aok && bok && len(as) == len(bs) {
 		for i := range as {
-			walkDiff(JoinField(path, strconv.Itoa(i)), as[i], bs[i], out)
+			walkDiff(AppendFieldIndex(path, i), as[i], bs[i], out)
 		}
 		return
 	}
@@ -316,22 +315,6 @@ func render(v any) string {
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
 	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-// JoinField appends a key to a field path, escaping it as a JSON pointer
-// token does ("~" as "~0", "/" as "~1") so a key holding "/" cannot forge
-// a path. A top-level key "" would vanish into the root path and its
-// members would read as top-level fields ({"":{"description":..}} as
-// "description"): it is written "~", which no escaped key can be.
-func JoinField(path, key string) string {
-	key = strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
-	if path == "" {
-		if key == "" {
-			return "~"
-		}
-		return key
-	}
-	return path + "/" + key
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -69,15 +69,15 @@ func Index(data []byte) Positions {
 	}
 }
 
+// joinPath keys the positions by field path: a key may hold any
+// character (NUL included), and only the field path's escaping keeps
+// {"a\u0000b":..} apart from {"a":{"b":..}}.
 func joinPath(p []string) string {
-	var b bytes.Buffer
-	for i, s := range p {
-		if i > 0 {
-			b.WriteByte(0)
-		}
-		b.WriteString(s)
+	s := ""
+	for _, k := range p {
+		s = AppendFieldPath(s, k)
 	}
-	return b.String()
+	return s
 }
 
 // Line returns the line of a server (kind == ""), or of one entry, or 0.

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
@@ -69,7 +69,7 @@ func FuzzParse(f *testing.F) {
 			if p != nil {
 				t.Fatalf("policy returned with error %v", err)
 			}
-			if strings.ContainsFunc(err.Error(), unsafeRune) {
+			if !inert.Safe(err.Error()) {
 				t.Fatalf("error message carries control or format characters: %q", err.Error())
 			}
 			return

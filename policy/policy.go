@@ -26,10 +26,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
@@ -100,33 +99,16 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Line == 0 {
-		return fmt.Sprintf("%s: %v: %s", e.File, ErrInvalid, inert(e.Msg))
+		return fmt.Sprintf("%s: %v: %s", e.File, ErrInvalid, inert.Text(e.Msg))
 	}
-	return fmt.Sprintf("%s:%d:%d: %v: %s", e.File, e.Line, e.Column, ErrInvalid, inert(e.Msg))
+	return fmt.Sprintf("%s:%d:%d: %v: %s", e.File, e.Line, e.Column, ErrInvalid, inert.Text(e.Msg))
 }
 
-// inert escapes control and format characters: messages quote keys and
-// values from the file (and the YAML parser quotes the input), and the
-// file comes with pull requests; it must not write escape sequences or
-// bidi controls to a terminal or a CI log.
-func inert(s string) string {
-	if !strings.ContainsFunc(s, unsafeRune) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unsafeRune(r) {
-			fmt.Fprintf(&b, "\\u%04x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func unsafeRune(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
-}
+// Messages quote keys and values from the file (and the YAML parser quotes
+// the input), and the file comes with pull requests: Error escapes the
+// message with inert.Text (the parts quoted from the file are raw, so a key
+// spelling a literal "\u{202E}" reads apart from a real one), and it writes
+// no escape sequence or bidi control to a terminal or a CI log.
 
 // Unwrap lets callers test errors.Is(err, ErrInvalid).
 func (e *Error) Unwrap() error { return ErrInvalid }

@@ -200,7 +200,9 @@ func TestParseErrors(t *testing.T) {
 		{"bad rule level", "version: 1\nrules:\n  tool-removed: fatal\n", `p.yaml:3:17: invalid policy: tool-removed: "fatal" is not a rule level: want off, note, warning or error`},
 		{"never is not a rule level", "version: 1\nrules:\n  tool-removed: never\n", `p.yaml:3:17: invalid policy: tool-removed: "never" is not a rule level: want off, note, warning or error`},
 		{"server-unavailable", "version: 1\nrules:\n  server-unavailable: off\n", `p.yaml:3:3: invalid policy: server-unavailable cannot be turned off or re-levelled: a server that could not be probed is always held (exit 3)`},
-		{"control characters stay inert", "version: 1\nservers:\n  \"a\\e[31m\\u202e\":\n    rules:\n      x: off\n", `p.yaml:5:7: invalid policy: unknown rule "x" in servers.a\u001b[31m\u202e.rules (the rule ids are listed in the README)`},
+		{"control characters stay inert", "version: 1\nservers:\n  \"a\\e[31m\\u202e\":\n    rules:\n      x: off\n", `p.yaml:5:7: invalid policy: unknown rule "x" in servers.a\u{001B}[31m\u{202E}.rules (the rule ids are listed in the README)`},
+		{"tags, separators and variation selectors stay inert", "version: 1\nservers:\n  \"a\\U000E0041\\u2028\\uFE0F\":\n    rules:\n      x: off\n", `p.yaml:5:7: invalid policy: unknown rule "x" in servers.a\u{E0041}\u{2028}\u{FE0F}.rules (the rule ids are listed in the README)`},
+		{"a spelled escape reads apart from a real one", "version: 1\nservers:\n  'a\\u{202E}':\n    rules:\n      x: off\n", `p.yaml:5:7: invalid policy: unknown rule "x" in servers.a\\u{202E}.rules (the rule ids are listed in the README)`},
 		{"rules not a mapping", "version: 1\nrules: [tool-removed]\n", `p.yaml:2:8: invalid policy: rules must be a mapping (key: value lines), not a list`},
 	}
 	for _, tt := range tests {

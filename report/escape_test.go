@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 func tagged(s string) string {
@@ -15,51 +15,6 @@ func tagged(s string) string {
 		b.WriteRune(0xE0000 + r)
 	}
 	return b.String()
-}
-
-func TestEscape(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"plain text, ünïcödé 漢字 and emoji 🙂", "plain text, ünïcödé 漢字 and emoji 🙂"},
-		{"a\tb\nc", `a\tb\nc`},
-		{"\r", `\u{000D}`},
-		{"\x1b[31mred\x1b[0m", `\u{001B}[31mred\u{001B}[0m`},
-		{"\x00\x7f\u0085\u009b", `\u{0000}\u{007F}\u{0085}\u{009B}`},
-		{"abc\u202Edef\u2066x\u2069", `abc\u{202E}def\u{2066}x\u{2069}`},
-		{"zero\u200Bwidth\u200C\u200D\u2060\uFEFF", `zero\u{200B}width\u{200C}\u{200D}\u{2060}\u{FEFF}`},
-		{"soft\u00ADhyphen", `soft\u{00AD}hyphen`},
-		{"a" + tagged("hi") + "\U000E0001", `a\u{E0068}\u{E0069}\u{E0001}`},
-		{"vs\uFE0F\U000E0100", `vs\u{FE0F}\u{E0100}`},
-		{"pua\uE000\U000F0000", `pua\u{E000}\u{F0000}`},
-		{"line\u2028para\u2029", `line\u{2028}para\u{2029}`},
-		{"\u3164\u115F\u034F", `\u{3164}\u{115F}\u{034F}`},
-		{"bad\xffutf8", `bad\x{FF}utf8`},
-		{"", ""},
-	} {
-		if got := escape(tc.in); got != tc.want {
-			t.Errorf("escape(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-// TestEscapeIsInert checks the property every renderer relies on: escaped
-// text is one line of visible characters.
-func TestEscapeIsInert(t *testing.T) {
-	var all strings.Builder
-	for r := rune(0); r < 0x110000; r++ {
-		if r >= 0xD800 && r <= 0xDFFF {
-			continue
-		}
-		all.WriteRune(r)
-	}
-	out := escape(all.String())
-	if !utf8.ValidString(out) {
-		t.Fatal("escape output is not valid UTF-8")
-	}
-	for _, r := range out {
-		if hidden(r) {
-			t.Fatalf("escape output holds hidden character U+%04X", r)
-		}
-	}
 }
 
 func TestDecodeTags(t *testing.T) {
@@ -149,7 +104,7 @@ func TestTextIsInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range buf.String() {
-		if r != '\n' && hidden(r) {
+		if r != '\n' && inert.Unsafe(r) {
 			t.Fatalf("text output holds U+%04X", r)
 		}
 	}
@@ -170,6 +125,47 @@ func TestVerdicts(t *testing.T) {
 	} {
 		if got := serverVerdict(*s); got != want {
 			t.Errorf("serverVerdict = %q, want %q", got, want)
+		}
+	}
+}
+
+// TestLookalikeDriftShows attacks the diff a reviewer approves: the lock
+// holds a description with the literal text `\u{202E}` and the live server
+// swaps it for a real U+202E (or the other way round). Escaped without
+// telling the two apart, before and after would print the same and the
+// change would look like nothing. Every renderer must show a difference.
+func TestLookalikeDriftShows(t *testing.T) {
+	for _, pair := range [][2]string{
+		{`Reads a file.\u{202E}`, "Reads a file.\u202E"},
+		{`tab\there`, "tab\there"},
+		{`byte\x{FF}`, "byte\xff"},
+	} {
+		f := finding.New(finding.ToolChanged, "s")
+		f.Kind, f.Subject, f.Field = finding.KindTool, "read_file", "description"
+		f.Message = "tool changed (description)"
+		f.Before, f.After = pair[0], pair[1]
+		r := &Report{LockfileVersion: 1, Servers: []Server{{Name: "s", Status: StatusDrift, Findings: []finding.Finding{f}}}, Summary: Summary{FailOn: "error", ExitCode: 1}}
+		for _, format := range []Format{FormatText, FormatMarkdown} {
+			var buf bytes.Buffer
+			if err := Write(&buf, format, r, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			before, after := inert.Text(pair[0]), inert.Text(pair[1])
+			if before == after {
+				t.Fatalf("%q and %q escape alike: %s", pair[0], pair[1], before)
+			}
+			// Both show a word diff: the changed last words, as [-…-] and
+			// {+…+} in text, on a - and a + line in markdown.
+			before = before[strings.LastIndexByte(before, ' ')+1:]
+			after = after[strings.LastIndexByte(after, ' ')+1:]
+			if format == FormatMarkdown {
+				before, after = "\n-"+before+"\n", "\n+"+after+"\n"
+			} else {
+				before, after = "[-"+before+"-]", "{+"+after+"+}"
+			}
+			if !strings.Contains(buf.String(), before) || !strings.Contains(buf.String(), after) {
+				t.Errorf("%s report does not show both %s and %s:\n%s", format, before, after, buf.String())
+			}
 		}
 	}
 }

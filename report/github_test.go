@@ -48,7 +48,7 @@ func TestAnnotationsAreInert(t *testing.T) {
 	for _, want := range []string{
 		"file=dir%2Cwith%3Aodd/mcp.json", // properties: , and : escaped by the library
 		"100%25 done",                    // % escaped so %0A stays literal
-		`\n::error::pwned %250A::warning::pwned\u{000D}\u{001B}[2K`,
+		`\n::error::pwned %250A::warning::pwned\r\u{001B}[2K`, // CR spelled \r as inert.Text does
 	} {
 		if !strings.Contains(last, want) {
 			t.Errorf("annotation %q lacks %q", last, want)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // Marker starts every PR comment, so the Action can find its own sticky
@@ -321,7 +322,7 @@ func mdCompact(e entry) string {
 		line += " · new inputs " + codeSpan(escape(strings.Join(inputs, ", ")))
 	}
 	if len(fields) == 0 && len(inputs) == 0 && len(e.fs) == 1 {
-		line += " · " + codeSpan(escape(truncate(f0.Message, 160)))
+		line += " · " + codeSpan(inert.Composed(truncate(f0.Message, 160)))
 	}
 	return line
 }
@@ -446,6 +447,13 @@ func mdFinding(f finding.Finding, st mdStyle, withServer bool) string {
 			b.WriteString("- " + label + ": " + codeSpan(escape(value)) + "\n")
 		}
 	}
+	// The message and detail are composed text: their producer escaped
+	// the untrusted parts already.
+	composed := func(label, value string) {
+		if value != "" {
+			b.WriteString("- " + label + ": " + codeSpan(inert.Composed(value)) + "\n")
+		}
+	}
 	if withServer {
 		item("server", f.Server)
 	}
@@ -455,7 +463,7 @@ func mdFinding(f finding.Finding, st mdStyle, withServer bool) string {
 		item("field", f.Field)
 	}
 	item("phase", f.Phase)
-	item("message", f.Message)
+	composed("message", f.Message)
 	if f.Acknowledged {
 		reason := f.AckReason
 		if reason == "" {
@@ -466,7 +474,7 @@ func mdFinding(f finding.Finding, st mdStyle, withServer bool) string {
 	if tags, where := hiddenTags(f); tags != "" {
 		item("hidden tag text ("+where+"), decoded", tags)
 	}
-	item("detail", f.Detail)
+	composed("detail", f.Detail)
 	b.WriteString("\n")
 	if f.Before != "" || f.After != "" {
 		b.WriteString(fenced("diff", capLines(wordDiff(f.Before, f.After), st.diffLimit)))
@@ -523,7 +531,7 @@ func codeSpan(s string) string {
 // a cell break. Spelling the pipe \u{007C}, like any other escaped character,
 // leaves nothing to split on.
 func mdCell(s string) string {
-	return codeSpan(strings.ReplaceAll(escape(s), "|", `\u{007C}`))
+	return codeSpan(inert.TextAlso(s, "|"))
 }
 
 // safeURL returns u if it is a plain https URL that cannot break out of a

@@ -15,6 +15,7 @@ import (
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // FingerprintKey is the partialFingerprints key of every result. Code
@@ -173,7 +174,7 @@ func sarifMessage(f finding.Finding) string {
 		b.WriteString(" (" + escape(f.Field) + ")")
 	}
 	b.WriteString(": ")
-	b.WriteString(escape(f.Message))
+	b.WriteString(inert.Composed(f.Message))
 	if f.Phase != "" {
 		b.WriteString(" [" + escape(f.Phase) + "]")
 	}

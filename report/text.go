@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // Widths for what the text report shortens. Findings are wrapped to the
@@ -316,7 +317,7 @@ func (t *textWriter) sameRule(entries []entry, idx []int) {
 		mark = t.red(mark)
 	}
 	t.para(mark+" "+t.bold(escape(first.Rule))+" "+t.dim(fmt.Sprintf("— %d subjects", len(idx))), "  ", "      ")
-	t.para(escape(first.Message), "      ", "        ")
+	t.para(inert.Composed(first.Message), "      ", "        ")
 	var others []string
 	for _, i := range idx[1:] {
 		f := entries[i].fs[0]
@@ -431,7 +432,7 @@ func (t *textWriter) driftBody(fs []finding.Finding) {
 			continue
 		}
 		if f.Field == "" && len(fs) == 1 {
-			t.para(escape(f.Message), "      ", "        ")
+			t.para(inert.Composed(f.Message), "      ", "        ")
 		}
 	}
 	for _, fl := range fields {
@@ -508,7 +509,7 @@ func (t *textWriter) valueChange(path, phase, before, after string) {
 // findingBody writes a finding that is not drift of a definition: its
 // message, field and phase, the detail, and the hidden text decoded.
 func (t *textWriter) findingBody(f finding.Finding, withField bool) {
-	msg := escape(f.Message)
+	msg := inert.Composed(f.Message)
 	if withField && f.Field != "" {
 		msg = escape(f.Field) + ": " + msg
 	}
@@ -526,7 +527,7 @@ func (t *textWriter) findingBody(f finding.Finding, withField bool) {
 		t.para(t.bold("hidden tag text ("+where+"), decoded:")+" "+escape(tags), "      ", "        ")
 	}
 	if f.Detail != "" {
-		t.para(t.dim("detail:")+" "+truncate(escape(f.Detail), widthDetail), "      ", "        ")
+		t.para(t.dim("detail:")+" "+truncate(inert.Composed(f.Detail), widthDetail), "      ", "        ")
 	}
 }
 
@@ -669,7 +670,7 @@ func ShellWord(s string) string {
 	if plain {
 		return s
 	}
-	if !needsEscape(s) && !strings.ContainsAny(s, "\t\n\r") {
+	if inert.Safe(s) {
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
 	var b strings.Builder
@@ -682,7 +683,7 @@ func ShellWord(s string) string {
 		case r == '\\' || r == '\'':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7F || hidden(r):
+		case inert.Unsafe(r):
 			if r <= 0xFFFF {
 				fmt.Fprintf(&b, `\u%04X`, r)
 			} else {
@@ -788,12 +789,12 @@ func writeTextPRSections(w io.Writer, fs []finding.Finding) {
 			fmt.Fprintln(w, "Acknowledged in this pull request (error-level findings it silences on its own content):")
 			first = false
 		}
-		fmt.Fprintf(w, "  %s › %s › %s\n", escape(f.Server), escape(subjectText(f)), truncate(escape(f.Message), widthDetail))
+		fmt.Fprintf(w, "  %s › %s › %s\n", escape(f.Server), escape(subjectText(f)), truncate(inert.Composed(f.Message), widthDetail))
 		if tags, _ := hiddenTags(f); tags != "" {
 			fmt.Fprintln(w, "    hidden tag text, decoded: "+truncate(escape(tags), widthDetail))
 		}
 		if f.Detail != "" {
-			fmt.Fprintln(w, "    "+truncate(escape(f.Detail), widthDetail))
+			fmt.Fprintln(w, "    "+truncate(inert.Composed(f.Detail), widthDetail))
 		}
 	}
 	if !first {

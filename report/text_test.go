@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/shellword"
 )
 
@@ -104,7 +105,7 @@ func TestTextColourIsOurs(t *testing.T) {
 		t.Fatal("no colour written")
 	}
 	for _, r := range sgr.ReplaceAllString(buf.String(), "") {
-		if r != '\n' && hidden(r) {
+		if r != '\n' && inert.Unsafe(r) {
 			t.Fatalf("coloured text output holds U+%04X", r)
 		}
 	}
@@ -264,7 +265,7 @@ func TestTextNextIsInert(t *testing.T) {
 				approve = l
 			}
 			for _, r := range l {
-				if hidden(r) {
+				if inert.Unsafe(r) {
 					t.Fatalf("%q: output holds U+%04X", name, r)
 				}
 			}
@@ -300,7 +301,7 @@ func TestAckCommandsAreExactAndInert(t *testing.T) {
 				t.Fatalf("%q/%q: commands = %q, want one (the error; not the acknowledged one, the warning or the drift)", name, subject, cmds)
 			}
 			for _, r := range cmds[0] {
-				if hidden(r) {
+				if inert.Unsafe(r) {
 					t.Fatalf("%q: command holds U+%04X", name, r)
 				}
 			}
