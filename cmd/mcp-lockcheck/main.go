@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/cli"
+	_ "github.com/mcp-lockcheck/mcp-lockcheck/internal/helperinit" // the helper, before costly inits
 	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
