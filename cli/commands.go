@@ -14,7 +14,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
-	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
 )
 
 // checkFlags are check's flags: the probe's, the report's outputs, the
@@ -314,14 +313,6 @@ func (c *probing) checkRun(ctx context.Context, env Env, failOn string) (context
 	threshold, err := finding.ParseSeverity(failOn)
 	if err != nil {
 		return ctx, cancel, check.Options{}, asUsage(fmt.Errorf("--fail-on: %w", err))
-	}
-	if lvl, err := sandbox.ParseLevel(c.sandbox); err == nil && lvl != sandbox.Off {
-		// The sandbox's self-test (a helper exec) runs while the configs,
-		// the lock and the policy are read and the repository is scanned;
-		// the first launch at that level waits for its cached result. A
-		// self-test the probe's end-of-run sweep kills half-way (every
-		// server ran at another level) is not cached.
-		go sandbox.Available(lvl)
 	}
 	servers, all, err := c.loadServers(env)
 	if err != nil {

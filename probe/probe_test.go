@@ -357,3 +357,23 @@ func TestCallGapEndsWithContext(t *testing.T) {
 	}
 	assertGone(t, *cmds)
 }
+
+// TestHelperFailureExplained: a sandbox helper that could not restrict
+// itself ends the launch with its own exit status and a reason on stderr
+// (basic no longer runs a self-test before the first launch), and the
+// held reason quotes that reason, not just the exit status. A server that
+// exits 125 without the helper's line is reported as any other exit.
+func TestHelperFailureExplained(t *testing.T) {
+	for _, tc := range []struct{ script, want, not string }{
+		{`echo 'mcp-lockcheck sandbox: landlock (basic, writes): operation not permitted' >&2; exit 125`, "sandbox: landlock (basic, writes): operation not permitted", ""},
+		{`echo 'some other failure' >&2; exit 125`, "exit status 125", "sandbox:"},
+	} {
+		script := tc.script
+		res := Run(context.Background(), Stdio{Command: func(ctx context.Context, _ int) (*exec.Cmd, error) {
+			return exec.CommandContext(ctx, "/bin/sh", "-c", script), nil
+		}}, Options{Launches: 1, RequestTimeout: 5 * time.Second})
+		if res.Err == nil || !strings.Contains(res.Err.Error(), tc.want) || tc.not != "" && strings.Contains(res.Err.Error(), tc.not) {
+			t.Errorf("%s: err %v, want it to name %q", script, res.Err, tc.want)
+		}
+	}
+}

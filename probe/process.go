@@ -147,6 +147,9 @@ func (p *process) Explain(err error) error {
 		}
 	}
 	if errors.Is(err, errConnection) || errors.Is(err, context.DeadlineExceeded) {
+		if why := helperFailure(p); why != "" {
+			return fmt.Errorf("%w (%s)", err, why)
+		}
 		if line := nonJSONLine(p.stdout.Tail()); line != "" {
 			return fmt.Errorf("%w (stdout is not JSON-RPC: %q)", err, clip(line, 200))
 		}
@@ -155,6 +158,30 @@ func (p *process) Explain(err error) error {
 		}
 	}
 	return err
+}
+
+// helperExitStatus and helperPrefix are how the sandbox helper fails a
+// launch it could not restrict (sandbox.HelperExitStatus): the reason is
+// its stderr line, which says more than "exit status 125".
+const (
+	helperExitStatus = 125
+	helperPrefix     = "mcp-lockcheck sandbox: "
+)
+
+// helperFailure is the sandbox helper's reason when it ended the launch
+// before the server ran, or "".
+func helperFailure(p *process) string {
+	done, werr := p.exited()
+	var ee *exec.ExitError
+	if !done || !errors.As(werr, &ee) || ee.ExitCode() != helperExitStatus {
+		return ""
+	}
+	for _, l := range strings.Split(p.stderr.String(), "\n") {
+		if strings.HasPrefix(l, helperPrefix) {
+			return "sandbox: " + clip(strings.TrimPrefix(l, helperPrefix), 300)
+		}
+	}
+	return ""
 }
 
 // nonJSONLine finds the first complete line in the tail of stdout that is

@@ -156,8 +156,17 @@ func New(server string, opts Options) (*Run, error) {
 			return nil, fmt.Errorf("sandbox: locating the helper executable: %w", err)
 		}
 		r.self = self
-		if err := preflight(self, opts.Level); err != nil {
-			return nil, err
+		// Strict is tested once before any launch: a kernel without
+		// Landlock or a denied user namespace is one clear error, not
+		// every server held. Basic is not: its helper only sets limits
+		// and a best-effort write ruleset, and a helper that cannot
+		// still fails its launch closed (exit HelperExitStatus, the
+		// reason on stderr, which the probe quotes); a self-test exec
+		// before every run cost more than any launch it could save.
+		if opts.Level == Strict {
+			if err := preflight(self, opts.Level); err != nil {
+				return nil, err
+			}
 		}
 		r.abi = landlockABI() // Basic uses it for writes, when the kernel has it
 
