@@ -63,6 +63,11 @@ type Options struct {
 	BaseDir string
 	// Jobs is how many servers are probed at once (at least 1).
 	Jobs int
+	// BeforeSweep, when set, is waited for before the end-of-run sweep
+	// kills every process this one started: work the caller runs beside
+	// the probe (the repository scan's git) finishes first instead of
+	// being killed half-way.
+	BeforeSweep func()
 	// Progress is told each server's phases as they start, and "done"
 	// when the server's probe has ended (a renderer closes its line or
 	// log group then).
@@ -187,7 +192,12 @@ func probeAll(ctx context.Context, opts *Options) []*serverRun {
 	// process group we kill) are reparented to us, and killed when every
 	// probe is over: nothing a server started outlives the run.
 	_ = procgroup.EnableSubreaper()
-	defer procgroup.KillDescendants(nil)
+	defer func() {
+		if opts.BeforeSweep != nil {
+			opts.BeforeSweep()
+		}
+		procgroup.KillDescendants(nil)
+	}()
 	opts.sandboxes = &sandboxes{}
 	runs := make([]*serverRun, len(opts.Servers))
 	jobs := max(opts.Jobs, 1)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -93,24 +94,37 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	} else if review {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
 	}
-	// Before the probe, not beside it: the probe's end-of-run sweep kills
-	// every process this one started, a git still listing files among
-	// them. Bounded by a signal, not by --deadline: the deadline is the
-	// servers' budget, and a run whose servers ran out of it still
-	// reports them held, with the repository's findings.
-	unchecked, err := uncheckedConfigs(root, env, &c.common, opts.All)
-	if err := interruption(root); err != nil {
-		return ExitInterrupted, err
-	}
-	if err != nil {
-		return ExitUsage, err
-	}
+	// The repository scan (a git listing) runs beside the probe, and the
+	// probe waits for it before its end-of-run sweep, which kills every
+	// process this one started. Bounded by a signal, not by --deadline:
+	// the deadline is the servers' budget, and a run whose servers ran
+	// out of it still reports them held, with the repository's findings.
+	// What the scan says on stderr is held until the probe is over, so
+	// it does not cut into the progress lines.
+	var (
+		unchecked []finding.Finding
+		scanErr   error
+		scanOut   bytes.Buffer
+	)
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		senv := env
+		senv.Stderr = &scanOut
+		unchecked, scanErr = uncheckedConfigs(root, senv, &c.common, opts.All)
+	}()
+	opts.BeforeSweep = func() { <-scanned }
 	if review {
 		opts.Base = &check.BaseLock{Lock: base}
 	}
 	r := check.Check(ctx, opts)
+	<-scanned
+	env.Stderr.Write(scanOut.Bytes())
 	if err := interruption(root); err != nil {
 		return ExitInterrupted, err
+	}
+	if scanErr != nil {
+		return ExitUsage, scanErr
 	}
 	if repo := append(weakened, unchecked...); len(repo) > 0 {
 		r.Repository = append(r.Repository, repo...)
