@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/review"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/timestamps"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
@@ -769,7 +770,7 @@ func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 			sums[r.cfg.Name+"\x00"+promptGetKind+"\x00"+name] = lock.Sum(raw)
 		}
 	}
-	fs := inspect.AcrossLock(subjects, pinnedIn(lk))
+	fs := inspect.AcrossLock(subjects, review.PinnedIn(lk))
 	for i, f := range fs {
 		if sum, ok := sums[f.Server+"\x00"+f.Kind+"\x00"+f.Subject]; ok {
 			fs[i].ContentSHA256 = sum
@@ -786,37 +787,6 @@ func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 // promptGetKind marks a prompts/get answer among the subjects acrossRuns
 // hands to inspect.AcrossLock: only its prose is looked at there.
 const promptGetKind = "prompts/get"
-
-// pinnedIn is what lk approved, for inspect.AcrossLock (nil: no lock).
-func pinnedIn(lk *lock.File) inspect.Pinned {
-	if lk == nil {
-		return nil
-	}
-	return func(server, tool string) (bool, bool) {
-		ls := lk.Servers[server]
-		if ls == nil {
-			return false, false
-		}
-		_, ok := ls.Entries(lock.KindTool, false)[tool]
-		return true, ok
-	}
-}
-
-// applyAcks marks findings a lock acknowledgement covers: same rule, kind,
-// subject and content hash.
-func applyAcks(fs []finding.Finding, ls *lock.Server) {
-	if ls == nil {
-		return
-	}
-	for i, f := range fs {
-		for _, a := range ls.Acknowledgements {
-			if a.Rule == f.Rule && a.Kind == f.Kind && a.Subject == f.Subject && a.SHA256 != "" && a.SHA256 == f.ContentSHA256 {
-				fs[i].Acknowledged = true
-				fs[i].AckReason = a.Reason
-			}
-		}
-	}
-}
 
 // heldFinding is the server-unavailable finding of a held server.
 func heldFinding(run *serverRun) finding.Finding {
