@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -404,27 +403,6 @@ func (run *serverRun) streamPhases(popts *probe.Options, r *redact.Redactor) (wa
 		close(phases)
 		<-done
 	}
-}
-
-// fakeTimeLib finds libfaketime: the override, else the Debian/Ubuntu
-// package's paths.
-func fakeTimeLib(override string) string {
-	if override != "" {
-		if st, err := os.Stat(override); err == nil && st.Mode().IsRegular() {
-			return override
-		}
-		return ""
-	}
-	cands := []string{"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1"}
-	for _, c := range cands {
-		if c == "" {
-			continue
-		}
-		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
-			return c
-		}
-	}
-	return ""
 }
 
 // leakFinding is a canary-leak finding about the secret named where, seen
