@@ -293,7 +293,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 func probeOptions(s config.Server, opts *Options) probe.Options {
 	popts := opts.Probe
 	name, version := config.ClientInfo(s.Client)
-	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: clientCapabilities(s.Client)}
+	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: config.ClientCapabilities(s.Client)}
 	// An extra identity the server's own client already presents adds
 	// nothing but a launch.
 	popts.ExtraIdentities = slices.DeleteFunc(slices.Clone(popts.ExtraIdentities), func(id probe.Identity) bool {
@@ -421,20 +421,6 @@ func leakFinding(server, where, phase, method, format string) finding.Finding {
 // projectRoot is the directory a config file's relative paths mean: the
 // parent of .vscode/.cursor/.gemini, else the file's own directory.
 func projectRoot(file string) string { return config.ProjectRoot(file) }
-
-// clientCapabilities are the capabilities the mainstream client declares:
-// what a server lists can depend on them (server-everything lists more
-// tools to a client that declares sampling and elicitation).
-func clientCapabilities(client string) map[string]any {
-	roots := map[string]any{"listChanged": true}
-	switch client {
-	case "vscode":
-		return map[string]any{"roots": roots, "sampling": map[string]any{}, "elicitation": map[string]any{}}
-	case "claude-code", "cursor":
-		return map[string]any{"roots": roots, "elicitation": map[string]any{}}
-	}
-	return map[string]any{"roots": roots}
-}
 
 // withCapabilities gives extra identities (--client-identity) the
 // capabilities of the config's client: only clientInfo changes, so a
