@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/review"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -128,7 +129,7 @@ func reviewBase(r *report.Report, opts Options, base *lock.File) {
 	report.Summarize(r, opts.FailOn, false)
 }
 
-func review(t *testing.T, base, pr map[string]srvSpec) *report.Report {
+func reviewLocks(t *testing.T, base, pr map[string]srvSpec) *report.Report {
 	t.Helper()
 	var bl *lock.File
 	if base != nil {
@@ -209,7 +210,7 @@ func TestReviewBaseVersionBump(t *testing.T) {
 		args: []string{"-y", "text-mcp@2.0.0"}, serverInfo: `{"name":"text","version":"2.0.0"}`,
 		tools: []string{defFormat2, defSumShort, defTranslate}, prompts: []string{defHello},
 	}}
-	r := review(t, base, pr)
+	r := reviewLocks(t, base, pr)
 	fs := findingsOf(r, "text")
 	sameList(t, "findings", briefs(fs), []string{
 		"approval-changed text server/text launch",
@@ -273,7 +274,7 @@ func TestReviewBaseVersionBump(t *testing.T) {
 // A schema change is one finding per changed field path, and a new input
 // property says it is a new channel.
 func TestReviewBaseSchemaFields(t *testing.T) {
-	r := review(t,
+	r := reviewLocks(t,
 		map[string]srvSpec{"text": {tools: []string{defSummarize}}},
 		map[string]srvSpec{"text": {tools: []string{defSumNote}}})
 	fs := findingsOf(r, "text")
@@ -307,7 +308,7 @@ func TestReviewBaseHiddenCharacters(t *testing.T) {
 		{"acknowledgement for other content", ack(oldSum), report.ExitDrift, report.StatusDrift, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := review(t, base, map[string]srvSpec{"text": {tools: []string{defFormat, defSumHidden}, acks: tc.acks}})
+			r := reviewLocks(t, base, map[string]srvSpec{"text": {tools: []string{defFormat, defSumHidden}, acks: tc.acks}})
 			if r.Summary.ExitCode != tc.exit || r.Servers[0].Status != tc.status {
 				t.Errorf("exit %d status %s, want %d %s", r.Summary.ExitCode, r.Servers[0].Status, tc.exit, tc.status)
 			}
@@ -345,7 +346,7 @@ func TestReviewBaseHiddenCharacters(t *testing.T) {
 // The base branch has no lock: everything is a new approval, and the
 // launch finding says why in words.
 func TestReviewBaseFirstAdoption(t *testing.T) {
-	r := review(t, nil, map[string]srvSpec{"text": {
+	r := reviewLocks(t, nil, map[string]srvSpec{"text": {
 		instructions: "Use format_text for titles.", tools: []string{defFormat}, prompts: []string{defHello},
 	}})
 	fs := findingsOf(r, "text")
@@ -378,7 +379,7 @@ func TestReviewBaseShadowing(t *testing.T) {
 		{"acknowledged", []lock.Ack{{Rule: finding.ToolShadowing, Kind: lock.KindTool, Subject: "send_email", SHA256: sum, Reason: "text relays mail on purpose"}}, report.ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := review(t, base, map[string]srvSpec{
+			r := reviewLocks(t, base, map[string]srvSpec{
 				"mail": {tools: []string{defSendEmail}},
 				"text": {tools: []string{defFormat, defSendEmail}, acks: tc.acks},
 			})
@@ -407,7 +408,7 @@ func TestReviewBaseShadowing(t *testing.T) {
 
 // New instructions with a terminal escape fail like a tool description.
 func TestReviewBaseInstructions(t *testing.T) {
-	r := review(t,
+	r := reviewLocks(t,
 		map[string]srvSpec{"text": {instructions: "Use format_text for titles.", tools: []string{defFormat}}},
 		map[string]srvSpec{"text": {instructions: "Use format_text for titles.\x1b[2K\x1b[1A", tools: []string{defFormat}}})
 	sameList(t, "findings", briefs(findingsOf(r, "text")), []string{
@@ -476,23 +477,7 @@ func TestReviewBaseNothingNew(t *testing.T) {
 	if len(r.Servers) != 1 || r.Summary.Findings != 0 {
 		t.Errorf("report grew: %+v", r.Summary)
 	}
-	if got := Approvals(bl, pl, "mcp-lock.json", data); len(got) != 1 || got[0].Server != "other" {
-		t.Errorf("Approvals: %+v", got)
-	}
-}
-
-// The lock's recorded sha256 is not trusted: a PR that edits a definition
-// and leaves the old hash beside it still shows the change.
-func TestReviewBaseStaleHash(t *testing.T) {
-	bl, _ := mkLock(t, map[string]srvSpec{"text": {tools: []string{defSummarize}}})
-	pl, _ := mkLock(t, map[string]srvSpec{"text": {tools: []string{defSummarize}}})
-	pl.Servers["text"].Tools["summarize"].Definition = lock.Canonicalize([]byte(defSumShort)).Bytes
-	data, err := pl.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := Approvals(bl, pl, "mcp-lock.json", data)
-	if len(got) != 1 || len(got[0].Findings) != 1 || got[0].Findings[0].Field != "description" {
+	if got := review.Approvals(bl, pl, "mcp-lock.json", data); len(got) != 1 || got[0].Server != "other" {
 		t.Errorf("Approvals: %+v", got)
 	}
 }
@@ -514,7 +499,7 @@ func TestReviewBaseShadowingWarnings(t *testing.T) {
 		{"the base held it", map[string]srvSpec{"mail": {tools: []string{defSendEmail}}, "text": {tools: []string{defSendEmail}}}, both},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := review(t, tc.base, tc.pr)
+			r := reviewLocks(t, tc.base, tc.pr)
 			for _, s := range r.Servers {
 				for _, f := range s.Findings {
 					if f.Rule == finding.ToolShadowing && f.Severity != finding.Warning {

@@ -40,7 +40,7 @@ func clockOptions(s config.Server) Options {
 // check and is caught by the launch with the clock moved forward.
 func TestClockOffset(t *testing.T) {
 	s := timebomb(t)
-	if fakeTimeLib("") == "" {
+	if sandbox.FakeTimeLib("") == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("libfaketime is not installed (apt-get install faketime)")
 		}
@@ -89,7 +89,7 @@ func TestClockOffsetUnavailable(t *testing.T) {
 // the deep profile's +7d launch, named in the finding's phase.
 func TestDeepClockOffsets(t *testing.T) {
 	s := timebomb(t)
-	if fakeTimeLib("") == "" {
+	if sandbox.FakeTimeLib("") == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("libfaketime is not installed (apt-get install faketime)")
 		}

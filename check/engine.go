@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -23,6 +22,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/review"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/timestamps"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/policy"
@@ -303,7 +303,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 func probeOptions(s config.Server, opts *Options) probe.Options {
 	popts := opts.Probe
 	name, version := config.ClientInfo(s.Client)
-	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: clientCapabilities(s.Client)}
+	popts.Identity = probe.Identity{Name: name, Version: version, Capabilities: config.ClientCapabilities(s.Client)}
 	// An extra identity the server's own client already presents adds
 	// nothing but a launch.
 	popts.ExtraIdentities = slices.DeleteFunc(slices.Clone(popts.ExtraIdentities), func(id probe.Identity) bool {
@@ -415,27 +415,6 @@ func (run *serverRun) streamPhases(popts *probe.Options, r *redact.Redactor) (wa
 	}
 }
 
-// fakeTimeLib finds libfaketime: the override, else the Debian/Ubuntu
-// package's paths.
-func fakeTimeLib(override string) string {
-	if override != "" {
-		if st, err := os.Stat(override); err == nil && st.Mode().IsRegular() {
-			return override
-		}
-		return ""
-	}
-	cands := []string{"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1"}
-	for _, c := range cands {
-		if c == "" {
-			continue
-		}
-		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
-			return c
-		}
-	}
-	return ""
-}
-
 // leakFinding is a canary-leak finding about the secret named where, seen
 // in the answer to method; format gets where and the method.
 func leakFinding(server, where, phase, method, format string) finding.Finding {
@@ -452,20 +431,6 @@ func leakFinding(server, where, phase, method, format string) finding.Finding {
 // projectRoot is the directory a config file's relative paths mean: the
 // parent of .vscode/.cursor/.gemini, else the file's own directory.
 func projectRoot(file string) string { return config.ProjectRoot(file) }
-
-// clientCapabilities are the capabilities the mainstream client declares:
-// what a server lists can depend on them (server-everything lists more
-// tools to a client that declares sampling and elicitation).
-func clientCapabilities(client string) map[string]any {
-	roots := map[string]any{"listChanged": true}
-	switch client {
-	case "vscode":
-		return map[string]any{"roots": roots, "sampling": map[string]any{}, "elicitation": map[string]any{}}
-	case "claude-code", "cursor":
-		return map[string]any{"roots": roots, "elicitation": map[string]any{}}
-	}
-	return map[string]any{"roots": roots}
-}
 
 // withCapabilities gives extra identities (--client-identity) the
 // capabilities of the config's client: only clientInfo changes, so a
@@ -779,7 +744,7 @@ func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 			sums[r.cfg.Name+"\x00"+promptGetKind+"\x00"+name] = lock.Sum(raw)
 		}
 	}
-	fs := inspect.AcrossLock(subjects, pinnedIn(lk))
+	fs := inspect.AcrossLock(subjects, review.PinnedIn(lk))
 	for i, f := range fs {
 		if sum, ok := sums[f.Server+"\x00"+f.Kind+"\x00"+f.Subject]; ok {
 			fs[i].ContentSHA256 = sum
@@ -796,37 +761,6 @@ func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 // promptGetKind marks a prompts/get answer among the subjects acrossRuns
 // hands to inspect.AcrossLock: only its prose is looked at there.
 const promptGetKind = "prompts/get"
-
-// pinnedIn is what lk approved, for inspect.AcrossLock (nil: no lock).
-func pinnedIn(lk *lock.File) inspect.Pinned {
-	if lk == nil {
-		return nil
-	}
-	return func(server, tool string) (bool, bool) {
-		ls := lk.Servers[server]
-		if ls == nil {
-			return false, false
-		}
-		_, ok := ls.Entries(lock.KindTool, false)[tool]
-		return true, ok
-	}
-}
-
-// applyAcks marks findings a lock acknowledgement covers: same rule, kind,
-// subject and content hash.
-func applyAcks(fs []finding.Finding, ls *lock.Server) {
-	if ls == nil {
-		return
-	}
-	for i, f := range fs {
-		for _, a := range ls.Acknowledgements {
-			if a.Rule == f.Rule && a.Kind == f.Kind && a.Subject == f.Subject && a.SHA256 != "" && a.SHA256 == f.ContentSHA256 {
-				fs[i].Acknowledged = true
-				fs[i].AckReason = a.Reason
-			}
-		}
-	}
-}
 
 // heldFinding is the server-unavailable finding of a held server.
 func heldFinding(run *serverRun) finding.Finding {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/review"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -23,7 +24,7 @@ import (
 // server, and join the others; its approval notes come last, re-levelled
 // by the same rules. So an unacknowledged error in a new approval fails
 // the run, while approvals alone (notes) leave a server ok.
-func (opts *Options) settle(srv report.Server, fs []finding.Finding, launch *lock.Launch, ls *lock.Server, place func([]finding.Finding), review *ServerApprovals) report.Server {
+func (opts *Options) settle(srv report.Server, fs []finding.Finding, launch *lock.Launch, ls *lock.Server, place func([]finding.Finding), review *review.ServerApprovals) report.Server {
 	fs, note := opts.settleFindings(srv.Name, fs, launch, ls, place)
 	srv.Findings = fs
 	if note != "" {
@@ -44,7 +45,7 @@ func (opts *Options) settleFindings(server string, fs []finding.Finding, launch 
 	fs = finding.Dedup(fs)
 	bindLaunch(fs, launch)
 	fs, note := opts.applyRules(server, fs)
-	applyAcks(fs, ls)
+	review.ApplyAcks(fs, ls)
 	if place != nil {
 		place(fs)
 	}
@@ -58,7 +59,7 @@ func (opts *Options) settleFindings(server string, fs []finding.Finding, launch 
 // in the PR's lock Approvals gave it; one the live inspection already
 // reported is not repeated. The approval notes follow, in the review's
 // order.
-func (opts *Options) withReview(fs []finding.Finding, a *ServerApprovals) []finding.Finding {
+func (opts *Options) withReview(fs []finding.Finding, a *review.ServerApprovals) []finding.Finding {
 	var pr *lock.Server
 	if opts.Lock != nil {
 		pr = opts.Lock.Servers[a.Server]

@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -79,7 +78,7 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 	popts.Tap = t.tap
 	launchEnv := func(int) map[string]string { return env }
 	if len(opts.ClockOffsets) > 0 {
-		if lib := fakeTimeLib(opts.FakeTimeLib); lib == "" {
+		if lib := sandbox.FakeTimeLib(opts.FakeTimeLib); lib == "" {
 			run.notes = append(run.notes, "the clock could not be moved (--clock-offset): libfaketime is not installed (apt-get install faketime); no clock launch was made")
 		} else {
 			popts.Launches = max(popts.Launches, 1)
@@ -87,13 +86,7 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 			for _, off := range opts.ClockOffsets {
 				popts.ExtraLaunches++
 				n := popts.Launches + len(popts.ExtraIdentities) + popts.ExtraLaunches
-				clock := maps.Clone(env)
-				if clock == nil {
-					clock = map[string]string{}
-				}
-				clock["LD_PRELOAD"] = lib
-				clock["FAKETIME"] = fmt.Sprintf("+%ds", int64(off.Seconds()))
-				clocks[n] = clock
+				clocks[n] = sandbox.ClockEnv(env, lib, off)
 				run.clockShifts++
 				run.notes = append(run.notes, fmt.Sprintf("launch-%d ran with the clock moved forward %s by libfaketime (programs that read time through libc, such as node; Go binaries are not affected)", n, off))
 			}

@@ -2,6 +2,9 @@ package config
 
 import "sort"
 
+// This file is who the probe claims to be: the clientInfo and the client
+// capabilities it sends in initialize, per client.
+
 // clientInfos are the clientInfo name and version each mainstream client
 // sends in initialize. The probe identifies as the client the config belongs
 // to, never as a checker: a server may show a checker one manifest and the
@@ -50,4 +53,20 @@ func KnownClientInfos() [][2]string {
 		out = append(out, clientInfos[c])
 	}
 	return out
+}
+
+// ClientCapabilities are the capabilities client (a Server.Client value)
+// declares in initialize: what a server lists can depend on them
+// (server-everything lists more tools to a client that declares sampling
+// and elicitation). Each call returns a new map, so a caller cannot
+// change what the next probe declares.
+func ClientCapabilities(client string) map[string]any {
+	roots := map[string]any{"listChanged": true}
+	switch client {
+	case ClientVSCode:
+		return map[string]any{"roots": roots, "sampling": map[string]any{}, "elicitation": map[string]any{}}
+	case ClientClaudeCode, ClientCursor:
+		return map[string]any{"roots": roots, "elicitation": map[string]any{}}
+	}
+	return map[string]any{"roots": roots}
 }
