@@ -299,7 +299,7 @@ func TestReviewBaseHiddenCharacters(t *testing.T) {
 		name   string
 		acks   []lock.Ack
 		exit   int
-		status string
+		status report.Status
 		acked  bool
 	}{
 		{"unacknowledged", nil, report.ExitDrift, report.StatusDrift, false},

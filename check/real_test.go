@@ -81,7 +81,7 @@ func pinReal(t *testing.T, opts Options) (*lock.File, []byte) {
 func dumpFindings(r *report.Report) string {
 	var b strings.Builder
 	for _, s := range r.Servers {
-		b.WriteString(s.Name + " " + s.Status + " " + s.Reason + "\n")
+		b.WriteString(s.Name + " " + string(s.Status) + " " + s.Reason + "\n")
 		for _, f := range s.Findings {
 			b.WriteString("  " + f.Severity.String() + " " + f.Rule + " " + f.Kind + " " + f.Subject + " " + f.Field + " @" + f.Phase + ": " + f.Message + "\n")
 		}

@@ -90,7 +90,7 @@ func verdict(r *report.Report) []string {
 	for _, f := range r.Servers[0].Findings {
 		out = append(out, f.Rule+" "+f.Kind+"/"+f.Subject+" "+f.Field+" "+f.Severity.String()+" acked="+boolWord(f.Acknowledged))
 	}
-	return append(out, "status "+r.Servers[0].Status)
+	return append(out, "status "+string(r.Servers[0].Status))
 }
 
 func boolWord(b bool) string {

@@ -185,9 +185,7 @@ func readReport(path string, env Env) (*report.Report, error) {
 		}
 	}
 	for i, s := range r.Servers {
-		switch s.Status {
-		case report.StatusOK, report.StatusDrift, report.StatusHeld:
-		default:
+		if !s.Status.Valid() {
 			return nil, usageErr("%s: server %d: unknown status %q", path, i+1, s.Status)
 		}
 		if s.Name == "" {

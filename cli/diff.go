@@ -276,11 +276,11 @@ func WriteDiff(w io.Writer, p painter, r *report.Report) {
 func statusText(p painter, s report.Server) string {
 	switch s.Status {
 	case report.StatusOK:
-		return p.green(s.Status)
+		return p.green(string(s.Status))
 	case report.StatusHeld:
-		return p.bold(s.Status)
+		return p.bold(string(s.Status))
 	}
-	return p.red(s.Status)
+	return p.red(string(s.Status))
 }
 
 func ruleMark(rule string) string {

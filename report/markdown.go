@@ -395,12 +395,11 @@ func mdVerdict(r *Report) string {
 	return "## " + head + "\n\n" + summaryLine(r, func(s string) string { return codeSpan(escape(s)) })
 }
 
-func mdStatus(status string) string {
-	switch status {
-	case StatusOK, StatusDrift, StatusHeld:
-		return status
+func mdStatus(status Status) string {
+	if status.Valid() {
+		return string(status)
 	}
-	return codeSpan(escape(status))
+	return codeSpan(escape(string(status)))
 }
 
 // mdServerHeading is "✖ `evil`: drift (2 errors)".

@@ -30,7 +30,7 @@ func Fails(f finding.Finding, failOn finding.Severity) bool {
 // StatusOf is a server's status from its settled findings: held when it
 // has a reason it could not be probed, drift when a finding fails at
 // error level or at failOn if lower, ok otherwise.
-func StatusOf(s Server, failOn finding.Severity) string {
+func StatusOf(s Server, failOn finding.Severity) Status {
 	if s.Reason != "" {
 		return StatusHeld
 	}
