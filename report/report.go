@@ -112,12 +112,12 @@ type Call struct {
 
 // Summary counts the run.
 type Summary struct {
-	Servers  int            `json:"servers"`
-	OK       int            `json:"ok"`
-	Drift    int            `json:"drift"`
-	Held     int            `json:"held"`
-	Findings int            `json:"findings"`
-	ByRule   map[string]int `json:"byRule"`
+	Servers  int                    `json:"servers"`
+	OK       int                    `json:"ok"`
+	Drift    int                    `json:"drift"`
+	Held     int                    `json:"held"`
+	Findings int                    `json:"findings"`
+	ByRule   map[finding.RuleID]int `json:"byRule"`
 	// FailOn is the threshold the run used; ExitCode what it exits with.
 	FailOn   string `json:"failOn"`
 	ExitCode int    `json:"exitCode"`

@@ -55,7 +55,7 @@ func StatusOf(s Server, failOn finding.Severity) Status {
 // from a server it could not probe completely. It fails the run (1)
 // whatever the findings and failOn say.
 func Summarize(r *Report, failOn finding.Severity, refused bool) {
-	sum := Summary{ByRule: map[string]int{}, FailOn: failOn.String()}
+	sum := Summary{ByRule: map[finding.RuleID]int{}, FailOn: failOn.String()}
 	drift, held := refused, false
 	for _, s := range r.Servers {
 		sum.Servers++

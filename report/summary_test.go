@@ -10,7 +10,7 @@ import (
 // precedences DESIGN.md states (drift over held, never 0 when held), the
 // findings that cannot fail a run, and the run's own refusal.
 func TestSummarize(t *testing.T) {
-	f := func(rule string, sev finding.Severity, acked bool) finding.Finding {
+	f := func(rule finding.RuleID, sev finding.Severity, acked bool) finding.Finding {
 		return finding.Finding{Rule: rule, Severity: sev, Server: "s", Acknowledged: acked}
 	}
 	changed := f(finding.ToolChanged, finding.Error, false)

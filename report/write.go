@@ -316,7 +316,7 @@ func isApproval(f finding.Finding) bool {
 // failure of its own content. Reports list these first, loudly.
 func isSelfAck(f finding.Finding) bool {
 	rule, ok := strings.CutPrefix(f.Field, "acknowledgements/")
-	return f.Rule == finding.ApprovalAdded && ok && finding.DefaultSeverity(rule) >= finding.Error
+	return f.Rule == finding.ApprovalAdded && ok && finding.DefaultSeverity(finding.RuleID(rule)) >= finding.Error
 }
 
 // hiddenTags returns the text spelled by tag characters in a finding's live
