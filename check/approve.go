@@ -114,8 +114,8 @@ const KindServer = lock.KindServer
 // renamed, or one of the server's own fields.
 type Change struct {
 	Server string
-	Kind   string // lock.KindTool ... or KindServer
-	Name   string // the entry key (the new key of a rename)
+	Kind   lock.Kind // lock.KindTool ... or KindServer
+	Name   string    // the entry key (the new key of a rename)
 	Op     string
 	// From is the old key of a rename.
 	From string
@@ -127,7 +127,7 @@ type Change struct {
 }
 
 // ID is "server/kind/name", the form approve takes.
-func (c Change) ID() string { return c.Server + "/" + c.Kind + "/" + c.Name }
+func (c Change) ID() string { return c.Server + "/" + string(c.Kind) + "/" + c.Name }
 
 // approvalView is a lock entry (nil: none) as approve compares it. The
 // server's own fields are read from their JSON only: ApplyChanges writes
@@ -261,14 +261,16 @@ func jsonText(s string) string {
 // ("fs/tool/read_text_file"). Resource keys are URIs and may hold "/":
 // everything after the kind is the name.
 type Selector struct {
-	Server, Kind, Name string
+	Server string
+	Kind   lock.Kind
+	Name   string
 }
 
 func (s Selector) String() string {
 	if s.Kind == "" {
 		return s.Server
 	}
-	return s.Server + "/" + s.Kind + "/" + s.Name
+	return s.Server + "/" + string(s.Kind) + "/" + s.Name
 }
 
 // ErrSelector marks a SERVER/KIND/NAME argument that cannot be read.
@@ -287,12 +289,11 @@ func ParseSelector(arg string) (Selector, error) {
 	case len(parts) == 2 || parts[2] == "":
 		return Selector{}, fmt.Errorf("%w %q: want SERVER or SERVER/KIND/NAME", ErrSelector, arg)
 	}
-	switch parts[1] {
-	case lock.KindTool, lock.KindPrompt, lock.KindResource, lock.KindTemplate, KindServer:
-	default:
+	kind := lock.Kind(parts[1])
+	if !kind.Valid() {
 		return Selector{}, fmt.Errorf("%w %q: kind %q is not tool, prompt, resource or template", ErrSelector, arg, parts[1])
 	}
-	return Selector{Server: parts[0], Kind: parts[1], Name: parts[2]}, nil
+	return Selector{Server: parts[0], Kind: kind, Name: parts[2]}, nil
 }
 
 // Matches reports whether the selector names the change. A rename is one
@@ -399,13 +400,13 @@ var ErrNothingToAck = errors.New("nothing to acknowledge")
 // per content hash the live probe raised it on (a tool's definition and
 // what its warm-up call returned are two contents), each bound to that
 // hash.
-func AckFor(l *Live, rule string, sel Selector, reason string, who Approval) ([]lock.Ack, error) {
+func AckFor(l *Live, rule finding.RuleID, sel Selector, reason string, who Approval) ([]lock.Ack, error) {
 	var out []lock.Ack
 	seen := map[string]bool{}
 	for _, f := range l.Findings {
 		if f.Rule == rule && f.Kind == sel.Kind && f.Subject == sel.Name && f.ContentSHA256 != "" && !seen[f.ContentSHA256] {
 			seen[f.ContentSHA256] = true
-			out = append(out, lock.Ack{Rule: rule, Kind: sel.Kind, Subject: sel.Name, SHA256: f.ContentSHA256,
+			out = append(out, lock.Ack{Rule: string(rule), Kind: sel.Kind, Subject: sel.Name, SHA256: f.ContentSHA256,
 				Reason: reason, By: who.By, At: who.At.UTC().Format(time.RFC3339)})
 		}
 	}
@@ -433,8 +434,8 @@ func AddAck(ls *lock.Server, a lock.Ack) {
 var ErrReportMismatch = errors.New("the live server differs from the report")
 
 // changeRules maps a kind to its added / removed / changed rule ids.
-func changeRules(kind string) [3]string {
-	return [3]string{finding.EntryRule(kind, lock.Added), finding.EntryRule(kind, lock.Removed), finding.EntryRule(kind, lock.Changed)}
+func changeRules(kind lock.Kind) [3]finding.RuleID {
+	return [3]finding.RuleID{finding.EntryRule(kind, lock.Added), finding.EntryRule(kind, lock.Removed), finding.EntryRule(kind, lock.Changed)}
 }
 
 // ReportShows reports whether a saved report's findings for a server show
@@ -495,7 +496,7 @@ func VerifyAgainstReport(fs []finding.Finding, c Change) error {
 		return verifyServerField(mine, c, mismatch)
 	}
 	rules := changeRules(c.Kind)
-	has := func(rule, subject string) *finding.Finding {
+	has := func(rule finding.RuleID, subject string) *finding.Finding {
 		for i := range mine {
 			if mine[i].Rule == rule && mine[i].Subject == subject {
 				return &mine[i]

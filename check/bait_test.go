@@ -69,7 +69,7 @@ func TestLeakLog(t *testing.T) {
 		tc.feed(l)
 		var got []string
 		for _, f := range l.findings("s") {
-			got = append(got, f.Rule+":"+f.Severity.String()+":"+f.Subject)
+			got = append(got, string(f.Rule)+":"+f.Severity.String()+":"+f.Subject)
 			if f.Rule == finding.CanaryReturned && f.Kind == "" {
 				t.Errorf("%s: canary-returned without a kind", tc.name)
 			}

@@ -48,7 +48,7 @@ func TestCheckReviewsBase(t *testing.T) {
 		opts.LockData = data
 		return opts
 	}
-	count := func(fs []finding.Finding, rule string) int {
+	count := func(fs []finding.Finding, rule finding.RuleID) int {
 		n := 0
 		for _, f := range fs {
 			if f.Rule == rule {
@@ -91,7 +91,7 @@ func TestCheckReviewsBase(t *testing.T) {
 		// server's launch first.
 		first := len(srv.Findings) - approvals(srv.Findings)
 		for i, f := range srv.Findings {
-			if (i >= first) != strings.HasPrefix(f.Rule, "approval-") {
+			if (i >= first) != strings.HasPrefix(string(f.Rule), "approval-") {
 				t.Fatalf("approval notes are not last: %v", briefs(srv.Findings))
 			}
 		}
@@ -105,7 +105,7 @@ func TestCheckReviewsBase(t *testing.T) {
 		// The policy re-levels the review's findings as it does the
 		// live ones: one settle.
 		opts.PerServer = func(string) policy.Settings {
-			return policy.Settings{Rules: map[string]policy.RuleLevel{finding.ApprovalAdded: {Severity: finding.Error}}}
+			return policy.Settings{Rules: map[finding.RuleID]policy.RuleLevel{finding.ApprovalAdded: {Severity: finding.Error}}}
 		}
 		r = Check(context.Background(), opts)
 		if r.Summary.ExitCode != report.ExitDrift || r.Servers[0].Status != report.StatusDrift {
@@ -139,7 +139,7 @@ func TestCheckReviewsBase(t *testing.T) {
 
 		// The PR's lock acknowledges it: live and review both silenced,
 		// and the acknowledgement itself is listed for reviewers.
-		lk.Servers["s"].Acknowledgements = []lock.Ack{{Rule: hidden.Rule, Kind: hidden.Kind, Subject: hidden.Subject, SHA256: hidden.ContentSHA256, Reason: "reviewed"}}
+		lk.Servers["s"].Acknowledgements = []lock.Ack{{Rule: string(hidden.Rule), Kind: hidden.Kind, Subject: hidden.Subject, SHA256: hidden.ContentSHA256, Reason: "reviewed"}}
 		opts = withLock(t, opts, lk)
 		opts.Base = &BaseLock{}
 		r = Check(context.Background(), opts)
@@ -152,7 +152,7 @@ func TestCheckReviewsBase(t *testing.T) {
 			if f.Rule == finding.HiddenCharacters && !f.Acknowledged {
 				t.Errorf("unacknowledged: %+v", f)
 			}
-			acked = acked || f.Rule == finding.ApprovalAdded && f.Field == "acknowledgements/"+finding.HiddenCharacters
+			acked = acked || f.Rule == finding.ApprovalAdded && f.Field == "acknowledgements/"+string(finding.HiddenCharacters)
 		}
 		if !acked {
 			t.Errorf("the new acknowledgement is not listed: %v", briefs(fs))

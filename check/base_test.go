@@ -66,7 +66,7 @@ func mkServer(t *testing.T, s srvSpec) *lock.Server {
 		b, _ := json.Marshal(s.instructions)
 		ls.Instructions = lock.Canonicalize(b).Bytes
 	}
-	add := func(kind string, defs []string) {
+	add := func(kind lock.Kind, defs []string) {
 		for _, d := range defs {
 			var v struct{ Name string }
 			if err := json.Unmarshal([]byte(d), &v); err != nil {
@@ -292,7 +292,7 @@ func TestReviewBaseHiddenCharacters(t *testing.T) {
 	hiddenSum := lock.NewEntry([]byte(defSumHidden)).SHA256
 	oldSum := lock.NewEntry([]byte(defSummarize)).SHA256
 	ack := func(sum string) []lock.Ack {
-		return []lock.Ack{{Rule: finding.HiddenCharacters, Kind: lock.KindTool, Subject: "summarize", SHA256: sum,
+		return []lock.Ack{{Rule: string(finding.HiddenCharacters), Kind: lock.KindTool, Subject: "summarize", SHA256: sum,
 			Reason: "the vendor's watermark; read with the decoder, harmless", By: "sec@example.com", At: "2026-11-02T09:00:00Z"}}
 	}
 	base := map[string]srvSpec{"text": {tools: []string{defFormat, defSummarize}}}
@@ -300,7 +300,7 @@ func TestReviewBaseHiddenCharacters(t *testing.T) {
 		name   string
 		acks   []lock.Ack
 		exit   int
-		status string
+		status report.Status
 		acked  bool
 	}{
 		{"unacknowledged", nil, report.ExitDrift, report.StatusDrift, false},
@@ -376,7 +376,7 @@ func TestReviewBaseShadowing(t *testing.T) {
 		exit int
 	}{
 		{"unacknowledged", nil, report.ExitDrift},
-		{"acknowledged", []lock.Ack{{Rule: finding.ToolShadowing, Kind: lock.KindTool, Subject: "send_email", SHA256: sum, Reason: "text relays mail on purpose"}}, report.ExitOK},
+		{"acknowledged", []lock.Ack{{Rule: string(finding.ToolShadowing), Kind: lock.KindTool, Subject: "send_email", SHA256: sum, Reason: "text relays mail on purpose"}}, report.ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := reviewLocks(t, base, map[string]srvSpec{

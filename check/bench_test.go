@@ -54,7 +54,7 @@ func BenchmarkCompare(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				s := newSnapshot("srv", probe.Observation{Phase: "launch-1/initial", Lists: map[string][]probe.Def{probe.KindTool: live}})
+				s := newSnapshot("srv", probe.Observation{Phase: "launch-1/initial", Lists: map[lock.Kind][]probe.Def{probe.KindTool: live}})
 				fs := compare("srv", ref, s, "launch-1/initial", false)
 				if len(fs) != 1 {
 					b.Fatalf("findings = %d", len(fs))
@@ -77,7 +77,7 @@ func BenchmarkPipeline(b *testing.B) {
 			peak := startHeapSampler()
 			b.ResetTimer()
 			for b.Loop() {
-				s := newSnapshot("srv", probe.Observation{Phase: "launch-1/initial", Lists: map[string][]probe.Def{probe.KindTool: defs}})
+				s := newSnapshot("srv", probe.Observation{Phase: "launch-1/initial", Lists: map[lock.Kind][]probe.Def{probe.KindTool: defs}})
 				run := &serverRun{snaps: []*snapshot{s}, res: &probe.Result{}}
 				run.cfg.Name = "srv"
 				fs := compare("srv", ref, s, "launch-1/initial", false)
@@ -134,7 +134,7 @@ func BenchmarkPhases(b *testing.B) {
 					cache = &canonCache{}
 				}
 				for range 12 {
-					s := newSnapshotCached("srv", probe.Observation{Phase: "p", Lists: map[string][]probe.Def{probe.KindTool: defs}}, cache)
+					s := newSnapshotCached("srv", probe.Observation{Phase: "p", Lists: map[lock.Kind][]probe.Def{probe.KindTool: defs}}, cache)
 					if fs := compare("srv", ref, s, "p", false); len(fs) != 0 {
 						b.Fatal(fs)
 					}

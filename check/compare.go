@@ -24,10 +24,10 @@ type snapshot struct {
 	// protocolVersion is the version negotiated ("" in the lock view of
 	// an old lock without one).
 	protocolVersion string
-	entries         map[string]map[string]lock.Canonical // kind -> key -> canonical
-	order           map[string][]string                  // kind -> keys in listed order
-	dups            []finding.Finding                    // keys listed twice
-	raw             map[string]map[string][]byte         // kind -> key -> raw
+	entries         map[lock.Kind]map[string]lock.Canonical // kind -> key -> canonical
+	order           map[lock.Kind][]string                  // kind -> keys in listed order
+	dups            []finding.Finding                       // keys listed twice
+	raw             map[lock.Kind]map[string][]byte         // kind -> key -> raw
 }
 
 func newSnapshot(server string, o probe.Observation) *snapshot {
@@ -62,9 +62,9 @@ func newSnapshotCached(server string, o probe.Observation, cache *canonCache) *s
 		serverInfo:      lock.CanonicalizeOptional(o.ServerInfo),
 		capabilities:    lock.CanonicalizeOptional(o.Capabilities),
 		instructions:    lock.CanonicalizeOptional(o.Instructions),
-		entries:         map[string]map[string]lock.Canonical{},
-		order:           map[string][]string{},
-		raw:             map[string]map[string][]byte{},
+		entries:         map[lock.Kind]map[string]lock.Canonical{},
+		order:           map[lock.Kind][]string{},
+		raw:             map[lock.Kind]map[string][]byte{},
 	}
 	for _, kind := range probe.Kinds {
 		defs, ok := o.Lists[kind]
@@ -192,7 +192,7 @@ func (s *snapshot) manifest() *lock.Manifest {
 // unstable-manifest between phases (stability).
 func compare(server string, ref, live *snapshot, phase string, stability bool) []finding.Finding {
 	var out []finding.Finding
-	add := func(rule, kind, subject, field, msg, before, after string) {
+	add := func(rule finding.RuleID, kind lock.Kind, subject, field, msg, before, after string) {
 		if stability {
 			msg = "changed during the probe: " + msg
 			rule = finding.UnstableManifest

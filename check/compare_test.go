@@ -42,12 +42,12 @@ func TestCompareFields(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ls := &lock.Server{Tools: map[string]*lock.Entry{"t": lock.NewEntry([]byte(tt.lock))}}
-			live := newSnapshot("s", probe.Observation{Phase: "p", Lists: map[string][]probe.Def{probe.KindTool: {{Key: "t", Raw: []byte(tt.live)}}}})
+			live := newSnapshot("s", probe.Observation{Phase: "p", Lists: map[lock.Kind][]probe.Def{probe.KindTool: {{Key: "t", Raw: []byte(tt.live)}}}})
 			fs := compare("s", lockView(ls), live, "p", false)
 			finding.Sort(fs)
 			var got []string
 			for _, f := range fs {
-				got = append(got, f.Rule+"@"+f.Field)
+				got = append(got, string(f.Rule)+"@"+f.Field)
 			}
 			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
 				t.Errorf("got %v\nwant %v", got, tt.want)

@@ -596,7 +596,7 @@ func (in *inspector) add(s *snapshot) {
 	for _, kind := range probe.Kinds {
 		for _, key := range s.order[kind] {
 			c := s.entries[kind][key]
-			id := kind + "\x00" + key + "\x00" + c.SHA256
+			id := string(kind) + "\x00" + key + "\x00" + c.SHA256
 			if seen[id] {
 				continue
 			}
@@ -707,7 +707,7 @@ func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 			continue
 		}
 		s := r.snaps[0]
-		for _, kind := range []string{probe.KindTool, probe.KindPrompt} {
+		for _, kind := range []lock.Kind{probe.KindTool, probe.KindPrompt} {
 			for _, key := range s.order[kind] {
 				subjects = append(subjects, inspect.Subject{Server: r.cfg.Name, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase})
 			}
@@ -730,7 +730,7 @@ func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 		}
 		for kind, m := range r.snaps[0].entries {
 			for key, c := range m {
-				sums[r.cfg.Name+"\x00"+kind+"\x00"+key] = c.SHA256
+				sums[r.cfg.Name+"\x00"+string(kind)+"\x00"+key] = c.SHA256
 			}
 		}
 	}
@@ -739,14 +739,14 @@ func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 			continue
 		}
 		s := r.snaps[0]
-		sums[r.cfg.Name+"\x00"+finding.KindServer+"\x00instructions"] = s.instructions.SHA256
+		sums[r.cfg.Name+"\x00"+string(finding.KindServer)+"\x00instructions"] = s.instructions.SHA256
 		for name, raw := range s.obs.PromptGets {
 			sums[r.cfg.Name+"\x00"+promptGetKind+"\x00"+name] = lock.Sum(raw)
 		}
 	}
 	fs := inspect.AcrossLock(subjects, review.PinnedIn(lk))
 	for i, f := range fs {
-		if sum, ok := sums[f.Server+"\x00"+f.Kind+"\x00"+f.Subject]; ok {
+		if sum, ok := sums[f.Server+"\x00"+string(f.Kind)+"\x00"+f.Subject]; ok {
 			fs[i].ContentSHA256 = sum
 		}
 		if f.Kind == promptGetKind {

@@ -12,7 +12,7 @@ import (
 
 // observe is a phase in which one tool "t" has the given definition.
 func observe(raw []byte) probe.Observation {
-	return probe.Observation{Phase: "launch-1/initial", Lists: map[string][]probe.Def{probe.KindTool: {{Key: "t", Raw: raw}}}}
+	return probe.Observation{Phase: "launch-1/initial", Lists: map[lock.Kind][]probe.Def{probe.KindTool: {{Key: "t", Raw: raw}}}}
 }
 
 // FuzzCompare compares two hostile definitions of the same tool, as the

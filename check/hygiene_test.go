@@ -111,7 +111,7 @@ func TestLaunchHygieneFindings(t *testing.T) {
 	run := &serverRun{cfg: config.Server{Name: "fs", Command: "npx", Args: []string{"-y", "@scope/server"}}, res: &probe.Result{}, resolved: "2.19.0"}
 	ls := &lock.Server{Launch: lock.Launch{Type: "stdio", Command: "npx", Args: []string{"-y", "@scope/server"}, Package: "@scope/server", Resolved: "2.12.0"}}
 	fs := launchHygiene(run, ls)
-	rules := map[string]finding.Finding{}
+	rules := map[finding.RuleID]finding.Finding{}
 	for _, f := range fs {
 		rules[f.Rule] = f
 	}

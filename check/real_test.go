@@ -81,9 +81,9 @@ func pinReal(t *testing.T, opts Options) (*lock.File, []byte) {
 func dumpFindings(r *report.Report) string {
 	var b strings.Builder
 	for _, s := range r.Servers {
-		b.WriteString(s.Name + " " + s.Status + " " + s.Reason + "\n")
+		b.WriteString(s.Name + " " + string(s.Status) + " " + s.Reason + "\n")
 		for _, f := range s.Findings {
-			b.WriteString("  " + f.Severity.String() + " " + f.Rule + " " + f.Kind + " " + f.Subject + " " + f.Field + " @" + f.Phase + ": " + f.Message + "\n")
+			b.WriteString("  " + f.Severity.String() + " " + string(f.Rule) + " " + string(f.Kind) + " " + f.Subject + " " + f.Field + " @" + f.Phase + ": " + f.Message + "\n")
 		}
 	}
 	return b.String()
@@ -185,7 +185,7 @@ func TestRealFilesystemVersionDrift(t *testing.T) {
 	if r.Summary.ExitCode != report.ExitDrift {
 		t.Fatalf("exit %d, want 1:\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
-	rules := map[string]int{}
+	rules := map[finding.RuleID]int{}
 	for _, f := range r.Findings() {
 		rules[f.Rule]++
 	}

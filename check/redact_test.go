@@ -19,7 +19,7 @@ func TestSnapshotRedactsCanonical(t *testing.T) {
 	const tok = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
 	raw := []byte(`{"name":"t","description":"use \u0067` + tok[1:] + `","inputSchema":{"type":"object"}}`)
 	clean := []byte(`{"name":"c","description":"plain","inputSchema":{"type":"object"}}`)
-	o := probe.Observation{Phase: "launch-1/initial", Lists: map[string][]probe.Def{
+	o := probe.Observation{Phase: "launch-1/initial", Lists: map[lock.Kind][]probe.Def{
 		probe.KindTool: {{Key: "t", Raw: raw}, {Key: "c", Raw: clean}, {Key: tok, Raw: clean}},
 	}}
 	s := newSnapshotCached("srv", o, &canonCache{red: redact.New(nil)})
@@ -80,7 +80,7 @@ func TestPinnedCanonicalMatchesPin(t *testing.T) {
 		`{"name":"q","description":"Connect with postgres://app:s3cretpw@127.0.0.1/db","inputSchema":{"type":"object"}}`,
 		`{"name":"plain","description":"Nothing secret.","inputSchema":{"type":"object"}}`,
 	} {
-		o := probe.Observation{Phase: "launch-1/initial", Lists: map[string][]probe.Def{probe.KindTool: {{Key: "k", Raw: []byte(raw)}}}}
+		o := probe.Observation{Phase: "launch-1/initial", Lists: map[lock.Kind][]probe.Def{probe.KindTool: {{Key: "k", Raw: []byte(raw)}}}}
 		s := newSnapshotCached("srv", o, &canonCache{})
 		pin := lock.NewEntry(s.raw[probe.KindTool]["k"])
 		if got := pinned.Canonical([]byte(raw), nil); got.SHA256 != pin.SHA256 {

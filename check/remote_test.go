@@ -115,7 +115,7 @@ func remoteServer(typ, url string, headers map[string]string) config.Server {
 	return config.Server{Name: "dict", Type: typ, URL: url, Headers: headers, File: ".mcp.json", Line: 3, Client: config.ClientClaudeCode}
 }
 
-func ruleOf(r *report.Report, rule string) *finding.Finding {
+func ruleOf(r *report.Report, rule finding.RuleID) *finding.Finding {
 	for _, s := range r.Servers {
 		for i, f := range s.Findings {
 			if f.Rule == rule {

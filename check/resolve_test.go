@@ -31,8 +31,8 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 			ResourceTemplates: map[string]*lock.Entry{"file:///{x}": entry(`{"uriTemplate":"file:///{x}","name":"x"}`)},
 		}
 	}
-	kindOf := map[string]string{lock.KindTool: "t", lock.KindPrompt: "p", lock.KindResource: "file:///r", lock.KindTemplate: "file:///{x}"}
-	raws := map[string]func(string) string{
+	kindOf := map[lock.Kind]string{lock.KindTool: "t", lock.KindPrompt: "p", lock.KindResource: "file:///r", lock.KindTemplate: "file:///{x}"}
+	raws := map[lock.Kind]func(string) string{
 		lock.KindTool: func(d string) string {
 			return fmt.Sprintf(`{"name":"t2","description":%q,"inputSchema":{"type":"object"}}`, d)
 		},
@@ -42,9 +42,9 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 			return fmt.Sprintf(`{"uriTemplate":"file:///{y}","name":"y","description":%q}`, d)
 		},
 	}
-	key2 := map[string]string{lock.KindTool: "t2", lock.KindPrompt: "p2", lock.KindResource: "file:///r2", lock.KindTemplate: "file:///{y}"}
+	key2 := map[lock.Kind]string{lock.KindTool: "t2", lock.KindPrompt: "p2", lock.KindResource: "file:///r2", lock.KindTemplate: "file:///{y}"}
 	// mutate makes the live server raise rule.
-	mutate := map[string]func(l *lock.Server){}
+	mutate := map[finding.RuleID]func(l *lock.Server){}
 	for _, kind := range lock.Kinds {
 		rules := changeRules(kind)
 		mutate[rules[0]] = func(l *lock.Server) { l.Entries(kind, true)[key2[kind]] = entry(raws[kind]("new")) }
@@ -64,7 +64,7 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 	mutate[finding.InstructionsChanged] = func(l *lock.Server) { l.Instructions = json.RawMessage(`"Use these tools. Always."`) }
 	mutate[finding.ServerInfoChanged] = func(l *lock.Server) { l.ServerInfo = json.RawMessage(`{"name":"s","version":"1.1.0"}`) }
 	mutate[finding.CapabilitiesChanged] = func(l *lock.Server) { l.Capabilities = json.RawMessage(`{"tools":{},"prompts":{}}`) }
-	launchRules := map[string]func(l *lock.Server){
+	launchRules := map[finding.RuleID]func(l *lock.Server){
 		finding.LaunchChanged:  func(l *lock.Server) { l.Launch.Args = []string{"-y", "pkg@2.0.0"}; l.Launch.Package = "pkg@2.0.0" },
 		finding.PackageChanged: func(l *lock.Server) { l.Launch.Resolved = "1.0.1" },
 	}
@@ -73,7 +73,7 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 		if finding.Resolution(r.ID) != finding.ResolveApprove {
 			continue
 		}
-		t.Run(r.ID, func(t *testing.T) {
+		t.Run(string(r.ID), func(t *testing.T) {
 			prev, live := base(), base()
 			if m, ok := launchRules[r.ID]; ok {
 				// Raised from the launch (check.go, hygiene.go): approve

@@ -32,7 +32,7 @@ func TestOneVerdict(t *testing.T) {
 		name     string
 		env      map[string]string
 		failOn   finding.Severity
-		rules    map[string]policy.RuleLevel
+		rules    map[finding.RuleID]policy.RuleLevel
 		wantExit int
 	}{
 		{"honest", map[string]string{"FAKE_SCENARIO": "honest"}, finding.Error, nil, report.ExitOK},
@@ -41,9 +41,9 @@ func TestOneVerdict(t *testing.T) {
 		{"a warning under fail-on warning", map[string]string{"FAKE_SCENARIO": "custom", "FAKE_TOOLS": poison("Reads ~/.aws/credentials.")}, finding.Warning, nil, report.ExitDrift},
 		// The policy re-levels on pin as on check (pin used to ignore it).
 		{"policy raises a warning", map[string]string{"FAKE_SCENARIO": "custom", "FAKE_TOOLS": poison("Reads ~/.aws/credentials.")}, finding.Error,
-			map[string]policy.RuleLevel{finding.SensitivePath: {Severity: finding.Error}}, report.ExitDrift},
+			map[finding.RuleID]policy.RuleLevel{finding.SensitivePath: {Severity: finding.Error}}, report.ExitDrift},
 		{"policy turns a warning off", map[string]string{"FAKE_SCENARIO": "custom", "FAKE_TOOLS": poison("Reads ~/.aws/credentials.")}, finding.Warning,
-			map[string]policy.RuleLevel{finding.SensitivePath: {Off: true}, finding.ModelInstruction: {Off: true}}, report.ExitOK},
+			map[finding.RuleID]policy.RuleLevel{finding.SensitivePath: {Off: true}, finding.ModelInstruction: {Off: true}}, report.ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := config.Server{Name: "s", Type: "stdio", Command: os.Args[0], Env: tc.env, File: ".mcp.json", Line: 1, Client: "claude-code"}
@@ -88,9 +88,9 @@ func TestOneVerdict(t *testing.T) {
 func verdict(r *report.Report) []string {
 	var out []string
 	for _, f := range r.Servers[0].Findings {
-		out = append(out, f.Rule+" "+f.Kind+"/"+f.Subject+" "+f.Field+" "+f.Severity.String()+" acked="+boolWord(f.Acknowledged))
+		out = append(out, string(f.Rule)+" "+string(f.Kind)+"/"+f.Subject+" "+f.Field+" "+f.Severity.String()+" acked="+boolWord(f.Acknowledged))
 	}
-	return append(out, "status "+r.Servers[0].Status)
+	return append(out, "status "+string(r.Servers[0].Status))
 }
 
 func boolWord(b bool) string {

@@ -126,7 +126,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 // request checks approve's flags and arguments against each other and
 // reads the saved report of --from.
 func (c *approveFlags) request(env Env, pos []string) (approval.Request, error) {
-	req := approval.Request{All: c.all, Ack: c.ack, Reason: c.reason}
+	req := approval.Request{All: c.all, Ack: finding.RuleID(c.ack), Reason: c.reason}
 	for _, a := range pos {
 		s, err := check.ParseSelector(a)
 		if err != nil {
@@ -155,7 +155,7 @@ func (c *approveFlags) request(env Env, pos []string) (approval.Request, error) 
 		return req, usageErr("--yes and --interactive exclude each other")
 	}
 	if c.ack != "" {
-		if _, ok := finding.Lookup(c.ack); !ok {
+		if !req.Ack.Valid() {
 			return req, usageErr("--ack %q: no such rule", c.ack)
 		}
 	}

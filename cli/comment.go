@@ -185,21 +185,17 @@ func readReport(path string, env Env) (*report.Report, error) {
 		}
 	}
 	for i, s := range r.Servers {
-		switch s.Status {
-		case report.StatusOK, report.StatusDrift, report.StatusHeld:
-		default:
+		if !s.Status.Valid() {
 			return nil, usageErr("%s: server %d: unknown status %q", path, i+1, s.Status)
 		}
 		if s.Name == "" {
 			return nil, usageErr("%s: server %d has no name", path, i+1)
 		}
 		for j, fd := range s.Findings {
-			if _, ok := finding.Lookup(fd.Rule); !ok {
+			if !fd.Rule.Valid() {
 				return nil, usageErr("%s: server %q finding %d: unknown rule %q", path, s.Name, j+1, fd.Rule)
 			}
-			switch fd.Kind {
-			case "", finding.KindServer, finding.KindTool, finding.KindPrompt, finding.KindResource, finding.KindTemplate:
-			default:
+			if fd.Kind != "" && !fd.Kind.Valid() {
 				// The renderers print the kind as our own word, unescaped.
 				return nil, usageErr("%s: server %q finding %d: unknown kind %q", path, s.Name, j+1, fd.Kind)
 			}
@@ -209,12 +205,10 @@ func readReport(path string, env Env) (*report.Report, error) {
 		}
 	}
 	for j, fd := range r.Repository {
-		if _, ok := finding.Lookup(fd.Rule); !ok {
+		if !fd.Rule.Valid() {
 			return nil, usageErr("%s: repository finding %d: unknown rule %q", path, j+1, fd.Rule)
 		}
-		switch fd.Kind {
-		case "", finding.KindServer, finding.KindTool, finding.KindPrompt, finding.KindResource, finding.KindTemplate:
-		default:
+		if fd.Kind != "" && !fd.Kind.Valid() {
 			return nil, usageErr("%s: repository finding %d: unknown kind %q", path, j+1, fd.Kind)
 		}
 	}

@@ -130,7 +130,7 @@ func changeMark(op string) string {
 func changeTitle(c check.Change) string {
 	id := c.ID()
 	if c.Op == check.OpRenamed {
-		id = c.Server + "/" + c.Kind + "/" + c.From + " -> " + c.Name
+		id = c.Server + "/" + string(c.Kind) + "/" + c.From + " -> " + c.Name
 	}
 	return shown(id, 0) + " (" + c.Op + ")"
 }
@@ -205,7 +205,7 @@ func writeJSONLines(w io.Writer, colour func(string) string, prefix string, b []
 
 // driftRules are the findings diff shows as a diff; every other finding
 // is listed below it with its message.
-var driftRules = map[string]bool{
+var driftRules = map[finding.RuleID]bool{
 	finding.ToolAdded: true, finding.ToolRemoved: true, finding.ToolChanged: true,
 	finding.PromptAdded: true, finding.PromptRemoved: true, finding.PromptChanged: true,
 	finding.ResourceAdded: true, finding.ResourceRemoved: true, finding.ResourceChanged: true,
@@ -230,16 +230,16 @@ func WriteDiff(w io.Writer, p painter, r *report.Report) {
 				others = append(others, f)
 				continue
 			}
-			subject := f.Kind + "/" + f.Subject
+			subject := string(f.Kind) + "/" + f.Subject
 			if f.Kind == finding.KindServer || f.Kind == "" {
 				subject = f.Field
 				if subject == "" {
 					subject = f.Subject
 				}
 			}
-			if id := f.Rule + "\x00" + subject; id != lastSubject {
+			if id := string(f.Rule) + "\x00" + subject; id != lastSubject {
 				lastSubject = id
-				fmt.Fprintf(w, "%s %s %s\n", p.bold(ruleMark(f.Rule)), p.bold(shown(s.Name+"/"+subject, 0)), p.dim("("+f.Rule+", "+f.Severity.String()+")"))
+				fmt.Fprintf(w, "%s %s %s\n", p.bold(ruleMark(string(f.Rule))), p.bold(shown(s.Name+"/"+subject, 0)), p.dim("("+string(f.Rule)+", "+f.Severity.String()+")"))
 			}
 			if f.Field != "" && f.Kind != finding.KindServer {
 				fmt.Fprintf(w, "    %s", p.cyan(shown(f.Field, 0)))
@@ -257,9 +257,9 @@ func WriteDiff(w io.Writer, p painter, r *report.Report) {
 			}
 			subject := f.Subject
 			if f.Kind != "" && f.Kind != finding.KindServer {
-				subject = f.Kind + "/" + f.Subject
+				subject = string(f.Kind) + "/" + f.Subject
 			}
-			fmt.Fprintf(w, "%s %s %s %s%s\n", p.bold("!"), shown(subject, 0), p.dim("("+f.Rule+", "+f.Severity.String()+")"), shownComposed(f.Message, cutText), ack)
+			fmt.Fprintf(w, "%s %s %s %s%s\n", p.bold("!"), shown(subject, 0), p.dim("("+string(f.Rule)+", "+f.Severity.String()+")"), shownComposed(f.Message, cutText), ack)
 			if f.Field != "" {
 				fmt.Fprintf(w, "    %s %s\n", p.dim("field"), p.cyan(shown(f.Field, 0)))
 			}
@@ -276,11 +276,11 @@ func WriteDiff(w io.Writer, p painter, r *report.Report) {
 func statusText(p painter, s report.Server) string {
 	switch s.Status {
 	case report.StatusOK:
-		return p.green(s.Status)
+		return p.green(string(s.Status))
 	case report.StatusHeld:
-		return p.bold(s.Status)
+		return p.bold(string(s.Status))
 	}
-	return p.red(s.Status)
+	return p.red(string(s.Status))
 }
 
 func ruleMark(rule string) string {

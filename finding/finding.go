@@ -75,12 +75,12 @@ const (
 // rendered as strings (JSON for structured values); they are attacker-controlled
 // and every renderer must escape them.
 type Finding struct {
-	Rule     string   `json:"rule"`
+	Rule     RuleID   `json:"rule"`
 	Severity Severity `json:"severity"`
 	Server   string   `json:"server"`
 	// Kind is what Subject names: tool, prompt, resource, template or server.
-	Kind    string `json:"kind,omitempty"`
-	Subject string `json:"subject,omitempty"`
+	Kind    lock.Kind `json:"kind,omitempty"`
+	Subject string    `json:"subject,omitempty"`
 	// Field is a JSON-pointer-like path inside the subject's definition
 	// ("description", "inputSchema/properties/path/description").
 	Field string `json:"field,omitempty"`
@@ -109,7 +109,7 @@ type Finding struct {
 // Key identifies a finding independently of phase, message and line numbers:
 // (rule, server, kind, subject, field). SARIF fingerprints and deduplication use it.
 func (f Finding) Key() string {
-	return strings.Join([]string{f.Rule, f.Server, f.Kind, f.Subject, f.Field}, "\x00")
+	return strings.Join([]string{string(f.Rule), f.Server, string(f.Kind), f.Subject, f.Field}, "\x00")
 }
 
 // Compare orders findings deterministically: by server, severity (highest

@@ -1,12 +1,38 @@
 package finding
 
-import "github.com/mcp-lockcheck/mcp-lockcheck/lock"
+import (
+	"fmt"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+)
+
+// RuleID is a stable rule id ("tool-changed"). The ids are a contract
+// (DESIGN.md): every one is in Rules, and text that names a rule (the
+// policy file, approve --ack RULE, a JSON report read back) becomes a
+// RuleID only through ParseRuleID or a Valid check.
+type RuleID string
+
+// Valid reports whether id is a registered rule.
+func (id RuleID) Valid() bool {
+	_, ok := ruleIndex[id]
+	return ok
+}
+
+// ParseRuleID reads a rule id exactly as the registry spells it
+// (lower case, hyphenated); any other text, in any other case, is an
+// error.
+func ParseRuleID(s string) (RuleID, error) {
+	if id := RuleID(s); id.Valid() {
+		return id, nil
+	}
+	return "", fmt.Errorf("unknown rule %q (see docs/rules.md)", s)
+}
 
 // Rule describes one stable rule id. The registry below feeds SARIF
 // tool.driver.rules, the rule table of docs/rules.md, --fail-on and the policy
 // file's re-levelling; its order is the order rules are documented in.
 type Rule struct {
-	ID       string
+	ID       RuleID
 	Severity Severity
 	// Short is one line; Full says what the rule means; Help says what to do.
 	Short string
@@ -16,45 +42,45 @@ type Rule struct {
 
 // Rule ids. They are a contract (DESIGN.md): never rename one.
 const (
-	ToolAdded               = "tool-added"
-	ToolRemoved             = "tool-removed"
-	ToolChanged             = "tool-changed"
-	PromptAdded             = "prompt-added"
-	PromptRemoved           = "prompt-removed"
-	PromptChanged           = "prompt-changed"
-	ResourceAdded           = "resource-added"
-	ResourceRemoved         = "resource-removed"
-	ResourceChanged         = "resource-changed"
-	ResourceTemplateAdded   = "resource-template-added"
-	ResourceTemplateRemoved = "resource-template-removed"
-	ResourceTemplateChanged = "resource-template-changed"
-	InstructionsChanged     = "instructions-changed"
-	LaunchChanged           = "launch-changed"
-	ServerInfoChanged       = "server-info-changed"
-	CapabilitiesChanged     = "capabilities-changed"
-	ServerNotPinned         = "server-not-pinned"
-	LockEntryOrphaned       = "lock-entry-orphaned"
-	ServerUnavailable       = "server-unavailable"
-	NewInputProperty        = "new-input-property"
-	HiddenCharacters        = "hidden-characters"
-	TerminalEscape          = "terminal-escape"
-	ModelInstruction        = "model-instruction"
-	SensitivePath           = "sensitive-path"
-	ToolShadowing           = "tool-shadowing"
-	ConfusableName          = "confusable-name"
-	CanaryLeak              = "canary-leak"
-	CanaryUsed              = "canary-used"
-	CanaryReturned          = "canary-returned"
-	ApprovalAdded           = "approval-added"
-	ApprovalChanged         = "approval-changed"
-	UnpinnedPackage         = "unpinned-package"
-	PackageChanged          = "package-changed"
-	UnstableManifest        = "unstable-manifest"
-	AmbiguousJSON           = "ambiguous-json"
-	PolicyWeakened          = "policy-weakened"
-	UncheckedConfig         = "unchecked-config"
-	LaunchDependsOnEnv      = "launch-depends-on-environment"
-	UnknownConfigKey        = "unknown-config-key"
+	ToolAdded               RuleID = "tool-added"
+	ToolRemoved             RuleID = "tool-removed"
+	ToolChanged             RuleID = "tool-changed"
+	PromptAdded             RuleID = "prompt-added"
+	PromptRemoved           RuleID = "prompt-removed"
+	PromptChanged           RuleID = "prompt-changed"
+	ResourceAdded           RuleID = "resource-added"
+	ResourceRemoved         RuleID = "resource-removed"
+	ResourceChanged         RuleID = "resource-changed"
+	ResourceTemplateAdded   RuleID = "resource-template-added"
+	ResourceTemplateRemoved RuleID = "resource-template-removed"
+	ResourceTemplateChanged RuleID = "resource-template-changed"
+	InstructionsChanged     RuleID = "instructions-changed"
+	LaunchChanged           RuleID = "launch-changed"
+	ServerInfoChanged       RuleID = "server-info-changed"
+	CapabilitiesChanged     RuleID = "capabilities-changed"
+	ServerNotPinned         RuleID = "server-not-pinned"
+	LockEntryOrphaned       RuleID = "lock-entry-orphaned"
+	ServerUnavailable       RuleID = "server-unavailable"
+	NewInputProperty        RuleID = "new-input-property"
+	HiddenCharacters        RuleID = "hidden-characters"
+	TerminalEscape          RuleID = "terminal-escape"
+	ModelInstruction        RuleID = "model-instruction"
+	SensitivePath           RuleID = "sensitive-path"
+	ToolShadowing           RuleID = "tool-shadowing"
+	ConfusableName          RuleID = "confusable-name"
+	CanaryLeak              RuleID = "canary-leak"
+	CanaryUsed              RuleID = "canary-used"
+	CanaryReturned          RuleID = "canary-returned"
+	ApprovalAdded           RuleID = "approval-added"
+	ApprovalChanged         RuleID = "approval-changed"
+	UnpinnedPackage         RuleID = "unpinned-package"
+	PackageChanged          RuleID = "package-changed"
+	UnstableManifest        RuleID = "unstable-manifest"
+	AmbiguousJSON           RuleID = "ambiguous-json"
+	PolicyWeakened          RuleID = "policy-weakened"
+	UncheckedConfig         RuleID = "unchecked-config"
+	LaunchDependsOnEnv      RuleID = "launch-depends-on-environment"
+	UnknownConfigKey        RuleID = "unknown-config-key"
 )
 
 const repin = "If the change is expected, review the new text and record it with `mcp-lockcheck approve` (or re-run `mcp-lockcheck pin`); otherwise do not merge, and pin the server to the approved version."
@@ -102,8 +128,8 @@ var Rules = []Rule{
 	{UnknownConfigKey, Warning, "A server entry has a key its client does not read", "A key of a server's config entry is not one the config's format accepts (`\"arg\"` for `\"args\"`, `\"cmd\"` for `\"command\"`, `\"env_vars\"` for `\"env\"`). The client ignores it, so the server runs without what the key was meant to say, and nothing else reports it. The finding names the file, the line and the key most likely meant; keys any mainstream client of that format reads (`disabled`, `alwaysAllow`, `autoApprove`, `timeout`, `envFile`, ...) are not reported.", "Rename the key to the one the client reads, or remove it."},
 }
 
-var ruleIndex = func() map[string]int {
-	m := make(map[string]int, len(Rules))
+var ruleIndex = func() map[RuleID]int {
+	m := make(map[RuleID]int, len(Rules))
 	for i, r := range Rules {
 		m[r.ID] = i
 	}
@@ -111,7 +137,7 @@ var ruleIndex = func() map[string]int {
 }()
 
 // Lookup finds a rule by id.
-func Lookup(id string) (Rule, bool) {
+func Lookup(id RuleID) (Rule, bool) {
 	i, ok := ruleIndex[id]
 	if !ok {
 		return Rule{}, false
@@ -121,7 +147,7 @@ func Lookup(id string) (Rule, bool) {
 
 // DefaultSeverity is the registry severity of a rule id (Error if unknown:
 // an unknown rule fails closed).
-func DefaultSeverity(id string) Severity {
+func DefaultSeverity(id RuleID) Severity {
 	if r, ok := Lookup(id); ok {
 		return r.Severity
 	}
@@ -129,7 +155,7 @@ func DefaultSeverity(id string) Severity {
 }
 
 // New builds a finding with the rule's default severity.
-func New(rule, server string) Finding {
+func New(rule RuleID, server string) Finding {
 	return Finding{Rule: rule, Severity: DefaultSeverity(rule), Server: server}
 }
 
@@ -157,7 +183,7 @@ const (
 
 // Resolution is how a finding of rule id is resolved (ResolveFix for an
 // unknown id: nothing silences what is not known).
-func Resolution(id string) string {
+func Resolution(id RuleID) string {
 	switch id {
 	case HiddenCharacters, TerminalEscape, ModelInstruction, SensitivePath, ToolShadowing,
 		ConfusableName, CanaryLeak, CanaryReturned, CanaryUsed, AmbiguousJSON, UnpinnedPackage, LaunchDependsOnEnv:
@@ -177,7 +203,7 @@ func Resolution(id string) string {
 
 // entryRules are the drift rules of each entry kind, by change: what check
 // raises against the lock and the guard refuses on the wire.
-var entryRules = map[string]map[lock.Op]string{
+var entryRules = map[lock.Kind]map[lock.Op]RuleID{
 	lock.KindTool:     {lock.Added: ToolAdded, lock.Removed: ToolRemoved, lock.Changed: ToolChanged},
 	lock.KindPrompt:   {lock.Added: PromptAdded, lock.Removed: PromptRemoved, lock.Changed: PromptChanged},
 	lock.KindResource: {lock.Added: ResourceAdded, lock.Removed: ResourceRemoved, lock.Changed: ResourceChanged},
@@ -188,4 +214,4 @@ var entryRules = map[string]map[lock.Op]string{
 // against the lock ("tool-added", "resource-template-changed"); "" for a
 // kind that is not an entry kind (the server's own fields have a rule per
 // field).
-func EntryRule(kind string, op lock.Op) string { return entryRules[kind][op] }
+func EntryRule(kind lock.Kind, op lock.Op) RuleID { return entryRules[kind][op] }

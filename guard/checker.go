@@ -22,7 +22,7 @@ import (
 // ones whose finding does not depend on judgement (invisible characters and
 // terminal control sequences). The phrase heuristics are warnings that feed
 // a human's review in check, not a reason to cut a session.
-var errorRules = map[string]bool{finding.HiddenCharacters: true, finding.TerminalEscape: true}
+var errorRules = map[finding.RuleID]bool{finding.HiddenCharacters: true, finding.TerminalEscape: true}
 
 // maxAccepted bounds the cache of definitions already checked; past it the
 // cache starts over (each definition is then checked again, never skipped).
@@ -34,7 +34,7 @@ type checker struct {
 	server   string
 	lockPath string
 	ls       *lock.Server
-	locked   map[string]map[string]lock.Canonical // kind -> key -> canonical
+	locked   map[lock.Kind]map[string]lock.Canonical // kind -> key -> canonical
 	instr    lock.Canonical
 	info     lock.Canonical
 	caps     lock.Canonical
@@ -86,8 +86,10 @@ func newChecker(server string, ls *lock.Server, lockPath string) *checker {
 
 // problem is one thing wrong with an answer.
 type problem struct {
-	rule    string
-	kind    string // tool, prompt, resource, template, server
+	rule finding.RuleID
+	// kind is an entry kind or lock.KindServer; for text no lock pins,
+	// the part it is ("result", "error", "request").
+	kind    lock.Kind
 	subject string
 	fields  []string // changed field paths; "" is the whole definition
 	what    string   // for a human: "is not in the lock", "changed", ...
@@ -138,7 +140,7 @@ func (p problem) label() string {
 		}
 		detail = strings.Join(fs, ", ")
 		if errorRules[p.rule] {
-			detail += ": " + p.rule
+			detail += ": " + string(p.rule)
 		}
 	default:
 		detail = p.what
@@ -163,16 +165,16 @@ func (r *refusal) what() string {
 	if len(r.problems) == 0 {
 		return escape(r.method)
 	}
-	return escape(r.method) + " " + r.problems[0].kind
+	return escape(r.method) + " " + string(r.problems[0].kind)
 }
 
 // data is the error's machine-readable part.
 func (r *refusal) data() any {
 	type item struct {
-		Rule    string   `json:"rule"`
-		Kind    string   `json:"kind"`
-		Subject string   `json:"subject"`
-		Fields  []string `json:"fields,omitempty"`
+		Rule    finding.RuleID `json:"rule"`
+		Kind    lock.Kind      `json:"kind"`
+		Subject string         `json:"subject"`
+		Fields  []string       `json:"fields,omitempty"`
 	}
 	d := struct {
 		Server  string `json:"server"`
@@ -310,11 +312,11 @@ func (c *checker) rememberPage(method string, result []byte) {
 // subject names it (the method), method is the request it belongs to.
 func (c *checker) content(part, subject, method string, raw []byte) *refusal {
 	var ps []problem
-	for _, f := range inspect.Controls(inspect.Subject{Server: c.server, Kind: part, Name: subject, Raw: raw}) {
+	for _, f := range inspect.Controls(inspect.Subject{Server: c.server, Kind: lock.Kind(part), Name: subject, Raw: raw}) {
 		if f.Severity < finding.Error {
 			continue
 		}
-		ps = append(ps, problem{rule: f.Rule, kind: part, subject: subject, fields: []string{f.Field}, what: f.Message, msg: f.Message, detail: f.Detail})
+		ps = append(ps, problem{rule: f.Rule, kind: lock.Kind(part), subject: subject, fields: []string{f.Field}, what: f.Message, msg: f.Message, detail: f.Detail})
 	}
 	if len(ps) == 0 {
 		return nil
@@ -325,7 +327,7 @@ func (c *checker) content(part, subject, method string, raw []byte) *refusal {
 // list checks one page of a list answer. Every definition on it must be in
 // the lock with the same canonical hash; definitions the lock has and the
 // page lacks are not missing, they may be on another page.
-func (c *checker) list(kind, field, keyField string, result []byte) []problem {
+func (c *checker) list(kind lock.Kind, field, keyField string, result []byte) []problem {
 	malformed := func(why string) []problem {
 		return []problem{{rule: finding.ServerUnavailable, kind: finding.KindServer, subject: field, what: "malformed answer: " + why}}
 	}
@@ -354,7 +356,7 @@ func (c *checker) list(kind, field, keyField string, result []byte) []problem {
 			out = append(out, problem{rule: finding.AmbiguousJSON, kind: kind, subject: fmt.Sprintf("%s[%d]", field, i), what: "no string " + keyField})
 			continue
 		}
-		ck := kind + "\x00" + key
+		ck := string(kind) + "\x00" + key
 		if prev, ok := c.accepted[ck]; ok && bytes.Equal(prev, e) {
 			continue
 		}
@@ -372,7 +374,7 @@ func (c *checker) list(kind, field, keyField string, result []byte) []problem {
 
 // definition checks one listed definition against its lock entry and the
 // error-level inspection rules.
-func (c *checker) definition(kind, key string, raw []byte) []problem {
+func (c *checker) definition(kind lock.Kind, key string, raw []byte) []problem {
 	live := c.asPinned(raw)
 	want, ok := c.locked[kind][key]
 	if !ok {
@@ -407,7 +409,7 @@ func (p *problem) fill(ch lock.Change) {
 // inspect runs the error-level inspection rules on text the model reads. A
 // lock acknowledgement for the same rule, subject and content hash silences
 // a finding, as it does in check.
-func (c *checker) inspect(kind, name string, raw []byte, sum string) []problem {
+func (c *checker) inspect(kind lock.Kind, name string, raw []byte, sum string) []problem {
 	var out []problem
 	for _, f := range inspect.Definition(inspect.Subject{Server: c.server, Kind: kind, Name: name, Raw: raw}) {
 		if !errorRules[f.Rule] || f.Severity < finding.Error || c.acked(f.Rule, kind, name, sum) {
@@ -418,9 +420,9 @@ func (c *checker) inspect(kind, name string, raw []byte, sum string) []problem {
 	return out
 }
 
-func (c *checker) acked(rule, kind, subject, sum string) bool {
+func (c *checker) acked(rule finding.RuleID, kind lock.Kind, subject, sum string) bool {
 	for _, a := range c.ls.Acknowledgements {
-		if a.Rule == rule && a.Kind == kind && a.Subject == subject && a.SHA256 != "" && a.SHA256 == sum {
+		if a.Rule == string(rule) && a.Kind == kind && a.Subject == subject && a.SHA256 != "" && a.SHA256 == sum {
 			return true
 		}
 	}
@@ -447,8 +449,9 @@ func (c *checker) initialize(result []byte) []problem {
 		out = append(out, c.inspect(finding.KindServer, "instructions", iraw, live.SHA256)...)
 	}
 	for _, w := range []struct {
-		key, rule string
-		want      lock.Canonical
+		key  string
+		rule finding.RuleID
+		want lock.Canonical
 	}{{"serverInfo", finding.ServerInfoChanged, c.info}, {"capabilities", finding.CapabilitiesChanged, c.caps}} {
 		raw, _ := get(ms, w.key)
 		got := lock.CanonicalizeOptional(c.red.JSON(raw))

@@ -70,7 +70,7 @@ func pinFakeWith(t testing.TB, name, scenario string, perServer func(string) pol
 	if lk == nil {
 		var b strings.Builder
 		for _, f := range r.Findings() {
-			b.WriteString(f.Rule + " " + f.Subject + " " + f.Message + "\n")
+			b.WriteString(string(f.Rule) + " " + f.Subject + " " + f.Message + "\n")
 		}
 		t.Fatalf("pin of %s wrote nothing:\n%s", scenario, b.String())
 	}

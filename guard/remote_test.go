@@ -94,7 +94,7 @@ func pinRemote(t testing.TB, sse bool) *lock.File {
 	if lk == nil {
 		var b strings.Builder
 		for _, f := range r.Findings() {
-			b.WriteString(f.Rule + " " + f.Subject + " " + f.Message + "\n")
+			b.WriteString(string(f.Rule) + " " + f.Subject + " " + f.Message + "\n")
 		}
 		t.Fatalf("pin of the remote server wrote nothing:\n%s", b.String())
 	}

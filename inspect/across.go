@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
 // Across checks a whole run across servers: tool-shadowing (a tool name two
@@ -47,7 +48,7 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 			out = append(out, f)
 		}
 	}
-	base := func(rule string, s Subject, field string) finding.Finding {
+	base := func(rule finding.RuleID, s Subject, field string) finding.Finding {
 		f := finding.New(rule, s.Server)
 		f.Kind, f.Subject, f.Field, f.Phase = s.Kind, s.Name, field, s.Phase
 		sum := sha256.Sum256(s.Raw)
@@ -164,7 +165,8 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 
 	// Confusable names among tools and prompts of every server.
 	type named struct {
-		name, server, kind string
+		name, server string
+		kind         lock.Kind
 	}
 	bySkeleton := map[string][]named{}
 	for _, s := range subjects {

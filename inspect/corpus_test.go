@@ -100,7 +100,7 @@ func loadCorpusGlob(t testing.TB, glob string) []corpusServer {
 // and held to the ceiling recorded in testdata/corpus/README.md so a looser
 // heuristic shows up as a failing test rather than as noise in users' PRs.
 func TestCorpusBenign(t *testing.T) {
-	counts := map[string]int{}
+	counts := map[finding.RuleID]int{}
 	defs := 0
 	for _, cs := range loadSweepCorpus(t) {
 		for _, s := range cs.subjects {
@@ -115,7 +115,7 @@ func TestCorpusBenign(t *testing.T) {
 			}
 		}
 	}
-	rules := make([]string, 0, len(counts))
+	rules := make([]finding.RuleID, 0, len(counts))
 	for r := range counts {
 		rules = append(rules, r)
 	}
@@ -125,7 +125,7 @@ func TestCorpusBenign(t *testing.T) {
 		t.Logf("warnings %s: %d", r, counts[r])
 	}
 	// Ceilings, as recorded in testdata/corpus/README.md.
-	ceiling := map[string]int{finding.ModelInstruction: 0, finding.SensitivePath: 0}
+	ceiling := map[finding.RuleID]int{finding.ModelInstruction: 0, finding.SensitivePath: 0}
 	for r, n := range counts {
 		if n > ceiling[r] {
 			t.Errorf("%d %s warnings on the benign corpus, ceiling %d", n, r, ceiling[r])

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
 // Subject is one definition to inspect.
@@ -18,7 +19,7 @@ type Subject struct {
 	Server string
 	// Kind is finding.KindTool, KindPrompt, KindResource, KindTemplate, or
 	// KindServer for the initialize instructions.
-	Kind string
+	Kind lock.Kind
 	// Name is the tool or prompt name, resource uri, template uriTemplate, or
 	// "instructions" for KindServer.
 	Name string
@@ -73,7 +74,7 @@ type scan struct {
 }
 
 type hit struct {
-	rule   string
+	rule   finding.RuleID
 	field  string
 	key    bool
 	labels []string
@@ -82,8 +83,8 @@ type hit struct {
 	extra  string
 }
 
-func (sc *scan) get(rule, field string, key bool) *hit {
-	k := rule + "\x00" + field
+func (sc *scan) get(rule finding.RuleID, field string, key bool) *hit {
+	k := string(rule) + "\x00" + field
 	if i, ok := sc.index[k]; ok {
 		h := sc.hits[i]
 		h.key = h.key && key

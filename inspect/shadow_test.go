@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
 // lockOf is a Pinned over a lock written as "server:tool1,tool2" entries
@@ -95,9 +96,9 @@ func TestShadowingCountsProseOnly(t *testing.T) {
 	target := tool("supabase", "get_project", `,"description":"Get a Supabase project."`)
 	for _, tc := range []struct {
 		name string
-		raw  string // the rest of a github tool's definition
-		kind string // default tool
-		want string // the field path of the finding, "" for none
+		raw  string    // the rest of a github tool's definition
+		kind lock.Kind // default tool
+		want string    // the field path of the finding, "" for none
 	}{
 		// GitHub's projects tool: `method` enum lists get_project.
 		{"enum", `,"inputSchema":{"type":"object","properties":{"method":{"type":"string","enum":["get_project","list_projects"]}}}`, "", ""},
@@ -166,7 +167,7 @@ func TestShadowingInInstructionsAndPromptText(t *testing.T) {
 	got := map[string]string{}
 	for _, f := range Across([]Subject{instr, get, plain, target}) {
 		if f.Rule == finding.ToolShadowing {
-			got[f.Kind+"/"+f.Subject] = f.Field
+			got[string(f.Kind)+"/"+f.Subject] = f.Field
 		}
 	}
 	if _, ok := got["server/instructions"]; !ok {

@@ -15,12 +15,12 @@ import (
 
 // KindServer is the kind of a server's own fields (protocolVersion,
 // serverInfo, capabilities, instructions, launch) in changes and findings.
-const KindServer = "server"
+const KindServer Kind = "server"
 
 // KindInfo says how one kind of definition is listed on the wire and kept
 // in the lock: the one table the probe, the guard and the lock share.
 type KindInfo struct {
-	Kind string // "tool"
+	Kind Kind // "tool"
 	// Method is the list request ("tools/list").
 	Method string
 	// Field is the array of the list result holding the definitions, and
@@ -42,7 +42,7 @@ var kindInfo = []KindInfo{
 
 // InfoOf returns how kind is listed and kept; false for a kind that is
 // not an entry kind.
-func InfoOf(kind string) (KindInfo, bool) {
+func InfoOf(kind Kind) (KindInfo, bool) {
 	for _, k := range kindInfo {
 		if k.Kind == kind {
 			return k, true
@@ -84,7 +84,7 @@ type Manifest struct {
 	Capabilities    Canonical
 	Instructions    Canonical
 	// Entries holds, per kind, the definitions by key.
-	Entries map[string]map[string]Canonical
+	Entries map[Kind]map[string]Canonical
 }
 
 // Manifest returns the lock entry in comparable form. Handshake values
@@ -95,7 +95,7 @@ func (s *Server) Manifest() *Manifest {
 		ServerInfo:      s.Handshake("serverInfo", s.ServerInfo),
 		Capabilities:    s.Handshake("capabilities", s.Capabilities),
 		Instructions:    s.Handshake("instructions", s.Instructions),
-		Entries:         map[string]map[string]Canonical{},
+		Entries:         map[Kind]map[string]Canonical{},
 	}
 	for _, kind := range Kinds {
 		es := map[string]Canonical{}
@@ -111,7 +111,7 @@ func (s *Server) Manifest() *Manifest {
 // changed, or one of the server's own fields (Kind KindServer, Name
 // "protocolVersion", "serverInfo", "capabilities" or "instructions").
 type Change struct {
-	Kind string
+	Kind Kind
 	Name string
 	Op   Op
 	// Before and After are the canonical forms in the reference and live
@@ -184,7 +184,7 @@ func (m *Manifest) handshake(field string) Canonical {
 
 // DiffOne compares one subject's reference and live canonical forms (zero
 // when absent); false when they are the same.
-func DiffOne(kind, name string, ref, live Canonical) (Change, bool) {
+func DiffOne(kind Kind, name string, ref, live Canonical) (Change, bool) {
 	switch {
 	case ref.SHA256 == live.SHA256:
 		return Change{}, false
@@ -197,7 +197,7 @@ func DiffOne(kind, name string, ref, live Canonical) (Change, bool) {
 }
 
 // changed compares two present forms of one subject.
-func changed(kind, name string, ref, live Canonical) (Change, bool) {
+func changed(kind Kind, name string, ref, live Canonical) (Change, bool) {
 	if ref.SHA256 == live.SHA256 {
 		return Change{}, false
 	}

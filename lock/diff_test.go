@@ -11,7 +11,7 @@ import (
 // manifest builds a manifest of tools (key -> raw definition) with the
 // given instructions string ("" for none).
 func manifest(instructions string, tools map[string]string) *Manifest {
-	m := &Manifest{Entries: map[string]map[string]Canonical{KindTool: {}}}
+	m := &Manifest{Entries: map[Kind]map[string]Canonical{KindTool: {}}}
 	if instructions != "" {
 		b, _ := json.Marshal(instructions)
 		m.Instructions = Canonicalize(b)
@@ -165,7 +165,7 @@ func TestKindTable(t *testing.T) {
 			t.Errorf("%s: JSONKey %q, list field %q", kind, JSONKey(kind), k.Field)
 		}
 	}
-	for _, bad := range []string{KindServer, "", "tools"} {
+	for _, bad := range []Kind{KindServer, "", "tools"} {
 		if _, ok := InfoOf(bad); ok {
 			t.Errorf("%q is not an entry kind", bad)
 		}
@@ -211,4 +211,41 @@ func FuzzFieldDiff(f *testing.F) {
 			t.Fatal("a definition differs from itself")
 		}
 	})
+}
+
+// TestParseKind pins the closed set of kinds: the entry kinds and server
+// parse as themselves; other cases, plurals and names do not.
+func TestParseKind(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Kind
+		ok   bool
+	}{
+		{"tool", KindTool, true},
+		{"prompt", KindPrompt, true},
+		{"resource", KindResource, true},
+		{"template", KindTemplate, true},
+		{"server", KindServer, true},
+		{"Tool", "", false},
+		{"SERVER", "", false},
+		{"tools", "", false},
+		{"resourceTemplates", "", false},
+		{"prompts/get", "", false},
+		{"", "", false},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseKind(tc.in)
+			if (err == nil) != tc.ok || got != tc.want {
+				t.Fatalf("ParseKind(%q) = %q, %v; want %q, ok %v", tc.in, got, err, tc.want, tc.ok)
+			}
+			if Kind(tc.in).Valid() != tc.ok {
+				t.Errorf("Kind(%q).Valid() = %v, want %v", tc.in, !tc.ok, tc.ok)
+			}
+		})
+	}
+	for _, k := range Kinds {
+		if !k.Valid() {
+			t.Errorf("%s is in Kinds but not Valid", k)
+		}
+	}
 }

@@ -82,7 +82,7 @@ func joinPath(p []string) string {
 
 // Line returns the line of a server (kind == ""), or of one entry, or 0.
 // When the entry is not in the lock the server's line is returned.
-func (p Positions) Line(server, kind, key string) int {
+func (p Positions) Line(server string, kind Kind, key string) int {
 	if kind != "" {
 		if l := p.lines[joinPath([]string{"servers", server, JSONKey(kind), key})]; l > 0 {
 			return l

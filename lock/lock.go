@@ -103,19 +103,45 @@ func (s *Server) Handshake(field string, value json.RawMessage) Canonical {
 	return CanonicalizeOptional(value)
 }
 
+// Kind is what a change, a finding or an acknowledgement is about: one of
+// the entry kinds below, or KindServer for the server's own fields. The
+// names are a contract (findings, acknowledgements, approve's
+// SERVER/KIND/NAME); text becomes a Kind only through ParseKind or a
+// Valid check.
+type Kind string
+
 // Kinds of entries, as used in findings and in approve's SERVER/KIND/NAME.
 const (
-	KindTool     = "tool"
-	KindPrompt   = "prompt"
-	KindResource = "resource"
-	KindTemplate = "template"
+	KindTool     Kind = "tool"
+	KindPrompt   Kind = "prompt"
+	KindResource Kind = "resource"
+	KindTemplate Kind = "template"
 )
 
 // Kinds lists entry kinds in report order.
-var Kinds = []string{KindTool, KindPrompt, KindResource, KindTemplate}
+var Kinds = []Kind{KindTool, KindPrompt, KindResource, KindTemplate}
+
+// Valid reports whether k is an entry kind or KindServer.
+func (k Kind) Valid() bool {
+	switch k {
+	case KindTool, KindPrompt, KindResource, KindTemplate, KindServer:
+		return true
+	}
+	return false
+}
+
+// ParseKind reads a kind name exactly as findings and the lock write it
+// ("tool", "prompt", "resource", "template", "server"); any other text, in
+// any other case, is an error.
+func ParseKind(s string) (Kind, error) {
+	if k := Kind(s); k.Valid() {
+		return k, nil
+	}
+	return "", fmt.Errorf("unknown kind %q (want tool, prompt, resource, template or server)", s)
+}
 
 // Entries returns the map holding entries of kind, creating it if create.
-func (s *Server) Entries(kind string, create bool) map[string]*Entry {
+func (s *Server) Entries(kind Kind, create bool) map[string]*Entry {
 	var p *map[string]*Entry
 	switch kind {
 	case KindTool:
@@ -136,11 +162,11 @@ func (s *Server) Entries(kind string, create bool) map[string]*Entry {
 }
 
 // JSONKey is the lockfile key of an entry kind ("resourceTemplates").
-func JSONKey(kind string) string {
+func JSONKey(kind Kind) string {
 	if k, ok := InfoOf(kind); ok {
 		return k.Field
 	}
-	return kind
+	return string(kind)
 }
 
 // Entry is one approved definition.
@@ -229,7 +255,7 @@ func CanonicalArguments(args []byte) json.RawMessage {
 // finding for exactly the content it was given for.
 type Ack struct {
 	Rule    string `json:"rule"`
-	Kind    string `json:"kind"`
+	Kind    Kind   `json:"kind"`
 	Subject string `json:"subject"`
 	// SHA256 is the hash of the acknowledged content; when the content
 	// changes the acknowledgement lapses.
@@ -248,8 +274,8 @@ func (f *File) Marshal() ([]byte, error) {
 		}
 		sort.SliceStable(s.Acknowledgements, func(i, j int) bool {
 			a, b := s.Acknowledgements[i], s.Acknowledgements[j]
-			if a.Kind+a.Subject+a.Rule != b.Kind+b.Subject+b.Rule {
-				return a.Kind+"\x00"+a.Subject+"\x00"+a.Rule < b.Kind+"\x00"+b.Subject+"\x00"+b.Rule
+			if string(a.Kind)+a.Subject+a.Rule != string(b.Kind)+b.Subject+b.Rule {
+				return string(a.Kind)+"\x00"+a.Subject+"\x00"+a.Rule < string(b.Kind)+"\x00"+b.Subject+"\x00"+b.Rule
 			}
 			return a.SHA256 < b.SHA256
 		})

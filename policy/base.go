@@ -97,7 +97,7 @@ func ruleRank(l RuleLevel) int {
 }
 
 // level is the rule's level in st, or its default when st does not set it.
-func level(st Settings, id string) (RuleLevel, bool) {
+func level(st Settings, id finding.RuleID) (RuleLevel, bool) {
 	if l, ok := st.Rules[id]; ok {
 		return l, true
 	}
@@ -191,7 +191,7 @@ func (c *Combined) Effective(name string, fixed Fixed) Settings {
 		bl, _ := level(b, id)
 		pl, _ := level(p, id)
 		if out.Rules == nil {
-			out.Rules = map[string]RuleLevel{}
+			out.Rules = map[finding.RuleID]RuleLevel{}
 		}
 		out.Rules[id] = bl
 		if ruleRank(pl) > ruleRank(bl) {
@@ -235,8 +235,8 @@ func clearFixed(out *Settings, fixed Fixed) {
 }
 
 // ruleIDs are the rules either settings name, sorted.
-func ruleIDs(a, b Settings) []string {
-	var ids []string
+func ruleIDs(a, b Settings) []finding.RuleID {
+	var ids []finding.RuleID
 	for _, st := range []Settings{a, b} {
 		for id := range st.Rules {
 			if !slices.Contains(ids, id) {
@@ -441,9 +441,9 @@ func (c *Combined) weakenings(name string) []weakening {
 		if ruleRank(pl) >= ruleRank(bl) {
 			continue
 		}
-		path := "rules." + id
+		path := "rules." + string(id)
 		if name != "" && ((bs != nil && hasRule(bs, id)) || (ps != nil && hasRule(ps, id))) {
-			path = "servers." + name + ".rules." + id
+			path = "servers." + name + ".rules." + string(id)
 		}
 		out = append(out, weakening{path, bl.String(), pl.String(),
 			fmt.Sprintf("this pull request lowers rule %s for %s from %s to %s", id, who, bl, pl)})
@@ -451,7 +451,7 @@ func (c *Combined) weakenings(name string) []weakening {
 	return out
 }
 
-func hasRule(s *Server, id string) bool {
+func hasRule(s *Server, id finding.RuleID) bool {
 	_, ok := s.Rules[id]
 	return ok
 }

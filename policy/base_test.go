@@ -214,7 +214,7 @@ func summarize(s Settings) string {
 	}
 	rules := map[string]string{}
 	for k, v := range s.Rules {
-		rules[k] = v.String()
+		rules[string(k)] = v.String()
 	}
 	out := ""
 	if s.Profile != "" {

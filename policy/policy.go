@@ -155,7 +155,7 @@ type Settings struct {
 	CallTimeout time.Duration
 	// Rules map a rule id to its level; the top-level rules apply to every
 	// server, a server's own rules override them.
-	Rules map[string]RuleLevel
+	Rules map[finding.RuleID]RuleLevel
 }
 
 // Server is one server's section of the policy.
@@ -238,7 +238,7 @@ func (p *Policy) Effective(name string, fixed Fixed) Settings {
 		PassEnv: slices.Clone(d.PassEnv), PinPrompts: d.PinPrompts, Profile: d.Profile,
 	}
 	if len(d.Rules) > 0 {
-		out.Rules = make(map[string]RuleLevel, len(d.Rules))
+		out.Rules = make(map[finding.RuleID]RuleLevel, len(d.Rules))
 		for k, v := range d.Rules {
 			out.Rules[k] = v
 		}
@@ -277,7 +277,7 @@ func (p *Policy) Effective(name string, fixed Fixed) Settings {
 		}
 		for k, v := range s.Rules {
 			if out.Rules == nil {
-				out.Rules = map[string]RuleLevel{}
+				out.Rules = map[finding.RuleID]RuleLevel{}
 			}
 			out.Rules[k] = v
 		}
@@ -291,12 +291,12 @@ func (p *Policy) Effective(name string, fixed Fixed) Settings {
 // changed in place and returned shortened. note says what the policy did
 // ("" if nothing), for the server's notes: a finding a reviewer does not
 // see, or sees at another severity, should not be a mystery.
-func Apply(fs []finding.Finding, rules map[string]RuleLevel) (out []finding.Finding, note string) {
+func Apply(fs []finding.Finding, rules map[finding.RuleID]RuleLevel) (out []finding.Finding, note string) {
 	if len(rules) == 0 {
 		return fs, ""
 	}
-	dropped := map[string]int{}
-	changed := map[string]int{}
+	dropped := map[finding.RuleID]int{}
+	changed := map[finding.RuleID]int{}
 	out = fs[:0]
 	for _, f := range fs {
 		l, ok := rules[f.Rule]

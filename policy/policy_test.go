@@ -31,7 +31,7 @@ func TestParseFull(t *testing.T) {
 			WarmupCalls: intp(5), Launches: intp(2), Sandbox: sandbox.Basic,
 			Timeout: 2 * time.Minute, RequestTimeout: 30 * time.Second, CallTimeout: 3 * time.Second,
 			PassEnv: []string{"HTTPS_PROXY"},
-			Rules: map[string]RuleLevel{
+			Rules: map[finding.RuleID]RuleLevel{
 				"model-instruction": {Severity: finding.Warning},
 				"sensitive-path":    {Off: true},
 			},
@@ -45,7 +45,7 @@ func TestParseFull(t *testing.T) {
 				},
 				Launches: intp(1), PassEnv: []string{"FS_TOKEN"}, Sandbox: sandbox.Strict,
 				Timeout: 90 * time.Second,
-				Rules:   map[string]RuleLevel{"tool-removed": {Severity: finding.Error}},
+				Rules:   map[finding.RuleID]RuleLevel{"tool-removed": {Severity: finding.Error}},
 			}},
 			{Name: "github", Line: 27, Column: 3, Settings: Settings{
 				RequestTimeout: 10 * time.Second, CallTimeout: 20 * time.Second,
@@ -89,7 +89,7 @@ func dumpSettings(s Settings) string {
 	}
 	b.WriteString("env=" + strings.Join(s.PassEnv, ",") + " sandbox=" + string(s.Sandbox) + " timeout=" + s.Timeout.String() + " rt=" + s.RequestTimeout.String() + " ct=" + s.CallTimeout.String())
 	for k, v := range s.Rules {
-		b.WriteString(" " + k + "=" + v.String())
+		b.WriteString(" " + string(k) + "=" + v.String())
 	}
 	return b.String()
 }
@@ -116,7 +116,7 @@ func TestParseValid(t *testing.T) {
 			}
 		}},
 		{"off and levels any case, quoted or not", "version: 1\nrules:\n  tool-removed: Error\n  sensitive-path: 'off'\n  confusable-name: note\n", func(t *testing.T, p *Policy) {
-			want := map[string]RuleLevel{"tool-removed": {Severity: finding.Error}, "sensitive-path": {Off: true}, "confusable-name": {Severity: finding.Note}}
+			want := map[finding.RuleID]RuleLevel{"tool-removed": {Severity: finding.Error}, "sensitive-path": {Off: true}, "confusable-name": {Severity: finding.Note}}
 			if !reflect.DeepEqual(p.Defaults.Rules, want) {
 				t.Errorf("rules = %v", p.Defaults.Rules)
 			}
@@ -273,33 +273,33 @@ servers:
 		{"server over defaults", "fs", Fixed{}, Settings{
 			WarmupCalls: intp(3), Launches: intp(2), Sandbox: sandbox.Strict, Timeout: 2 * time.Minute, RequestTimeout: 10 * time.Second, CallTimeout: 20 * time.Second,
 			PassEnv: []string{"HTTPS_PROXY", "FS_TOKEN"}, Calls: []probe.Call{{Tool: "read"}},
-			Rules: map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
+			Rules: map[finding.RuleID]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
 		}},
 		{"fixed over server and defaults", "fs", Fixed{WarmupCalls: true, Sandbox: true, Launches: true, Timeout: true, RequestTimeout: true, CallTimeout: true}, Settings{
 			PassEnv: []string{"HTTPS_PROXY", "FS_TOKEN"}, Calls: []probe.Call{{Tool: "read"}},
-			Rules: map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
+			Rules: map[finding.RuleID]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
 		}},
 		{"one fixed", "fs", Fixed{Sandbox: true}, Settings{
 			WarmupCalls: intp(3), Launches: intp(2), Timeout: 2 * time.Minute, RequestTimeout: 10 * time.Second, CallTimeout: 20 * time.Second,
 			PassEnv: []string{"HTTPS_PROXY", "FS_TOKEN"}, Calls: []probe.Call{{Tool: "read"}},
-			Rules: map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
+			Rules: map[finding.RuleID]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Severity: finding.Warning}, "tool-removed": {Severity: finding.Error}},
 		}},
 		// A profile in the server's section: the defaults' counts do
 		// not reach it (deep's apply), its own launches do.
 		{"a server's profile over the defaults' counts", "risky", Fixed{}, Settings{
 			Profile: ProfileDeep, Launches: intp(3), Sandbox: sandbox.Basic, Timeout: 2 * time.Minute,
 			PassEnv: []string{"HTTPS_PROXY"},
-			Rules:   map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
+			Rules:   map[finding.RuleID]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
 		}},
 		{"a fixed profile over the server's", "risky", Fixed{Profile: true}, Settings{
 			Launches: intp(3), Sandbox: sandbox.Basic, Timeout: 2 * time.Minute,
 			PassEnv: []string{"HTTPS_PROXY"},
-			Rules:   map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
+			Rules:   map[finding.RuleID]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
 		}},
 		{"defaults for a server the policy does not name", "other", Fixed{}, Settings{
 			WarmupCalls: intp(5), Launches: intp(2), Sandbox: sandbox.Basic, Timeout: 2 * time.Minute,
 			PassEnv: []string{"HTTPS_PROXY"},
-			Rules:   map[string]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
+			Rules:   map[finding.RuleID]RuleLevel{"model-instruction": {Severity: finding.Note}, "sensitive-path": {Off: true}},
 		}},
 	}
 	for _, tt := range tests {
@@ -338,7 +338,7 @@ func TestApply(t *testing.T) {
 		finding.New(finding.ToolRemoved, "a"),
 		finding.New(finding.ToolChanged, "a"),
 	}
-	got, note := Apply(fs, map[string]RuleLevel{
+	got, note := Apply(fs, map[finding.RuleID]RuleLevel{
 		finding.SensitivePath:    {Off: true},
 		finding.ToolRemoved:      {Severity: finding.Error},
 		finding.ToolChanged:      {Severity: finding.Note},
@@ -351,7 +351,7 @@ func TestApply(t *testing.T) {
 		t.Errorf("no rules: note %q", note)
 	}
 	want := []struct {
-		rule string
+		rule finding.RuleID
 		sev  finding.Severity
 	}{
 		{finding.ModelInstruction, finding.Warning},
@@ -414,12 +414,12 @@ func TestPinPrompts(t *testing.T) {
 // policy cannot lower; canary-returned (a read the checker asked for
 // returned planted secrets) is a note a policy may turn off or raise.
 func TestCanaryRulesAgree(t *testing.T) {
-	for _, id := range []string{finding.CanaryLeak, finding.CanaryUsed} {
+	for _, id := range []finding.RuleID{finding.CanaryLeak, finding.CanaryUsed} {
 		if finding.DefaultSeverity(id) != finding.Error {
 			t.Errorf("%s is %s in the registry, want error", id, finding.DefaultSeverity(id))
 		}
 		for _, level := range []string{"warning", "note", "off"} {
-			if _, err := Parse("p.yaml", []byte("version: 1\nrules:\n  "+id+": "+level+"\n")); err == nil || !strings.Contains(err.Error(), "cannot be turned off or lowered below error") {
+			if _, err := Parse("p.yaml", []byte("version: 1\nrules:\n  "+string(id)+": "+level+"\n")); err == nil || !strings.Contains(err.Error(), "cannot be turned off or lowered below error") {
 				t.Errorf("%s: %s: err = %v", id, level, err)
 			}
 		}

@@ -232,17 +232,18 @@ func (d *decoder) setting(e entry, st *Settings) error {
 	return nil
 }
 
-func (d *decoder) rules(n ast.Node, what string) (map[string]RuleLevel, error) {
+func (d *decoder) rules(n ast.Node, what string) (map[finding.RuleID]RuleLevel, error) {
 	es, err := d.entries(n, what)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]RuleLevel{}
+	out := map[finding.RuleID]RuleLevel{}
 	for _, e := range es {
-		if _, ok := finding.Lookup(e.key); !ok {
+		id := finding.RuleID(e.key)
+		if !id.Valid() {
 			return nil, d.at(e.keyN, "unknown rule %q in %s%s", e.key, what, suggest(e.key))
 		}
-		if e.key == finding.ServerUnavailable {
+		if id == finding.ServerUnavailable {
 			// A held server is held by its status, not by this finding:
 			// a level here would change nothing and read as if it did.
 			return nil, d.at(e.keyN, "%s cannot be turned off or re-levelled: a server that could not be probed is always held (exit 3)", e.key)
@@ -261,8 +262,8 @@ func (d *decoder) rules(n ast.Node, what string) (map[string]RuleLevel, error) {
 			}
 			l.Severity = sev
 		}
-		if enforcesLock[e.key] {
-			if def := finding.DefaultSeverity(e.key); l.Off || l.Severity < def {
+		if enforcesLock[id] {
+			if def := finding.DefaultSeverity(id); l.Off || l.Severity < def {
 				// The policy file travels with pull requests: if it could
 				// switch off what binds approval to content, a PR could
 				// approve anything by editing it. Raising is fine.
@@ -270,14 +271,14 @@ func (d *decoder) rules(n ast.Node, what string) (map[string]RuleLevel, error) {
 			}
 		}
 		d.mark(what+"."+e.key, e.keyN)
-		out[e.key] = l
+		out[id] = l
 	}
 	return out, nil
 }
 
 // enforcesLock are the rules that bind approval to content or report
 // observed misbehaviour; a policy may raise them but never lower them.
-var enforcesLock = map[string]bool{
+var enforcesLock = map[finding.RuleID]bool{
 	finding.ToolAdded: true, finding.ToolChanged: true,
 	finding.PromptAdded: true, finding.PromptChanged: true,
 	finding.ResourceAdded: true, finding.ResourceChanged: true,
@@ -295,8 +296,8 @@ var enforcesLock = map[string]bool{
 func suggest(id string) string {
 	best, bestD := "", 4
 	for _, r := range finding.Rules {
-		if dd := distance(id, r.ID); dd < bestD {
-			best, bestD = r.ID, dd
+		if dd := distance(id, string(r.ID)); dd < bestD {
+			best, bestD = string(r.ID), dd
 		}
 	}
 	if best == "" {

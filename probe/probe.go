@@ -43,7 +43,7 @@ var Kinds = lock.Kinds
 
 // listSpec says how each kind is listed: method, result array, key field,
 // and the capability that advertises it (lock.KindInfo).
-func listSpec(kind string) listInfo {
+func listSpec(kind lock.Kind) listInfo {
 	k, _ := lock.InfoOf(kind)
 	return listInfo{method: k.Method, field: k.Field, key: k.Key, capability: k.Capability}
 }
@@ -69,7 +69,7 @@ type Observation struct {
 	Instructions    json.RawMessage
 	// Lists holds the definitions of each kind in the order listed; a
 	// kind the server does not advertise is absent.
-	Lists map[string][]Def
+	Lists map[lock.Kind][]Def
 	// PromptGets holds the answer to prompts/get for each prompt the probe
 	// could ask for (no required arguments, or string ones it fills in),
 	// keyed by prompt name: the session pin of what a prompt expands to.
@@ -584,7 +584,7 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 	obs.Phase = l.phase
 	obs.Launch = l.n
 	obs.Identity = l.id
-	obs.Lists = map[string][]Def{}
+	obs.Lists = map[lock.Kind][]Def{}
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(l.base.Capabilities, &caps)
 	// The four lists go out together: a server answers them in any order
@@ -729,7 +729,7 @@ func (l *launchRun) promptGet(ctx context.Context, p Def) (raw, sent json.RawMes
 
 // list follows nextCursor through every page, refusing cursor loops and
 // more than MaxPages pages.
-func (l *launchRun) list(ctx context.Context, kind string) ([]Def, error) {
+func (l *launchRun) list(ctx context.Context, kind lock.Kind) ([]Def, error) {
 	spec := listSpec(kind)
 	var defs []Def
 	seen := map[string]bool{}

@@ -65,7 +65,7 @@ func WriteAnnotations(w io.Writer, r *Report, opts Options) (err error) {
 		a := gh.WithFieldsMap(map[string]string{
 			"file":  file,
 			"line":  strconv.Itoa(line),
-			"title": "mcp-lockcheck " + escape(f.Rule),
+			"title": "mcp-lockcheck " + escape(string(f.Rule)),
 		})
 		msg := sarifMessage(f)
 		switch {

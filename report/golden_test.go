@@ -44,7 +44,7 @@ func loadFixture(t testing.TB) *Report {
 // registry must get a finding in fixture.json (and so in every golden file).
 func TestFixtureCoversEveryRule(t *testing.T) {
 	r := loadFixture(t)
-	seen := map[string]bool{}
+	seen := map[finding.RuleID]bool{}
 	var held, ok, acked, tagDrift bool
 	for _, s := range r.Servers {
 		held = held || s.Status == StatusHeld

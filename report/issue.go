@@ -101,9 +101,9 @@ func driftAt(s Server, failOn finding.Severity) (phases, rules []string, n int) 
 			continue
 		}
 		n++
-		if !seen["rule "+f.Rule] {
-			seen["rule "+f.Rule] = true
-			rules = append(rules, mdCell(f.Rule))
+		if !seen["rule "+string(f.Rule)] {
+			seen["rule "+string(f.Rule)] = true
+			rules = append(rules, mdCell(string(f.Rule)))
 		}
 		if f.Phase == "" || seen[f.Phase] {
 			continue

@@ -33,7 +33,7 @@ func normalized(r *Report) *Report {
 		out.Servers[i] = s
 	}
 	if out.Summary.ByRule == nil {
-		out.Summary.ByRule = map[string]int{}
+		out.Summary.ByRule = map[finding.RuleID]int{}
 	}
 	return &out
 }

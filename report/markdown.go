@@ -285,9 +285,9 @@ func mdCompact(e entry) string {
 	for _, f := range e.fs {
 		top.Severity = max(top.Severity, f.Severity)
 		top.Acknowledged = top.Acknowledged && f.Acknowledged
-		if !seen["r"+f.Rule] {
-			seen["r"+f.Rule] = true
-			rules = append(rules, f.Rule)
+		if !seen["r"+string(f.Rule)] {
+			seen["r"+string(f.Rule)] = true
+			rules = append(rules, string(f.Rule))
 		}
 		if f.Rule == finding.NewInputProperty {
 			inputs = append(inputs, strings.TrimPrefix(f.Field, "inputSchema/properties/"))
@@ -395,12 +395,11 @@ func mdVerdict(r *Report) string {
 	return "## " + head + "\n\n" + summaryLine(r, func(s string) string { return codeSpan(escape(s)) })
 }
 
-func mdStatus(status string) string {
-	switch status {
-	case StatusOK, StatusDrift, StatusHeld:
-		return status
+func mdStatus(status Status) string {
+	if status.Valid() {
+		return string(status)
 	}
-	return codeSpan(escape(status))
+	return codeSpan(escape(string(status)))
 }
 
 // mdServerHeading is "✖ `evil`: drift (2 errors)".
@@ -433,10 +432,10 @@ func severityMark(f finding.Finding) string {
 // section.
 func mdFinding(f finding.Finding, st mdStyle, withServer bool) string {
 	var b strings.Builder
-	b.WriteString("**" + severityMark(f) + "** " + codeSpan(escape(f.Rule)))
+	b.WriteString("**" + severityMark(f) + "** " + codeSpan(escape(string(f.Rule))))
 	if f.Subject != "" {
-		kind := f.Kind
-		if kind == "" || kind == finding.KindServer {
+		kind := string(f.Kind)
+		if f.Kind == "" || f.Kind == finding.KindServer {
 			kind = "subject"
 		}
 		b.WriteString(" · " + kind + " " + codeSpan(escape(f.Subject)))

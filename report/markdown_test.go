@@ -29,7 +29,7 @@ var payload = "x`````````` ~~~~ ` @someone ` `` ``` ~~~ </details> </summary> @s
 // payloadReport puts the payload in every piece of server text a finding or
 // server carries.
 func payloadReport() *Report {
-	mk := func(rule string) finding.Finding {
+	mk := func(rule finding.RuleID) finding.Finding {
 		f := finding.New(rule, payload)
 		f.Kind = finding.KindTool
 		f.Subject = payload
@@ -44,7 +44,7 @@ func payloadReport() *Report {
 	acked := mk(finding.ModelInstruction)
 	acked.Acknowledged, acked.AckReason = true, payload
 	fs := []finding.Finding{mk(finding.ToolChanged), mk(finding.HiddenCharacters), acked, mk(finding.ApprovalChanged)}
-	unknown := mk(payload) // an unregistered rule id must be inert too
+	unknown := mk(finding.RuleID(payload)) // an unregistered rule id must be inert too
 	fs = append(fs, unknown)
 	// A diff line that starts with a backtick run: it closes any fence that
 	// is not longer than the run.

@@ -10,12 +10,36 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
 
+// Status is a server's result in a report: one of StatusOK, StatusDrift
+// or StatusHeld. It is a contract of the JSON report (DESIGN.md), and a
+// report read back from a file (merge, comment) may name any string, so
+// text becomes a Status only through ParseStatus or a Valid check.
+type Status string
+
 // Server statuses.
 const (
-	StatusOK    = "ok"
-	StatusDrift = "drift"
-	StatusHeld  = "held"
+	StatusOK    Status = "ok"
+	StatusDrift Status = "drift"
+	StatusHeld  Status = "held"
 )
+
+// Valid reports whether s is one of the statuses this build writes.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusOK, StatusDrift, StatusHeld:
+		return true
+	}
+	return false
+}
+
+// ParseStatus reads a status name exactly as the JSON report writes it
+// ("ok", "drift", "held"); any other text, in any other case, is an error.
+func ParseStatus(s string) (Status, error) {
+	if st := Status(s); st.Valid() {
+		return st, nil
+	}
+	return "", fmt.Errorf("unknown status %q (want ok, drift or held)", s)
+}
 
 // Report is what one check run found, in a deterministic order.
 // Its JSON form is the `--format json` contract of DESIGN.md.
@@ -38,7 +62,7 @@ type Report struct {
 // Server is the result for one configured (or orphaned) server.
 type Server struct {
 	Name   string `json:"name"`
-	Status string `json:"status"`
+	Status Status `json:"status"`
 	// Config is the client config file that named the server ("" for an
 	// orphaned lock entry); ConfigLine is the 1-based line of its entry.
 	Config     string `json:"config,omitempty"`
@@ -88,12 +112,12 @@ type Call struct {
 
 // Summary counts the run.
 type Summary struct {
-	Servers  int            `json:"servers"`
-	OK       int            `json:"ok"`
-	Drift    int            `json:"drift"`
-	Held     int            `json:"held"`
-	Findings int            `json:"findings"`
-	ByRule   map[string]int `json:"byRule"`
+	Servers  int                    `json:"servers"`
+	OK       int                    `json:"ok"`
+	Drift    int                    `json:"drift"`
+	Held     int                    `json:"held"`
+	Findings int                    `json:"findings"`
+	ByRule   map[finding.RuleID]int `json:"byRule"`
 	// FailOn is the threshold the run used; ExitCode what it exits with.
 	FailOn   string `json:"failOn"`
 	ExitCode int    `json:"exitCode"`

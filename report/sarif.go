@@ -63,7 +63,7 @@ func buildSARIF(r *Report, opts Options) (*sarif.Report, error) {
 	if opts.ToolVersion != "" {
 		driver.WithVersion(opts.ToolVersion)
 	}
-	ruleIndex := map[string]int{}
+	ruleIndex := map[finding.RuleID]int{}
 	for _, rule := range finding.Rules {
 		ruleIndex[rule.ID] = len(driver.Rules)
 		driver.AddRule(sarifRule(rule))
@@ -73,8 +73,8 @@ func buildSARIF(r *Report, opts Options) (*sarif.Report, error) {
 	for _, f := range r.Findings() {
 		if _, ok := ruleIndex[f.Rule]; !ok {
 			ruleIndex[f.Rule] = len(driver.Rules)
-			driver.AddRule(sarif.NewRule(escape(f.Rule)).
-				WithShortDescription(sarif.NewMultiformatMessageString("Unregistered rule " + escape(f.Rule))).
+			driver.AddRule(sarif.NewRule(escape(string(f.Rule))).
+				WithShortDescription(sarif.NewMultiformatMessageString("Unregistered rule " + escape(string(f.Rule)))).
 				WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(sarifLevel(finding.Error))))
 		}
 	}
@@ -90,7 +90,7 @@ func buildSARIF(r *Report, opts Options) (*sarif.Report, error) {
 }
 
 func sarifRule(rule finding.Rule) *sarif.ReportingDescriptor {
-	return sarif.NewRule(rule.ID).
+	return sarif.NewRule(string(rule.ID)).
 		WithName(ruleName(rule.ID)).
 		WithShortDescription(sarif.NewMultiformatMessageString(rule.Short)).
 		WithFullDescription(sarif.NewMultiformatMessageString(rule.Full)).
@@ -102,9 +102,9 @@ func sarifRule(rule finding.Rule) *sarif.ReportingDescriptor {
 
 // ruleName turns "tool-changed" into "ToolChanged": SARIF's name is meant to
 // be a readable identifier, the id stays the stable key.
-func ruleName(id string) string {
+func ruleName(id finding.RuleID) string {
 	var b strings.Builder
-	for part := range strings.SplitSeq(id, "-") {
+	for part := range strings.SplitSeq(string(id), "-") {
 		if part == "" {
 			continue
 		}
@@ -128,7 +128,7 @@ func sarifLevel(s finding.Severity) string {
 }
 
 func sarifResult(f finding.Finding, ruleIdx int, opts Options) *sarif.Result {
-	res := sarif.NewRuleResult(escape(f.Rule)).
+	res := sarif.NewRuleResult(escape(string(f.Rule))).
 		WithRuleIndex(ruleIdx).
 		WithLevel(sarifLevel(f.Severity)).
 		WithMessage(sarif.NewTextMessage(sarifMessage(f))).
@@ -138,7 +138,7 @@ func sarifResult(f finding.Finding, ruleIdx int, opts Options) *sarif.Result {
 
 	props := sarif.NewPropertyBag()
 	props.AddString("server", escape(f.Server))
-	for k, v := range map[string]string{"kind": f.Kind, "subject": f.Subject, "field": f.Field, "phase": f.Phase} {
+	for k, v := range map[string]string{"kind": string(f.Kind), "subject": f.Subject, "field": f.Field, "phase": f.Phase} {
 		if v != "" {
 			props.AddString(k, escape(v))
 		}

@@ -116,7 +116,7 @@ func TestSARIFContent(t *testing.T) {
 		t.Fatalf("%d rules, want %d", len(d.Rules), len(finding.Rules))
 	}
 	for i, rule := range finding.Rules {
-		if d.Rules[i].ID != rule.ID || d.Rules[i].DefaultConfiguration.Level != rule.Severity.String() || !strings.Contains(d.Rules[i].Help.Text, rule.Help) {
+		if d.Rules[i].ID != string(rule.ID) || d.Rules[i].DefaultConfiguration.Level != rule.Severity.String() || !strings.Contains(d.Rules[i].Help.Text, rule.Help) {
 			t.Errorf("rule %d = %+v, want %s", i, d.Rules[i], rule.ID)
 		}
 	}
@@ -126,7 +126,7 @@ func TestSARIFContent(t *testing.T) {
 	}
 	for i, res := range run.Results {
 		f := all[i]
-		if res.RuleID != f.Rule || d.Rules[res.RuleIndex].ID != f.Rule {
+		if res.RuleID != string(f.Rule) || d.Rules[res.RuleIndex].ID != string(f.Rule) {
 			t.Errorf("result %d: rule %s index %d, want %s", i, res.RuleID, res.RuleIndex, f.Rule)
 		}
 		if res.PartialFingerprints[FingerprintKey] != Fingerprint(f) || len(Fingerprint(f)) != 64 {

@@ -30,7 +30,7 @@ func Fails(f finding.Finding, failOn finding.Severity) bool {
 // StatusOf is a server's status from its settled findings: held when it
 // has a reason it could not be probed, drift when a finding fails at
 // error level or at failOn if lower, ok otherwise.
-func StatusOf(s Server, failOn finding.Severity) string {
+func StatusOf(s Server, failOn finding.Severity) Status {
 	if s.Reason != "" {
 		return StatusHeld
 	}
@@ -55,7 +55,7 @@ func StatusOf(s Server, failOn finding.Severity) string {
 // from a server it could not probe completely. It fails the run (1)
 // whatever the findings and failOn say.
 func Summarize(r *Report, failOn finding.Severity, refused bool) {
-	sum := Summary{ByRule: map[string]int{}, FailOn: failOn.String()}
+	sum := Summary{ByRule: map[finding.RuleID]int{}, FailOn: failOn.String()}
 	drift, held := refused, false
 	for _, s := range r.Servers {
 		sum.Servers++

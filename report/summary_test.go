@@ -10,7 +10,7 @@ import (
 // precedences DESIGN.md states (drift over held, never 0 when held), the
 // findings that cannot fail a run, and the run's own refusal.
 func TestSummarize(t *testing.T) {
-	f := func(rule string, sev finding.Severity, acked bool) finding.Finding {
+	f := func(rule finding.RuleID, sev finding.Severity, acked bool) finding.Finding {
 		return finding.Finding{Rule: rule, Severity: sev, Server: "s", Acknowledged: acked}
 	}
 	changed := f(finding.ToolChanged, finding.Error, false)
@@ -76,7 +76,7 @@ func TestStatusOf(t *testing.T) {
 		name   string
 		srv    Server
 		failOn finding.Severity
-		want   string
+		want   Status
 	}{
 		{"none", Server{}, finding.Error, StatusOK},
 		{"held", Server{Reason: "crashed", Findings: f(finding.Error, false)}, finding.Error, StatusHeld},
@@ -90,6 +90,35 @@ func TestStatusOf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := StatusOf(tc.srv, tc.failOn); got != tc.want {
 				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseStatus pins the closed set of statuses: the exact names parse,
+// any other case or name does not (a report read back cannot invent one).
+func TestParseStatus(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Status
+		ok   bool
+	}{
+		{"ok", StatusOK, true},
+		{"drift", StatusDrift, true},
+		{"held", StatusHeld, true},
+		{"OK", "", false},
+		{"Held", "", false},
+		{"", "", false},
+		{"passed", "", false},
+		{"ok ", "", false},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseStatus(tc.in)
+			if (err == nil) != tc.ok || got != tc.want {
+				t.Fatalf("ParseStatus(%q) = %q, %v; want %q, ok %v", tc.in, got, err, tc.want, tc.ok)
+			}
+			if Status(tc.in).Valid() != tc.ok {
+				t.Errorf("Status(%q).Valid() = %v, want %v", tc.in, !tc.ok, tc.ok)
 			}
 		})
 	}

@@ -99,7 +99,7 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 }
 
 // hasRule reports whether a finding of rule is among fs.
-func hasRule(fs []finding.Finding, rule string) bool {
+func hasRule(fs []finding.Finding, rule finding.RuleID) bool {
 	for _, f := range fs {
 		if f.Rule == rule {
 			return true
@@ -222,7 +222,7 @@ func visible(s string) int {
 
 // driftRules are the findings that say a definition differs from the lock
 // or across phases: they are shown as one entry per definition.
-var driftRules = map[string]bool{
+var driftRules = map[finding.RuleID]bool{
 	finding.ToolAdded: true, finding.ToolRemoved: true, finding.ToolChanged: true,
 	finding.PromptAdded: true, finding.PromptRemoved: true, finding.PromptChanged: true,
 	finding.ResourceAdded: true, finding.ResourceRemoved: true, finding.ResourceChanged: true,
@@ -243,9 +243,9 @@ func groupEntries(fs []finding.Finding) []entry {
 	var out []entry
 	idx := map[string]int{}
 	for _, f := range fs {
-		key := "drift\x00" + f.Kind + "\x00" + f.Subject
+		key := "drift\x00" + string(f.Kind) + "\x00" + f.Subject
 		if !driftRules[f.Rule] || f.Kind == finding.KindServer || f.Kind == "" {
-			key = f.Rule + "\x00" + f.Kind + "\x00" + f.Subject
+			key = string(f.Rule) + "\x00" + string(f.Kind) + "\x00" + f.Subject
 		}
 		if i, ok := idx[key]; ok {
 			out[i].fs = append(out[i].fs, f)
@@ -273,7 +273,7 @@ func (t *textWriter) entries(fs []finding.Finding, verbose bool) {
 	// A rule that fires on many subjects the same way (a dozen files with
 	// unchecked servers) is one entry naming them all, not a dozen
 	// entries repeating one message; --verbose lists each with its own.
-	byRule := map[string][]int{}
+	byRule := map[finding.RuleID][]int{}
 	for i, e := range entries {
 		if f := e.fs[0]; len(e.fs) == 1 && !driftRules[f.Rule] && f.Before == "" && f.After == "" && f.Detail == "" && decodeTags(f.Message) == "" {
 			byRule[f.Rule] = append(byRule[f.Rule], i)
@@ -316,7 +316,7 @@ func (t *textWriter) sameRule(entries []entry, idx []int) {
 	if sev >= finding.Error && !top.Acknowledged {
 		mark = t.red(mark)
 	}
-	t.para(mark+" "+t.bold(escape(first.Rule))+" "+t.dim(fmt.Sprintf("— %d subjects", len(idx))), "  ", "      ")
+	t.para(mark+" "+t.bold(escape(string(first.Rule)))+" "+t.dim(fmt.Sprintf("— %d subjects", len(idx))), "  ", "      ")
 	t.para(inert.Composed(first.Message), "      ", "        ")
 	var others []string
 	for _, i := range idx[1:] {
@@ -336,13 +336,13 @@ func (t *textWriter) entry(e entry) {
 	f0 := e.fs[0]
 	sev := f0.Severity
 	var rules []string
-	seenRule := map[string]bool{}
+	seenRule := map[finding.RuleID]bool{}
 	acked := true
 	for _, f := range e.fs {
 		sev = max(sev, f.Severity)
 		if !seenRule[f.Rule] {
 			seenRule[f.Rule] = true
-			rules = append(rules, escape(f.Rule))
+			rules = append(rules, escape(string(f.Rule)))
 		}
 		acked = acked && f.Acknowledged
 	}
@@ -393,7 +393,7 @@ func (t *textWriter) driftBody(fs []finding.Finding) {
 				continue
 			}
 		}
-		key := f.Rule + "\x00" + f.Field
+		key := string(f.Rule) + "\x00" + f.Field
 		if p, ok := byPath[key]; ok && p.before == f.Before && p.after == f.After {
 			continue
 		}
@@ -634,8 +634,8 @@ func AckCommands(r *Report, approve string) []string {
 			if f.Acknowledged || f.Severity < threshold || finding.Resolution(f.Rule) != finding.ResolveAck || f.Kind == "" || f.ContentSHA256 == "" {
 				continue
 			}
-			sel := f.Server + "/" + f.Kind + "/" + f.Subject
-			c := approve + " --ack " + f.Rule + " --reason " + ShellWord(AckReason) + " " + positional(sel)
+			sel := f.Server + "/" + string(f.Kind) + "/" + f.Subject
+			c := approve + " --ack " + string(f.Rule) + " --reason " + ShellWord(AckReason) + " " + positional(sel)
 			if !seen[c] {
 				seen[c] = true
 				out = append(out, c)
@@ -706,7 +706,7 @@ func subjectText(f finding.Finding) string {
 	case f.Kind == "":
 		return f.Subject
 	}
-	return f.Kind + " " + f.Subject
+	return string(f.Kind) + " " + f.Subject
 }
 
 // firstDifference renders before and after compactly around their first

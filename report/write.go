@@ -316,7 +316,7 @@ func isApproval(f finding.Finding) bool {
 // failure of its own content. Reports list these first, loudly.
 func isSelfAck(f finding.Finding) bool {
 	rule, ok := strings.CutPrefix(f.Field, "acknowledgements/")
-	return f.Rule == finding.ApprovalAdded && ok && finding.DefaultSeverity(rule) >= finding.Error
+	return f.Rule == finding.ApprovalAdded && ok && finding.DefaultSeverity(finding.RuleID(rule)) >= finding.Error
 }
 
 // hiddenTags returns the text spelled by tag characters in a finding's live
@@ -340,7 +340,7 @@ func hiddenTags(f finding.Finding) (text, where string) {
 // a server with an unacknowledged error is never shown as ok, whatever
 // the report it came from says (a report merged from files, or written by
 // an older build): no ✔ or "ok" stands next to an error.
-func shownStatus(s Server) string {
+func shownStatus(s Server) Status {
 	if s.Status == StatusOK && countFindings(s.Findings).errors > 0 {
 		return StatusDrift
 	}
@@ -348,7 +348,7 @@ func shownStatus(s Server) string {
 }
 
 // statusMark is the one-character verdict for a server status.
-func statusMark(status string) string {
+func statusMark(status Status) string {
 	switch status {
 	case StatusOK:
 		return "✔"
@@ -381,7 +381,7 @@ func serverVerdict(s Server) string {
 	if detail == "" {
 		detail = "no findings"
 	}
-	return fmt.Sprintf("%s %s: %s (%s)", statusMark(s.Status), name, escape(s.Status), detail)
+	return fmt.Sprintf("%s %s: %s (%s)", statusMark(s.Status), name, escape(string(s.Status)), detail)
 }
 
 // summaryLine is the run's one-line verdict. quote renders the fail-on

@@ -31,7 +31,7 @@ type Request struct {
 	// Saved is the report of --from: only what it showed is approved,
 	// and only as it showed it.
 	Saved  *report.Report
-	Ack    string // a rule id; "" approves changes instead
+	Ack    finding.RuleID // a rule id; "" approves changes instead
 	Reason string
 }
 

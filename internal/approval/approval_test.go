@@ -266,7 +266,7 @@ func TestAcknowledge(t *testing.T) {
 		name    string
 		inLock  bool
 		lives   []*check.Live
-		rule    string
+		rule    finding.RuleID
 		sel     string
 		wantErr string
 	}{

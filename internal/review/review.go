@@ -81,7 +81,7 @@ func Approvals(base, pr *lock.File, lockPath string, lockData []byte) []ServerAp
 	var subjects []inspect.Subject
 	for _, name := range sortedKeys(pr.Servers) {
 		ps := pr.Servers[name]
-		for _, kind := range []string{lock.KindTool, lock.KindPrompt} {
+		for _, kind := range []lock.Kind{lock.KindTool, lock.KindPrompt} {
 			entries := ps.Entries(kind, false)
 			for _, key := range sortedKeys(entries) {
 				subjects = append(subjects, inspect.Subject{Server: name, Kind: kind, Name: key, Raw: entries[key].Canonical().Bytes})
@@ -91,7 +91,7 @@ func Approvals(base, pr *lock.File, lockPath string, lockData []byte) []ServerAp
 	// A collision is new against the base branch's lock: that is what
 	// the pull request asks to approve.
 	for _, f := range inspect.AcrossLock(subjects, PinnedIn(base)) {
-		sum, ok := changed[f.Server+"\x00"+f.Kind+"\x00"+f.Subject]
+		sum, ok := changed[f.Server+"\x00"+string(f.Kind)+"\x00"+f.Subject]
 		if !ok {
 			continue
 		}
@@ -125,7 +125,7 @@ func Approvals(base, pr *lock.File, lockPath string, lockData []byte) []ServerAp
 // content. It records added and changed tools and prompts in changed.
 func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[string]string) ServerApprovals {
 	a := ServerApprovals{Server: name}
-	note := func(rule, kind, subject, field, msg, before, after string) *finding.Finding {
+	note := func(rule finding.RuleID, kind lock.Kind, subject, field, msg, before, after string) *finding.Finding {
 		f := finding.New(rule, name)
 		f.Kind, f.Subject, f.Field, f.Message, f.Before, f.After = kind, subject, field, msg, before, after
 		a.Findings = append(a.Findings, f)
@@ -162,9 +162,9 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 			continue
 		}
 		kind, key, pc := c.Kind, c.Name, c.After
-		changed[name+"\x00"+kind+"\x00"+key] = pc.SHA256
+		changed[name+"\x00"+string(kind)+"\x00"+key] = pc.SHA256
 		who := approvedBy(ps.Entries(kind, false)[key])
-		add := func(rule, field, msg, before, after string) {
+		add := func(rule finding.RuleID, field, msg, before, after string) {
 			f := note(rule, kind, key, field, msg, before, after)
 			f.ContentSHA256, f.Detail = pc.SHA256, who
 		}
@@ -222,7 +222,7 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 // instructions; new instructions are inspected as the live check would.
 // The protocol version is negotiated, not approved, and dropping a value
 // approves nothing new.
-func approveOwn(a *ServerApprovals, c lock.Change, note func(rule, kind, subject, field, msg, before, after string) *finding.Finding) {
+func approveOwn(a *ServerApprovals, c lock.Change, note func(rule finding.RuleID, kind lock.Kind, subject, field, msg, before, after string) *finding.Finding) {
 	if c.Name == "protocolVersion" || c.Op == lock.Removed {
 		return
 	}
@@ -316,7 +316,7 @@ func ApplyAcks(fs []finding.Finding, ls *lock.Server) {
 	}
 	for i, f := range fs {
 		for _, a := range ls.Acknowledgements {
-			if a.Rule == f.Rule && a.Kind == f.Kind && a.Subject == f.Subject && a.SHA256 != "" && a.SHA256 == f.ContentSHA256 {
+			if a.Rule == string(f.Rule) && a.Kind == f.Kind && a.Subject == f.Subject && a.SHA256 != "" && a.SHA256 == f.ContentSHA256 {
 				fs[i].Acknowledged = true
 				fs[i].AckReason = a.Reason
 			}

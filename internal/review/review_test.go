@@ -60,7 +60,7 @@ func locked(t *testing.T, args []string, tools []string, acks []lock.Ack) (*lock
 func briefs(fs []finding.Finding) []string {
 	var out []string
 	for _, f := range fs {
-		s := f.Rule + " " + f.Kind + " " + f.Subject
+		s := string(f.Rule) + " " + string(f.Kind) + " " + f.Subject
 		if f.Field != "" {
 			s += " " + f.Field
 		}
@@ -79,7 +79,7 @@ func briefs(fs []finding.Finding) []string {
 func TestApprovals(t *testing.T) {
 	v1, v2 := []string{"pkg@1.0.0"}, []string{"pkg@1.1.0"}
 	hiddenSum := lock.Canonicalize([]byte(hidden())).SHA256
-	ack := []lock.Ack{{Rule: finding.HiddenCharacters, Kind: lock.KindTool, Subject: "summarize", SHA256: hiddenSum, Reason: "test"}}
+	ack := []lock.Ack{{Rule: string(finding.HiddenCharacters), Kind: lock.KindTool, Subject: "summarize", SHA256: hiddenSum, Reason: "test"}}
 	for _, tc := range []struct {
 		name                 string
 		baseArgs, prArgs     []string
