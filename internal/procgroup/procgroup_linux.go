@@ -124,6 +124,25 @@ func KillDescendants(keep map[int]bool) int {
 		time.Sleep(time.Millisecond)
 	}
 	reapOrphans(keep)
+	// A SIGKILLed process is not gone at once: the kernel tears it down,
+	// which for a big heap takes milliseconds, and more on a loaded
+	// machine. Wait, bounded, until nothing killed is still a live
+	// descendant, so that what the sweep returns is really over. Nothing
+	// killed: no wait.
+	for end := time.Now().Add(2 * time.Second); len(stopped) > 0 && time.Now().Before(end); {
+		left := false
+		for pid := range liveDescendants(self) {
+			if stopped[pid] {
+				left = true
+				break
+			}
+		}
+		if !left {
+			break
+		}
+		time.Sleep(time.Millisecond)
+		reapOrphans(keep)
+	}
 	return len(stopped)
 }
 
