@@ -22,7 +22,10 @@ func TestServerCrashIsNotACleanSession(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), Options{
 		Lock: honest, Server: "fake", Command: sh, Args: []string{"-c", "exit 1"},
-		Stdin: in, Stdout: &out, Stderr: &errb, StopWait: 200 * time.Millisecond, TermWait: 200 * time.Millisecond,
+		Stdin: in, Stdout: &out, Stderr: &errb,
+		// Long enough for sh to exit on a loaded machine: a server the
+		// guard had to stop itself is not one that crashed.
+		StopWait: 5 * time.Second, TermWait: time.Second,
 	})
 	if code != ExitRefused {
 		t.Errorf("exit %d, want %d\nstderr: %s", code, ExitRefused, errb.String())
