@@ -10,17 +10,16 @@
 #
 # The servers are npm packages at exact versions: testdata/npm (the test
 # servers) and bench/servers (more real servers that start offline without
-# credentials; bench only). Both are installed here with npm ci
-# --ignore-scripts when missing. Run it on a quiet machine if you can; the
+# credentials; bench only), installed with npm ci --ignore-scripts when
+# missing: bench/servers here, testdata/npm by bench/speed itself through
+# internal/npmtest, into the user's cache directory where the tests find it. Run it on a quiet machine if you can; the
 # modes alternate round by round, so a busy one weighs on every column alike.
 set -eu
 cd "$(dirname "$0")/.."
 runs=5
 case "${1:-}" in [0-9]*) runs=$1; shift ;; esac
-# testdata/npm is kept current by the tests (internal/npmtest); for
-# bench/servers a copy of package-lock.json in node_modules records what
-# was installed.
-[ -d testdata/npm/node_modules ] || (cd testdata/npm && npm ci --ignore-scripts --no-audit --no-fund >&2)
+# For bench/servers a copy of package-lock.json in node_modules records
+# what was installed.
 if ! cmp -s bench/servers/package-lock.json bench/servers/node_modules/.speed-stamp 2>/dev/null; then
 	(cd bench/servers && npm ci --ignore-scripts --no-audit --no-fund >&2)
 	cp bench/servers/package-lock.json bench/servers/node_modules/.speed-stamp

@@ -8,8 +8,10 @@
 #
 # Prints one markdown table; bench/sweep/out/sweep.json and sweep.tsv hold
 # every run's exit code, time and findings. The servers are npm packages
-# at exact versions (testdata/npm, bench/servers, bench/sweep/npm,
-# installed here with npm ci --ignore-scripts when their lock changed)
+# at exact versions (bench/servers and bench/sweep/npm, installed here with
+# npm ci --ignore-scripts when their lock changed; testdata/npm, installed
+# by bench/sweep itself through internal/npmtest into the user's cache
+# directory, where the tests find it too)
 # and Go modules at exact versions (bench/sweep/gomod, built into
 # bench/sweep/bin). Nothing is pointed at any address but a closed
 # loopback port; servers whose tools reach a hosted API run under
@@ -22,7 +24,6 @@ npmci() { # dir: npm ci unless node_modules matches the lock
 		cp "$1/package-lock.json" "$1/node_modules/.sweep-stamp"
 	fi
 }
-[ -d testdata/npm/node_modules ] || (cd testdata/npm && npm ci --ignore-scripts --no-audit --no-fund >&2)
 npmci bench/servers
 npmci bench/sweep/npm
 # Go servers: the exact versions in bench/sweep/gomod/go.mod (a module of

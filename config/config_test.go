@@ -37,6 +37,7 @@ var samples = []struct {
 }
 
 func TestLoadClients(t *testing.T) {
+	t.Parallel()
 	for _, tc := range samples {
 		t.Run(tc.client, func(t *testing.T) {
 			servers, err := Load(tc.path)
@@ -85,6 +86,7 @@ func golden(t *testing.T, path string, got []byte) {
 }
 
 func TestServerLines(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		path  string
 		lines map[string]int
@@ -108,6 +110,7 @@ func TestServerLines(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, file, in, want string
 	}{
@@ -214,6 +217,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseNoServers(t *testing.T) {
+	t.Parallel()
 	// General settings files need not configure any server.
 	for _, name := range []string{".gemini/settings.json", ".zed/settings.json", "config.toml", ".claude.json"} {
 		in := `{"theme": "dark"}`
@@ -228,6 +232,7 @@ func TestParseNoServers(t *testing.T) {
 }
 
 func TestParseShapes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, file, in string
 		want           Server
@@ -288,6 +293,7 @@ func TestParseShapes(t *testing.T) {
 }
 
 func TestStripJSONC(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{`{"a": 1, // c` + "\n}", `{"a": 1      ` + "\n}"},
 		{`[1, /* x */ ]`, `[1          ]`},
@@ -306,6 +312,7 @@ func TestStripJSONC(t *testing.T) {
 }
 
 func TestLoadAll(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(rel, content string) string {
 		p := filepath.Join(dir, rel)
@@ -349,6 +356,7 @@ func TestLoadAll(t *testing.T) {
 }
 
 func TestDiscover(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, rel := range []string{"mcp.json", ".vscode/mcp.json", ".mcp.json", ".gemini/settings.json", "claude_desktop_config.json", ".cursor/mcp.json", "other.json",
 		".roo/mcp.json", ".kiro/settings/mcp.json", ".amazonq/mcp.json", ".junie/mcp/mcp.json", ".continue/mcpServers/a.yaml", ".continue/mcpServers/b.json", ".continue/mcpServers/notes.md", "opencode.jsonc", ".windsurf/mcp_config.json"} {
@@ -385,6 +393,7 @@ func TestDiscover(t *testing.T) {
 }
 
 func TestEnvNames(t *testing.T) {
+	t.Parallel()
 	s := Server{Env: map[string]string{"B": "secret", "A": "${X}", "C": ""}}
 	if got, want := s.EnvNames(), []string{"A", "B", "C"}; !slices.Equal(got, want) {
 		t.Errorf("EnvNames = %v, want %v", got, want)
@@ -395,6 +404,7 @@ func TestEnvNames(t *testing.T) {
 }
 
 func TestClientInfo(t *testing.T) {
+	t.Parallel()
 	clients := []string{ClientClaudeCode, ClientClaudeDesktop, ClientCursor, ClientVSCode, ClientWindsurf, ClientGeminiCLI, ClientCodex, ClientZed, ClientUnknown, ""}
 	for _, c := range clients {
 		name, version := ClientInfo(c)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestEnvRefs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		s    Server
@@ -51,6 +52,7 @@ func TestEnvRefs(t *testing.T) {
 }
 
 func TestOpenCodePlaceholders(t *testing.T) {
+	t.Parallel()
 	s := Server{Client: ClientOpenCode, Type: TypeHTTP, URL: "https://x.invalid/{env:REGION}/mcp", Headers: map[string]string{"Authorization": "Bearer {env:TOKEN}", "X": "${NOT_OPENCODE}"}}
 	env := map[string]string{"REGION": "eu", "TOKEN": "t0k"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }

@@ -17,6 +17,7 @@ func envOf(m map[string]string) func(string) (string, bool) {
 }
 
 func TestExpand(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{"HOME": "/home/u", "TOKEN": "t0k", "EMPTY": "", "PORT": "8080"})
 	tests := []struct {
 		in, want, err string
@@ -66,6 +67,7 @@ func TestExpand(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{"HOME": "/home/u", "GITHUB_TOKEN": "ghp_x", "CONTEXT7_API_KEY": "k"})
 
 	servers, err := Load("testdata/clients/vscode/.vscode/mcp.json")

@@ -7,6 +7,7 @@ import (
 )
 
 func TestUnwrapGuard(t *testing.T) {
+	t.Parallel()
 	self := func(p string) bool { return p == "/opt/bin/mcp-lockcheck" }
 	inner := []string{"--", "npx", "-y", "pkg@1.0.0"}
 	guard := func(flags ...string) []string { return append(append([]string{"guard"}, flags...), inner...) }
@@ -61,6 +62,7 @@ func TestUnwrapGuard(t *testing.T) {
 // copy of the original install keeps); anything else is compared as the
 // command it is.
 func TestUnwrapRemoteGuard(t *testing.T) {
+	t.Parallel()
 	bridge := func(flags ...string) []string {
 		return append(append([]string{"guard", "--lock", "mcp-lock.json", "--server", "s"}, flags...), "--remote-env", "--transport", "http")
 	}

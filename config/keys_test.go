@@ -7,6 +7,7 @@ import (
 )
 
 func TestUnknownKeys(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, file, data string
 		want             []string // "LINE server key suggest"
@@ -53,6 +54,7 @@ func TestUnknownKeys(t *testing.T) {
 }
 
 func TestKeyWarningMessage(t *testing.T) {
+	t.Parallel()
 	w := KeyWarning{Server: "fs", Key: "arg", Suggest: "args", Format: mcpServersKeys.format}
 	if got := w.Message(); !strings.Contains(got, `unknown key "arg"`) || !strings.Contains(got, `did you mean "args"?`) {
 		t.Errorf("message %q", got)

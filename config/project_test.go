@@ -6,6 +6,7 @@ import (
 )
 
 func TestProjectRoot(t *testing.T) {
+	t.Parallel()
 	for file, want := range map[string]string{
 		"/p/.mcp.json":                         "/p",
 		"/p/.vscode/mcp.json":                  "/p",
@@ -31,6 +32,7 @@ func TestProjectRoot(t *testing.T) {
 // `servers` input and the `&&` and `*` every workflow has is not a config
 // holding servers; YAML with a real anchor is still reported unread.
 func TestWorkflowYAMLIsNoServerMap(t *testing.T) {
+	t.Parallel()
 	action := "inputs:\n  servers:\n    description: Only these servers. Default - all.\n    default: ''\nruns:\n  steps:\n    - if: always() && inputs.x == 'true'\n      run: ls *.json\n"
 	if h, ok := HoldsServers("action.yml", []byte(action)); ok {
 		t.Errorf("action.yml read as holding servers: %+v", h)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestHoldsServers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, data string
 		want       string // "key@line: names", "" for none

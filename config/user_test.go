@@ -12,6 +12,7 @@ import (
 // for on each platform: spaces (Application Support) and drive letters
 // stay intact.
 func TestUserConfigPaths(t *testing.T) {
+	t.Parallel()
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	for _, tc := range []struct {
 		goos string
@@ -67,6 +68,7 @@ func TestUserConfigPaths(t *testing.T) {
 // TestUserConfigsExisting: only existing regular files are returned, and
 // the client is recognised from the path.
 func TestUserConfigsExisting(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home with space")
 	vars := map[string]string{"HOME": home, "USERPROFILE": home}
 	for _, p := range []string{".cursor/mcp.json", ".gemini/settings.json"} {

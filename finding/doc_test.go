@@ -47,6 +47,7 @@ func rulesDoc() string {
 // TestRulesDoc fails when docs/rules.md's generated part is not what the
 // registry says (go test ./finding -run TestRulesDoc -update rewrites it).
 func TestRulesDoc(t *testing.T) {
+	t.Parallel()
 	const path = "../docs/rules.md"
 	b, err := os.ReadFile(path)
 	if err != nil {

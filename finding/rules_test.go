@@ -13,6 +13,7 @@ import (
 // contract. (TestRulesDoc regenerates the page; this reads it as a person
 // would, so a hand edit inside the table fails too.)
 func TestDocsRuleTable(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../docs/rules.md")
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +30,7 @@ func TestDocsRuleTable(t *testing.T) {
 }
 
 func TestSeverityRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, s := range []Severity{Note, Warning, Error, Never} {
 		got, err := ParseSeverity(s.String())
 		if err != nil || got != s {
@@ -44,6 +46,7 @@ func TestSeverityRoundTrip(t *testing.T) {
 // named kind-op (templates as resource-template-...), and nothing else
 // has one.
 func TestEntryRule(t *testing.T) {
+	t.Parallel()
 	for _, kind := range lock.Kinds {
 		prefix := string(kind)
 		if kind == lock.KindTemplate {

@@ -60,6 +60,7 @@ func dumpFindings(fs []finding.Finding) string {
 }
 
 func TestAttackFiles(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/attacks/*.json")
 	if len(files) < 15 {
 		t.Fatalf("only %d attack files", len(files))
@@ -178,6 +179,7 @@ func combining(s string) string {
 }
 
 func TestAttackEncodings(t *testing.T) {
+	t.Parallel()
 	encodings := []struct {
 		name   string
 		encode func(string) string
@@ -222,6 +224,7 @@ func TestAttackEncodings(t *testing.T) {
 }
 
 func TestAcrossShadowingAndConfusables(t *testing.T) {
+	t.Parallel()
 	mk := func(server string, kind lock.Kind, name, desc string) Subject {
 		raw, _ := json.Marshal(map[string]any{"name": name, "description": desc})
 		return Subject{Server: server, Kind: kind, Name: name, Raw: raw, Phase: "p"}

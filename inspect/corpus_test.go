@@ -100,6 +100,7 @@ func loadCorpusGlob(t testing.TB, glob string) []corpusServer {
 // and held to the ceiling recorded in testdata/corpus/README.md so a looser
 // heuristic shows up as a failing test rather than as noise in users' PRs.
 func TestCorpusBenign(t *testing.T) {
+	t.Parallel()
 	counts := map[finding.RuleID]int{}
 	defs := 0
 	for _, cs := range loadSweepCorpus(t) {
@@ -137,6 +138,7 @@ func TestCorpusBenign(t *testing.T) {
 // together, as a user with all of them installed would, and asserts that
 // Across finds no shadowing and no confusable names among real servers.
 func TestCorpusAcross(t *testing.T) {
+	t.Parallel()
 	latest := map[string]corpusServer{}
 	for _, cs := range loadCorpus(t) {
 		if strings.Contains(cs.file, "client-caps") || strings.Contains(cs.file, "+zod3") {

@@ -46,6 +46,7 @@ func summary(cs []Change) []string {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	const a = `{"name":"a","description":"A."}`
 	for _, tc := range []struct {
 		name      string
@@ -97,6 +98,7 @@ func TestDiff(t *testing.T) {
 // TestDiffProtocolVersion: an unknown version (an old lock) is absent, not
 // a value; a change carries both as JSON strings.
 func TestDiffProtocolVersion(t *testing.T) {
+	t.Parallel()
 	ref, live := manifest("", nil), manifest("", nil)
 	live.ProtocolVersion = "2025-06-18"
 	cs := Diff(ref, live)
@@ -113,6 +115,7 @@ func TestDiffProtocolVersion(t *testing.T) {
 // TestManifestReadsRawHandshake: a handshake value the lock keeps as raw
 // bytes is compared as those bytes.
 func TestManifestReadsRawHandshake(t *testing.T) {
+	t.Parallel()
 	raw := []byte(`{"name":"s","name":"t"}`)
 	s := &Server{Raw: map[string]string{"serverInfo": "eyJuYW1lIjoicyIsIm5hbWUiOiJ0In0="}}
 	m := s.Manifest()
@@ -126,6 +129,7 @@ func TestManifestReadsRawHandshake(t *testing.T) {
 }
 
 func TestFieldDiffValues(t *testing.T) {
+	t.Parallel()
 	got := FieldDiff([]byte(`{"a":"x","b":{"c":1}}`), []byte(`{"a":"y","d":{"e":true}}`))
 	want := []FieldChange{
 		{Path: "a", Before: "x", After: "y"},
@@ -153,6 +157,7 @@ func TestFieldDiffValues(t *testing.T) {
 // TestKindTable: every entry kind has one row, found by kind and by its
 // list method, and the lock's key is the list result's array.
 func TestKindTable(t *testing.T) {
+	t.Parallel()
 	for _, kind := range Kinds {
 		k, ok := InfoOf(kind)
 		if !ok {

@@ -18,6 +18,7 @@ func buildPath(keys []string) string {
 // attacker chooses (empty, holding "/" or "~", dots, brackets, quotes,
 // control and invisible characters) name exactly one place.
 func TestFieldPath(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		keys []string
@@ -53,6 +54,7 @@ func TestFieldPath(t *testing.T) {
 }
 
 func TestSplitFieldPathRefuses(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{"/a", "a~", "a/~2", "~x", "a/b~"} {
 		if toks, err := SplitFieldPath(p); err == nil {
 			t.Errorf("SplitFieldPath(%q) = %q, want an error", p, toks)
@@ -64,6 +66,7 @@ func TestSplitFieldPathRefuses(t *testing.T) {
 // the part's own path, names the same keys in order, even when it starts
 // with the empty key.
 func TestJoinFieldPaths(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		prefix, rest []string
 		want         string
@@ -117,6 +120,7 @@ func FuzzFieldPath(f *testing.F) {
 // name spells another server's entry path (with NUL, "/" or "~" where the
 // index's separator would be) must not steal that entry's line.
 func TestIndexKeysCannotCollide(t *testing.T) {
+	t.Parallel()
 	for _, evil := range []string{`a\u0000tools\u0000t`, `a/tools/t`, `a~1tools~1t`} {
 		data := []byte("{\n\"lockfileVersion\": 1,\n\"servers\": {\n" +
 			"\"a\": {\n\"tools\": {\n\"t\": {}\n}\n},\n" +

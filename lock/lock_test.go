@@ -10,6 +10,7 @@ import (
 )
 
 func TestCanonicalize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		a, b      string
@@ -67,6 +68,7 @@ func sample() *File {
 }
 
 func TestMarshalGoldenAndRoundTrip(t *testing.T) {
+	t.Parallel()
 	data, err := sample().Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +102,7 @@ func TestMarshalGoldenAndRoundTrip(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"{\n  \"lockfileVersion\": 1,\n  \"servers\": {\"x\": 12}\n}", "l.json:3:"},
 		{`{"lockfileVersion": 2, "servers": {}}`, "lockfileVersion 2"},
@@ -127,6 +130,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestWriteAtomicKeepsOldOnFailure(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "mcp-lock.json")
 	if err := WriteAtomic(p, []byte("old\n")); err != nil {
@@ -153,6 +157,7 @@ func TestWriteAtomicKeepsOldOnFailure(t *testing.T) {
 // TestPromptAnswersRoundTrip: a pinned prompts/get answer survives a write
 // and a read, and a lock without promptAnswers reads as before.
 func TestPromptAnswersRoundTrip(t *testing.T) {
+	t.Parallel()
 	f := New()
 	s := &Server{Launch: Launch{Type: "stdio", Command: "x"}, Tools: map[string]*Entry{}}
 	s.PromptAnswers = map[string]*PromptAnswer{"hello": NewPromptAnswer(nil, []byte(`{"messages":[{"role":"user","content":{"type":"text","text":"caf\u00e9"}}]}`))}

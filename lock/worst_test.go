@@ -42,6 +42,7 @@ var numberLiterals = []string{
 // Where big.Rat refuses the literal (an exponent beyond 1e6) the old test
 // said inexact; the decimal one still knows a zero is zero.
 func TestExactNumberMatchesRat(t *testing.T) {
+	t.Parallel()
 	refused := map[string]bool{"0e-99999999999999999999": true}
 	for _, lit := range numberLiterals {
 		want := ratExact(lit)

@@ -26,6 +26,7 @@ func mustParse(t *testing.T, src string) *Policy {
 // TestCombined: every way a pull request's policy can lower the bar is
 // reported and not in force; every way it can raise it is in force.
 func TestCombined(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		base, pr string
@@ -233,6 +234,7 @@ func summarize(s Settings) string {
 // TestWriteCallAddedMessage: the finding names the write calls the pull
 // request added, and only those.
 func TestWriteCallAddedMessage(t *testing.T) {
+	t.Parallel()
 	base, err := Parse("b.yaml", []byte("version: 1\nservers:\n  fs:\n    calls:\n      - tool: set\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -250,6 +252,7 @@ func TestWriteCallAddedMessage(t *testing.T) {
 
 // TestTimeoutCaps: no policy holds a server longer than the caps.
 func TestTimeoutCaps(t *testing.T) {
+	t.Parallel()
 	for _, src := range []string{
 		"version: 1\ndefaults:\n  timeout: 100000h\n",
 		"version: 1\nservers:\n  fs:\n    timeout: 11m\n",

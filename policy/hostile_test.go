@@ -36,6 +36,7 @@ func laughs(levels int) string {
 // deep cases reach the parser, whose time grows with the square of the
 // depth (BenchmarkParseNested), and fail with another message.
 func TestParseHostile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		want     string
@@ -87,6 +88,7 @@ func TestParseHostile(t *testing.T) {
 // is sent as that string, never as a rounded or wrapped number. A count
 // out of range is refused (TestParseErrors, "huge count").
 func TestParseNumbersOutOfRange(t *testing.T) {
+	t.Parallel()
 	for _, n := range []string{"99999999999999999999999", "-9223372036854775809", "1e999"} {
 		in := "version: 1\nservers:\n  a:\n    calls:\n      - tool: t\n        arguments: {n: " + n + "}\n"
 		p, err := Parse("p.yaml", []byte(in))
@@ -103,6 +105,7 @@ func TestParseNumbersOutOfRange(t *testing.T) {
 // allows. Arguments nested maxDepth deep below a policy written wholly in
 // flow style read; one level more is refused by the arguments' own limit.
 func TestParseNestingLimit(t *testing.T) {
+	t.Parallel()
 	args := func(depth int) string {
 		return `{"version": 1, "servers": {"a": {"calls": [{"tool": "t", "arguments": {"k": ` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}}]}}}`
 	}
@@ -138,6 +141,7 @@ func BenchmarkParseNested(b *testing.B) {
 // policy, so a key added to a struct without its check is caught here,
 // not by a reviewer trusting a setting that does nothing.
 func TestSchemaApplied(t *testing.T) {
+	t.Parallel()
 	values := map[string]string{
 		"profile": "deep", "warmup-calls": "7", "launches": "3", "sandbox": "strict",
 		"timeout": "1m", "request-timeout": "9s", "call-timeout": "8s", "pass-env": "[A]",

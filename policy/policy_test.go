@@ -17,6 +17,7 @@ import (
 func intp(v int) *int { return &v }
 
 func TestParseFull(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/full.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +96,7 @@ func dumpSettings(s Settings) string {
 }
 
 func TestParseValid(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		check    func(t *testing.T, p *Policy)
@@ -156,6 +158,7 @@ func TestParseValid(t *testing.T) {
 // TestParseErrors pins each kind of mistake to its message and position:
 // the position is what a user jumps to.
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		want     string // the whole error text
@@ -226,6 +229,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseTooBig(t *testing.T) {
+	t.Parallel()
 	_, err := Parse("p.yaml", []byte("version: 1\n"+strings.Repeat("# padding\n", MaxFileBytes/10+1)))
 	if err == nil || !strings.Contains(err.Error(), "a policy may have at most") {
 		t.Errorf("err = %v", err)
@@ -235,6 +239,7 @@ func TestParseTooBig(t *testing.T) {
 // TestEffective pins the precedence: fixed by the caller > server >
 // defaults > built-in, pass-env adding up, rules overlaying.
 func TestEffective(t *testing.T) {
+	t.Parallel()
 	p, err := Parse("p.yaml", []byte(`version: 1
 defaults:
   warmup-calls: 5
@@ -321,6 +326,7 @@ servers:
 }
 
 func TestUnused(t *testing.T) {
+	t.Parallel()
 	p, err := Parse("p.yaml", []byte("version: 1\nservers:\n  fs: {}\n  gihtub: {}\n  memory: {}\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -332,6 +338,7 @@ func TestUnused(t *testing.T) {
 }
 
 func TestApply(t *testing.T) {
+	t.Parallel()
 	fs := []finding.Finding{
 		finding.New(finding.ModelInstruction, "a"),
 		finding.New(finding.SensitivePath, "a"),
@@ -372,6 +379,7 @@ func TestApply(t *testing.T) {
 // page (it was the README's "Policy file" section), so the documented
 // example is always one the parser accepts.
 func TestDocsExample(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../docs/policy.md")
 	if err != nil {
 		t.Fatal(err)
@@ -398,6 +406,7 @@ func TestDocsExample(t *testing.T) {
 // TestPinPrompts: pin-prompts is read per server and from the defaults, the
 // server's own setting winning.
 func TestPinPrompts(t *testing.T) {
+	t.Parallel()
 	p, err := Parse("p.yaml", []byte("version: 1\ndefaults:\n  pin-prompts: true\nservers:\n  a:\n    pin-prompts: false\n  b: {}\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -414,6 +423,7 @@ func TestPinPrompts(t *testing.T) {
 // policy cannot lower; canary-returned (a read the checker asked for
 // returned planted secrets) is a note a policy may turn off or raise.
 func TestCanaryRulesAgree(t *testing.T) {
+	t.Parallel()
 	for _, id := range []finding.RuleID{finding.CanaryLeak, finding.CanaryUsed} {
 		if finding.DefaultSeverity(id) != finding.Error {
 			t.Errorf("%s is %s in the registry, want error", id, finding.DefaultSeverity(id))

@@ -14,6 +14,7 @@ import (
 )
 
 func TestAnnotationsAreInert(t *testing.T) {
+	t.Parallel()
 	r := payloadReport()
 	// A message that tries to smuggle a second workflow command past the
 	// runner with a real newline and with the runner's own escapes.
@@ -57,6 +58,7 @@ func TestAnnotationsAreInert(t *testing.T) {
 }
 
 func TestAnnotationsWriteError(t *testing.T) {
+	t.Parallel()
 	err := WriteAnnotations(failWriter{}, loadFixture(t), Options{})
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("write error = %v, want the writer's error (not a panic)", err)
@@ -72,6 +74,7 @@ func envWith(m map[string]string) func(string) string {
 }
 
 func TestSetOutputs(t *testing.T) {
+	t.Parallel()
 	if err := SetOutputs(envWith(nil), map[string]string{"a": "b"}); !errors.Is(err, ErrNoOutputFile) {
 		t.Errorf("unset GITHUB_OUTPUT: err = %v, want ErrNoOutputFile", err)
 	}
@@ -138,6 +141,7 @@ func parseOutputFile(t *testing.T, path string) map[string]string {
 }
 
 func TestAppendSummary(t *testing.T) {
+	t.Parallel()
 	r := loadFixture(t)
 	if err := AppendSummary(envWith(nil), r, Options{}); !errors.Is(err, ErrNoSummaryFile) {
 		t.Errorf("unset GITHUB_STEP_SUMMARY: err = %v", err)
@@ -158,6 +162,7 @@ func TestAppendSummary(t *testing.T) {
 // TestWriteAll writes SARIF, markdown, JSON and the summary in one call, over
 // longer files left by an earlier run.
 func TestWriteAll(t *testing.T) {
+	t.Parallel()
 	r := loadFixture(t)
 	dir := t.TempDir()
 	tg := Targets{
@@ -207,6 +212,7 @@ func TestWriteAll(t *testing.T) {
 }
 
 func TestWriteAllReportsEveryFailure(t *testing.T) {
+	t.Parallel()
 	r := loadFixture(t)
 	dir := t.TempDir()
 	tg := Targets{
@@ -224,6 +230,7 @@ func TestWriteAllReportsEveryFailure(t *testing.T) {
 }
 
 func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "r.json")
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
@@ -245,6 +252,7 @@ func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
+	t.Parallel()
 	for _, f := range Formats {
 		if got, err := ParseFormat(strings.ToUpper(string(f))); err != nil || got != f {
 			t.Errorf("ParseFormat(%s) = %v, %v", f, got, err)

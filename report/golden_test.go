@@ -43,6 +43,7 @@ func loadFixture(t testing.TB) *Report {
 // TestFixtureCoversEveryRule keeps the fixture honest: a rule added to the
 // registry must get a finding in fixture.json (and so in every golden file).
 func TestFixtureCoversEveryRule(t *testing.T) {
+	t.Parallel()
 	r := loadFixture(t)
 	seen := map[finding.RuleID]bool{}
 	var held, ok, acked, tagDrift bool
@@ -92,6 +93,7 @@ var goldenFiles = []struct {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	r := loadFixture(t)
 	for _, g := range goldenFiles {
 		t.Run(string(g.format), func(t *testing.T) {
@@ -136,6 +138,7 @@ func TestGolden(t *testing.T) {
 // TestJSONRoundTrip checks that --format json is the Report itself: decoding
 // it gives back the fixture.
 func TestJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	r := loadFixture(t)
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, r, Options{}); err != nil {

@@ -24,6 +24,7 @@ func writeIssue(t *testing.T, r *Report) string {
 // notes) makes no mention, link, image, HTML or fence break; only the
 // run's own link is live.
 func TestIssueInert(t *testing.T) {
+	t.Parallel()
 	r := payloadReport()
 	r.Servers[0].Notes = []string{"launch-3 ran with the clock moved forward 168h0m0s " + payload, payload}
 	md := writeIssue(t, r)
@@ -39,6 +40,7 @@ func TestIssueInert(t *testing.T) {
 // TestIssueNamesPhase: each drifted server's row names where the drift
 // showed: the phase, and for a clock launch its offset.
 func TestIssueNamesPhase(t *testing.T) {
+	t.Parallel()
 	mk := func(server, phase string) finding.Finding {
 		f := finding.New(finding.ToolChanged, server)
 		f.Kind, f.Subject, f.Field, f.Phase = finding.KindTool, "summarize", "description", phase
@@ -72,6 +74,7 @@ func TestIssueNamesPhase(t *testing.T) {
 // TestIssueCap: a report far past GitHub's 65,536-character limit makes a
 // body within IssueLimit, cut at a finding, that says what was cut.
 func TestIssueCap(t *testing.T) {
+	t.Parallel()
 	md := writeIssue(t, bigReport(2000))
 	if len(md) > IssueLimit {
 		t.Fatalf("issue body is %d bytes, over %d", len(md), IssueLimit)

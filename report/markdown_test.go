@@ -179,6 +179,7 @@ func inCode(n ast.Node) bool {
 }
 
 func TestMarkdownInert(t *testing.T) {
+	t.Parallel()
 	r := payloadReport()
 	for _, f := range []Format{FormatMarkdown, FormatSummary} {
 		var buf bytes.Buffer
@@ -202,6 +203,7 @@ func TestMarkdownInert(t *testing.T) {
 // TestMarkdownInertWhenCut checks the payload stays inert when the cap cuts
 // the document, and that the note links to the job summary.
 func TestMarkdownInertWhenCut(t *testing.T) {
+	t.Parallel()
 	r := payloadReport()
 	url := "https://github.com/acme/agents/actions/runs/42"
 	var buf bytes.Buffer
@@ -221,6 +223,7 @@ func TestMarkdownInertWhenCut(t *testing.T) {
 }
 
 func TestSafeURL(t *testing.T) {
+	t.Parallel()
 	for u, ok := range map[string]bool{
 		"https://github.com/o/r/actions/runs/1": true,
 		"http://github.com/x":                   false,
@@ -254,6 +257,7 @@ func bigReport(n int) *Report {
 }
 
 func TestMarkdownCap(t *testing.T) {
+	t.Parallel()
 	r := bigReport(400)
 	var buf bytes.Buffer
 	if err := WriteMarkdown(&buf, r, Options{SummaryURL: "https://github.com/acme/agents/actions/runs/42"}); err != nil {
@@ -318,6 +322,7 @@ func checkFencesClosed(t *testing.T, md string) {
 }
 
 func TestApprovalsFirst(t *testing.T) {
+	t.Parallel()
 	r := loadFixture(t)
 	var buf bytes.Buffer
 	if err := WriteMarkdown(&buf, r, Options{}); err != nil {
@@ -336,6 +341,7 @@ func TestApprovalsFirst(t *testing.T) {
 // TestMarkdownCutInTable: with more servers than fit, the table itself is cut
 // at a row and the note still follows as its own block.
 func TestMarkdownCutInTable(t *testing.T) {
+	t.Parallel()
 	r := &Report{LockfileVersion: 1}
 	for i := range 3000 {
 		r.Servers = append(r.Servers, Server{Name: fmt.Sprintf("server-%04d", i), Status: StatusOK})

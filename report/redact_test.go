@@ -14,6 +14,7 @@ import (
 // server-text field carries secrets (as if the engine had missed them)
 // renders in no format with a secret in it, and JSON and SARIF stay valid.
 func TestWriteRedacts(t *testing.T) {
+	t.Parallel()
 	const (
 		gh     = "ghs_" + "16C7e42F292c6912E7710c838347Ae178B4a"
 		pw     = "hunter2-db-pass"

@@ -44,6 +44,7 @@ func sarifSchema(t *testing.T) *jsonschema.Schema {
 }
 
 func TestSARIFValidatesAgainstSchema(t *testing.T) {
+	t.Parallel()
 	sch := sarifSchema(t)
 	for name, r := range map[string]*Report{
 		"fixture": loadFixture(t),
@@ -98,6 +99,7 @@ type sarifLog struct {
 }
 
 func TestSARIFContent(t *testing.T) {
+	t.Parallel()
 	r := loadFixture(t)
 	var buf bytes.Buffer
 	if err := WriteSARIF(&buf, r, fixtureOptions); err != nil {
@@ -161,6 +163,7 @@ func TestSARIFContent(t *testing.T) {
 // TestFingerprintIgnoresLineAndPhase: a re-pin that moves the entry in the
 // lock, or a different phase seeing the same drift, is the same alert.
 func TestFingerprintIgnoresLineAndPhase(t *testing.T) {
+	t.Parallel()
 	f := finding.New(finding.ToolChanged, "evil")
 	f.Kind, f.Subject, f.Field, f.Line, f.Phase, f.Message = finding.KindTool, "read_file", "description", 10, "launch-1/initial", "a"
 	g := f
@@ -178,6 +181,7 @@ func TestFingerprintIgnoresLineAndPhase(t *testing.T) {
 }
 
 func TestSARIFMessageIsInert(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteSARIF(&buf, payloadReport(), Options{}); err != nil {
 		t.Fatal(err)
@@ -196,6 +200,7 @@ func TestSARIFMessageIsInert(t *testing.T) {
 }
 
 func TestRelativeURI(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"mcp-lock.json":           "mcp-lock.json",
 		"./.vscode/mcp.json":      ".vscode/mcp.json",

@@ -14,6 +14,7 @@ import (
 // schema docs/report.schema.json publishes, so the documented contract
 // and the code cannot drift apart.
 func TestJSONSchema(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(filepath.Join("..", "docs", "report.schema.json"))
 	if err != nil {
 		t.Fatal(err)

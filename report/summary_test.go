@@ -10,6 +10,7 @@ import (
 // precedences DESIGN.md states (drift over held, never 0 when held), the
 // findings that cannot fail a run, and the run's own refusal.
 func TestSummarize(t *testing.T) {
+	t.Parallel()
 	f := func(rule finding.RuleID, sev finding.Severity, acked bool) finding.Finding {
 		return finding.Finding{Rule: rule, Severity: sev, Server: "s", Acknowledged: acked}
 	}
@@ -69,6 +70,7 @@ func TestSummarize(t *testing.T) {
 // A server's status: held by its reason, drift from an error whatever
 // fail-on says, or from a lower finding when fail-on is lower.
 func TestStatusOf(t *testing.T) {
+	t.Parallel()
 	f := func(sev finding.Severity, acked bool) []finding.Finding {
 		return []finding.Finding{{Rule: finding.ToolChanged, Severity: sev, Acknowledged: acked}}
 	}

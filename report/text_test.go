@@ -38,6 +38,7 @@ func loadUpgrade(t testing.TB) *Report {
 // columns: one entry per changed definition, wrapped to the width, never
 // cut, and short enough to read (under 150 lines at 80 columns).
 func TestUpgradeText(t *testing.T) {
+	t.Parallel()
 	r := loadUpgrade(t)
 	for _, width := range []int{80, 160} {
 		var buf bytes.Buffer
@@ -77,6 +78,7 @@ func TestUpgradeText(t *testing.T) {
 // TestTextAcknowledgedCounted: acknowledged findings are counted, not
 // listed, unless Verbose.
 func TestTextAcknowledgedCounted(t *testing.T) {
+	t.Parallel()
 	r := loadFixture(t)
 	var quiet, verbose bytes.Buffer
 	if err := WriteText(&quiet, r, Options{}); err != nil {
@@ -96,6 +98,7 @@ func TestTextAcknowledgedCounted(t *testing.T) {
 // TestTextColourIsOurs: with colour on, the only escape sequences are our
 // SGR colours; hostile text stays escaped.
 func TestTextColourIsOurs(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteText(&buf, payloadReport(), Options{Color: true, Width: 60}); err != nil {
 		t.Fatal(err)
@@ -113,6 +116,7 @@ func TestTextColourIsOurs(t *testing.T) {
 
 // TestWrap: text wraps at the width, long words are broken, not cut.
 func TestWrap(t *testing.T) {
+	t.Parallel()
 	got := wrap("aaa bbb "+strings.Repeat("x", 25)+" end", 10, "", "  ")
 	want := "aaa bbb\n  xxxxxxxx\n  xxxxxxxx\n  xxxxxxxx\n  x end\n"
 	if got != want {
@@ -148,6 +152,7 @@ func goldenFile(t *testing.T, path string, got []byte) {
 
 // TestUpgradeMarkdown pins the PR comment of the real upgrade.
 func TestUpgradeMarkdown(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteMarkdown(&buf, loadUpgrade(t), Options{ToolVersion: "1.0.0-test"}); err != nil {
 		t.Fatal(err)
@@ -186,6 +191,7 @@ func upgrade200() *Report {
 // list with the changed fields, shows as many full diffs as fit, and says
 // where the rest is.
 func TestMarkdown200Tools(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteMarkdown(&buf, upgrade200(), Options{SummaryURL: "https://github.com/acme/agents/actions/runs/42"}); err != nil {
 		t.Fatal(err)
@@ -219,6 +225,7 @@ func TestMarkdown200Tools(t *testing.T) {
 // TestTextSameRuleCollapsed: many plain findings of one rule are one entry
 // that names every subject; --verbose lists each.
 func TestTextSameRuleCollapsed(t *testing.T) {
+	t.Parallel()
 	r := &Report{LockfileVersion: 1, Summary: Summary{FailOn: "error", ExitCode: 1}}
 	for i := range 6 {
 		f := finding.New(finding.UncheckedConfig, "")
@@ -250,6 +257,7 @@ func TestTextSameRuleCollapsed(t *testing.T) {
 // TestTextNextIsInert: the Next commands quote a hostile server name as
 // one inert shell word: no control character, no second command.
 func TestTextNextIsInert(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"fs; rm -rf ~", "a\x1b[2J\nb", "it's", "$(id)", "\u202eevil"} {
 		f := finding.New(finding.ToolChanged, name)
 		f.Kind, f.Subject, f.Field, f.Before, f.After = finding.KindTool, "t", "description", "a", "b"
@@ -284,6 +292,7 @@ func TestTextNextIsInert(t *testing.T) {
 // the command acknowledges that finding) and holds nothing a terminal
 // acts on; a name that starts with "-" comes after "--".
 func TestAckCommandsAreExactAndInert(t *testing.T) {
+	t.Parallel()
 	names := []string{"fs", "fs; rm -rf ~", "a\x1b[2J\nb", "it's", "$(id)", "\u202eevil", "-rf", "tag\U000E0041s", "bad\xffbyte", "back\\slash"}
 	for _, name := range names {
 		for _, subject := range []string{"read_file", name, "file:///~/x y"} {
@@ -330,6 +339,7 @@ func TestAckCommandsAreExactAndInert(t *testing.T) {
 // (held, unstable, a weakened policy), approved or pinned, or a review
 // note, is never offered an acknowledgement, even when it carries a hash.
 func TestAckCommandsOnlyForAcknowledgeableRules(t *testing.T) {
+	t.Parallel()
 	for _, rule := range finding.Rules {
 		f := finding.New(rule.ID, "s")
 		f.Kind, f.Subject, f.ContentSHA256, f.Severity = finding.KindTool, "t", "abc", finding.Error

@@ -17,6 +17,7 @@ import (
 // against the share, which must stay at 100% of the tools whose schema the
 // oracle can compile.
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus files: %v", err)

@@ -34,6 +34,7 @@ func doublingSchema(depth int) string {
 // before the work starts. Without the limits these cases run for minutes
 // (nesting), allocate without bound (numbers) or never end (oneOf).
 func TestArgumentsHostile(t *testing.T) {
+	t.Parallel()
 	var bigEnum strings.Builder
 	bigEnum.WriteString(`{"type":"object","properties":{"a":{"enum":[`)
 	for i := range 20_000 {
@@ -102,6 +103,7 @@ func TestArgumentsHostile(t *testing.T) {
 // engine take exponential time run in linear time under Go's RE2, both in
 // the generator and in the library's validation of a long default.
 func TestArgumentsPathologicalPatterns(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 1000) + "!"
 	for _, p := range []string{`^(a+)+$`, `^(a|a)*$`, `^(a|aa)+$`, `^(.*a){20}$`} {
 		pj, _ := json.Marshal(p)
@@ -124,6 +126,7 @@ func TestArgumentsPathologicalPatterns(t *testing.T) {
 // compile, and nothing is fetched: not a loopback HTTP server, not a local
 // file that would make the schema satisfiable.
 func TestArgumentsFetchNothing(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -177,6 +180,7 @@ func TestArgumentsFetchNothing(t *testing.T) {
 // TestArgumentsDrafts: $schema picks the draft within the library's set;
 // any other value, which the library would try to load, reads as 2020-12.
 func TestArgumentsDrafts(t *testing.T) {
+	t.Parallel()
 	// Under 2020-12 "$ref" has siblings; under draft-07 they are ignored.
 	schema := func(draft string) string {
 		return `{"$schema":"` + draft + `","definitions":{"s":{"type":"string"}},"type":"object","properties":{"a":{"$ref":"#/definitions/s","minLength":2}},"required":["a"]}`

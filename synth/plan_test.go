@@ -12,6 +12,7 @@ import (
 
 // TestWords: every naming style real servers use is cut into words.
 func TestWords(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"create_issue", "create issue"},
 		{"delete-ai-config", "delete ai config"},
@@ -35,6 +36,7 @@ func TestWords(t *testing.T) {
 // writes are the calls the warm-up must never make; the reads include
 // write verbs used as nouns, which must not cost a server its warm-up.
 func TestClassifyName(t *testing.T) {
+	t.Parallel()
 	writes := []string{
 		// Redis (mcp-redis): SET and DEL were called on a local Redis.
 		"set", "delete", "hset", "hdel", "lpush", "rpush", "lpop", "rpop", "sadd", "srem", "zadd", "zrem",
@@ -89,6 +91,7 @@ func TestClassifyName(t *testing.T) {
 }
 
 func TestClassifyDescription(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		desc string
 		want Class
@@ -129,6 +132,7 @@ const (
 
 // TestSelect: which tools a warm-up call may use, and why not the others.
 func TestSelect(t *testing.T) {
+	t.Parallel()
 	impossible := `{"type":"object","required":["x"],"additionalProperties":false}`
 	tests := []struct {
 		name  string
@@ -208,6 +212,7 @@ func TestSelect(t *testing.T) {
 // realistic values; later rounds vary them and fill optional properties;
 // write-like values are never chosen.
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	tools := []json.RawMessage{
 		mkTool("search_notes", "", `{"readOnlyHint":true}`, `{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","maximum":50}},"required":["query"]}`),
 		mkTool("get_page", "", ``, `{"type":"object","properties":{"url":{"type":"string","format":"uri"},"unit":{"enum":["c","f"]},"n":{"type":"string","maxLength":2}},"required":["url"]}`),
@@ -270,6 +275,7 @@ func TestPlan(t *testing.T) {
 // as writes are never sent; a tool left with one in a required argument,
 // however deep, is skipped.
 func TestPlanHarmless(t *testing.T) {
+	t.Parallel()
 	tools := []json.RawMessage{
 		mkTool("fetch_page", "", ``, `{"type":"object","properties":{"url":{"type":"string","examples":["https://api.github.com/repos"]}},"required":["url"]}`),
 		mkTool("get_feed", "", ``, `{"type":"object","properties":{"url":{"type":"string","pattern":"^https://news\\.ycombinator\\.com/"}},"required":["url"]}`),
@@ -300,6 +306,7 @@ func TestPlanHarmless(t *testing.T) {
 // a non-empty argument: both are called, and the trigger's argument is
 // non-empty from its first call.
 func TestPlanDecoy(t *testing.T) {
+	t.Parallel()
 	tools := []json.RawMessage{
 		mkTool("a_decoy", "", `{"readOnlyHint":true}`, objSchema),
 		mkTool("summarize", "Summarize a text.", ``, `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
@@ -330,6 +337,7 @@ func TestPlanDecoy(t *testing.T) {
 
 // TestDescribe: one line however many tools were skipped.
 func TestDescribe(t *testing.T) {
+	t.Parallel()
 	if Describe(nil, nil) != "" {
 		t.Error("nothing skipped must say nothing")
 	}
@@ -358,6 +366,7 @@ func TestDescribe(t *testing.T) {
 // tool whose name reads as a write, and no synthesized URL names a real
 // host.
 func TestPlanCorpus(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.json"))
 	if len(files) == 0 {
 		t.Fatal("no corpus")

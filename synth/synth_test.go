@@ -12,6 +12,7 @@ import (
 // the choice is the package's to make, and in every case validation by the
 // oracle.
 func TestArguments(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		schema string
@@ -130,6 +131,7 @@ func TestArguments(t *testing.T) {
 // TestArgumentsErrors checks that unsatisfiable and unsupported schemas get
 // an error that says why, rather than arguments the server would reject.
 func TestArgumentsErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, schema, wantErr string
 	}{
@@ -166,6 +168,7 @@ func TestArgumentsErrors(t *testing.T) {
 }
 
 func TestArgumentsEmptySchema(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{``, `null`, "  \n"} {
 		got, err := Arguments(json.RawMessage(s))
 		if err != nil || string(got) != `{}` {
@@ -177,6 +180,7 @@ func TestArgumentsEmptySchema(t *testing.T) {
 // TestArgumentsBudget checks that a schema built to explode (nested anyOf
 // whose every leaf fails) ends in an error, quickly.
 func TestArgumentsBudget(t *testing.T) {
+	t.Parallel()
 	defs := `"l0":{"type":"string","minLength":2,"maxLength":1}`
 	for i := 1; i <= 20; i++ {
 		ref := fmt.Sprintf(`{"$ref":"#/$defs/l%d"}`, i-1)

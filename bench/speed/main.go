@@ -106,8 +106,14 @@ func main() {
 	if err := os.WriteFile(filepath.Join(work, "kubeconfig"), []byte(kube), 0o600); err != nil {
 		fail(err)
 	}
+	// The test servers are the install the tests use, in the user's cache
+	// directory; npmtest makes it when it is missing or stale.
+	testServers, err := npmtest.Install(*repo)
+	if err != nil {
+		fail(err)
+	}
 	roots := map[string]npmtest.Dir{
-		"test":  {Root: filepath.Join(*repo, npmtest.RelDir)},
+		"test":  testServers,
 		"bench": {Root: filepath.Join(*repo, "bench", "servers")},
 	}
 	type entry struct {

@@ -206,8 +206,14 @@ func main() {
 	if err := setUpWork(work); err != nil {
 		fail(err)
 	}
+	// The test servers are the install the tests use, in the user's cache
+	// directory; npmtest makes it when it is missing or stale.
+	testServers, err := npmtest.Install(*repo)
+	if err != nil {
+		fail(err)
+	}
 	roots := map[string]string{
-		"test":  filepath.Join(*repo, npmtest.RelDir),
+		"test":  testServers.Root,
 		"bench": filepath.Join(*repo, "bench", "servers"),
 		"sweep": filepath.Join(*repo, "bench", "sweep", "npm"),
 	}

@@ -31,6 +31,7 @@ func fromJSON(t *testing.T, lit string) string {
 // TestText is the one table of every class of text an attacker uses to act
 // on a reader, with the exact escape each output shows.
 func TestText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in, want string
 	}{
@@ -118,6 +119,7 @@ func TestText(t *testing.T) {
 // TestTextAlso covers the characters a renderer's own format needs escaped:
 // a markdown table cell's "|", a quoted name's quote, HTML's angle brackets.
 func TestTextAlso(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, also, want string }{
 		{"a|b", "|", `a\u{007C}b`},
 		{`a\|b`, "|", `a\\\u{007C}b`},
@@ -147,6 +149,7 @@ func TestTextAlso(t *testing.T) {
 // TestEveryRune renders every code point and checks that exactly the runes
 // Unsafe reports are escaped, and that the output is inert.
 func TestEveryRune(t *testing.T) {
+	t.Parallel()
 	var all strings.Builder
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		if r >= 0xD800 && r <= 0xDFFF {
@@ -173,6 +176,7 @@ func TestEveryRune(t *testing.T) {
 // TestComposed: a composed message keeps the escapes Text put in it, and
 // anything unsafe that reached it raw is escaped the same way.
 func TestComposed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"", ""},
 		{"plain", "plain"},
@@ -194,6 +198,7 @@ func TestComposed(t *testing.T) {
 }
 
 func TestSafe(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want bool

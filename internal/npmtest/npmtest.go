@@ -3,16 +3,23 @@
 // The servers are npm packages pinned to exact versions in testdata/npm
 // (package.json and its committed package-lock.json). Nothing installs them by
 // hand: every test that needs a real server calls [Servers] first, from every
-// package that needs one, and Servers runs `npm ci` when the tree is missing or
-// stale. That keeps a fresh clone (CI's, a new machine's) self-sufficient, and
+// package that needs one, and Servers runs `npm ci` when no current install
+// exists. That keeps a fresh clone (CI's, a new machine's) self-sufficient, and
 // keeps a warm machine fast: the install runs once, and later calls only
 // compare hashes.
 //
-// Several test binaries run at once under `go test ./...`, one per package, and
-// each may call Servers. `npm ci` deletes node_modules before it writes it, so
-// two concurrent installs, or an install under a running server, would break
-// each other: Servers serializes on an flock(2) lock file beside
-// package-lock.json and re-checks the stamp once it holds the lock.
+// The install lives in the user's cache directory, not in the source tree:
+// <cache>/mcp-lockcheck-test/npm/<key>, where key hashes the files of
+// testdata/npm. The checkout stays free of a node_modules tree (which editors,
+// linters and `go` tooling would otherwise walk), and worktrees and clones of
+// the same revision share one install.
+//
+// Several test binaries run at once under `go test ./...`, one per package,
+// and each may call Servers. An install is built in a temporary directory
+// beside its final place and renamed there only when complete, so a reader
+// never sees half a tree; an flock(2) lock file per key makes the binaries
+// that find no install wait for the one that builds it instead of each
+// running npm.
 package npmtest
 
 import (
@@ -26,6 +33,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -42,19 +50,25 @@ const RelDir = "testdata/npm"
 // would print no reason.
 const installTimeout = 10 * time.Minute
 
-// stampName is the file, inside node_modules, that records what the last
-// successful install was made from. It lives in node_modules so that anything
-// that removes or rewrites the tree (npm ci, rm -rf) removes the stamp with it.
+// stampName is the file, inside node_modules, that records what the install
+// was made from. It lives in node_modules so that anything that removes or
+// rewrites the tree (npm ci, rm -rf) removes the stamp with it.
 const stampName = ".npmtest-stamp"
 
-// lockName is the flock(2) lock file. It lives beside package-lock.json, not
-// in node_modules, because `npm ci` removes node_modules while it is held.
-const lockName = ".npmtest.lock"
+// cacheSubdir is the directory under os.UserCacheDir that holds the installs,
+// one per key.
+const cacheSubdir = "mcp-lockcheck-test/npm"
+
+// stampVersion names the layout of an install; changing how one is built
+// changes it, so an old install is never taken for a new one.
+const stampVersion = "npmtest-v2"
 
 // Dir is an installed copy of the pinned npm servers.
 type Dir struct {
-	// Root is the absolute path of the npm project (testdata/npm); its
-	// node_modules holds the installed packages.
+	// Root is the absolute path of the installed copy of the npm project
+	// (testdata/npm's files, under the user's cache directory); its
+	// node_modules holds the installed packages, and helper scripts copied
+	// from testdata/npm sit beside it so that their imports resolve there.
 	Root string
 }
 
@@ -162,11 +176,36 @@ func Servers(t testing.TB) Dir {
 	if err != nil {
 		t.Fatalf("npmtest: %v", err)
 	}
-	root := filepath.Join(modRoot, filepath.FromSlash(RelDir))
-	if err := ensureOnce(root); err != nil {
+	d, err := Install(modRoot)
+	if err != nil {
 		t.Fatalf("npmtest: %v", err)
 	}
-	return Dir{Root: root}
+	return d
+}
+
+// Install makes sure the pinned servers of the checkout at modRoot are
+// installed in the user's cache directory and returns where. It is
+// [Servers] without the test: the bench programs call it to find (or make)
+// the same install the tests use.
+func Install(modRoot string) (Dir, error) {
+	base, err := cacheBase()
+	if err != nil {
+		return Dir{}, err
+	}
+	root, err := ensureOnce(filepath.Join(modRoot, filepath.FromSlash(RelDir)), base)
+	if err != nil {
+		return Dir{}, err
+	}
+	return Dir{Root: root}, nil
+}
+
+// cacheBase is the directory that holds one install per key.
+func cacheBase() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache directory for the npm test servers (set XDG_CACHE_HOME or HOME): %w", err)
+	}
+	return filepath.Join(cache, filepath.FromSlash(cacheSubdir)), nil
 }
 
 // moduleRoot walks up from dir to the nearest directory with a go.mod: `go
@@ -191,64 +230,130 @@ var (
 	// the first call does the work (or fails) and the others reuse its result
 	// instead of taking the file lock again.
 	installMu sync.Mutex
-	installed = map[string]error{}
+	installed = map[string]result{}
 )
 
-func ensureOnce(root string) error {
-	installMu.Lock()
-	defer installMu.Unlock()
-	if err, ok := installed[root]; ok {
-		return err
-	}
-	err := ensure(root)
-	installed[root] = err
-	return err
+type result struct {
+	root string
+	err  error
 }
 
-// ensure installs the tree under root unless the stamp shows it is current.
-func ensure(root string) error {
-	want, err := wantStamp(root)
-	if err != nil {
-		return err
+func ensureOnce(src, base string) (string, error) {
+	installMu.Lock()
+	defer installMu.Unlock()
+	key := src + "\x00" + base
+	if r, ok := installed[key]; ok {
+		return r.root, r.err
 	}
-	// Fast path without the lock: a stamp is written last (after npm ci and
-	// by rename), so a matching one means a complete tree.
+	root, err := ensure(src, base)
+	installed[key] = result{root, err}
+	return root, err
+}
+
+// ensure installs the npm project in src under base/<key> unless a current
+// install is there, and returns base/<key>.
+func ensure(src, base string) (string, error) {
+	files, err := sourceFiles(src)
+	if err != nil {
+		return "", err
+	}
+	key, want, err := inputKey(src, files)
+	if err != nil {
+		return "", err
+	}
+	root := filepath.Join(base, key)
+	// Fast path without the lock: an install is renamed into place only
+	// once complete, so a current stamp means a complete tree.
 	if stampCurrent(root, want) {
-		return nil
+		return root, nil
 	}
-	unlock, err := lock(filepath.Join(root, lockName))
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", fmt.Errorf("npm test server cache: %w", err)
+	}
+	unlock, err := lock(root + ".lock")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer unlock()
 	// Another binary may have installed while this one waited for the lock.
 	if stampCurrent(root, want) {
-		return nil
+		return root, nil
 	}
-	if err := npmCI(root); err != nil {
-		return err
+	// Whatever is at root is stale or damaged (a hand-run npm install, an
+	// interrupted rm): holding the lock, replace it.
+	if err := os.RemoveAll(root); err != nil {
+		return "", fmt.Errorf("remove stale npm test install: %w", err)
 	}
-	hidden, err := fileHash(filepath.Join(root, "node_modules", ".package-lock.json"))
+	tmp, err := os.MkdirTemp(base, key+".tmp-")
 	if err != nil {
-		return fmt.Errorf("npm ci succeeded but left no node_modules/.package-lock.json: %w", err)
+		return "", fmt.Errorf("npm test server cache: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(root, "node_modules", stampName), []byte(want+"\n"+hidden+"\n"))
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	for _, name := range files {
+		if err := copyFile(filepath.Join(src, name), filepath.Join(tmp, name)); err != nil {
+			return "", err
+		}
+	}
+	if err := npmCI(tmp); err != nil {
+		return "", err
+	}
+	hidden, err := fileHash(filepath.Join(tmp, "node_modules", ".package-lock.json"))
+	if err != nil {
+		return "", fmt.Errorf("npm ci succeeded but left no node_modules/.package-lock.json: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(tmp, "node_modules", stampName), []byte(want+"\n"+hidden+"\n")); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, root); err != nil {
+		return "", fmt.Errorf("npm test server cache: %w", err)
+	}
+	return root, nil
 }
 
-// wantStamp is the first line a current stamp must have: the hashes of the
-// inputs of the install. package.json is in it too because npm ci refuses a
-// lock that disagrees with package.json, and that refusal should surface.
-func wantStamp(root string) (string, error) {
+// sourceFiles lists the files of the npm project that an install copies:
+// every regular file directly in src except the README and dot files (and so
+// not a node_modules tree an older npmtest left there). Helper scripts the
+// tests run with node, such as bridge-client.mjs, are among them, so that they
+// sit beside node_modules and their imports resolve against it.
+func sourceFiles(src string) ([]string, error) {
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return nil, fmt.Errorf("npm test project: %w", err)
+	}
+	var files []string
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || strings.HasPrefix(name, ".") || name == "README.md" {
+			continue
+		}
+		files = append(files, name)
+	}
+	for _, must := range []string{"package.json", "package-lock.json"} {
+		if !slices.Contains(files, must) {
+			return nil, fmt.Errorf("npm test project %s has no %s", src, must)
+		}
+	}
+	return files, nil // ReadDir sorts by name
+}
+
+// inputKey hashes the copied files. want, the first line a current stamp must
+// have, names each file's hash; key, the install's directory name, is a short
+// hash of want. package.json is in it because npm ci refuses a lock that
+// disagrees with package.json, and that refusal should surface; the helper
+// scripts are in it so that an edited one reaches the install.
+func inputKey(src string, files []string) (key, want string, err error) {
 	var b strings.Builder
-	b.WriteString("npmtest-v1")
-	for _, name := range []string{"package.json", "package-lock.json"} {
-		h, err := fileHash(filepath.Join(root, name))
+	b.WriteString(stampVersion)
+	for _, name := range files {
+		h, err := fileHash(filepath.Join(src, name))
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		fmt.Fprintf(&b, " %s=%s", name, h)
 	}
-	return b.String(), nil
+	want = b.String()
+	sum := sha256.Sum256([]byte(want))
+	return hex.EncodeToString(sum[:])[:16], want, nil
 }
 
 // stampCurrent reports whether the stamp names the current inputs and the
@@ -269,6 +374,18 @@ func stampCurrent(root, want string) bool {
 	return err == nil && hidden == lines[1]
 }
 
+// copyFile copies one project file into the install.
+func copyFile(from, to string) error {
+	raw, err := os.ReadFile(from)
+	if err != nil {
+		return fmt.Errorf("npm test project: %w", err)
+	}
+	if err := os.WriteFile(to, raw, 0o644); err != nil {
+		return fmt.Errorf("npm test server cache: %w", err)
+	}
+	return nil
+}
+
 func fileHash(path string) (string, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -284,11 +401,6 @@ func fileHash(path string) (string, error) {
 // (package-lock.json has no hasInstallScript), and a test helper has no
 // business running whatever a future version adds.
 func npmCI(root string) error {
-	// Remove a stale stamp first: if npm fails half-way, no stamp must vouch
-	// for what it left.
-	if err := os.Remove(filepath.Join(root, "node_modules", stampName)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
 	defer cancel()
 	args := []string{"ci", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"}

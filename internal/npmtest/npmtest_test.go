@@ -113,7 +113,7 @@ func TestModuleRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, RelDir, "package-lock.json")); err != nil {
+	if _, err := sourceFiles(filepath.Join(root, RelDir)); err != nil {
 		t.Errorf("module root %s has no %s/package-lock.json: %v", root, RelDir, err)
 	}
 	if _, err := moduleRoot(t.TempDir()); err == nil {
@@ -122,30 +122,34 @@ func TestModuleRoot(t *testing.T) {
 }
 
 // fakeNPM stands in for npm in the concurrency test: it fails if another copy
-// runs at the same time (mkdir is atomic), counts its runs, sleeps so that
-// overlapping callers would overlap, and leaves the hidden lockfile npm ci
-// leaves.
+// runs at the same time (mkdir is atomic), counts its runs in $NPMTEST_FAKE
+// (the installs run in fresh directories, so the shared state lives outside
+// them), sleeps so that overlapping callers would overlap, and leaves the
+// hidden lockfile npm ci leaves.
 const fakeNPM = `#!/bin/sh
 set -e
-mkdir running 2>/dev/null || { echo "concurrent npm run" >&2; exit 3; }
-echo "$*" >> runs.log
+mkdir "$NPMTEST_FAKE/running" 2>/dev/null || { echo "concurrent npm run" >&2; exit 3; }
+echo "$*" >> "$NPMTEST_FAKE/runs.log"
 sleep 0.3
 rm -rf node_modules
 mkdir node_modules
 cp package-lock.json node_modules/.package-lock.json
-rmdir running
+rmdir "$NPMTEST_FAKE/running"
 `
 
-const helperEnv = "NPMTEST_HELPER_ROOT"
+const (
+	helperEnv     = "NPMTEST_HELPER_SRC"
+	helperBaseEnv = "NPMTEST_HELPER_BASE"
+)
 
 // TestHelperEnsure is the body of the child processes of
 // TestConcurrentInstallsRunOnce; it does nothing when run directly.
 func TestHelperEnsure(t *testing.T) {
-	root := os.Getenv(helperEnv)
-	if root == "" {
+	src := os.Getenv(helperEnv)
+	if src == "" {
 		t.Skip("helper process only")
 	}
-	if err := ensure(root); err != nil {
+	if _, err := ensure(src, os.Getenv(helperBaseEnv)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -161,18 +165,20 @@ func TestConcurrentInstallsRunOnce(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	binDir, root := t.TempDir(), t.TempDir()
+	binDir, src, base := t.TempDir(), t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(binDir, "npm"), []byte(fakeNPM), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	write := func(name, content string) {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	write("package.json", `{"private":true}`)
 	write("package-lock.json", `{"lockfileVersion":3}`)
+	write("helper.mjs", "// v1\n")
+	write("README.md", "not copied\n")
 
 	runAll := func(n int) {
 		t.Helper()
@@ -180,7 +186,7 @@ func TestConcurrentInstallsRunOnce(t *testing.T) {
 		for i := range n {
 			wg.Go(func() {
 				cmd := exec.Command(os.Args[0], "-test.run=^TestHelperEnsure$", "-test.count=1")
-				cmd.Env = append(os.Environ(), helperEnv+"="+root, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+				cmd.Env = append(os.Environ(), helperEnv+"="+src, helperBaseEnv+"="+base, "NPMTEST_FAKE="+binDir, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Errorf("helper %d: %v\n%s", i, err, out)
 				}
@@ -189,19 +195,61 @@ func TestConcurrentInstallsRunOnce(t *testing.T) {
 		wg.Wait()
 	}
 	runs := func() int {
-		raw, err := os.ReadFile(filepath.Join(root, "runs.log"))
+		raw, err := os.ReadFile(filepath.Join(binDir, "runs.log"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return strings.Count(string(raw), "\n")
+	}
+	// installs lists what base holds: one finished install per key, and
+	// nothing left over from building one (temporary directories).
+	installs := func() []string {
+		t.Helper()
+		entries, err := os.ReadDir(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dirs []string
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, e.Name())
+			}
+		}
+		return dirs
+	}
+	current := func() string {
+		t.Helper()
+		root, err := ensure(src, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return root
 	}
 
 	runAll(4)
 	if n := runs(); n != 1 {
 		t.Fatalf("npm ran %d times for 4 concurrent callers, want 1", n)
 	}
-	if raw, _ := os.ReadFile(filepath.Join(root, "runs.log")); !strings.Contains(string(raw), "ci --no-audit --no-fund --prefer-offline") {
+	if raw, _ := os.ReadFile(filepath.Join(binDir, "runs.log")); !strings.Contains(string(raw), "ci --no-audit --no-fund --prefer-offline") {
 		t.Errorf("npm arguments: %q", raw)
+	}
+	first := current()
+	if dir := filepath.Dir(first); dir != base {
+		t.Errorf("install at %s, want a directory directly under %s", first, base)
+	}
+	if got := installs(); len(got) != 1 {
+		t.Errorf("cache holds %v, want one install", got)
+	}
+	// The helper script is copied beside node_modules; the README is not,
+	// and nothing is written into the source directory.
+	if raw, err := os.ReadFile(filepath.Join(first, "helper.mjs")); err != nil || string(raw) != "// v1\n" {
+		t.Errorf("helper.mjs in the install: %q, %v", raw, err)
+	}
+	if _, err := os.Stat(filepath.Join(first, "README.md")); err == nil {
+		t.Error("README.md was copied into the install")
+	}
+	if _, err := os.Stat(filepath.Join(src, "node_modules")); err == nil {
+		t.Error("the install wrote node_modules into the source directory")
 	}
 	runAll(2)
 	if n := runs(); n != 1 {
@@ -212,13 +260,31 @@ func TestConcurrentInstallsRunOnce(t *testing.T) {
 	if n := runs(); n != 2 {
 		t.Fatalf("after a lock change npm ran %d times in total, want 2", n)
 	}
+	second := current()
+	if second == first {
+		t.Errorf("a changed lock reused the install at %s", first)
+	}
+	// An edited helper script is a new install too: tests must run the
+	// script they see in testdata/npm.
+	write("helper.mjs", "// v2\n")
+	runAll(1)
+	if n := runs(); n != 3 {
+		t.Fatalf("after a helper change npm ran %d times in total, want 3", n)
+	}
+	third := current()
+	if raw, _ := os.ReadFile(filepath.Join(third, "helper.mjs")); string(raw) != "// v2\n" {
+		t.Errorf("helper.mjs in the new install: %q", raw)
+	}
 	// A hand-run `npm install` rewrites the hidden lockfile: reinstall.
-	if err := os.WriteFile(filepath.Join(root, "node_modules", ".package-lock.json"), []byte("{}"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(third, "node_modules", ".package-lock.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	runAll(1)
-	if n := runs(); n != 3 {
-		t.Fatalf("after the tree changed npm ran %d times in total, want 3", n)
+	if n := runs(); n != 4 {
+		t.Fatalf("after the tree changed npm ran %d times in total, want 4", n)
+	}
+	if got := installs(); len(got) != 3 {
+		t.Errorf("cache holds %v, want the three finished installs and no temporary directory", got)
 	}
 }
 
@@ -228,21 +294,29 @@ func TestInstallFailureIsReported(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	binDir, root := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(binDir, "npm"), []byte("#!/bin/sh\necho 'npm ERR! registry unreachable' >&2\nexit 1\n"), 0o755); err != nil {
+	binDir, src, base := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(binDir, "npm"), []byte("#!/bin/sh\nmkdir node_modules\necho 'npm ERR! registry unreachable' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"package.json", "package-lock.json"} {
-		if err := os.WriteFile(filepath.Join(root, name), []byte("{}"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(src, name), []byte("{}"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	err := ensure(root)
+	_, err := ensure(src, base)
 	if err == nil || !strings.Contains(err.Error(), "registry unreachable") {
 		t.Fatalf("ensure error = %v, want npm's output in it", err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "node_modules", stampName)); err == nil {
-		t.Error("a failed install left a stamp")
+	// Nothing half-built may stay to be taken for an install: only the lock
+	// file remains.
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			t.Errorf("a failed install left %s in the cache", e.Name())
+		}
 	}
 }
