@@ -239,7 +239,7 @@ func compare(server string, ref, live *snapshot, phase string, stability bool) [
 			add(rule, kind, key, "", fmt.Sprintf("%s %q differs byte for byte", kind, key), string(c.Before.Bytes), string(c.After.Bytes))
 		default:
 			for i, fc := range c.Fields {
-				if i == maxFieldChanges {
+				if i == lock.MaxFieldChanges {
 					add(rule, kind, key, "", fmt.Sprintf("%s %q: %d more changed fields not listed", kind, key, len(c.Fields)-i), "", "")
 					break
 				}

@@ -7,10 +7,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
-// maxFieldChanges bounds the field paths reported for one entity; a
-// rewritten schema is summarized after that.
-const maxFieldChanges = 25
-
 // newInputProperties names the input properties an added field brings: the
 // field itself when it is inputSchema/.../properties/NAME, every key of an
 // added properties object, or every top-level property of an input schema
@@ -19,7 +15,7 @@ func newInputProperties(c lock.FieldChange) []string {
 	if !c.Added || !(c.Path == "inputSchema" || strings.HasPrefix(c.Path, "inputSchema/")) {
 		return nil
 	}
-	if isInputProperty(c.Path) {
+	if lock.IsInputProperty(c.Path) {
 		return []string{c.Path}
 	}
 	var props any
@@ -44,16 +40,6 @@ func newInputProperties(c lock.FieldChange) []string {
 		out = append(out, lock.AppendFieldPath(base, k))
 	}
 	return out
-}
-
-// isInputProperty reports whether path names a property of a tool's input
-// schema at any depth: inputSchema/.../properties/NAME.
-func isInputProperty(path string) bool {
-	if !strings.HasPrefix(path, "inputSchema/") {
-		return false
-	}
-	parts := strings.Split(path, "/")
-	return len(parts) >= 3 && parts[len(parts)-2] == "properties"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -90,3 +90,20 @@ func SplitFieldPath(path string) ([]string, error) {
 	}
 	return toks, nil
 }
+
+// MaxFieldChanges bounds the changed fields listed for one entry, in a
+// drift finding and in a base review alike; a rewritten schema is
+// summarized after that.
+const MaxFieldChanges = 25
+
+// IsInputProperty reports whether path names a property of a tool's input
+// schema at any depth: inputSchema/.../properties/NAME. Drift and the base
+// review both call a new one out (a new input is a new thing the model is
+// asked to fill in).
+func IsInputProperty(path string) bool {
+	if !strings.HasPrefix(path, "inputSchema/") {
+		return false
+	}
+	parts := strings.Split(path, "/")
+	return len(parts) >= 3 && parts[len(parts)-2] == "properties"
+}

@@ -177,12 +177,12 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 			add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q changes byte for byte in this pull request's lock", kind, key), string(c.Before.Bytes), string(pc.Bytes))
 		default:
 			for i, fc := range c.Fields {
-				if i == maxFieldChanges {
+				if i == lock.MaxFieldChanges {
 					add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q: %d more changed fields not listed", kind, key, len(c.Fields)-i), "", "")
 					break
 				}
 				msg := fmt.Sprintf("%s %q changes in this pull request's lock (%s)", kind, key, orWhole(fc.Path))
-				if kind == lock.KindTool && fc.Added && isInputProperty(fc.Path) {
+				if kind == lock.KindTool && fc.Added && lock.IsInputProperty(fc.Path) {
 					msg = fmt.Sprintf("tool %q gains the input %q in this pull request's lock: a new channel the model can be asked to fill", key, lastElem(fc.Path))
 				}
 				add(finding.ApprovalChanged, fc.Path, msg, fc.Before, fc.After)
@@ -324,10 +324,6 @@ func ApplyAcks(fs []finding.Finding, ls *lock.Server) {
 	}
 }
 
-// maxFieldChanges bounds the changed fields listed for one entry, as the
-// drift check bounds them; a rewritten schema is summarized after that.
-const maxFieldChanges = 25
-
 // withHash binds inspection findings to the canonical hash of their
 // content, the hash an acknowledgement in the lock must match.
 func withHash(fs []finding.Finding, sum string) []finding.Finding {
@@ -335,16 +331,6 @@ func withHash(fs []finding.Finding, sum string) []finding.Finding {
 		fs[i].ContentSHA256 = sum
 	}
 	return fs
-}
-
-// isInputProperty reports whether path names a property of a tool's input
-// schema at any depth: inputSchema/.../properties/NAME.
-func isInputProperty(path string) bool {
-	if !strings.HasPrefix(path, "inputSchema/") {
-		return false
-	}
-	parts := strings.Split(path, "/")
-	return len(parts) >= 3 && parts[len(parts)-2] == "properties"
 }
 
 func orWhole(field string) string {
