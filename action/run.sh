@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The check step of action.yml, kept in a file so tests can run it under an
-# emulated runner (cli/action_test.go). It reads the inputs only from INPUT_*
+# emulated runner (internal/cli/action_test.go). It reads the inputs only from INPUT_*
 # variables (action.yml maps them in env:), runs `mcp-lockcheck check`, then
 # writes SARIF and annotations (`merge`, which re-roots file locations when
 # working-directory is a subdirectory), the step outputs, the job summary and

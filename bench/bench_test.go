@@ -27,7 +27,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
-	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
 
 var report = flag.Bool("report", false, "run the benchmarks and rewrite bench/README.md")
@@ -134,7 +134,7 @@ func writeConfig(t *testing.T, dir string, servers map[string]any) {
 var benchLine = regexp.MustCompile(`^BenchmarkPipeline/tools=(\d+)-\d+\s+\d+\s+(\d+) ns/op\s+([\d.]+) peak-heap-MB`)
 
 func scaling(t *testing.T, _ string) string {
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkPipeline", "-benchtime", "5x", "../check")
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkPipeline", "-benchtime", "5x", "../internal/check")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go test -bench: %v\n%s", err, out)
@@ -158,7 +158,7 @@ func scaling(t *testing.T, _ string) string {
 		prev = ns
 		fmt.Fprintf(&b, "| %s | %.1f ms | %s | %.1f MB |\n", m[1], ns/1e6, ratio, heap)
 	}
-	b.WriteString("\nSynthetic tools of about 3 KB each (`go test -bench BenchmarkPipeline ./check`). Target: linear, 1,000 tools under 50 ms.\n")
+	b.WriteString("\nSynthetic tools of about 3 KB each (`go test -bench BenchmarkPipeline ./internal/check`). Target: linear, 1,000 tools under 50 ms.\n")
 	return b.String()
 }
 
@@ -306,7 +306,7 @@ func strictCost(t *testing.T, bin string) string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2fx |\n", s, mode.name, ms(med("off")), ms(med("basic")), ms(med("strict")), float64(med("strict"))/float64(med("basic")))
 		}
 	}
-	fmt.Fprintf(&b, "\nMedian of %d, the three levels alternating run by run on the same pinned servers. Per launch, on /bin/true: `go test -run '^$' -bench BenchmarkLaunch ./sandbox`. Target: strict within 1.2x of basic.\n", n)
+	fmt.Fprintf(&b, "\nMedian of %d, the three levels alternating run by run on the same pinned servers. Per launch, on /bin/true: `go test -run '^$' -bench BenchmarkLaunch ./internal/sandbox`. Target: strict within 1.2x of basic.\n", n)
 	return b.String()
 }
 

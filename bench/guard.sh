@@ -14,9 +14,9 @@ cd "$(dirname "$0")/.."
 count=${1:-1}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-go test -run '^$' -bench 'GuardRoundTrip|GuardToolsList100' -benchtime 10000x -count "$count" ./guard/ >"$out"
-go test -run '^$' -bench 'GuardPeakRSS|GuardCheckList100Cold' -benchtime 1x -count "$count" ./guard/ >>"$out"
-go test -run '^$' -bench 'GuardRelist100Warm' -benchtime 10000x -count "$count" ./guard/ >>"$out"
+go test -run '^$' -bench 'GuardRoundTrip|GuardToolsList100' -benchtime 10000x -count "$count" ./internal/guard/ >"$out"
+go test -run '^$' -bench 'GuardPeakRSS|GuardCheckList100Cold' -benchtime 1x -count "$count" ./internal/guard/ >>"$out"
+go test -run '^$' -bench 'GuardRelist100Warm' -benchtime 10000x -count "$count" ./internal/guard/ >>"$out"
 awk '
 /^BenchmarkGuardRoundTrip\/direct/ { for (i=1;i<=NF;i++) { if ($(i+1)=="median-µs") dm+= $i; if ($(i+1)=="p99-µs") dp+= $i }; dn++ }
 /^BenchmarkGuardRoundTrip\/guard/  { for (i=1;i<=NF;i++) { if ($(i+1)=="median-µs") gm+= $i; if ($(i+1)=="p99-µs") gp+= $i }; gn++ }

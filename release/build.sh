@@ -28,7 +28,7 @@ for target in $targets; do
 	exe=mcp-lockcheck
 	[ "$os" = windows ] && exe=mcp-lockcheck.exe
 	(cd "$root" && CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" go build -trimpath \
-		-ldflags "-s -w -buildid= -X github.com/mcp-lockcheck/mcp-lockcheck/cli.version=$tag" \
+		-ldflags "-s -w -buildid= -X github.com/mcp-lockcheck/mcp-lockcheck/internal/cli.version=$tag" \
 		-o "$stage/$exe" ./cmd/mcp-lockcheck)
 	touch -d "@$mtime" "$stage/$exe"
 	name="mcp-lockcheck_${version}_${os}_${arch}"

@@ -199,7 +199,7 @@ func importers(prog *ssa.Program) map[*types.Package]map[*types.Package]bool {
 	return out
 }
 
-// fileOf names fn's file relative to the module ("check/engine.go").
+// fileOf names fn's file relative to the module ("internal/check/engine.go").
 func fileOf(prog *ssa.Program, fn *ssa.Function, module string) string {
 	pos := prog.Fset.Position(fn.Pos())
 	for fn.Parent() != nil && !pos.IsValid() {

@@ -5,9 +5,9 @@ package main
 import (
 	"os"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/cli"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/cli"
 	_ "github.com/mcp-lockcheck/mcp-lockcheck/internal/helperinit" // the helper, before costly inits
-	"github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
 
 func main() {

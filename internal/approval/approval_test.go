@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/check"
-	"github.com/mcp-lockcheck/mcp-lockcheck/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
-	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 const (

@@ -13,6 +13,6 @@
 // thing, which covers a build where the order differs.
 package helperinit
 
-import "github.com/mcp-lockcheck/mcp-lockcheck/sandbox"
+import "github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 
 func init() { sandbox.HelperMain() }

@@ -1,0 +1,128 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+)
+
+// Check probes every configured server and compares it with the lock.
+// With opts.Base it also reviews what the lock approves over the base
+// branch's: one more finding source, settled with the others.
+func Check(ctx context.Context, opts Options) *report.Report {
+	runs := probeAll(ctx, &opts)
+	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
+	idx := lock.Index(opts.LockData)
+	across := acrossRuns(runs, opts.Lock)
+	approvals := opts.approvals()
+	for _, run := range runs {
+		name := run.cfg.Name
+		if run.held == "" && len(run.snaps) == 0 {
+			// Nothing was compared: never a pass.
+			run.held = "the probe saw no complete phase"
+		}
+		var ls *lock.Server
+		if opts.Lock != nil {
+			ls = opts.Lock.Servers[name]
+		}
+		fs := append([]finding.Finding(nil), run.findings...)
+		if ls == nil {
+			f := finding.New(finding.ServerNotPinned, name)
+			f.Kind, f.Subject = finding.KindServer, name
+			f.Message = fmt.Sprintf("server %q is configured in %s but has no entry in the lock", name, run.cfg.File)
+			fs = append(fs, f)
+		} else if want := pinned.Launch(run.cfg); !want.Equal(ls.Launch) {
+			f := finding.New(finding.LaunchChanged, name)
+			f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
+			f.Message = "the configured launch differs from the approved one"
+			f.Before, f.After = pinned.LaunchText(ls.Launch), pinned.LaunchText(want)
+			fs = append(fs, f)
+		}
+		if ls != nil {
+			ref := lockView(ls)
+			for _, s := range run.snaps {
+				fs = append(fs, compare(name, ref, s, s.obs.Phase, false)...)
+			}
+			fs = append(fs, promptAnswerFindings(name, ls, run)...)
+		}
+		fs = append(fs, launchHygiene(run, ls)...)
+		fs = append(fs, envDependence(run.cfg)...)
+		fs = append(fs, unknownKeys(run.cfg)...)
+		fs = append(fs, stabilityFindings(run)...)
+		fs = append(fs, inspectRun(run)...)
+		for _, f := range across {
+			if f.Server == name {
+				fs = append(fs, f)
+			}
+		}
+		if run.held != "" {
+			fs = append(fs, heldFinding(run))
+		}
+		place := func(fs []finding.Finding) { locate(fs, run, ls != nil, opts.LockPath, idx) }
+		r.Servers = append(r.Servers, opts.settle(serverEntry(run), fs, runLaunch(run), ls, place, approvals[name]))
+	}
+	if opts.All && opts.Lock != nil {
+		configured := map[string]bool{}
+		for _, s := range opts.Servers {
+			configured[s.Name] = true
+		}
+		for _, name := range sortedKeys(opts.Lock.Servers) {
+			if configured[name] {
+				continue
+			}
+			f := finding.New(finding.LockEntryOrphaned, name)
+			f.Kind, f.Subject = finding.KindServer, name
+			f.Message = fmt.Sprintf("the lock holds server %q but no config names it", name)
+			f.File, f.Line = opts.LockPath, idx.Line(name, "", "")
+			r.Servers = append(r.Servers, opts.settle(report.Server{Name: name, Phases: []string{}}, []finding.Finding{f}, nil, nil, nil, approvals[name]))
+		}
+	}
+	sort.SliceStable(r.Servers, func(i, j int) bool { return r.Servers[i].Name < r.Servers[j].Name })
+	report.Summarize(r, opts.FailOn, false)
+	return r
+}
+
+// serverEntry is a probed server's report entry before its findings are
+// settled: where it is configured, how it was probed, what it noted.
+func serverEntry(run *serverRun) report.Server {
+	srv := report.Server{
+		Name: run.cfg.Name, Config: run.cfg.File, ConfigLine: run.cfg.Line, Reason: run.held,
+		Isolation: run.isolation, Phases: phasesOf(run), Coverage: coverageOf(run), Calls: callsOf(run),
+		Notes: append([]string(nil), run.notes...),
+	}
+	if run.cfg.Guard != nil {
+		srv.Notes = append(srv.Notes, run.cfg.Guard.Note())
+	}
+	return srv
+}
+
+// locate points each finding at a line in the repository: the entry's line
+// in the lock for a pinned entity, the server's line in its config for
+// launch and availability findings and for servers with no lock entry.
+func locate(fs []finding.Finding, run *serverRun, pinned bool, lockPath string, idx lock.Positions) {
+	for i := range fs {
+		f := &fs[i]
+		useConfig := !pinned
+		switch f.Rule {
+		case finding.UnknownConfigKey:
+			f.File = run.cfg.File // the key's own line, set by unknownKeys
+			continue
+		case finding.ServerNotPinned, finding.LaunchChanged, finding.ServerUnavailable, finding.UnpinnedPackage, finding.LaunchDependsOnEnv:
+			useConfig = true
+		}
+		if useConfig {
+			f.File, f.Line = run.cfg.File, run.cfg.Line
+			continue
+		}
+		kind := f.Kind
+		if kind == finding.KindServer {
+			kind = ""
+		}
+		f.File, f.Line = lockPath, idx.Line(run.cfg.Name, kind, f.Subject)
+	}
+}

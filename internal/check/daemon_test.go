@@ -1,0 +1,57 @@
+package check
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+)
+
+// TestDaemonizingGrandchildDoesNotSurvive: a server whose grandchild calls
+// setsid (leaving the process group) and ignores SIGTERM leaves nothing
+// running after the check.
+func TestDaemonizingGrandchildDoesNotSurvive(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		// Reads /proc, and needs the subreaper: on macOS a setsid'd orphan
+		// goes to launchd, out of the sweep's reach (docs/platforms.md);
+		// on Windows the checker's job ends it when the checker exits.
+		t.Skip("needs Linux: /proc and PR_SET_CHILD_SUBREAPER")
+	}
+	mark := "daemon-" + time.Now().Format("150405.000000000")
+	s := config.Server{Name: "d", Type: "stdio", Command: os.Args[0], Env: map[string]string{"FAKE_SCENARIO": "daemon", "FAKE_DAEMON_MARK": mark}, File: ".mcp.json", Line: 1, Client: "claude-code"}
+	opts := Options{Servers: []config.Server{s}, All: true, LockPath: "mcp-lock.json",
+		Probe:   probe.Options{Launches: 2, WarmupCalls: 0, RequestTimeout: 10 * time.Second},
+		Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: finding.Error, Jobs: 1}
+	r := Check(context.Background(), opts)
+	if r.Servers[0].Reason != "" {
+		t.Fatalf("held: %s", r.Servers[0].Reason)
+	}
+	if left := marked(mark); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+}
+
+// marked lists live processes whose environment holds the mark.
+func marked(mark string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !strings.Contains(string(b), "FAKE_DAEMON_MARK="+mark) {
+			continue
+		}
+		st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if i := strings.LastIndexByte(string(st), ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
+			continue
+		}
+		out = append(out, e.Name())
+	}
+	return out
+}

@@ -1,0 +1,482 @@
+package check
+
+import (
+	"crypto/sha512"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+)
+
+// launchHygiene reports launches that can run different code tomorrow
+// under the same config (unpinned-package) and resolved package versions
+// that differ from the lock's (package-changed).
+func launchHygiene(run *serverRun, ls *lock.Server) []finding.Finding {
+	pkg, ok := PackageOf(run.cfg.Command, run.cfg.Args)
+	if !ok {
+		return nil
+	}
+	name := run.cfg.Name
+	var out []finding.Finding
+	if !pkg.Pinned {
+		f := finding.New(finding.UnpinnedPackage, name)
+		f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
+		f.Message = fmt.Sprintf("%s launch of %q names no exact version or digest (%s): the same config can run different code tomorrow", pkg.Manager, pkg.Spec, pkg.Why)
+		f.After = pkg.Spec
+		out = append(out, f)
+	}
+	if ls != nil && ls.Launch.Resolved != "" && run.resolved != "" && ls.Launch.Resolved != run.resolved {
+		f := finding.New(finding.PackageChanged, name)
+		f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch/resolved"
+		f.Message = fmt.Sprintf("%s resolved to %s; the lock has %s", pkg.Name, run.resolved, ls.Launch.Resolved)
+		f.Before, f.After = ls.Launch.Resolved, run.resolved
+		out = append(out, f)
+	}
+	return out
+}
+
+// launchRecord is the launch identity the lock records for a probed
+// server: pinned.Launch plus, for a package launch, the package spec and the
+// version it resolved to when that could be read offline.
+func launchRecord(run *serverRun) lock.Launch {
+	l := pinned.Launch(run.cfg)
+	if pkg, ok := PackageOf(run.cfg.Command, run.cfg.Args); ok {
+		l.Package = pkg.Spec
+		l.Resolved = run.resolved
+	}
+	return l
+}
+
+// Package is a package or image a launch runs, as its arguments name it.
+type Package struct {
+	// Manager is the launcher: npx, npm exec, pnpm dlx, bunx, uvx, pipx run
+	// or docker run.
+	Manager string
+	// Spec is the package spec or image reference as written
+	// ("@scope/pkg@1.2.3", "pkg==1.2.3", "ghcr.io/o/i@sha256:...").
+	Spec string
+	// Name is the package or image name without a version.
+	Name string
+	// Version is the exact version or digest named ("" if none).
+	Version string
+	// Pinned reports whether Spec names exactly one artifact.
+	Pinned bool
+	// Why says what makes an unpinned spec move ("no version", "tag latest").
+	Why string
+}
+
+// PackageOf finds the package spec of an npx / npm exec / pnpm dlx / bunx /
+// uvx / pipx run / docker run launch. ok is false for any other launch
+// (a local binary, node script.js, a remote URL) and for a launch whose
+// package it cannot find.
+func PackageOf(command string, args []string) (Package, bool) {
+	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(command), ".cmd"), ".exe")
+	// cmd /c npx ... (Windows configs) runs the rest as a command.
+	if base == "cmd" && len(args) >= 2 && strings.EqualFold(args[0], "/c") {
+		return PackageOf(args[1], args[2:])
+	}
+	sub := func(names ...string) ([]string, bool) {
+		if len(args) > 0 {
+			for _, n := range names {
+				if args[0] == n {
+					return args[1:], true
+				}
+			}
+		}
+		return nil, false
+	}
+	switch base {
+	case "npx":
+		return npmSpec("npx", args)
+	case "npm":
+		if rest, ok := sub("exec", "x"); ok {
+			return npmSpec("npm exec", rest)
+		}
+	case "pnpx":
+		return npmSpec("pnpm dlx", args)
+	case "pnpm":
+		if rest, ok := sub("dlx"); ok {
+			return npmSpec("pnpm dlx", rest)
+		}
+	case "bunx":
+		return npmSpec("bunx", args)
+	case "bun":
+		if rest, ok := sub("x"); ok {
+			return npmSpec("bunx", rest)
+		}
+	case "uvx":
+		return pySpec("uvx", args)
+	case "uv":
+		if len(args) >= 2 && args[0] == "tool" && args[1] == "run" {
+			return pySpec("uvx", args[2:])
+		}
+	case "pipx":
+		if rest, ok := sub("run"); ok {
+			return pySpec("pipx run", rest)
+		}
+	case "docker", "podman":
+		if rest, ok := sub("run"); ok {
+			return imageSpec(base+" run", rest)
+		}
+		if len(args) >= 2 && args[0] == "container" && args[1] == "run" {
+			return imageSpec(base+" run", args[2:])
+		}
+	}
+	return Package{}, false
+}
+
+// npmValueFlags are npx / npm exec / pnpm dlx / bunx options that take a
+// value in the next argument.
+var npmValueFlags = map[string]bool{
+	"-p": true, "--package": true, "-c": true, "--call": true, "--cache": true,
+	"--registry": true, "--userconfig": true, "--prefix": true, "-w": true, "--workspace": true,
+	"--shell-mode": true, "--reporter": true,
+}
+
+// npmSpec finds the package of an npm-family launch: the value of the
+// first --package/-p, else the first argument that is not an option.
+func npmSpec(manager string, args []string) (Package, bool) {
+	spec := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if spec == "" && i+1 < len(args) {
+				spec = args[i+1]
+			}
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--package="); ok {
+			if spec == "" {
+				spec = v
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			if npmValueFlags[a] && i+1 < len(args) {
+				if (a == "-p" || a == "--package") && spec == "" {
+					spec = args[i+1]
+				}
+				i++
+			}
+			continue
+		}
+		if spec == "" {
+			spec = a
+		}
+		break
+	}
+	if spec == "" {
+		return Package{}, false
+	}
+	p := Package{Manager: manager, Spec: spec}
+	p.Name, p.Version = splitNpmSpec(spec)
+	switch {
+	case isLocalSpec(spec):
+		// A local directory or file runs what is on disk: nothing to pin
+		// in the registry sense.
+		return Package{}, false
+	case strings.Contains(spec, "${"):
+		p.Why = "the spec comes from a placeholder"
+	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "github:") || strings.HasPrefix(spec, "git+"):
+		if i := strings.LastIndexByte(spec, '#'); i >= 0 && commitRe().MatchString(spec[i+1:]) {
+			p.Version, p.Pinned = spec[i+1:], true
+		} else {
+			p.Why = "a URL or git reference without a commit"
+		}
+	case p.Version == "":
+		p.Why = "no version"
+	case exactSemver().MatchString(p.Version):
+		p.Pinned = true
+	default:
+		p.Why = "version " + p.Version + " is a tag or range"
+	}
+	return p, true
+}
+
+var (
+	exactSemver = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	})
+	commitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}$`) })
+	pyExact  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^===?\s*[0-9A-Za-z.!+_-]+$`) })
+	digestRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@sha256:[0-9a-f]{64}$`) })
+)
+
+// splitNpmSpec splits "name@version" ("@scope/name@version"): the version
+// follows the last @ that is not the scope's.
+func splitNpmSpec(spec string) (name, version string) {
+	if i := strings.LastIndexByte(spec, '@'); i > 0 {
+		return spec[:i], spec[i+1:]
+	}
+	return spec, ""
+}
+
+func isLocalSpec(spec string) bool {
+	return strings.HasPrefix(spec, ".") || strings.HasPrefix(spec, "/") || strings.HasPrefix(spec, "~") ||
+		strings.HasPrefix(spec, "file:") || strings.HasSuffix(spec, ".tgz") && !strings.Contains(spec, "://")
+}
+
+// pyValueFlags are uvx / pipx run options that take a value.
+var pyValueFlags = map[string]bool{
+	"--from": true, "--spec": true, "--with": true, "-w": true, "--python": true, "-p": true,
+	"--index-url": true, "-i": true, "--extra-index-url": true, "--index": true, "--default-index": true,
+	"--find-links": true, "-f": true, "--with-requirements": true, "--pip-args": true, "--constraint": true,
+	"-c": true, "--directory": true, "--cache-dir": true, "--config-file": true, "--env-file": true,
+}
+
+// pySpec finds the package of a uvx or pipx run launch: --from / --spec
+// when given (the command then names an entry point), else the first
+// argument that is not an option.
+func pySpec(manager string, args []string) (Package, bool) {
+	spec, first := "", ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if first == "" && i+1 < len(args) {
+				first = args[i+1]
+			}
+			break
+		}
+		if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "--") {
+			if k == "--from" || k == "--spec" {
+				spec = v
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			if pyValueFlags[a] && i+1 < len(args) {
+				if a == "--from" || a == "--spec" {
+					spec = args[i+1]
+				}
+				i++
+			}
+			continue
+		}
+		first = a
+		break
+	}
+	if spec == "" {
+		spec = first
+	}
+	if spec == "" || isLocalSpec(spec) {
+		return Package{}, false
+	}
+	p := Package{Manager: manager, Spec: spec}
+	switch {
+	case strings.Contains(spec, "${"):
+		p.Name, p.Why = spec, "the spec comes from a placeholder"
+	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "git+"):
+		p.Name = spec
+		if i := strings.LastIndexByte(spec, '@'); i >= 0 && commitRe().MatchString(spec[i+1:]) {
+			p.Version, p.Pinned = spec[i+1:], true
+		} else {
+			p.Why = "a URL or git reference without a commit"
+		}
+	default:
+		// name[extras]==1.2.3, name@1.2.3 (uvx), name>=1, name.
+		i := strings.IndexAny(spec, "=<>~!@ ")
+		if i < 0 {
+			p.Name, p.Why = spec, "no version"
+			break
+		}
+		p.Name = strings.TrimSpace(spec[:i])
+		rest := strings.TrimSpace(spec[i:])
+		switch {
+		case strings.HasPrefix(rest, "@"):
+			v := rest[1:]
+			p.Version = v
+			if exactSemver().MatchString(v) || regexp.MustCompile(`^\d+(\.\d+)*$`).MatchString(v) {
+				p.Pinned = true
+			} else {
+				p.Why = "version " + v + " is not exact"
+			}
+		case pyExact().MatchString(rest) && !strings.ContainsAny(rest, "*,"):
+			p.Version, p.Pinned = strings.TrimSpace(strings.TrimLeft(rest, "=")), true
+		default:
+			p.Why = "version constraint " + rest + " is a range"
+		}
+	}
+	return p, true
+}
+
+// dockerValueFlags are docker/podman run options that take a value in the
+// next argument; every other option is taken as a switch.
+var dockerValueFlags = map[string]bool{}
+
+func init() {
+	for _, f := range strings.Fields(`-e --env --env-file -v --volume --mount -p --publish --name --network --net
+		-w --workdir -u --user --entrypoint --platform -l --label --label-file --add-host --cpus -c --cpu-shares
+		-m --memory --memory-swap --cap-add --cap-drop --security-opt --tmpfs --device --ulimit --pull --restart
+		--runtime --hostname -h --dns --dns-search --dns-option --ipc --pid --uts --userns --log-driver --log-opt
+		--cidfile --gpus --shm-size --stop-signal --stop-timeout --expose --link --volumes-from --group-add
+		--health-cmd --health-interval --health-retries --health-timeout --health-start-period --ip --ip6
+		--mac-address --cgroupns --cgroup-parent --isolation --kernel-memory --network-alias --attach -a
+		--blkio-weight --cpu-period --cpu-quota --cpuset-cpus --cpuset-mems --domainname --oom-score-adj
+		--pids-limit --storage-opt --sysctl --annotation --device-cgroup-rule --detach-keys`) {
+		dockerValueFlags[f] = true
+	}
+}
+
+// imageSpec finds the image of a docker run launch: the first argument
+// that is not an option. Only a digest pins an image: a tag, even one that
+// looks like a version, can be moved to other bytes by whoever can push.
+func imageSpec(manager string, args []string) (Package, bool) {
+	ref := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			if !strings.Contains(a, "=") && dockerValueFlags[a] && i+1 < len(args) {
+				i++
+			}
+			continue
+		}
+		ref = a
+		break
+	}
+	if ref == "" {
+		return Package{}, false
+	}
+	p := Package{Manager: manager, Spec: ref, Name: ref}
+	if i := strings.Index(ref, "@"); i >= 0 {
+		p.Name, p.Version = ref[:i], ref[i+1:]
+		if digestRe().MatchString(ref) {
+			p.Pinned = true
+			return p, true
+		}
+		p.Why = "digest " + p.Version + " is not a sha256 digest"
+		return p, true
+	}
+	// A tag follows the last ':' after the last '/' (a registry port is
+	// "host:5000/name").
+	slash := strings.LastIndexByte(ref, '/')
+	if c := strings.LastIndexByte(ref, ':'); c > slash {
+		p.Name, p.Version = ref[:c], ref[c+1:]
+		p.Why = "tag " + p.Version + " can be moved; pin by digest"
+	} else {
+		p.Why = "no tag or digest (latest)"
+	}
+	if strings.Contains(ref, "${") {
+		p.Why = "the image comes from a placeholder"
+	}
+	return p, true
+}
+
+// resolvedVersion is the version an npx / npm exec launch actually ran,
+// read offline from the npm cache the sandbox gave the server:
+// npm installs the packages of one `npx` invocation in
+// <cache>/_npx/<first 16 hex of sha512 of the sorted specs joined by
+// "\n">/node_modules (npm 7 and later, libnpmexec). It returns "" when the
+// launch is not an npm one, the spec came from a placeholder, or npm
+// found the package elsewhere (a local or global install): the version is
+// then unknown rather than guessed. serverInfo.version is not used as a
+// fallback: the server says what it likes there, and server-info-changed
+// already reports it.
+func resolvedVersion(command string, args []string, cacheDir string) string {
+	pkg, ok := PackageOf(command, args)
+	if !ok || cacheDir == "" || (pkg.Manager != "npx" && pkg.Manager != "npm exec") {
+		return ""
+	}
+	if strings.Contains(pkg.Spec, "${") || strings.Contains(pkg.Spec, "://") {
+		return ""
+	}
+	sum := sha512.Sum512([]byte(pkg.Spec))
+	dir := filepath.Join(cacheDir, "_npx", hex.EncodeToString(sum[:])[:16])
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg.Name), "package.json"))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	return m.Version
+}
+
+// npmCacheDir is the npm cache a server's npx used: the config's own
+// npm_config_cache, else the one the sandbox points it at (see
+// sandbox.Options.CacheDir), else the user's.
+func npmCacheDir(opts *Options, env map[string]string) string {
+	for _, k := range []string{"npm_config_cache", "NPM_CONFIG_CACHE"} {
+		if v := env[k]; v != "" {
+			return v
+		}
+	}
+	if opts.Sandbox.CacheDir != "" && opts.Sandbox.Level != sandbox.Off {
+		if root, err := filepath.Abs(opts.Sandbox.CacheDir); err == nil {
+			return filepath.Join(root, "npm")
+		}
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	for _, k := range []string{"npm_config_cache", "NPM_CONFIG_CACHE"} {
+		if v, ok := getenv(k); ok && v != "" {
+			return v
+		}
+	}
+	if home, ok := getenv("HOME"); ok && home != "" {
+		return filepath.Join(home, ".npm")
+	}
+	return ""
+}
+
+// envDependence reports each launch field that expands a variable the
+// config does not set (launch-depends-on-environment): the lock records
+// the template, so CI may approve one expansion while a developer runs
+// another. A warning, and an error for a variable CI sets (CI, GITHUB_*,
+// RUNNER_*): then the two differ by construction. With a default both
+// expansions are named, as templates: a variable's value may be a secret.
+func envDependence(cfg config.Server) []finding.Finding {
+	var out []finding.Finding
+	for _, r := range cfg.EnvRefs() {
+		f := finding.New(finding.LaunchDependsOnEnv, cfg.Name)
+		f.Kind, f.Subject, f.Field = finding.KindServer, cfg.Name, r.Field
+		ci := ""
+		if config.CISets(r.Var) {
+			f.Severity = finding.Error
+			ci = " (CI sets it)"
+		}
+		if r.HasDefault {
+			f.Message = fmt.Sprintf("%s expands %s, which the config does not set%s: %q where it is set, %q where it is not; the lock records only the template",
+				r.Field, r.Var, ci, r.WhenSet, r.WhenUnset)
+		} else {
+			f.Message = fmt.Sprintf("%s expands %s, which the config does not set%s: what runs depends on where it runs; the lock records only the template %q",
+				r.Field, r.Var, ci, r.Template)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// unknownKeys reports each key of the server's config entry that its
+// format does not accept (unknown-config-key): the client ignores it, so
+// "arg" for "args" would launch the server without its arguments, silently.
+// The message carries the file and line of the key itself.
+func unknownKeys(cfg config.Server) []finding.Finding {
+	var out []finding.Finding
+	for _, w := range cfg.UnknownKeys {
+		f := finding.New(finding.UnknownConfigKey, cfg.Name)
+		f.Kind, f.Subject, f.Field = finding.KindServer, cfg.Name, w.Key
+		f.File, f.Line = cfg.File, w.Line
+		where := cfg.File
+		if w.Line > 0 {
+			where = fmt.Sprintf("%s:%d", cfg.File, w.Line)
+		}
+		f.Message = where + ": " + w.Message()
+		out = append(out, f)
+	}
+	return out
+}

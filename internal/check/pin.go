@@ -1,0 +1,170 @@
+package check
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+)
+
+// Approval is who approves what pin writes, and when.
+type Approval struct {
+	By string
+	At time.Time
+}
+
+// Pin probes every configured server through all phases and builds the
+// new lock. It returns a nil lock, so nothing is written, when any server
+// could not be probed or showed different manifests in different phases:
+// a lock is only ever written from a complete, stable probe.
+//
+// Its findings are settled as check settles them (settle: the same
+// policy, acknowledgements and statuses), so a finding that would fail a
+// check of the lock pin writes fails pin too: the report's exit code is 1
+// then, and the lock is still returned, so that the acknowledgements the
+// report asks for can be recorded in it (approve --ack). That includes a
+// server that sent back a planted secret: its entry is written, and every
+// check fails on the leak until someone acknowledges it with a reason.
+//
+// Entries whose content is unchanged keep their earlier approval; servers
+// not probed (filtered out with --server) are kept as they were.
+func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.Report) {
+	runs := probeAll(ctx, &opts)
+	next := lock.New()
+	if opts.Lock != nil && !opts.All {
+		for name, s := range opts.Lock.Servers {
+			next.Servers[name] = s
+		}
+	}
+	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
+	failed, held := false, false
+	across := acrossRuns(runs, opts.Lock)
+	for _, run := range runs {
+		name := run.cfg.Name
+		var prev *lock.Server
+		if opts.Lock != nil {
+			prev = opts.Lock.Servers[name]
+		}
+		fs, unstable := probeFindings(run, prev, across)
+		if run.held != "" {
+			fs = append(fs, heldFinding(run))
+		}
+		// Findings point at the server's config entry: the lock they
+		// would point into is the one being written.
+		place := func(fs []finding.Finding) { locate(fs, run, false, "", lock.Positions{}) }
+		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil)
+		switch {
+		case run.held != "":
+			held = true
+		case len(unstable) > 0 || len(run.snaps) == 0:
+			failed = true
+			srv.Status = report.StatusDrift
+		default:
+			next.Servers[name] = buildEntry(run, prev, who)
+			if opts.PerServer != nil {
+				if pp := opts.PerServer(name).PinPrompts; pp != nil && *pp {
+					pinPrompts(next.Servers[name], run, prev, who)
+				}
+			}
+		}
+		r.Servers = append(r.Servers, srv)
+	}
+	report.Summarize(r, opts.FailOn, failed)
+	if failed || held {
+		return nil, r
+	}
+	pinned.RedactLock(next, opts.Redactor)
+	return next, r
+}
+
+// probeFindings is what pin and approve report for one probed server: what
+// the probe itself saw (canary leaks) and launch hygiene first, since a
+// leak is observed behaviour, not a heuristic; then stability, inspection
+// and cross-server findings. unstable is the stability part. It is what
+// check reports too, less the comparison with the lock.
+func probeFindings(run *serverRun, prev *lock.Server, across []finding.Finding) (fs, unstable []finding.Finding) {
+	fs = append([]finding.Finding(nil), run.findings...)
+	fs = append(fs, launchHygiene(run, prev)...)
+	fs = append(fs, unknownKeys(run.cfg)...)
+	fs = append(fs, envDependence(run.cfg)...)
+	unstable = stabilityFindings(run)
+	fs = append(fs, unstable...)
+	fs = append(fs, inspectRun(run)...)
+	for _, f := range across {
+		if f.Server == run.cfg.Name {
+			fs = append(fs, f)
+		}
+	}
+	return fs, unstable
+}
+
+// leaked reports an error-level canary finding no acknowledgement covers,
+// among a server's settled findings: a server caught reading planted
+// secrets has no change approved until someone acknowledges the leak.
+func leaked(fs []finding.Finding) bool {
+	for _, f := range fs {
+		if (f.Rule == finding.CanaryLeak || f.Rule == finding.CanaryUsed) && f.Severity >= finding.Error && !f.Acknowledged {
+			return true
+		}
+	}
+	return false
+}
+
+// buildEntry records the first phase of a stable probe.
+func buildEntry(run *serverRun, prev *lock.Server, who Approval) *lock.Server {
+	first := run.snaps[0]
+	s := &lock.Server{
+		Launch:          launchRecord(run),
+		ProtocolVersion: first.obs.ProtocolVersion,
+		ServerInfo:      canonicalRaw(first.serverInfo),
+		Capabilities:    canonicalRaw(first.capabilities),
+		Instructions:    canonicalRaw(first.instructions),
+		Tools:           map[string]*lock.Entry{},
+	}
+	if prev != nil {
+		s.Acknowledgements = prev.Acknowledgements
+	}
+	for field, c := range map[string]lock.Canonical{"instructions": first.instructions, "serverInfo": first.serverInfo, "capabilities": first.capabilities} {
+		if c.Ambiguous != "" && len(c.Bytes) > 0 {
+			if s.Raw == nil {
+				s.Raw = map[string]string{}
+			}
+			s.Raw[field] = base64.StdEncoding.EncodeToString(c.Bytes)
+		}
+	}
+	at := who.At.UTC().Format(time.RFC3339)
+	for _, kind := range lock.Kinds {
+		keys := first.order[kind]
+		if len(keys) == 0 {
+			continue
+		}
+		m := s.Entries(kind, true)
+		for _, key := range keys {
+			e := lock.NewEntry(first.raw[kind][key])
+			if prev != nil {
+				if old := prev.Entries(kind, false)[key]; old != nil && old.SHA256 == e.SHA256 && old.ApprovedAt != "" {
+					e.ApprovedBy, e.ApprovedAt = old.ApprovedBy, old.ApprovedAt
+				}
+			}
+			if e.ApprovedAt == "" {
+				e.ApprovedBy, e.ApprovedAt = who.By, at
+			}
+			m[key] = e
+		}
+	}
+	return s
+}
+
+// canonicalRaw is the canonical JSON of a handshake value (nil if absent
+// or ambiguous: the raw bytes cannot be embedded in the lock's JSON).
+func canonicalRaw(c lock.Canonical) json.RawMessage {
+	if len(c.Bytes) == 0 || c.Ambiguous != "" {
+		return nil
+	}
+	return json.RawMessage(c.Bytes)
+}

@@ -1,0 +1,140 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+)
+
+// stdioTarget is a server the config launches as a command: every launch
+// runs in the server's sandbox, whose canaries its output is searched for.
+type stdioTarget struct {
+	probe.Stdio
+	s       config.Server
+	opts    *Options
+	sb      *sandbox.Run
+	command string
+	args    []string
+	env     map[string]string
+	leaks   *leakLog
+	tap     func(phase, method, subject string, payload []byte)
+	red     *redact.Redactor
+}
+
+// newStdioTarget resolves the launch, makes the server's sandbox and sets
+// popts up for it: roots, the canary tap, clock launches. It returns nil
+// when the server cannot be launched (run.held says why).
+func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *probe.Options, run *serverRun) *stdioTarget {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	command, args, env, err := s.Resolve(getenv)
+	if err != nil {
+		run.held = "cannot resolve the launch: " + err.Error()
+		return nil
+	}
+	cwd, err := s.ResolveDir(getenv)
+	if err != nil {
+		run.held = "cannot resolve the working directory: " + err.Error()
+		return nil
+	}
+	if cwd != "" && !filepath.IsAbs(cwd) {
+		// A relative cwd is relative to the project the config belongs to.
+		cwd = filepath.Join(projectRoot(configFile(s, opts)), cwd)
+	}
+	sb, err := sandbox.New(s.Name, opts.Sandbox)
+	if err != nil {
+		run.held = "sandbox: " + err.Error()
+		run.isolation = string(opts.Sandbox.Level) + " (could not be applied)"
+		return nil
+	}
+	t := &stdioTarget{s: s, opts: opts, sb: sb, command: command, args: args, env: env, leaks: &leakLog{}}
+	if note := prefetch(ctx, command, args, env, opts); note != "" {
+		run.notes = append(run.notes, note)
+	}
+	run.isolation = sb.Isolation()
+
+	root := cwd
+	if root == "" {
+		root = sb.Dir()
+	}
+	popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
+	opts.sandboxes.add(s.Name, sb)
+	t.tap = func(phase, method, subject string, payload []byte) {
+		t.leaks.add(sb.Leaks(payload), phase, method, subject)
+		t.leaks.addForeign(opts.sandboxes.foreign(s.Name, payload), phase, method, subject)
+	}
+	popts.Tap = t.tap
+	launchEnv := func(int) map[string]string { return env }
+	if len(opts.ClockOffsets) > 0 {
+		if lib := sandbox.FakeTimeLib(opts.FakeTimeLib); lib == "" {
+			run.notes = append(run.notes, "the clock could not be moved (--clock-offset): libfaketime is not installed (apt-get install faketime); no clock launch was made")
+		} else {
+			popts.Launches = max(popts.Launches, 1)
+			clocks := map[int]map[string]string{}
+			for _, off := range opts.ClockOffsets {
+				popts.ExtraLaunches++
+				n := popts.Launches + len(popts.ExtraIdentities) + popts.ExtraLaunches
+				clocks[n] = sandbox.ClockEnv(env, lib, off)
+				run.clockShifts++
+				run.notes = append(run.notes, fmt.Sprintf("launch-%d ran with the clock moved forward %s by libfaketime (programs that read time through libc, such as node; Go binaries are not affected)", n, off))
+			}
+			launchEnv = func(n int) map[string]string {
+				if clock, ok := clocks[n]; ok {
+					return clock
+				}
+				return env
+			}
+		}
+	}
+	t.Command = func(ctx context.Context, n int) (*exec.Cmd, error) {
+		return sb.Command(ctx, command, args, launchEnv(n), cwd)
+	}
+	// The run's random directories never reach pinned text: what the
+	// server shows is compared and pinned with placeholders for them.
+	t.red = opts.Redactor
+	if pc, err := sb.Command(ctx, command, args, env, cwd); err == nil {
+		t.red = t.red.WithPaths(pinned.LaunchPaths(pc))
+	}
+	return t
+}
+
+// planDir is where synthesized path arguments point: the sandbox's own
+// temporary directory, with no canary and nothing of the user's.
+func (t *stdioTarget) planDir() string { return filepath.Join(t.sb.Dir(), "tmp") }
+
+func (t *stdioTarget) redactor() *redact.Redactor { return t.red }
+
+// scrub replaces the sandbox's canary values: a note or an error may
+// quote the server's own output.
+func (t *stdioTarget) scrub(s string) string { return t.sb.Redact(s) }
+
+func (t *stdioTarget) where() string { return "" }
+
+// finish records the package version the launch resolved to, and the
+// canaries the server used or leaked: its stderr is searched too, raw,
+// before anything redacts it.
+func (t *stdioTarget) finish(run *serverRun) {
+	run.resolved = resolvedVersion(t.command, t.args, npmCacheDir(t.opts, t.env))
+	for _, u := range t.sb.Used() {
+		f := finding.New(finding.CanaryUsed, t.s.Name)
+		f.Kind, f.Subject, f.Phase = finding.KindServer, u.Where, run.res.Phase
+		f.Message = fmt.Sprintf("the server connected %d time(s) to %s, the endpoint the credentials planted in %s name: it tried credentials it had no reason to read", u.Connections, u.Address, u.Where)
+		run.findings = append(run.findings, f)
+	}
+	t.tap(run.res.Phase, "stderr", "", []byte(run.res.Stderr))
+	run.findings = append(run.findings, t.leaks.findings(t.s.Name)...)
+}
+
+func (t *stdioTarget) close() { t.sb.Close() }

@@ -1,0 +1,381 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+)
+
+// checkFlags are check's flags: the probe's, the report's outputs, the
+// base branch to review against and the pull request comment.
+type checkFlags struct {
+	probing
+	format, failOn, automation           string
+	jsonOut, sarifOut, mdOut, summaryOut string
+	baseLock, baseRef, basePolicy        string
+	comment                              bool
+}
+
+func (c *checkFlags) register(fs *flag.FlagSet) {
+	c.probing.register(fs)
+	fs.StringVar(&c.format, "format", "text", "stdout `FORMAT`: text, json, sarif, markdown, summary or annotations")
+	fs.StringVar(&c.jsonOut, "json", "", "also write the JSON report to `FILE`")
+	fs.StringVar(&c.sarifOut, "sarif", "", "also write SARIF to `FILE`")
+	fs.StringVar(&c.mdOut, "markdown", "", "also write the markdown PR comment to `FILE`")
+	fs.StringVar(&c.summaryOut, "summary", "", "also write the job summary markdown to `FILE`")
+	fs.StringVar(&c.failOn, "fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
+	fs.StringVar(&c.automation, "automation-id", "", "SARIF automationDetails.id `ID` (unique per job)")
+	fs.StringVar(&c.baseLock, "base-lock", "", "also review what this lock approves against the base branch's lock `FILE`")
+	fs.StringVar(&c.baseRef, "base", "", "like --base-lock, reading the lock (and the policy) at git `REF`")
+	fs.StringVar(&c.basePolicy, "base-policy", "", "with --base-lock: the base branch's policy `FILE`, in force over this one (which can only tighten it)")
+	fs.BoolVar(&c.comment, "comment", false, "create or update the sticky pull request comment (GitHub Actions)")
+}
+
+func runCheck(ctx context.Context, args []string, env Env) (int, error) {
+	root := ctx // cancelled only by a signal (Main)
+	var c checkFlags
+	fs := newFlagSet("check", env)
+	c.register(fs)
+	if err := parse(fs, args); err != nil {
+		return ExitUsage, err
+	}
+	f, err := report.ParseFormat(c.format)
+	if err != nil {
+		return ExitUsage, asUsage(fmt.Errorf("--format: %w", err))
+	}
+	ctx, cancel, opts, err := c.checkRun(ctx, env, c.failOn)
+	defer cancel()
+	if err != nil {
+		return ExitUsage, err
+	}
+	review := c.baseLock != "" || c.baseRef != ""
+	var base *lock.File
+	if review {
+		if base, err = loadBase(ctx, env, &c.common, c.baseLock, c.baseRef); err != nil {
+			return ExitUsage, err
+		}
+	} else if c.basePolicy != "" {
+		return ExitUsage, usageErr("--base-policy needs --base-lock")
+	}
+	if c.basePolicy != "" && c.baseRef != "" {
+		return ExitUsage, usageErr("--base reads the base branch's policy itself: drop --base-policy")
+	}
+	// Under review the base branch's policy is in force: the pull
+	// request's own policy file can only tighten it.
+	var weakened []finding.Finding
+	basePol, reviewPolicy, err := loadBasePolicy(ctx, env, &c.common, c.basePolicy, c.baseRef)
+	if err != nil {
+		return ExitUsage, err
+	}
+	if reviewPolicy {
+		prPol, err := c.loadPolicy(env)
+		if err != nil {
+			return ExitUsage, err
+		}
+		comb := &policy.Combined{Base: basePol, PR: prPol, Run: c.run()}
+		fixed := c.policyFixed()
+		opts.PerServer = func(name string) policy.Settings { return comb.Effective(name, fixed) }
+		var names []string
+		for _, s := range opts.Servers {
+			names = append(names, s.Name)
+		}
+		weakened = comb.Weakenings(names, c.policyName())
+	} else if review {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
+	}
+	// The repository scan (a git listing) runs beside the probe, and the
+	// probe waits for it before its end-of-run sweep, which kills every
+	// process this one started. Bounded by a signal, not by --deadline:
+	// the deadline is the servers' budget, and a run whose servers ran
+	// out of it still reports them held, with the repository's findings.
+	// What the scan says on stderr is held until the probe is over, so
+	// it does not cut into the progress lines.
+	var (
+		unchecked []finding.Finding
+		scanErr   error
+		scanOut   bytes.Buffer
+	)
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		senv := env
+		senv.Stderr = &scanOut
+		unchecked, scanErr = uncheckedConfigs(root, senv, &c.common, opts.All)
+	}()
+	opts.BeforeSweep = func() { <-scanned }
+	if review {
+		opts.Base = &check.BaseLock{Lock: base}
+	}
+	r := check.Check(ctx, opts)
+	<-scanned
+	env.Stderr.Write(scanOut.Bytes())
+	if err := interruption(root); err != nil {
+		return ExitInterrupted, err
+	}
+	if scanErr != nil {
+		return ExitUsage, scanErr
+	}
+	if repo := append(weakened, unchecked...); len(repo) > 0 {
+		r.Repository = append(r.Repository, repo...)
+		report.Summarize(r, opts.FailOn, false)
+	}
+	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
+	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: c.automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}
+	textOpts := ropts
+	textOpts.Width, textOpts.Color, textOpts.Verbose = termWidth(env, env.Stdout), newPainter(env, env.Stdout).on, c.verbose
+	if f != report.FormatText {
+		textOpts = ropts
+	}
+	if err := report.Write(env.Stdout, f, r, textOpts); err != nil {
+		return ExitUsage, fmt.Errorf("writing report: %w", err)
+	}
+	targets := report.Targets{JSON: c.outPath(env, c.jsonOut), SARIF: c.outPath(env, c.sarifOut), Markdown: c.outPath(env, c.mdOut), Summary: c.outPath(env, c.summaryOut)}
+	if err := report.WriteAll(r, targets, ropts); err != nil {
+		return ExitUsage, err
+	}
+	if c.comment {
+		// A comment that cannot be posted (a fork's read-only token) is a
+		// warning, never a failure of the check.
+		if err := postComment(ctx, env, r, ropts); err != nil {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: pull request comment not posted: %v\n", err)
+		}
+	}
+	return r.Summary.ExitCode, nil
+}
+
+func (c *common) outPath(env Env, p string) string {
+	if p == "" {
+		return ""
+	}
+	return c.path(env, p)
+}
+
+// pinFlags are pin's flags: the probe's, who approves, and the
+// threshold the pin is judged by.
+type pinFlags struct {
+	probing
+	approvedBy, failOn string
+}
+
+func (c *pinFlags) register(fs *flag.FlagSet) {
+	c.probing.register(fs)
+	fs.StringVar(&c.approvedBy, "approved-by", "", "record what is pinned as approved by `WHO` (default: git config user.email, else $USER)")
+	fs.StringVar(&c.failOn, "fail-on", "error", "lowest `SEVERITY` that fails the pin (exit 1), as it fails a check: error, warning, note or never")
+}
+
+func runPin(ctx context.Context, args []string, env Env) (int, error) {
+	root := ctx // cancelled only by a signal (Main)
+	var c pinFlags
+	fs := newFlagSet("pin", env)
+	c.register(fs)
+	if err := parse(fs, args); err != nil {
+		return ExitUsage, err
+	}
+	threshold, err := finding.ParseSeverity(c.failOn)
+	if err != nil {
+		return ExitUsage, asUsage(fmt.Errorf("--fail-on: %w", err))
+	}
+	servers, all, err := c.loadServers(env)
+	if err != nil {
+		return ExitUsage, err
+	}
+	lk, _, err := c.readLock(env, true)
+	if err != nil {
+		return ExitUsage, err
+	}
+	opts, err := c.options(env, env.Stderr)
+	if err != nil {
+		return ExitUsage, err
+	}
+	opts.Servers, opts.All, opts.Lock, opts.FailOn = servers, all, lk, threshold
+	if c.deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.deadline)
+		defer cancel()
+	}
+	who := check.Approval{By: c.approvedBy, At: env.Now()}
+	if who.By == "" {
+		who.By = approver(c.dir(env), env.Getenv)
+	}
+	next, r := check.Pin(ctx, opts, who)
+	if err := interruption(root); err != nil {
+		return ExitInterrupted, err
+	}
+	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr), Verbose: c.verbose}); err != nil {
+		return ExitUsage, err
+	}
+	approve := approveCommand(fs, args)
+	if next == nil {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged (a lock is only written when every server was probed and stable; pin the others alone with --server NAME)\n", c.lockPath)
+		// Acknowledgements go into the lock: only servers it already
+		// holds can have theirs recorded now.
+		if lk != nil {
+			kept := *r
+			kept.Servers = nil
+			for _, s := range r.Servers {
+				if lk.Servers[s.Name] != nil {
+					kept.Servers = append(kept.Servers, s)
+				}
+			}
+			printAcks(env, report.AckCommands(&kept, approve), "")
+		}
+		return r.Summary.ExitCode, nil
+	}
+	data, err := next.Marshal()
+	if err != nil {
+		return ExitUsage, err
+	}
+	if err := lock.WriteAtomic(c.path(env, c.lockPath), data); err != nil {
+		return ExitUsage, err
+	}
+	fmt.Fprintf(env.Stderr, "mcp-lockcheck: pinned %d server(s) in %s\n", len(r.Servers), c.lockPath)
+	if r.Summary.ExitCode != ExitOK {
+		// The lock is written, so the acknowledgements can be recorded
+		// in it; until they are, a check of it fails as this pin does.
+		printAcks(env, report.AckCommands(r, approve), c.lockPath)
+		return r.Summary.ExitCode, nil
+	}
+	return ExitOK, nil
+}
+
+// printAcks lists the acknowledgement commands a pin asks for on stderr;
+// lockPath, when set, is the lock they were written to and that fails a
+// check until they are run.
+func printAcks(env Env, acks []string, lockPath string) {
+	if len(acks) == 0 {
+		return
+	}
+	if lockPath != "" {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s fails a check until these findings are fixed at the source or acknowledged.\n", lockPath)
+	}
+	fmt.Fprintf(env.Stderr, "After review, record each acknowledgement (with your reason) with:\n")
+	for _, a := range acks {
+		fmt.Fprintf(env.Stderr, "  %s\n", a)
+	}
+}
+
+// approver is who a pin is recorded as approved by: git's user.email,
+// else $USER.
+func approver(dir string, getenv func(string) (string, bool)) string {
+	cmd := exec.Command("git", "config", "user.email")
+	cmd.Dir = dir
+	if out, err := cmd.Output(); err == nil {
+		if s := strings.TrimSpace(string(out)); s != "" {
+			return s
+		}
+	}
+	if u, ok := getenv("USER"); ok && u != "" {
+		return u
+	}
+	return "unknown"
+}
+
+// serversFlags are servers' flags: the selection (no lock, no probe)
+// and the matrix output.
+type serversFlags struct {
+	common
+	matrix bool
+}
+
+func (c *serversFlags) register(fs *flag.FlagSet) {
+	c.registerServers(fs)
+	fs.BoolVar(&c.matrix, "matrix", false, `print a GitHub Actions matrix: {"include":[{"server":NAME,"config":FILE},...]}`)
+}
+
+func runServers(_ context.Context, args []string, env Env) (int, error) {
+	var c serversFlags
+	fs := newFlagSet("servers", env)
+	c.register(fs)
+	if err := parse(fs, args); err != nil {
+		return ExitUsage, err
+	}
+	servers, _, err := c.loadServers(env)
+	if err != nil {
+		return ExitUsage, err
+	}
+	if c.matrix {
+		return printMatrix(env, servers)
+	}
+	for _, s := range servers {
+		l := pinned.Launch(s)
+		target := l.Command + " " + strings.Join(l.Args, " ")
+		if l.URL != "" {
+			target = l.URL
+		}
+		fmt.Fprintf(env.Stdout, "%s\t%s:%d\t%s\t%s\n", inert.Text(s.Name), s.File, s.Line, l.Type, inert.Text(strings.TrimSpace(target)))
+	}
+	return ExitOK, nil
+}
+
+// checkRun loads what check and diff share: the --fail-on threshold, the
+// configured servers, the lock (a missing one is said, not an error) and
+// the engine's options, with --deadline applied to the returned context.
+// The caller must call cancel.
+func (c *probing) checkRun(ctx context.Context, env Env, failOn string) (context.Context, context.CancelFunc, check.Options, error) {
+	cancel := func() {}
+	threshold, err := finding.ParseSeverity(failOn)
+	if err != nil {
+		return ctx, cancel, check.Options{}, asUsage(fmt.Errorf("--fail-on: %w", err))
+	}
+	servers, all, err := c.loadServers(env)
+	if err != nil {
+		return ctx, cancel, check.Options{}, err
+	}
+	// A missing lock at the default path is first adoption: every server
+	// is unpinned. A --lock the user named that does not exist is a typo.
+	lk, data, err := c.readLock(env, !c.explicit()("lock"))
+	if err != nil {
+		return ctx, cancel, check.Options{}, err
+	}
+	opts, err := c.options(env, env.Stderr)
+	if err != nil {
+		return ctx, cancel, check.Options{}, err
+	}
+	opts.Servers, opts.All, opts.Lock, opts.LockData, opts.FailOn = servers, all, lk, data, threshold
+	if lk == nil {
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: every server is unpinned\n", c.lockPath)
+	}
+	if c.deadline > 0 {
+		ctx, cancel = context.WithTimeout(ctx, c.deadline)
+	}
+	return ctx, cancel, opts, nil
+}
+
+// basicInCI is the warning a CI run gets when a server ran with less than
+// strict: the check gates code nobody has reviewed yet, and basic was never
+// meant to contain it.
+const basicInCI = "Some servers ran in the `basic` (or `off`) sandbox on a CI runner. Basic scrubs the environment, plants canaries and redacts secrets, but does not contain a hostile server: it can read what the runner's user can read, write where it can write (the workspace, the runner's files), reach the network and keep running. Use `sandbox: strict`."
+
+// runWarnings are every run-level warning this build writes.
+var runWarnings = []string{basicInCI}
+
+// containmentWarnings warns when a run in CI (CI or GITHUB_ACTIONS set)
+// probed a server with less than strict.
+func containmentWarnings(env Env, r *report.Report) []string {
+	ci := false
+	for _, k := range []string{"CI", "GITHUB_ACTIONS"} {
+		if v, ok := env.Getenv(k); ok && v != "" && v != "false" && v != "0" {
+			ci = true
+		}
+	}
+	if !ci {
+		return nil
+	}
+	for _, s := range r.Servers {
+		if strings.HasPrefix(s.Isolation, "basic") || strings.HasPrefix(s.Isolation, "off") {
+			return []string{basicInCI}
+		}
+	}
+	return nil
+}
