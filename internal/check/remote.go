@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 )
 
 // remoteIsolation is what the report says about a remote server's
@@ -57,7 +58,7 @@ func newRemoteTarget(s config.Server, opts *Options, popts *probe.Options, run *
 	}
 	t := &remoteTarget{s: s, red: opts.Redactor, secrets: remoteSecrets(s, endpoint, headers), echoed: map[string]bool{}}
 	t.Remote = probe.Remote{URL: endpoint, Headers: headers, SSE: s.Type == config.TypeSSE,
-		Options: probe.RemoteOptions{Timeout: popts.RequestTimeout, MaxMessageBytes: popts.MaxMessageBytes, RootCAs: remoteRootCAs}}
+		Options: transport.RemoteOptions{Timeout: popts.RequestTimeout, MaxMessageBytes: popts.MaxMessageBytes, RootCAs: remoteRootCAs}}
 	// A remote server asking roots/list gets the project the config
 	// belongs to, as the client would tell it.
 	if root, err := filepath.Abs(projectRoot(configFile(s, opts))); err == nil && s.File != "" {

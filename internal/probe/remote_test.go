@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 )
 
 // sdkServer is a go-sdk MCP server with one read-only tool whose
@@ -102,7 +104,7 @@ func TestRemoteTransports(t *testing.T) {
 			}
 			var rec seen
 			var hs *httptest.Server
-			ropts := RemoteOptions{Timeout: 10 * time.Second}
+			ropts := transport.RemoteOptions{Timeout: 10 * time.Second}
 			if tc.tls {
 				hs = quietTLS(rec.wrap(h))
 				pool := x509.NewCertPool()
@@ -155,8 +157,8 @@ func TestRemoteTransports(t *testing.T) {
 				if !afterInit && !tc.sse && o.ProtocolVersion != Stateless {
 					t.Errorf("%s before notifications/initialized", r.method)
 				}
-				if got := r.header.Get(ProtocolVersionHeader); got != o.ProtocolVersion {
-					t.Errorf("%s: %s = %q, want %q", r.method, ProtocolVersionHeader, got, o.ProtocolVersion)
+				if got := r.header.Get(transport.ProtocolVersionHeader); got != o.ProtocolVersion {
+					t.Errorf("%s: %s = %q, want %q", r.method, transport.ProtocolVersionHeader, got, o.ProtocolVersion)
 				}
 			}
 		})
@@ -169,7 +171,7 @@ func TestRemoteTLSVerified(t *testing.T) {
 	srv := sdkServer("x", legacyOnly)
 	hs := quietTLS(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	defer hs.Close()
-	res := Run(context.Background(), Remote{URL: hs.URL, Options: RemoteOptions{Timeout: 5 * time.Second}}, Options{RequestTimeout: 5 * time.Second})
+	res := Run(context.Background(), Remote{URL: hs.URL, Options: transport.RemoteOptions{Timeout: 5 * time.Second}}, Options{RequestTimeout: 5 * time.Second})
 	if res.Err == nil || !strings.Contains(res.Err.Error(), "certificate") {
 		t.Fatalf("err = %v, want a certificate error", res.Err)
 	}
@@ -240,14 +242,14 @@ func TestRemoteFailures(t *testing.T) {
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
-		opts    RemoteOptions
+		opts    transport.RemoteOptions
 		errSub  string
 	}{
 		{"oversized body", rawServer(t, map[string]string{"initialize": initOK, "tools/list": big}).Config.Handler.ServeHTTP,
-			RemoteOptions{MaxMessageBytes: 1 << 20}, "larger than 1048576 bytes"},
-		{"unauthorized", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusUnauthorized) }, RemoteOptions{}, "Unauthorized"},
-		{"closed mid-body", midStream(initOK, "application/json"), RemoteOptions{}, "tools/list: connection failed"},
-		{"closed mid-event-stream", midStream(initOK, "text/event-stream"), RemoteOptions{}, "ended the response stream before answering"},
+			transport.RemoteOptions{MaxMessageBytes: 1 << 20}, "larger than 1048576 bytes"},
+		{"unauthorized", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusUnauthorized) }, transport.RemoteOptions{}, "Unauthorized"},
+		{"closed mid-body", midStream(initOK, "application/json"), transport.RemoteOptions{}, "tools/list: connection failed"},
+		{"closed mid-event-stream", midStream(initOK, "text/event-stream"), transport.RemoteOptions{}, "ended the response stream before answering"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 )
 
 // Target is where a probe's launches come from: a command started over
@@ -96,7 +98,7 @@ type Remote struct {
 	SSE     bool
 	// Options shape the HTTP client; a zero MaxMessageBytes takes the
 	// probe's.
-	Options RemoteOptions
+	Options transport.RemoteOptions
 }
 
 // Start opens a new session with the server.
@@ -105,16 +107,16 @@ func (t Remote) Start(ctx context.Context, spec LaunchSpec) (Launch, error) {
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = spec.MaxMessageBytes
 	}
-	connect := HTTPConnector(t.URL, t.Headers, o)
+	connect := transport.HTTPConnector(t.URL, t.Headers, o)
 	if t.SSE {
-		connect = SSEConnector(t.URL, t.Headers, o)
+		connect = transport.SSEConnector(t.URL, t.Headers, o)
 	}
 	return connected(connect).Start(ctx, spec)
 }
 
 // connected is a target whose launches are the connections a Connector
 // opens: a remote server, or an in-memory one in tests.
-type connected Connector
+type connected transport.Connector
 
 func (c connected) Start(ctx context.Context, spec LaunchSpec) (Launch, error) {
 	conn, closeConn, err := c(ctx, spec.N)
