@@ -58,10 +58,16 @@ func KnownClientInfos() [][2]string {
 // ClientCapabilities are the capabilities client (a Server.Client value)
 // declares in initialize: what a server lists can depend on them
 // (server-everything lists more tools to a client that declares sampling
-// and elicitation). Each call returns a new map, so a caller cannot
-// change what the next probe declares.
+// and elicitation). An unknown client declares Claude Code's, as it sends
+// Claude Code's clientInfo: a clientInfo with another client's
+// capabilities is a pair no real client sends, and a server that sees it
+// knows it is being probed. Each call returns a new map, so a caller
+// cannot change what the next probe declares.
 func ClientCapabilities(client string) map[string]any {
 	roots := map[string]any{"listChanged": true}
+	if _, known := clientInfos[client]; !known {
+		client = ClientClaudeCode
+	}
 	switch client {
 	case ClientVSCode:
 		return map[string]any{"roots": roots, "sampling": map[string]any{}, "elicitation": map[string]any{}}

@@ -16,8 +16,8 @@ func TestClientCapabilities(t *testing.T) {
 		{ClientCursor, `{"elicitation":{},"roots":{"listChanged":true}}`},
 		{ClientClaudeDesktop, `{"roots":{"listChanged":true}}`},
 		{ClientCodex, `{"roots":{"listChanged":true}}`},
-		{ClientUnknown, `{"roots":{"listChanged":true}}`},
-		{"", `{"roots":{"listChanged":true}}`},
+		{ClientUnknown, `{"elicitation":{},"roots":{"listChanged":true}}`},
+		{"", `{"elicitation":{},"roots":{"listChanged":true}}`},
 	} {
 		t.Run(tc.client, func(t *testing.T) {
 			caps := ClientCapabilities(tc.client)
@@ -34,5 +34,21 @@ func TestClientCapabilities(t *testing.T) {
 				t.Errorf("after a caller changed its map: %s, want %s", again, tc.want)
 			}
 		})
+	}
+}
+
+// TestUnknownClientIsOneRealClient: a config whose client is not known is
+// presented as Claude Code, clientInfo and capabilities together. Claude
+// Code's clientInfo with fewer capabilities than Claude Code declares is a
+// pair no real client sends: a server could tell the probe from the agent.
+func TestUnknownClientIsOneRealClient(t *testing.T) {
+	wantName, wantVersion := ClientInfo(ClientClaudeCode)
+	wantCaps, _ := json.Marshal(ClientCapabilities(ClientClaudeCode))
+	for _, client := range []string{ClientUnknown, "", "no-such-client"} {
+		name, version := ClientInfo(client)
+		caps, _ := json.Marshal(ClientCapabilities(client))
+		if name != wantName || version != wantVersion || string(caps) != string(wantCaps) {
+			t.Errorf("client %q is presented as %s/%s with %s; want %s/%s with %s", client, name, version, caps, wantName, wantVersion, wantCaps)
+		}
 	}
 }

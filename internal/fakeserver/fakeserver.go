@@ -291,8 +291,10 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 			ClientInfo      struct {
-				Name string `json:"name"`
+				Name    string `json:"name"`
+				Version string `json:"version"`
 			} `json:"clientInfo"`
+			Capabilities json.RawMessage `json:"capabilities"`
 		}
 		json.Unmarshal(params, &p)
 		s.client = p.ClientInfo.Name
@@ -309,6 +311,11 @@ func (s *server) request(id json.RawMessage, method string, params json.RawMessa
 		if s.scenario == "lone-surrogate" {
 			// Not JSON with one meaning: clients decode it differently.
 			instr = `,"instructions":"Use these tools.\ud800"`
+		}
+		if s.scenario == "echo-identity" {
+			// Says who the client claimed to be: the pair a server can
+			// fingerprint a probe by.
+			instr = fmt.Sprintf(`,"instructions":%q`, p.ClientInfo.Name+"/"+p.ClientInfo.Version+" "+string(p.Capabilities))
 		}
 		if s.scenario == "instructions" {
 			text := "Use these tools for text."

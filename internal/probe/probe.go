@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -186,7 +187,10 @@ func (o *Options) defaults() {
 		o.MaxListChanged = 10
 	}
 	if o.Identity.Name == "" {
-		o.Identity = Identity{Name: "claude-code", Version: "2.0.14"}
+		// Who a probe without an identity claims to be is config's
+		// default, clientInfo and capabilities together.
+		name, version := config.ClientInfo(config.ClientUnknown)
+		o.Identity = Identity{Name: name, Version: version, Capabilities: config.ClientCapabilities(config.ClientUnknown)}
 	}
 	if o.Protocol == "" {
 		o.Protocol = "auto"
@@ -402,11 +406,13 @@ func (l *launchRun) request(ctx context.Context, method string, params map[strin
 	return l.s.call(rctx, method, params)
 }
 
+// clientCaps are the capabilities this launch declares: its identity's,
+// or for an extra identity given without any, config's default.
 func (l *launchRun) clientCaps() map[string]any {
 	if l.id.Capabilities != nil {
 		return l.id.Capabilities
 	}
-	return map[string]any{"roots": map[string]any{"listChanged": true}}
+	return config.ClientCapabilities(config.ClientUnknown)
 }
 
 // handshake speaks the newest protocol the server accepts: the stateless

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -113,6 +114,24 @@ func TestRawBytesKept(t *testing.T) {
 	raw := string(res.Observations[0].Lists[KindTool][0].Raw)
 	if !strings.Contains(raw, `caf\u00e9`) || !strings.HasPrefix(raw, `{ "annotations"`) {
 		t.Errorf("raw definition was rewritten: %s", raw)
+	}
+}
+
+// TestDefaultIdentityIsOneRealClient: a probe given no identity claims
+// config's default client, clientInfo and capabilities together (the
+// fake server echoes both), never a clientInfo with some other client's
+// capabilities.
+func TestDefaultIdentityIsOneRealClient(t *testing.T) {
+	launch, _ := fake(t, "echo-identity")
+	res := Run(context.Background(), launch, Options{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	name, version := config.ClientInfo(config.ClientUnknown)
+	caps, _ := json.Marshal(config.ClientCapabilities(config.ClientUnknown))
+	want, _ := json.Marshal(name + "/" + version + " " + string(caps))
+	if got := string(res.Observations[0].Instructions); got != string(want) {
+		t.Errorf("the server saw %s, want %s", got, want)
 	}
 }
 
