@@ -106,10 +106,25 @@ func FuzzJSONCDifferential(f *testing.F) {
 		if !oldOK && err == nil {
 			t.Fatalf("old refuses, hujson accepts: %q -> %q", data, got)
 		}
-		if oldOK && err == nil && !bytes.Equal(old, got) {
+		if oldOK && err == nil && !sameBlanks(old, got) {
 			t.Fatalf("outputs differ for %q:\n old %q\n new %q", data, old, got)
 		}
 	})
+}
+
+// sameBlanks reports whether the two standard JSONs are the same bytes,
+// but for a tab inside a comment, which hujson keeps and the old stripper
+// made a space: whitespace either way, at the same offset.
+func sameBlanks(old, got []byte) bool {
+	if len(old) != len(got) {
+		return false
+	}
+	for i := range old {
+		if old[i] != got[i] && (old[i] != ' ' || got[i] != '\t') {
+			return false
+		}
+	}
+	return true
 }
 
 // hujsonStricter reports whether data has a comment hujson refuses and the

@@ -1,6 +1,9 @@
 package config
 
 import (
+	"encoding/json"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -20,6 +23,7 @@ var jsoncCases = []struct{ name, in, want string }{
 	{"tabs", "{\t\"a\":\t[1,\t]\t}", "{\t\"a\":\t[1 \t]\t}"},
 	{"comment between key and colon", `{"a" /*k*/ : 1}`, `{"a"       : 1}`},
 	{"*/ inside a string in a comment-free file", `{"a": "*/"}`, `{"a": "*/"}`},
+	{"a tab in a comment stays a tab", "/*\t*/{}", "  \t  {}"},
 	// Refused.
 	{"empty member", `{"a":,}`, ""},
 	{"[,]", `[,]`, ""},
@@ -86,4 +90,75 @@ func TestJSONCBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkStandardJSON measures the worst a file within the bounds costs:
+// as deep and as wide as a JSONC file may be, and a large plain JSON file,
+// which skips the tree.
+func BenchmarkStandardJSON(b *testing.B) {
+	inputs := []struct{ name, in string }{
+		{"deepest JSONC", "// c\n" + strings.Repeat("[", MaxJSONCOpeners) + strings.Repeat("]", MaxJSONCOpeners)},
+		{"widest JSONC", "// c\n[" + strings.Repeat("1,", MaxJSONCSeparators-1) + "1]"},
+		{"plain JSON 8 MB", "[" + strings.Repeat(`"1234567",`, 800000) + "1]"},
+	}
+	for _, in := range inputs {
+		b.Run(in.name, func(b *testing.B) {
+			data := []byte(in.in)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := standardJSON(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// FuzzStandardJSON: whatever standardJSON accepts comes back as standard
+// JSON of the same length, with every newline where it was and only
+// blanks where bytes changed (plain JSON unchanged), so an offset into it
+// is an offset into the file; whatever it refuses is refused with a
+// *JSONCError at an offset inside the file.
+func FuzzStandardJSON(f *testing.F) {
+	for _, s := range samples {
+		data, err := os.ReadFile(s.path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, c := range jsoncCases {
+		f.Add([]byte(c.in))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := standardJSON(data)
+		if err != nil {
+			var je *JSONCError
+			if !errors.As(err, &je) || je.Offset < 0 || je.Offset > len(data) {
+				t.Fatalf("error %v (%T) for %q", err, err, data)
+			}
+			return
+		}
+		if len(out) != len(data) || !json.Valid(out) {
+			t.Fatalf("%q -> %q: not standard JSON of the same length", data, out)
+		}
+		if json.Valid(data) && string(out) != string(data) {
+			t.Fatalf("plain JSON changed: %q -> %q", data, out)
+		}
+		// The tree guard install edits reads the same file (plain JSON
+		// included, which standardJSON reads without hujson).
+		j, err := ReadJSONC(data)
+		if err != nil {
+			t.Fatalf("ReadJSONC refuses what standardJSON reads: %v\n%q", err, data)
+		}
+		if string(j.Clean) != string(out) {
+			t.Fatalf("ReadJSONC %q, standardJSON %q", j.Clean, out)
+		}
+		for i := range data {
+			if (data[i] == '\n') != (out[i] == '\n') || data[i] != out[i] && out[i] != ' ' {
+				t.Fatalf("byte %d: %q became %q\n%q\n%q", i, data[i], out[i], data, out)
+			}
+		}
+	})
 }

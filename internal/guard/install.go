@@ -320,6 +320,9 @@ func (e *srvEntry) launch(d *doc) (*launchSpans, error) {
 
 // array reads a member's value as an array of strings.
 func (d *doc) array(m *field) (*jarray, []string, error) {
+	if m.node == nil {
+		return nil, nil, fmt.Errorf("not an array")
+	}
 	arr, ok := m.node.Value.(*hujson.Array)
 	if !ok {
 		return nil, nil, fmt.Errorf("not an array")
@@ -353,6 +356,9 @@ func (d *doc) str(v *hujson.Value) (string, bool) {
 // (Unicode simple folding, as encoding/json matches keys) are refused:
 // clients that match keys differently would each read another one.
 func (d *doc) fields(v *hujson.Value) ([]field, error) {
+	if v == nil {
+		return nil, fmt.Errorf("expected an object")
+	}
 	obj, ok := v.Value.(*hujson.Object)
 	if !ok {
 		return nil, fmt.Errorf("expected an object at byte %d", v.StartOffset+1)
