@@ -142,6 +142,11 @@ func TestParseErrors(t *testing.T) {
 			`x.json:2:18: invalid JSON: unexpected end of JSON input`},
 		{"syntax: newline in a string after a comment", "x.json", "{ // c\n \"a\": \"x\ny\"}",
 			`x.json:2:9: invalid JSON: invalid character '\n' in string literal`},
+		// hujson is stricter than the old stripper about what a comment holds.
+		{"syntax: invalid UTF-8 in a comment", "x.json", "{\"mcpServers\": {} /* \xff */}",
+			`x.json:1:19: invalid JSON: invalid UTF-8 in comment`},
+		{"syntax: line separator in a // comment", "x.json", "{\"mcpServers\": {} // a\u2028b\n}",
+			`x.json:1:23: invalid JSON: invalid character '\u2028' in line comment`},
 		{"syntax: trailing data", "x.json", "{\"mcpServers\": {}}\n{}",
 			`x.json:2:1: invalid JSON: invalid character '{' after top-level value`},
 		{"syntax: empty element stays an error", "x.json", `{"mcpServers": {"a": {"command": "x", "args": [,]}}}`,

@@ -539,7 +539,11 @@ func rewrite(name string, data []byte, edit func(d *doc, e *srvEntry) ([]splice,
 }
 
 // jsonEntries finds the server objects of a JSON or JSONC config in
-// hujson's tree of it.
+// hujson's tree of it. Only the tree's offsets are used: the edits stay
+// byte splices, because hujson's Patch writes an inserted element or
+// member without the separator and indent the array or object uses
+// (["guard","--",\n      "-y"]), and Uninstall can only give the file back
+// byte for byte when it knows exactly what Install wrote.
 func jsonEntries(name string, data []byte) (*doc, []*srvEntry, error) {
 	j, err := config.ReadJSONC(data)
 	if err != nil {
