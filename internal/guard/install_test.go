@@ -340,3 +340,27 @@ func TestInstallKeepsWhatItDoesNotTouch(t *testing.T) {
 		t.Fatalf("uninstall: %v\n got %q\nwant %q", err, back, data)
 	}
 }
+
+// TestInstallRefusesHugeConfig: the tree install edits is bounded (see
+// config.MaxJSONCSeparators): a plain JSON config config.Parse reads
+// without a tree is refused with its position rather than read into
+// hundreds of megabytes.
+func TestInstallRefusesHugeConfig(t *testing.T) {
+	data := []byte(`{"mcpServers": {"a": {"command": "x", "args": [` + strings.Repeat(`"1",`, config.MaxJSONCSeparators) + `"1"]}}}`)
+	if _, err := config.Parse(".mcp.json", data); err != nil {
+		t.Fatal(err)
+	}
+	lk := lock.New()
+	lk.Servers["a"] = &lock.Server{}
+	for _, f := range []func() error{
+		func() error {
+			_, _, err := Install(".mcp.json", data, InstallOptions{Lock: lk, LockPath: "l", Executable: "mcp-lockcheck"})
+			return err
+		},
+		func() error { _, _, err := Uninstall(".mcp.json", data); return err },
+	} {
+		if err := f(); err == nil || !strings.Contains(err.Error(), ".mcp.json:1:") || !strings.Contains(err.Error(), "too large to read safely") {
+			t.Errorf("got %v", err)
+		}
+	}
+}
