@@ -29,7 +29,8 @@ const (
 	// refuses beyond (plain JSON is bounded by it).
 	MaxJSONCOpeners = 10000
 	// MaxJSONCSeparators bounds the ',' and ':' bytes of a file read as a
-	// tree, and so its number of values (about 30 MB of tree).
+	// tree, and so its number of values: at the bound, hujson allocates
+	// about 60 MB and takes 0.4 s (BenchmarkStandardJSON, widest JSONC).
 	MaxJSONCSeparators = 1 << 17
 )
 
