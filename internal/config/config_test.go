@@ -133,6 +133,20 @@ func TestParseErrors(t *testing.T) {
 		{"syntax: after a comment", "x.json",
 			"{ // c\n  /* é */ \"mcpServers\": x }",
 			`x.json:2:26: invalid JSON: invalid character 'x' looking for beginning of value`},
+		// After a comment hujson finds the error; the words stay encoding/json's.
+		{"syntax: bad literal after a comment", "x.json", "{ // c\n \"mcpServers\": tru }",
+			`x.json:2:19: invalid JSON: invalid character ' ' in literal true (expecting 'e')`},
+		{"syntax: no colon after a comment", "x.json", "{ // c\n \"mcpServers\": {\"a\" 1}}",
+			`x.json:2:21: invalid JSON: invalid character '1' after object key`},
+		{"syntax: end after a comment", "x.json", "{ // c\n \"mcpServers\": {}\n",
+			`x.json:2:18: invalid JSON: unexpected end of JSON input`},
+		{"syntax: newline in a string after a comment", "x.json", "{ // c\n \"a\": \"x\ny\"}",
+			`x.json:2:9: invalid JSON: invalid character '\n' in string literal`},
+		// hujson is stricter than the old stripper about what a comment holds.
+		{"syntax: invalid UTF-8 in a comment", "x.json", "{\"mcpServers\": {} /* \xff */}",
+			`x.json:1:19: invalid JSON: invalid UTF-8 in comment`},
+		{"syntax: line separator in a // comment", "x.json", "{\"mcpServers\": {} // a\u2028b\n}",
+			`x.json:1:23: invalid JSON: invalid character '\u2028' in line comment`},
 		{"syntax: trailing data", "x.json", "{\"mcpServers\": {}}\n{}",
 			`x.json:2:1: invalid JSON: invalid character '{' after top-level value`},
 		{"syntax: empty element stays an error", "x.json", `{"mcpServers": {"a": {"command": "x", "args": [,]}}}`,
@@ -289,25 +303,6 @@ func TestParseShapes(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", gj, wj)
 			}
 		})
-	}
-}
-
-func TestStripJSONC(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{`{"a": 1, // c` + "\n}", `{"a": 1      ` + "\n}"},
-		{`[1, /* x */ ]`, `[1          ]`},
-		{`{"a": "//not, a comment",}`, `{"a": "//not, a comment" }`},
-		{`{"a": "\"/*", "b": 2}`, `{"a": "\"/*", "b": 2}`},
-		{"/* a\r\nb */{}", "    \r\n    {}"},
-		{`[[1,],]`, `[[1 ] ]`},
-		{`{"a":,}`, `{"a":,}`},
-	}
-	for _, tc := range tests {
-		got, open := stripJSONC([]byte(tc.in))
-		if string(got) != tc.want || open != -1 {
-			t.Errorf("stripJSONC(%q) = %q, %d; want %q", tc.in, got, open, tc.want)
-		}
 	}
 }
 

@@ -28,9 +28,9 @@ func (f *jsonFile) errAt(off int, format string, args ...any) *Error {
 
 func parseJSON(name string, data []byte, client string) ([]Server, error) {
 	f := &jsonFile{name: name, data: data, client: client}
-	clean, open := stripJSONC(data)
-	if open >= 0 {
-		return nil, f.errAt(open, "unterminated /* comment")
+	clean, err := standardJSON(data)
+	if err != nil {
+		return nil, f.jsoncError(err)
 	}
 	var raw json.RawMessage
 	if err := json.Unmarshal(clean, &raw); err != nil {

@@ -142,8 +142,8 @@ func UnknownKeys(name string, data []byte) []KeyWarning {
 }
 
 func jsonUnknownKeys(name string, data []byte, opencode bool) []KeyWarning {
-	clean, open := stripJSONC(data)
-	if open >= 0 {
+	clean, err := standardJSON(data)
+	if err != nil {
 		return nil
 	}
 	root, err := buildTree(clean)

@@ -12,9 +12,9 @@ import "encoding/json"
 // are ignored: a disabled server is one toggle away from running.
 func parseOpenCode(name string, data []byte) ([]Server, error) {
 	f := &jsonFile{name: name, data: data, client: ClientOpenCode}
-	clean, open := stripJSONC(data)
-	if open >= 0 {
-		return nil, f.errAt(open, "unterminated /* comment")
+	clean, err := standardJSON(data)
+	if err != nil {
+		return nil, f.jsoncError(err)
 	}
 	var raw json.RawMessage
 	if err := json.Unmarshal(clean, &raw); err != nil {

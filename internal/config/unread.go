@@ -127,8 +127,8 @@ func HoldsServers(name string, data []byte) (Holder, bool) {
 			return Holder{}, false
 		}
 	default:
-		clean, open := stripJSONC(data)
-		if open >= 0 || json.Unmarshal(clean, &v) != nil {
+		clean, err := standardJSON(data)
+		if err != nil || json.Unmarshal(clean, &v) != nil {
 			return Holder{}, false
 		}
 	}

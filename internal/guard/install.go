@@ -3,9 +3,13 @@ package guard
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+
+	"github.com/tailscale/hujson"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
@@ -215,12 +219,23 @@ type splice struct {
 }
 
 // doc is the file being edited: data as written, and clean, the same bytes
-// with comments and trailing commas blanked (same offsets), which the JSON
-// scanner reads.
+// with comments and trailing commas blanked (same offsets), which is where
+// the bytes of a JSON value are taken from.
 type doc struct {
 	data, clean []byte
 	toml        bool // a Codex config.toml rather than JSON
 	yaml        bool // a Continue block file
+}
+
+// field is one member of a JSON object of the file: its key as decoded,
+// its value's bytes (from doc.clean), and where both are in the file.
+type field struct {
+	key  string
+	val  []byte
+	off  int // offset of the value
+	koff int // offset of the key's opening quote
+	// node is hujson's tree of the value (nil for a field Install makes).
+	node *hujson.Value
 }
 
 // jarray is an array value and its elements' spans.
@@ -239,7 +254,7 @@ type srvEntry struct {
 	holder   string // the key of the object holding it ("mcpServers", ...)
 	line     int    // 1-based line of the entry, for errors
 	obj      span
-	members  []member // offsets are absolute (into data)
+	members  []field
 	opencode bool
 	// pre is the launch of a TOML entry, found by tomlEntries (preErr when
 	// its shape is one this package does not edit).
@@ -257,7 +272,7 @@ type launchSpans struct {
 }
 
 // member returns the member named exactly key (as config.Parse reads it).
-func (e *srvEntry) member(key string) *member {
+func (e *srvEntry) member(key string) *field {
 	for i := range e.members {
 		if e.members[i].key == key {
 			return &e.members[i]
@@ -304,24 +319,76 @@ func (e *srvEntry) launch(d *doc) (*launchSpans, error) {
 }
 
 // array reads a member's value as an array of strings.
-func (d *doc) array(m *member) (*jarray, []string, error) {
-	elems, err := arrayElems(m.val)
-	if err != nil {
-		return nil, nil, err
+func (d *doc) array(m *field) (*jarray, []string, error) {
+	if m.node == nil {
+		return nil, nil, fmt.Errorf("not an array")
+	}
+	arr, ok := m.node.Value.(*hujson.Array)
+	if !ok {
+		return nil, nil, fmt.Errorf("not an array")
 	}
 	a := &jarray{span: span{m.off, m.off + len(m.val)}}
 	var strs []string
-	for _, el := range elems {
-		s, ok := jsonString(el)
+	for _, el := range arr.Elements {
+		s, ok := d.str(&el)
 		if !ok {
 			return nil, nil, fmt.Errorf("not a string")
 		}
-		// el is a sub-slice of m.val: its offset is what its capacity lost.
-		from := m.off + cap(m.val) - cap(el)
-		a.elems = append(a.elems, span{from, from + len(el)})
+		a.elems = append(a.elems, span{el.StartOffset, el.EndOffset})
 		strs = append(strs, s)
 	}
 	return a, strs, nil
+}
+
+// str decodes a string value.
+func (d *doc) str(v *hujson.Value) (string, bool) {
+	if lit, ok := v.Value.(hujson.Literal); !ok || lit.Kind() != '"' {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(d.clean[v.StartOffset:v.EndOffset], &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// fields reads v as an object. Two keys that fold to the same string
+// (Unicode simple folding, as encoding/json matches keys) are refused:
+// clients that match keys differently would each read another one.
+func (d *doc) fields(v *hujson.Value) ([]field, error) {
+	if v == nil {
+		return nil, fmt.Errorf("expected an object")
+	}
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		return nil, fmt.Errorf("expected an object at byte %d", v.StartOffset+1)
+	}
+	fs := make([]field, 0, len(obj.Members))
+	seen := make(map[string]string, len(obj.Members))
+	for i := range obj.Members {
+		m := &obj.Members[i]
+		key, _ := d.str(&m.Name)
+		if first, dup := seen[foldKey(key)]; dup {
+			return nil, fmt.Errorf("ambiguous JSON: key %q given twice (as %q and %q): decoders disagree on which one counts", key, first, key)
+		}
+		seen[foldKey(key)] = key
+		fs = append(fs, field{key: key, val: d.clean[m.Value.StartOffset:m.Value.EndOffset], off: m.Value.StartOffset, koff: m.Name.StartOffset, node: &m.Value})
+	}
+	return fs, nil
+}
+
+// foldKey maps a key to the smallest rune of each rune's simple-folding
+// orbit: two keys encoding/json would match fold to the same string.
+func foldKey(k string) string {
+	out := make([]rune, 0, len(k))
+	for _, r := range k {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		out = append(out, m)
+	}
+	return string(out)
 }
 
 // insertElems inserts elements before the array's first one, each
@@ -471,14 +538,24 @@ func rewrite(name string, data []byte, edit func(d *doc, e *srvEntry) ([]splice,
 	return out.Bytes(), changes, nil
 }
 
-// jsonEntries finds the server objects of a JSON or JSONC config.
+// jsonEntries finds the server objects of a JSON or JSONC config in
+// hujson's tree of it. Only the tree's offsets are used: the edits stay
+// byte splices, because hujson's Patch writes an inserted element or
+// member without the separator and indent the array or object uses
+// (["guard","--",\n      "-y"]), and Uninstall can only give the file back
+// byte for byte when it knows exactly what Install wrote.
 func jsonEntries(name string, data []byte) (*doc, []*srvEntry, error) {
-	clean, open := config.StripJSONC(data)
-	if open >= 0 {
-		return nil, nil, fmt.Errorf("%s: unterminated /* comment", name)
+	j, err := config.ReadJSONC(data)
+	if err != nil {
+		var je *config.JSONCError
+		if errors.As(err, &je) {
+			line, col := lock.LineCol(data, je.Offset)
+			return nil, nil, fmt.Errorf("%s:%d:%d: %w", name, line, col, err)
+		}
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	d := &doc{data: data, clean: clean}
-	root, err := objectMembers(clean)
+	d := &doc{data: data, clean: j.Clean}
+	root, err := d.fields(&j.Tree)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -487,11 +564,11 @@ func jsonEntries(name string, data []byte) (*doc, []*srvEntry, error) {
 	case "opencode.json", "opencode.jsonc":
 		opencode = true
 	}
-	var holders []member
+	var holders []field
 	for _, top := range root {
 		switch {
 		case opencode && top.key == "mcp":
-			ms, err := objectMembers(top.val)
+			ms, err := d.fields(top.node)
 			if err != nil {
 				continue
 			}
@@ -500,8 +577,8 @@ func jsonEntries(name string, data []byte) (*doc, []*srvEntry, error) {
 				if m.key != "servers" {
 					continue
 				}
-				if inner, err := objectMembers(m.val); err == nil && !slices.ContainsFunc(inner, func(x member) bool { return x.key == "type" }) {
-					holder = member{key: "servers", val: m.val, off: top.off + m.off}
+				if inner, err := d.fields(m.node); err == nil && !slices.ContainsFunc(inner, func(x field) bool { return x.key == "type" }) {
+					holder = m
 				}
 			}
 			holders = append(holders, holder)
@@ -514,22 +591,17 @@ func jsonEntries(name string, data []byte) (*doc, []*srvEntry, error) {
 	}
 	var entries []*srvEntry
 	for _, h := range holders {
-		servers, err := objectMembers(h.val)
+		servers, err := d.fields(h.node)
 		if err != nil {
 			continue // null or not an object: config.Parse said what it allows
 		}
 		for _, sm := range servers {
-			ms, err := objectMembers(sm.val)
+			ms, err := d.fields(sm.node)
 			if err != nil {
 				continue
 			}
-			base := h.off + sm.off
-			for i := range ms {
-				ms[i].off += base
-				ms[i].koff += base
-			}
-			line, _ := lock.LineCol(data, h.off+sm.koff)
-			entries = append(entries, &srvEntry{name: sm.key, holder: h.key, line: line, obj: span{base, base + len(sm.val)}, members: ms, opencode: opencode})
+			line, _ := lock.LineCol(data, sm.koff)
+			entries = append(entries, &srvEntry{name: sm.key, holder: h.key, line: line, obj: span{sm.off, sm.off + len(sm.val)}, members: ms, opencode: opencode})
 		}
 	}
 	return d, entries, nil

@@ -64,10 +64,10 @@ func installRemote(d *doc, e *srvEntry, s config.Server, o InstallOptions, ch *C
 			return notBridged(ch, fmt.Sprintf("its %q gives the client credentials the bridge would not have", k))
 		}
 	}
-	var env []member
+	var env []field
 	if m := e.member("env"); m != nil && string(m.val) != "null" {
 		var err error
-		if env, err = objectMembers(m.val); err != nil {
+		if env, err = d.fields(m.node); err != nil {
 			return nil, fmt.Errorf("server %q: \"env\": %w", e.name, err)
 		}
 		for _, v := range env {
@@ -97,26 +97,26 @@ func installRemote(d *doc, e *srvEntry, s config.Server, o InstallOptions, ch *C
 	args = append(args, "--remote-env", "--transport", transport)
 
 	str := func(v string) []byte { b, _ := marshalNoEscape(v); return b }
-	env = append(env, member{key: config.GuardEnvURL, val: str(s.URL)})
+	env = append(env, field{key: config.GuardEnvURL, val: str(s.URL)})
 	names := make([]string, 0, len(s.Headers))
 	for k := range s.Headers {
 		names = append(names, k)
 	}
 	slices.Sort(names)
 	for i, k := range names {
-		env = append(env, member{key: config.GuardEnvHeader(i + 1), val: str(k + ": " + s.Headers[k])})
+		env = append(env, field{key: config.GuardEnvHeader(i + 1), val: str(k + ": " + s.Headers[k])})
 	}
 	orig := d.data[e.obj.from:e.obj.to]
-	env = append(env, member{key: config.GuardEnvOriginal, val: str(base64.StdEncoding.EncodeToString(orig))})
+	env = append(env, field{key: config.GuardEnvOriginal, val: str(base64.StdEncoding.EncodeToString(orig))})
 
 	argv, _ := marshalNoEscape(args)
-	var ms []member
+	var ms []field
 	if e.member("type") != nil {
 		// A client that wants a type (VS Code's "servers") gets the one a
 		// command has.
-		ms = append(ms, member{key: "type", val: str(config.TypeStdio)})
+		ms = append(ms, field{key: "type", val: str(config.TypeStdio)})
 	}
-	ms = append(ms, member{key: "command", val: str(o.Executable)}, member{key: "args", val: argv}, member{key: "env", val: objectBytes(env)})
+	ms = append(ms, field{key: "command", val: str(o.Executable)}, field{key: "args", val: argv}, field{key: "env", val: objectBytes(env)})
 	for _, m := range e.members {
 		if !slices.Contains(remoteKeys, m.key) {
 			ms = append(ms, m)
@@ -143,12 +143,12 @@ func uninstallRemote(d *doc, e *srvEntry, ch *Change) ([]splice, error) {
 	ch.Action = "not guarded"
 	var orig []byte
 	if m := e.member("env"); m != nil {
-		env, _ := objectMembers(m.val)
+		env, _ := d.fields(m.node)
 		for _, v := range env {
 			if v.key != config.GuardEnvOriginal {
 				continue
 			}
-			if s, ok := jsonString(v.val); ok {
+			if s, ok := d.str(v.node); ok {
 				if b, err := base64.StdEncoding.DecodeString(s); err == nil {
 					orig = b
 				}
@@ -156,9 +156,10 @@ func uninstallRemote(d *doc, e *srvEntry, ch *Change) ([]splice, error) {
 		}
 	}
 	if len(orig) > 0 {
-		if clean, open := config.StripJSONC(orig); open >= 0 {
+		// What goes back must be one JSON(C) object, as install kept it.
+		if j, err := config.ReadJSONC(orig); err != nil {
 			orig = nil
-		} else if _, err := objectMembers(clean); err != nil {
+		} else if _, err := (&doc{data: orig, clean: j.Clean}).fields(&j.Tree); err != nil {
 			orig = nil
 		}
 	}
@@ -171,7 +172,7 @@ func uninstallRemote(d *doc, e *srvEntry, ch *Change) ([]splice, error) {
 }
 
 // objectBytes writes members as one compact JSON object.
-func objectBytes(ms []member) []byte {
+func objectBytes(ms []field) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, m := range ms {

@@ -113,6 +113,11 @@ var roundTrips = []struct{ name, file, data string }{
 	{"Codex TOML, CRLF and escapes", ".codex/config.toml", "[mcp_servers.a]\r\ncommand = \"np\\u0078\"\r\nargs = [\"-y\", 'p\\kg']\r\n"},
 	{"Continue YAML", ".continue/mcpServers/s.yaml", "name: my servers\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: fs\n    command: npx # runner\n    args:\n      # flags\n      - -y\n      - \"@modelcontextprotocol/server-filesystem@2026.8.31\"\n    env:\n      K: v\n  - name: bare\n    command: 'srv'\n  - command: srv\n    name: flow\n    args: [--stdio, 'x y']\n  - name: empty\n    command: srv\n    args: []\n  - name: compact\n    command: srv\n    args:\n    - one\n  - name: remote\n    type: sse\n    url: https://x.invalid/sse\n"},
 	{"opencode 2.x", "opencode.jsonc", "{\n  // v2\n  \"mcp\": {\"servers\": {\"o\": {\"type\": \"local\", \"command\": [\n    \"srv\",\n  ]}}},\n}\n"},
+	// Hostile JSONC: comment openers inside strings, comments between a key
+	// and its colon and between elements, a byte order mark, CRLF inside a
+	// block comment, a // comment ending the file without a newline.
+	{"JSONC, BOM, CRLF, tabs, comments everywhere", ".vscode/mcp.json", "\xef\xbb\xbf/* top\r\n   of file */{\r\n\t\"servers\" /* k */ : {\r\n\t\t\"a\": {\r\n\t\t\t\"command\" : \"srv\" /* c */ ,\r\n\t\t\t\"args\": [ // first\r\n\t\t\t\t\"--url=https://x.invalid/*\", /* between */ \"// not a comment\",\r\n\t\t\t\t\"/* nor this */\", // last\r\n\t\t\t],\r\n\t\t},\r\n\t\t\"b\": {\"command\": \"srv\" /* no args */},\r\n\t},\r\n} // end"},
+	{"JSONC, one-line entries with trailing commas", "opencode.jsonc", "{\"mcp\": {\"o\": {\"type\": \"local\", \"command\": [\"srv\", \"--x\",],},},} // no newline"},
 }
 
 // TestInstallRoundTrip installs into every shape, checks that the result
@@ -264,5 +269,98 @@ func checkGolden(t *testing.T, path string, got []byte) {
 	}
 	if string(got) != string(want) {
 		t.Errorf("install output differs from %s (-update to rewrite):\n%s", path, got)
+	}
+}
+
+// TestInstallKeepsWhatItDoesNotTouch: install edits the pinned server's
+// command and args and nothing else. A comment anywhere (one that looks
+// like an entry included), an unpinned server whose args look like a
+// guard's, and every byte outside the edited entry come out as they went
+// in; so do entries whose names differ only in case, which clients match
+// differently and install therefore leaves alone.
+func TestInstallKeepsWhatItDoesNotTouch(t *testing.T) {
+	const file = ".vscode/mcp.json"
+	comments := []string{
+		`/* "a": {"command": "evil"} */`, "// before a", "/* inside a */", "// after the args",
+		`// "b": {"command": "npx"}`, "/* last */",
+	}
+	data := "{\n  " + comments[0] + "\n  \"servers\": {\n    " + comments[1] + "\n    \"a\": {" + comments[2] +
+		" \"command\": \"npx\", \"args\": [\"-y\", \"pkg\"] " + comments[3] + "\n    },\n" +
+		"    \"b\": {\"command\": \"srv\", \"args\": [\"--\", \"guard\", \"]\", \"//\"]}, " + comments[4] + "\n" +
+		"    \"c\": {\"command\": \"srv\"},\n    \"C\": {\"command\": \"srv\"},\n" +
+		"  },\n  \"other\": {\"servers\": {\"a\": {\"command\": \"npx\"}}}, " + comments[5] + "\n}\n"
+	orig, err := config.Parse(file, []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk := lock.New()
+	for _, s := range orig {
+		if s.Name == "a" || s.Name == "c" {
+			lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s)}
+		}
+	}
+	out, changes, err := Install(file, []byte(data), InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// c and C fold to the same key: the whole "servers" object is left as it was.
+	if string(out) != data || len(changes) != 0 {
+		t.Fatalf("install touched a holder with case-folded duplicate names: %+v\n%s", changes, out)
+	}
+	data = strings.Replace(data, "    \"C\": {\"command\": \"srv\"},\n", "", 1)
+	if out, changes, err = Install(file, []byte(data), InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range changes {
+		got[c.Server] = c.Action
+	}
+	if got["a"] != "guarded" || got["c"] != "guarded" || got["b"] != "not pinned" || len(got) != 3 {
+		t.Fatalf("changes %+v", changes)
+	}
+	for _, c := range comments {
+		if strings.Count(string(out), c) != strings.Count(data, c) {
+			t.Errorf("comment %q lost or duplicated:\n%s", c, out)
+		}
+	}
+	b := `"b": {"command": "srv", "args": ["--", "guard", "]", "//"]}, ` + comments[4]
+	if !strings.Contains(string(out), b) || !strings.Contains(string(out), `"other": {"servers": {"a": {"command": "npx"}}}`) {
+		t.Errorf("an entry install did not mean to touch changed:\n%s", out)
+	}
+	start := strings.Index(data, `"a": {`)
+	if !strings.HasPrefix(string(out), data[:start+len(`"a": {`+comments[2]+` "command": `)]) {
+		t.Errorf("bytes before the edited command changed:\n%s", out)
+	}
+	after, err := config.Parse(file, out)
+	if err != nil || len(after) != len(orig)-1 {
+		t.Fatalf("after install: %v, %d servers", err, len(after))
+	}
+	back, _, err := Uninstall(file, out)
+	if err != nil || string(back) != data {
+		t.Fatalf("uninstall: %v\n got %q\nwant %q", err, back, data)
+	}
+}
+
+// TestInstallRefusesHugeConfig: the tree install edits is bounded (see
+// config.MaxJSONCSeparators): a plain JSON config config.Parse reads
+// without a tree is refused with its position rather than read into
+// hundreds of megabytes.
+func TestInstallRefusesHugeConfig(t *testing.T) {
+	data := []byte(`{"mcpServers": {"a": {"command": "x", "args": [` + strings.Repeat(`"1",`, config.MaxJSONCSeparators) + `"1"]}}}`)
+	if _, err := config.Parse(".mcp.json", data); err != nil {
+		t.Fatal(err)
+	}
+	lk := lock.New()
+	lk.Servers["a"] = &lock.Server{}
+	for _, f := range []func() error{
+		func() error {
+			_, _, err := Install(".mcp.json", data, InstallOptions{Lock: lk, LockPath: "l", Executable: "mcp-lockcheck"})
+			return err
+		},
+		func() error { _, _, err := Uninstall(".mcp.json", data); return err },
+	} {
+		if err := f(); err == nil || !strings.Contains(err.Error(), ".mcp.json:1:") || !strings.Contains(err.Error(), "too large to read safely") {
+			t.Errorf("got %v", err)
+		}
 	}
 }
