@@ -10,7 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Live returns the pids of live (non-zombie) processes in group pgid.
+// Live returns the pids of the processes in group pgid that can still run
+// code: not zombies, and not processes whose every thread the kernel is
+// tearing down (PF_EXITING).
 func Live(pgid int) []int {
 	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
 		return nil
@@ -21,7 +23,7 @@ func Live(pgid int) []int {
 	}
 	var pids []int
 	for _, p := range procs {
-		if p.live() && p.pgrp == pgid {
+		if p.pgrp == pgid && p.live() {
 			pids = append(pids, p.pid)
 		}
 	}
@@ -32,9 +34,71 @@ func Live(pgid int) []int {
 type proc struct {
 	pid, ppid, pgrp int
 	state           string
+	flags           uint64
 }
 
-func (p proc) live() bool { return p.state != "Z" && p.state != "X" }
+// pfExiting is the kernel's PF_EXITING task flag (include/linux/sched.h),
+// the ninth field of /proc/PID/stat. The kernel sets it at the start of
+// do_exit, before it frees the memory: a thread that has it never returns
+// to user space, so it runs no code, writes nothing and forks nothing,
+// while the teardown that follows (tens of milliseconds for a large node
+// heap, more on a busy machine) only frees what it held.
+const pfExiting = 0x4
+
+// live reports whether the process can still run code: its leader's line
+// is enough when the leader is neither a zombie nor exiting; otherwise
+// every thread is read, since a leader that ended with a plain exit(2)
+// shows as a zombie while the process's other threads run on.
+func (p proc) live() bool {
+	if !p.settled() {
+		return true
+	}
+	return liveThread(p.pid) != ""
+}
+
+// settled reports that the leader thread runs no more code.
+func (p proc) settled() bool {
+	return p.state == "Z" || p.state == "X" || p.flags&pfExiting != 0
+}
+
+// liveThread is the state letter of a thread of pid that is neither a
+// zombie nor exiting, or "" when there is none (or pid is gone).
+func liveThread(pid int) string {
+	base := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(base)
+	if err != nil {
+		return ""
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(base + "/" + t.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if th, ok := parseStat(0, b); ok && !th.settled() {
+			return th.state
+		}
+	}
+	return ""
+}
+
+// parseStat reads the fields of a /proc/PID/stat line that proc holds:
+// pid (comm) state ppid pgrp session tty_nr tpgid flags ...; comm may
+// hold spaces and parens, so the fields are counted from its last ')'.
+func parseStat(pid int, b []byte) (proc, bool) {
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return proc{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 7 {
+		return proc{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgrp, _ := strconv.Atoi(f[2])
+	flags, _ := strconv.ParseUint(f[6], 10, 64)
+	return proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0], flags: flags}, true
+}
 
 // scan reads every process's state, parent and process group.
 func scan() ([]proc, bool) {
@@ -52,19 +116,9 @@ func scan() ([]proc, bool) {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces and parens.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
+		if p, ok := parseStat(pid, b); ok {
+			out = append(out, p)
 		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgrp, _ := strconv.Atoi(f[2])
-		out = append(out, proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0]})
 	}
 	return out, true
 }
@@ -90,6 +144,13 @@ func EnableSubreaper() error {
 // still ours to find. The sweep is bounded by sweepLimit.
 func KillDescendants(keep map[int]bool) int {
 	self := os.Getpid()
+	if kids, ok := childrenOf(self); ok && len(kids) == 0 {
+		// No child at all, not even a zombie: there are no descendants,
+		// and none can appear, since only a descendant's orphan is ever
+		// handed to a subreaper. The quiet rounds below are for races
+		// that need a process to happen.
+		return 0
+	}
 	deadline := time.Now().Add(sweepLimit)
 	stopped := freeze(keep, deadline, func() map[int]bool {
 		m := map[int]bool{}
@@ -171,16 +232,26 @@ func liveDescendants(pid int) map[int]string {
 		return descendantStates(pid)
 	}
 	out := map[int]string{}
+	seen := map[int]bool{}
 	for i := 0; i < len(kids) && i < 100000; i++ {
 		k := kids[i]
-		if _, dup := out[k]; dup {
+		if seen[k] {
 			continue
 		}
-		st := stateOf(k)
-		if st == "" || st == "Z" || st == "X" {
+		seen[k] = true
+		p, ok := procOf(k)
+		if !ok {
 			continue
 		}
-		out[k] = st
+		st := p.state
+		if p.settled() {
+			// An exiting process is not listed (it runs no code), but
+			// its children, not yet handed to us, are still walked.
+			st = liveThread(k)
+		}
+		if st != "" {
+			out[k] = st
+		}
 		more, _ := childrenOf(k)
 		kids = append(kids, more...)
 	}
@@ -212,25 +283,31 @@ func childrenOf(pid int) ([]int, bool) {
 	return out, ok
 }
 
-// stateOf is the state letter of pid, "" when it is gone.
-func stateOf(pid int) string {
+// procOf reads pid's /proc/PID/stat; ok is false when it is gone.
+func procOf(pid int) (proc, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return ""
+		return proc{}, false
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+3 > len(s) {
-		return ""
-	}
-	return s[i+2 : i+3]
+	return parseStat(pid, b)
+}
+
+// stateOf is the state letter of pid, "" when it is gone.
+func stateOf(pid int) string {
+	p, _ := procOf(pid)
+	return p.state
 }
 
 // descendantStates maps the live processes whose parent chain reaches pid
 // to their state letter (R, S, D, T, ...).
 func descendantStates(pid int) map[int]string {
 	procs, _ := scan()
-	return walkDescendants(procs, pid, func(p proc) string { return p.state })
+	return walkDescendants(procs, pid, func(p proc) string {
+		if p.settled() {
+			return liveThread(p.pid) // a zombie leader's live thread
+		}
+		return p.state
+	})
 }
 
 // reapOrphans waits for exited children that no exec.Cmd owns (orphans
