@@ -21,6 +21,7 @@ import (
 
 func TestMain(m *testing.M) {
 	fakeserver.MaybeRun()
+	maybeStderrServer()
 	os.Exit(m.Run())
 }
 

@@ -65,6 +65,13 @@ func TestZombieLeaderIsLive(t *testing.T) {
 	if _, ok := liveDescendants(os.Getpid())[pid]; !ok {
 		t.Errorf("liveDescendants misses %d", pid)
 	}
+	for _, asSubreaper := range []bool{false, true} {
+		subreaper.Store(asSubreaper)
+		if Settled(pid) {
+			t.Errorf("Settled(%d) (subreaper %v): a process with running threads counts as settled", pid, asSubreaper)
+		}
+	}
+	subreaper.Store(false)
 	if n := KillDescendants(nil); n < 1 {
 		t.Errorf("KillDescendants killed %d, want the process", n)
 	}
@@ -72,6 +79,9 @@ func TestZombieLeaderIsLive(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the process outlived the sweep")
+	}
+	if !WaitSettled(pid, 5*time.Second) {
+		t.Errorf("group %d not settled after the sweep", pid)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -127,7 +128,42 @@ func scan() ([]proc, bool) {
 // descendants (Linux PR_SET_CHILD_SUBREAPER): a server's grandchild that
 // calls setsid leaves the process group we kill, but not our tree.
 func EnableSubreaper() error {
-	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	if err == nil {
+		subreaper.Store(true)
+	}
+	return err
+}
+
+// subreaper records that EnableSubreaper succeeded: every process this
+// one started, and every one those started, is then a descendant until it
+// is reaped.
+var subreaper atomic.Bool
+
+// Settled reports that no process of group pgid can run code any more:
+// each is gone, a zombie, or exiting (PF_EXITING on every thread). Call it
+// after the group was SIGKILLed: the processes the kernel is tearing down
+// count as settled, so it does not wait for a large heap to be freed.
+//
+// As subreaper it looks only at this process's descendants, by the
+// children lists (a few small files): every member of a group we started
+// is one, since a member is forked by a member (or joins by its own
+// setpgid) and an orphan comes back to us. Otherwise it scans all of
+// /proc, which on a busy machine costs milliseconds a time.
+func Settled(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
+		return true
+	}
+	self := os.Getpid()
+	if _, ok := childrenOf(self); !ok || !subreaper.Load() {
+		return len(Live(pgid)) == 0
+	}
+	for pid := range liveDescendants(self) {
+		if p, ok := procOf(pid); ok && p.pgrp == pgid {
+			return false
+		}
+	}
+	return true
 }
 
 // KillDescendants SIGKILLs every live descendant of this process except
