@@ -61,6 +61,8 @@ func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int,
 	cmd.WaitDelay = stderrGrace
 	errR, errW, err := os.Pipe()
 	if err != nil {
+		stdin.Close()
+		stdout.Close()
 		return nil, err
 	}
 	cmd.Stderr = errW
@@ -221,7 +223,7 @@ func (s *stderrPipe) drain(d time.Duration) bool {
 		time.Sleep(100 * time.Microsecond)
 	}
 	s.close()
-	<-s.done
+	s.wait()
 	return true
 }
 
@@ -231,7 +233,17 @@ func (s *stderrPipe) finish(d time.Duration) {
 	case <-s.done:
 	case <-time.After(d):
 		s.close()
-		<-s.done
+		s.wait()
+	}
+}
+
+// wait waits for the copy to return after close, bounded: closing the read
+// end wakes a Read blocked in the runtime's poller, but a pipe the poller
+// could not take would stay blocked.
+func (s *stderrPipe) wait() {
+	select {
+	case <-s.done:
+	case <-time.After(stderrGrace):
 	}
 }
 
