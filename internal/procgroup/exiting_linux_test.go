@@ -110,6 +110,10 @@ func TestExitingIsSettled(t *testing.T) {
 			t.Errorf("settled(%q) = %v, want %v", tc.line, p.settled(), tc.settled)
 		}
 	}
+	full := "42 (node) R 1 42 42 0 -1 4194564 100 0 0 0 5 6 0 0 20 0 11 0 3393305 1000 100"
+	if p, ok := parseStat(42, []byte(full)); !ok || p.start != 3393305 {
+		t.Errorf("parseStat(%q) = %+v, want start 3393305", full, p)
+	}
 	if _, ok := parseStat(1, []byte("1 (x")); ok {
 		t.Error("a cut line parsed")
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -36,6 +37,7 @@ type proc struct {
 	pid, ppid, pgrp int
 	state           string
 	flags           uint64
+	start           uint64 // start time in clock ticks: pid and start name one process
 }
 
 // pfExiting is the kernel's PF_EXITING task flag (include/linux/sched.h),
@@ -54,13 +56,47 @@ func (p proc) live() bool {
 	if !p.settled() {
 		return true
 	}
-	return liveThread(p.pid) != ""
+	return p.liveThread() != ""
 }
 
 // settled reports that the leader thread runs no more code.
 func (p proc) settled() bool {
 	return p.state == "Z" || p.state == "X" || p.flags&pfExiting != 0
 }
+
+// liveThread is the state letter of a thread of p that is neither a zombie
+// nor exiting, or "" when there is none (or p is gone). A process found
+// with none never has one again (a thread that exits does not come back,
+// and one exiting cannot start another), so that is remembered: the sweep
+// and Settled ask again every millisecond while a large process is torn
+// down, and each asking reads a file per thread.
+func (p proc) liveThread() string {
+	key := [2]uint64{uint64(p.pid), p.start}
+	if p.start != 0 {
+		if _, ok := settledProcs.Load(key); ok {
+			return ""
+		}
+	}
+	st := liveThread(p.pid)
+	if st == "" && p.start != 0 {
+		if settledCount.Add(1) > maxSettled {
+			settledProcs.Clear() // a fork storm's dead are not kept
+			settledCount.Store(0)
+		}
+		settledProcs.Store(key, true)
+	}
+	return st
+}
+
+// settledProcs holds the processes, by pid and start time, that
+// proc.liveThread found without a live thread; settledCount counts them,
+// up to maxSettled.
+var (
+	settledProcs sync.Map
+	settledCount atomic.Int64
+)
+
+const maxSettled = 4096
 
 // liveThread is the state letter of a thread of pid that is neither a
 // zombie nor exiting, or "" when there is none (or pid is gone).
@@ -98,7 +134,11 @@ func parseStat(pid int, b []byte) (proc, bool) {
 	ppid, _ := strconv.Atoi(f[1])
 	pgrp, _ := strconv.Atoi(f[2])
 	flags, _ := strconv.ParseUint(f[6], 10, 64)
-	return proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0], flags: flags}, true
+	p := proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0], flags: flags}
+	if len(f) > 19 {
+		p.start, _ = strconv.ParseUint(f[19], 10, 64) // field 22, starttime
+	}
+	return p, true
 }
 
 // scan reads every process's state, parent and process group.
@@ -283,7 +323,7 @@ func liveDescendants(pid int) map[int]string {
 		if p.settled() {
 			// An exiting process is not listed (it runs no code), but
 			// its children, not yet handed to us, are still walked.
-			st = liveThread(k)
+			st = p.liveThread()
 		}
 		if st != "" {
 			out[k] = st
@@ -340,7 +380,7 @@ func descendantStates(pid int) map[int]string {
 	procs, _ := scan()
 	return walkDescendants(procs, pid, func(p proc) string {
 		if p.settled() {
-			return liveThread(p.pid) // a zombie leader's live thread
+			return p.liveThread() // a zombie leader's live thread
 		}
 		return p.state
 	})
