@@ -4,7 +4,8 @@
 #
 #   floor    spawn, initialize, tools/list with a minimal go-sdk client
 #   quick    mcp-lockcheck check --warmup-calls 0 --launches 1
-#   default  mcp-lockcheck check
+#   default  mcp-lockcheck check, and of it the time spent waiting for the
+#            server's answers to its warm-up tools/call requests
 #
 # Usage: bench/speed.sh [RUNS] [-only name,name]   (RUNS rounds, default 5)
 #

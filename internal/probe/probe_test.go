@@ -22,6 +22,7 @@ import (
 
 func TestMain(m *testing.M) {
 	fakeserver.MaybeRun()
+	maybeStderrServer()
 	os.Exit(m.Run())
 }
 

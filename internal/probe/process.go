@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -25,9 +26,12 @@ type process struct {
 	stdout *tapReader
 	lines  *lineFilter // stdout without the lines that are not JSON-RPC
 	stderr *boundedBuffer
-	conn   mcp.Connection
-	done   chan struct{} // closed when Wait returned
-	err    error         // Wait's result, valid after done
+	// errPipe carries stderr into stderr (our own pipe, not exec's: see
+	// settle).
+	errPipe *stderrPipe
+	conn    mcp.Connection
+	done    chan struct{} // closed when Wait returned
+	err     error         // Wait's result, valid after done
 	// unwatch stops the kill the probe's context would set off (Start).
 	unwatch func() bool
 }
@@ -52,13 +56,23 @@ func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int,
 		return nil, err
 	}
 	p := &process{cmd: cmd, stdin: stdin, stderr: &boundedBuffer{limit: maxStderr}, done: make(chan struct{})}
-	cmd.Stderr = p.stderr
-	// Grandchildren holding the stderr pipe would keep Wait from
-	// returning; WaitDelay makes Wait give up on the copy.
-	cmd.WaitDelay = 500 * time.Millisecond
+	// Grandchildren holding the stdout pipe would keep Wait from
+	// returning; WaitDelay makes Wait give up on it.
+	cmd.WaitDelay = stderrGrace
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		stdin.Close()
+		stdout.Close()
+		return nil, err
+	}
+	cmd.Stderr = errW
 	if err := cmd.Start(); err != nil {
+		errR.Close()
+		errW.Close()
 		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}
+	errW.Close() // the child's copy is the only write end left
+	p.errPipe = readStderr(errR, p.stderr)
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -115,30 +129,134 @@ func (p *process) signal(sig syscall.Signal) {
 // kill SIGKILLs the whole group and waits until it is gone.
 func (p *process) kill() {
 	p.signal(syscall.SIGKILL)
-	p.reap()
+	p.settle()
 }
 
-// reap waits for the leader (and with it the end of its stderr) and until
-// no process of the group is alive. A killed server's teardown (the kernel
-// freeing a large node process) takes tens of milliseconds on a busy
-// machine, which is why a launch that is not the last is reaped while the
-// next one starts.
-func (p *process) reap() {
+// stderrGrace is how long stderr is still read after the server exited
+// when something outside its process group may still write to it.
+const stderrGrace = 500 * time.Millisecond
+
+// settle returns, after the group was killed, once no process of the
+// group can run code and everything written to stderr until then is read.
+//
+// A killed server's teardown (the kernel freeing a large node heap) takes
+// tens of milliseconds, more on a busy machine, and neither the leader's
+// exit nor the end of its stderr comes before it: waiting for them cost
+// every run that much after its last phase. But a thread the kernel is
+// tearing down runs no code (procgroup.Settled does not count it), so
+// once the whole group is there, no write to stderr is under way in it:
+// every byte it wrote is in the pipe. Reading the pipe until it is empty
+// then loses nothing the server wrote before the kill. A writer outside
+// the group (a grandchild that called setsid) is not waited for, as it was
+// not before beyond stderrGrace; the end-of-run sweep kills it. Where the
+// pipe's fill cannot be asked, or the group does not settle, it falls back
+// to waiting for the leader's exit and the end of stderr, at most
+// stderrGrace after it. The leader is reaped in the background either way
+// (done); Explain waits for it.
+func (p *process) settle() {
+	if p.cmd.Process == nil {
+		return
+	}
+	if procgroup.WaitSettled(p.cmd.Process.Pid, 2*time.Second) && p.errPipe.drain(stderrGrace) {
+		return
+	}
 	p.wait(5 * time.Second)
-	if p.cmd.Process != nil {
-		procgroup.WaitGone(p.cmd.Process.Pid, 2*time.Second)
+	procgroup.WaitGone(p.cmd.Process.Pid, 2*time.Second)
+	p.errPipe.finish(stderrGrace)
+}
+
+// Wait settles the launch and returns its bounded stderr.
+func (p *process) Wait() string {
+	p.settle()
+	return p.stderr.String()
+}
+
+// stderrPipe copies the read end of the server's stderr into a bounded
+// buffer until EOF or until it is closed.
+type stderrPipe struct {
+	r    *os.File
+	done chan struct{} // the copy returned
+	once sync.Once
+}
+
+func readStderr(r *os.File, into io.Writer) *stderrPipe {
+	s := &stderrPipe{r: r, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 {
+				_, _ = into.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// drain waits until the pipe holds no unread byte, then stops the copy and
+// waits for it to hand over what it had read. Call it only when no writer
+// that matters can write any more. It reports false, without stopping
+// anything, when the pipe's fill cannot be asked or does not drop to zero
+// within d.
+func (s *stderrPipe) drain(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		select {
+		case <-s.done:
+			return true // EOF: every write end is closed
+		default:
+		}
+		n, ok := pipeBuffered(s.r)
+		if !ok {
+			return false
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	s.close()
+	s.wait()
+	return true
+}
+
+// finish waits for EOF at most d, then stops the copy.
+func (s *stderrPipe) finish(d time.Duration) {
+	select {
+	case <-s.done:
+	case <-time.After(d):
+		s.close()
+		s.wait()
 	}
 }
 
-// Wait reaps the launch and returns its bounded stderr.
-func (p *process) Wait() string {
-	p.reap()
-	return p.stderr.String()
+// wait waits for the copy to return after close, bounded: closing the read
+// end wakes a Read blocked in the runtime's poller, but a pipe the poller
+// could not take would stay blocked.
+func (s *stderrPipe) wait() {
+	select {
+	case <-s.done:
+	case <-time.After(stderrGrace):
+	}
 }
+
+// close stops the copy: a Read blocked on the pipe returns, and one that
+// has just read hands its bytes over first.
+func (s *stderrPipe) close() { s.once.Do(func() { s.r.Close() }) }
 
 // Explain turns a failure into a reason a person can act on: a crash with
 // its status, a non-JSON line quoted.
 func (p *process) Explain(err error) error {
+	// Wait may return before the leader is reaped (settle); its exit
+	// status is part of the reason.
+	p.wait(5 * time.Second)
 	if errors.Is(err, errConnection) && !errors.Is(err, io.EOF) {
 		// The SDK could not read a line the filter let through as a
 		// possible message: quote it.

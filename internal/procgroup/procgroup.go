@@ -29,3 +29,22 @@ func WaitGone(pgid int, d time.Duration) bool {
 		}
 	}
 }
+
+// WaitSettled polls Settled until it holds or d passes; first 1 ms apart,
+// then 10. Call it after SIGKILLing the group.
+func WaitSettled(pgid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for i := 0; ; i++ {
+		if Settled(pgid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		if i < 20 {
+			time.Sleep(time.Millisecond)
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

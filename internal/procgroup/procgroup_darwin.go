@@ -96,3 +96,7 @@ func descendantStates(pid int) map[int]int8 {
 	procs, _ := scan()
 	return walkDescendants(procs, pid, func(p proc) int8 { return p.stat })
 }
+
+// Settled reports that no live process is left in group pgid (macOS shows
+// no exiting state to tell a dying process from a live one).
+func Settled(pgid int) bool { return len(Live(pgid)) == 0 }

@@ -4,13 +4,17 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// Live returns the pids of live (non-zombie) processes in group pgid.
+// Live returns the pids of the processes in group pgid that can still run
+// code: not zombies, and not processes whose every thread the kernel is
+// tearing down (PF_EXITING).
 func Live(pgid int) []int {
 	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
 		return nil
@@ -21,7 +25,7 @@ func Live(pgid int) []int {
 	}
 	var pids []int
 	for _, p := range procs {
-		if p.live() && p.pgrp == pgid {
+		if p.pgrp == pgid && p.live() {
 			pids = append(pids, p.pid)
 		}
 	}
@@ -32,9 +36,110 @@ func Live(pgid int) []int {
 type proc struct {
 	pid, ppid, pgrp int
 	state           string
+	flags           uint64
+	start           uint64 // start time in clock ticks: pid and start name one process
 }
 
-func (p proc) live() bool { return p.state != "Z" && p.state != "X" }
+// pfExiting is the kernel's PF_EXITING task flag (include/linux/sched.h),
+// the ninth field of /proc/PID/stat. The kernel sets it at the start of
+// do_exit, before it frees the memory: a thread that has it never returns
+// to user space, so it runs no code, writes nothing and forks nothing,
+// while the teardown that follows (tens of milliseconds for a large node
+// heap, more on a busy machine) only frees what it held.
+const pfExiting = 0x4
+
+// live reports whether the process can still run code: its leader's line
+// is enough when the leader is neither a zombie nor exiting; otherwise
+// every thread is read, since a leader that ended with a plain exit(2)
+// shows as a zombie while the process's other threads run on.
+func (p proc) live() bool {
+	if !p.settled() {
+		return true
+	}
+	return p.liveThread() != ""
+}
+
+// settled reports that the leader thread runs no more code.
+func (p proc) settled() bool {
+	return p.state == "Z" || p.state == "X" || p.flags&pfExiting != 0
+}
+
+// liveThread is the state letter of a thread of p that is neither a zombie
+// nor exiting, or "" when there is none (or p is gone). A process found
+// with none never has one again (a thread that exits does not come back,
+// and one exiting cannot start another), so that is remembered: the sweep
+// and Settled ask again every millisecond while a large process is torn
+// down, and each asking reads a file per thread.
+func (p proc) liveThread() string {
+	key := [2]uint64{uint64(p.pid), p.start}
+	if p.start != 0 {
+		if _, ok := settledProcs.Load(key); ok {
+			return ""
+		}
+	}
+	st := liveThread(p.pid)
+	if st == "" && p.start != 0 {
+		if settledCount.Add(1) > maxSettled {
+			settledProcs.Clear() // a fork storm's dead are not kept
+			settledCount.Store(0)
+		}
+		settledProcs.Store(key, true)
+	}
+	return st
+}
+
+// settledProcs holds the processes, by pid and start time, that
+// proc.liveThread found without a live thread; settledCount counts them,
+// up to maxSettled.
+var (
+	settledProcs sync.Map
+	settledCount atomic.Int64
+)
+
+const maxSettled = 4096
+
+// liveThread is the state letter of a thread of pid that is neither a
+// zombie nor exiting, or "" when there is none (or pid is gone).
+func liveThread(pid int) string {
+	base := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(base)
+	if err != nil {
+		return ""
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(base + "/" + t.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if th, ok := parseStat(0, b); ok && !th.settled() {
+			return th.state
+		}
+	}
+	return ""
+}
+
+// parseStat reads the fields of a /proc/PID/stat line that proc holds:
+// pid (comm) state ppid pgrp session tty_nr tpgid flags ...; comm may
+// hold spaces and parens, so the fields are counted from its last ')'.
+func parseStat(pid int, b []byte) (proc, bool) {
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return proc{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 7 {
+		return proc{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgrp, _ := strconv.Atoi(f[2])
+	flags, _ := strconv.ParseUint(f[6], 10, 64)
+	p := proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0], flags: flags}
+	if len(f) > 19 {
+		p.start, _ = strconv.ParseUint(f[19], 10, 64) // field 22, starttime
+	}
+	return p, true
+}
 
 // scan reads every process's state, parent and process group.
 func scan() ([]proc, bool) {
@@ -52,19 +157,9 @@ func scan() ([]proc, bool) {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces and parens.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
+		if p, ok := parseStat(pid, b); ok {
+			out = append(out, p)
 		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgrp, _ := strconv.Atoi(f[2])
-		out = append(out, proc{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0]})
 	}
 	return out, true
 }
@@ -73,7 +168,42 @@ func scan() ([]proc, bool) {
 // descendants (Linux PR_SET_CHILD_SUBREAPER): a server's grandchild that
 // calls setsid leaves the process group we kill, but not our tree.
 func EnableSubreaper() error {
-	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	if err == nil {
+		subreaper.Store(true)
+	}
+	return err
+}
+
+// subreaper records that EnableSubreaper succeeded: every process this
+// one started, and every one those started, is then a descendant until it
+// is reaped.
+var subreaper atomic.Bool
+
+// Settled reports that no process of group pgid can run code any more:
+// each is gone, a zombie, or exiting (PF_EXITING on every thread). Call it
+// after the group was SIGKILLed: the processes the kernel is tearing down
+// count as settled, so it does not wait for a large heap to be freed.
+//
+// As subreaper it looks only at this process's descendants, by the
+// children lists (a few small files): every member of a group we started
+// is one, since a member is forked by a member (or joins by its own
+// setpgid) and an orphan comes back to us. Otherwise it scans all of
+// /proc, which on a busy machine costs milliseconds a time.
+func Settled(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
+		return true
+	}
+	self := os.Getpid()
+	if _, ok := childrenOf(self); !ok || !subreaper.Load() {
+		return len(Live(pgid)) == 0
+	}
+	for pid := range liveDescendants(self) {
+		if p, ok := procOf(pid); ok && p.pgrp == pgid {
+			return false
+		}
+	}
+	return true
 }
 
 // KillDescendants SIGKILLs every live descendant of this process except
@@ -90,6 +220,13 @@ func EnableSubreaper() error {
 // still ours to find. The sweep is bounded by sweepLimit.
 func KillDescendants(keep map[int]bool) int {
 	self := os.Getpid()
+	if kids, ok := childrenOf(self); ok && len(kids) == 0 {
+		// No child at all, not even a zombie: there are no descendants,
+		// and none can appear, since only a descendant's orphan is ever
+		// handed to a subreaper. The quiet rounds below are for races
+		// that need a process to happen.
+		return 0
+	}
 	deadline := time.Now().Add(sweepLimit)
 	stopped := freeze(keep, deadline, func() map[int]bool {
 		m := map[int]bool{}
@@ -171,16 +308,26 @@ func liveDescendants(pid int) map[int]string {
 		return descendantStates(pid)
 	}
 	out := map[int]string{}
+	seen := map[int]bool{}
 	for i := 0; i < len(kids) && i < 100000; i++ {
 		k := kids[i]
-		if _, dup := out[k]; dup {
+		if seen[k] {
 			continue
 		}
-		st := stateOf(k)
-		if st == "" || st == "Z" || st == "X" {
+		seen[k] = true
+		p, ok := procOf(k)
+		if !ok {
 			continue
 		}
-		out[k] = st
+		st := p.state
+		if p.settled() {
+			// An exiting process is not listed (it runs no code), but
+			// its children, not yet handed to us, are still walked.
+			st = p.liveThread()
+		}
+		if st != "" {
+			out[k] = st
+		}
 		more, _ := childrenOf(k)
 		kids = append(kids, more...)
 	}
@@ -212,25 +359,31 @@ func childrenOf(pid int) ([]int, bool) {
 	return out, ok
 }
 
-// stateOf is the state letter of pid, "" when it is gone.
-func stateOf(pid int) string {
+// procOf reads pid's /proc/PID/stat; ok is false when it is gone.
+func procOf(pid int) (proc, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return ""
+		return proc{}, false
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+3 > len(s) {
-		return ""
-	}
-	return s[i+2 : i+3]
+	return parseStat(pid, b)
+}
+
+// stateOf is the state letter of pid, "" when it is gone.
+func stateOf(pid int) string {
+	p, _ := procOf(pid)
+	return p.state
 }
 
 // descendantStates maps the live processes whose parent chain reaches pid
 // to their state letter (R, S, D, T, ...).
 func descendantStates(pid int) map[int]string {
 	procs, _ := scan()
-	return walkDescendants(procs, pid, func(p proc) string { return p.state })
+	return walkDescendants(procs, pid, func(p proc) string {
+		if p.settled() {
+			return p.liveThread() // a zombie leader's live thread
+		}
+		return p.state
+	})
 }
 
 // reapOrphans waits for exited children that no exec.Cmd owns (orphans

@@ -151,3 +151,6 @@ func NewKillOnCloseJob() (windows.Handle, error) {
 	}
 	return h, nil
 }
+
+// Settled reports that no live process is left in group pgid.
+func Settled(pgid int) bool { return len(Live(pgid)) == 0 }

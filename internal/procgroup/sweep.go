@@ -63,17 +63,19 @@ func freeze(keep map[int]bool, deadline time.Time, snapshot func() map[int]bool)
 func walkDescendants[S any](procs []proc, pid int, state func(proc) S) map[int]S {
 	parent := map[int]int{}
 	byPID := map[int]proc{}
+	// Every process is a link in the chains, an exiting one too (its
+	// children are not ours until it is gone); only live ones are listed.
 	for _, p := range procs {
-		if p.live() {
-			parent[p.pid] = p.ppid
-			byPID[p.pid] = p
-		}
+		parent[p.pid] = p.ppid
+		byPID[p.pid] = p
 	}
 	out := map[int]S{}
 	for p := range parent {
 		for q, hops := parent[p], 0; q != 0 && hops < 64; q, hops = parent[q], hops+1 {
 			if q == pid {
-				out[p] = state(byPID[p])
+				if byPID[p].live() {
+					out[p] = state(byPID[p])
+				}
 				break
 			}
 		}
