@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/jsontok"
 )
 
 // TestScannerAgreesWithEncodingJSON: the scanner accepts exactly what
 // encoding/json accepts as one value.
 func TestScannerAgreesWithEncodingJSON(t *testing.T) {
 	for _, in := range scanSeeds {
-		got := validJSON([]byte(in)) == nil
+		got := jsontok.Valid([]byte(in))
 		if want := json.Valid([]byte(in)); got != want {
-			t.Errorf("validJSON(%q) = %v, json.Valid = %v", in, got, want)
+			t.Errorf("jsontok.Valid(%q) = %v, json.Valid = %v", in, got, want)
 		}
 	}
 }
@@ -30,8 +31,8 @@ func FuzzScanner(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b) == nil, json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid = %v", b, got, want)
+		if got, want := jsontok.Valid(b), json.Valid(b); got != want {
+			t.Fatalf("jsontok.Valid(%q) = %v, json.Valid = %v", b, got, want)
 		}
 	})
 }
