@@ -1,8 +1,7 @@
 package lock
 
 import (
-	"bytes"
-	"encoding/json"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/jsontok"
 )
 
 // Positions maps places in a lockfile to 1-based lines, so findings about a
@@ -13,10 +12,12 @@ type Positions struct {
 
 // Index walks a lockfile's JSON and records the line of every server, entry
 // kind and entry key. It works on any formatting; on invalid JSON it
-// records what it saw before the error.
+// records what it saw before the error. It reads through jsontok, the
+// project's one token reader.
 func Index(data []byte) Positions {
 	p := Positions{lines: map[string]int{}}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := jsontok.Get(data)
+	defer jsontok.Put(dec)
 	type frame struct {
 		object  bool
 		key     string
@@ -29,24 +30,23 @@ func Index(data []byte) Positions {
 		}
 	}
 	for {
-		before := dec.InputOffset()
-		tok, err := dec.Token()
+		before := dec.Offset()
+		tok, err := dec.ReadToken()
 		if err != nil {
 			return p
 		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				stack = append(stack, frame{object: d == '{'})
-			default:
-				stack = stack[:len(stack)-1]
-				valueDone()
-			}
+		switch k := tok.Kind(); k {
+		case '{', '[':
+			stack = append(stack, frame{object: k == '{'})
+			continue
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			valueDone()
 			continue
 		}
 		n := len(stack)
-		if s, ok := tok.(string); ok && n > 0 && stack[n-1].object && !stack[n-1].haveKey {
-			stack[n-1].key, stack[n-1].haveKey = s, true
+		if tok.Kind() == '"' && n > 0 && stack[n-1].object && !stack[n-1].haveKey {
+			stack[n-1].key, stack[n-1].haveKey = tok.String(), true
 			var path []string
 			for _, f := range stack {
 				if !f.object || !f.haveKey {
@@ -56,7 +56,7 @@ func Index(data []byte) Positions {
 				path = append(path, f.key)
 			}
 			if len(path) >= 2 && len(path) <= 4 && path[0] == "servers" {
-				off := int(before)
+				off := before
 				for off < len(data) && data[off] != '"' {
 					off++
 				}

@@ -1,11 +1,7 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/jsontok"
 )
 
 // node is a JSON value with the byte offset where it starts. Objects keep
@@ -58,95 +54,71 @@ func (n *node) get(key string) (m *member, dup *member) {
 	return m, nil
 }
 
-// buildTree decodes clean (valid JSON, already checked) into nodes, using the
-// decoder's token stream for values and InputOffset for positions. This is
-// the "small offset-tracking pass": encoding/json does the parsing.
+// buildTree decodes clean (valid JSON, already checked) into nodes, reading
+// through jsontok, the project's one token reader, whose options keep every
+// duplicate key for get to report. Positions are the offsets jsontok gives
+// for each token and value.
 func buildTree(clean []byte) (*node, error) {
-	dec := json.NewDecoder(bytes.NewReader(clean))
-	dec.UseNumber()
-	t := &treeBuilder{dec: dec, data: clean}
-	return t.value(0)
-}
-
-type treeBuilder struct {
-	dec  *json.Decoder
-	data []byte
-}
-
-// next returns the offset of the next token: InputOffset points just past
-// the previous token, and the separators between are consumed lazily.
-func (t *treeBuilder) next() int {
-	i := int(t.dec.InputOffset())
-	for i < len(t.data) {
-		switch t.data[i] {
-		case ' ', '\t', '\n', '\r', ',', ':':
-			i++
-			continue
-		}
-		break
-	}
-	return i
-}
-
-// maxDepth bounds recursion; encoding/json's own limit is 10000.
-const maxDepth = 10000
-
-func (t *treeBuilder) value(depth int) (*node, error) {
-	if depth > maxDepth {
-		return nil, errors.New("exceeded max depth")
-	}
-	n := &node{off: t.next()}
-	tok, err := t.dec.Token()
+	d := jsontok.Get(clean)
+	defer jsontok.Put(d)
+	n, err := treeValue(d)
 	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
 		return nil, err
 	}
-	switch v := tok.(type) {
-	case json.Delim:
-		switch v {
-		case '{':
-			n.kind = '{'
-			for t.dec.More() {
-				koff := t.next()
-				ktok, err := t.dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, ok := ktok.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key is %T", ktok)
-				}
-				val, err := t.value(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				n.members = append(n.members, member{key: key, keyOff: koff, val: val})
-			}
-		case '[':
-			n.kind = '['
-			for t.dec.More() {
-				val, err := t.value(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				n.elems = append(n.elems, val)
-			}
-		default:
-			return nil, fmt.Errorf("unexpected %q", v)
-		}
-		if _, err := t.dec.Token(); err != nil { // the closing delimiter
+	return n, d.End()
+}
+
+// treeValue reads one value. Recursion is bounded: jsontok refuses nesting
+// deeper than 10000 levels before it gets here.
+func treeValue(d *jsontok.Decoder) (*node, error) {
+	switch d.PeekKind() {
+	case '{':
+		if _, err := d.ReadToken(); err != nil {
 			return nil, err
 		}
-	case string:
-		n.kind, n.str = '"', v
-	case json.Number:
-		n.kind, n.str = '0', string(v)
-	case bool:
-		n.kind, n.str = 'b', fmt.Sprint(v)
-	case nil:
+		n := &node{kind: '{', off: d.Offset() - 1}
+		for d.PeekKind() != '}' {
+			k, koff, err := d.ReadSpan()
+			if err != nil {
+				return nil, err
+			}
+			val, err := treeValue(d)
+			if err != nil {
+				return nil, err
+			}
+			n.members = append(n.members, member{key: string(jsontok.AppendString(nil, k)), keyOff: koff, val: val})
+		}
+		_, err := d.ReadToken()
+		return n, err
+	case '[':
+		if _, err := d.ReadToken(); err != nil {
+			return nil, err
+		}
+		n := &node{kind: '[', off: d.Offset() - 1}
+		for d.PeekKind() != ']' {
+			val, err := treeValue(d)
+			if err != nil {
+				return nil, err
+			}
+			n.elems = append(n.elems, val)
+		}
+		_, err := d.ReadToken()
+		return n, err
+	}
+	v, off, err := d.ReadSpan()
+	if err != nil {
+		return nil, err
+	}
+	n := &node{off: off}
+	switch v[0] {
+	case '"':
+		n.kind, n.str = '"', string(jsontok.AppendString(nil, v))
+	case 'n':
 		n.kind = 'n'
+	case 't', 'f':
+		n.kind, n.str = 'b', string(v)
+	default:
+		n.kind, n.str = '0', string(v)
 	}
 	return n, nil
 }

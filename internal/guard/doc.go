@@ -41,10 +41,11 @@
 // could read two ways ends the session, so a server cannot show the guard
 // one thing and a case-folding client (encoding/json, the Go SDK) another.
 //
-// Only what needs a look is parsed: a small validating scanner finds each
-// line's members without decoding the rest, a definition byte-identical to
-// one already checked is not checked again, and a re-list whose line is an
-// accepted one but for its id costs two compares (relisted).
+// Only what needs a look is parsed: jsontok, the project's one token
+// reader, finds each line's members without decoding the rest, a definition
+// byte-identical to one already checked is not checked again, and a re-list
+// whose line is an accepted one but for its id costs two compares
+// (relisted).
 //
 // With [Options].Remote the guard is a stdio↔HTTP bridge to a remote
 // server (remote.go): the client's lines become the SDK's messages on its

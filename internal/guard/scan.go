@@ -1,22 +1,20 @@
 package guard
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/jsontok"
 )
 
 // The guard looks at every line twice as often as a client does, so it does
-// not decode messages into maps: a small validating scanner walks each line
-// once, without allocating, and hands back the byte spans of the few members
-// that need a look (id, method, params, result). Everything else is only
-// validated and forwarded as it came.
-
-// maxDepth bounds nesting, as encoding/json does (10000): deeper input is
-// refused rather than risking a stack a hostile server picks the size of.
-const maxDepth = 10000
+// not decode messages into maps: it reads each line once through the
+// project's one token reader (jsontok), and hands back the byte spans of
+// the few members that need a look (id, method, params, result).
+// Everything else is only validated and forwarded as it came.
 
 // member is one member of a JSON object: its key as decoded and folded, and
 // the exact bytes of its value.
@@ -31,262 +29,30 @@ type member struct {
 // errSyntax marks input that is not one JSON value.
 var errSyntax = errors.New("not JSON")
 
-type scanner struct {
-	b   []byte
-	pos int
+func syntaxErr(err error) error {
+	return fmt.Errorf("%w: %v", errSyntax, err)
 }
 
-func (s *scanner) fail(what string) error {
-	return fmt.Errorf("%w: %s at byte %d", errSyntax, what, s.pos+1)
+// decodeKey decodes a member name as ReadValue returned it. A name without
+// escapes is its bytes as they are (invalid UTF-8 included), one with
+// escapes is decoded as encoding/json decodes it.
+func decodeKey(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1])
+	}
+	return string(jsontok.AppendString(nil, raw))
 }
 
-func (s *scanner) ws() {
-	for s.pos < len(s.b) {
-		switch s.b[s.pos] {
+// firstByte is the first byte after leading whitespace, or 0.
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		switch c {
 		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
+			continue
 		}
+		return c
 	}
-}
-
-// value validates one value starting at pos (whitespace skipped).
-func (s *scanner) value(depth int) error {
-	s.ws()
-	if s.pos >= len(s.b) {
-		return s.fail("unexpected end")
-	}
-	switch c := s.b[s.pos]; {
-	case c == '{':
-		return s.object(depth+1, nil)
-	case c == '[':
-		return s.array(depth+1, nil)
-	case c == '"':
-		_, err := s.str()
-		return err
-	case c == '-' || c >= '0' && c <= '9':
-		return s.number()
-	case c == 't':
-		return s.lit("true")
-	case c == 'f':
-		return s.lit("false")
-	case c == 'n':
-		return s.lit("null")
-	}
-	return s.fail("unexpected character")
-}
-
-func (s *scanner) lit(l string) error {
-	if len(s.b)-s.pos < len(l) || string(s.b[s.pos:s.pos+len(l)]) != l {
-		return s.fail("invalid literal")
-	}
-	s.pos += len(l)
-	return nil
-}
-
-// str scans a string and reports whether it holds escapes.
-func (s *scanner) str() (escaped bool, err error) {
-	s.pos++ // opening quote
-	for s.pos < len(s.b) {
-		// Most of a message is string bytes that need no attention: skip
-		// them in a tight loop.
-		for s.pos < len(s.b) && plainByte[s.b[s.pos]] {
-			s.pos++
-		}
-		if s.pos >= len(s.b) {
-			break
-		}
-		c := s.b[s.pos]
-		switch {
-		case c == '"':
-			s.pos++
-			return escaped, nil
-		case c == '\\':
-			escaped = true
-			if s.pos+1 >= len(s.b) {
-				return escaped, s.fail("unterminated string")
-			}
-			switch s.b[s.pos+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.pos += 2
-			case 'u':
-				if s.pos+6 > len(s.b) {
-					return escaped, s.fail("short \\u escape")
-				}
-				for _, h := range s.b[s.pos+2 : s.pos+6] {
-					if !isHex(h) {
-						return escaped, s.fail("bad \\u escape")
-					}
-				}
-				s.pos += 6
-			default:
-				return escaped, s.fail("bad escape")
-			}
-		case c < 0x20:
-			return escaped, s.fail("control character in string")
-		default:
-			s.pos++
-		}
-	}
-	return escaped, s.fail("unterminated string")
-}
-
-// plainByte marks the bytes a string may hold as they are.
-var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-func (s *scanner) digits() int {
-	n := 0
-	for s.pos < len(s.b) && s.b[s.pos] >= '0' && s.b[s.pos] <= '9' {
-		s.pos++
-		n++
-	}
-	return n
-}
-
-func (s *scanner) number() error {
-	if s.b[s.pos] == '-' {
-		s.pos++
-	}
-	if s.pos < len(s.b) && s.b[s.pos] == '0' {
-		s.pos++
-	} else if s.digits() == 0 {
-		return s.fail("bad number")
-	}
-	if s.pos < len(s.b) && s.b[s.pos] == '.' {
-		s.pos++
-		if s.digits() == 0 {
-			return s.fail("bad number")
-		}
-	}
-	if s.pos < len(s.b) && (s.b[s.pos] == 'e' || s.b[s.pos] == 'E') {
-		s.pos++
-		if s.pos < len(s.b) && (s.b[s.pos] == '+' || s.b[s.pos] == '-') {
-			s.pos++
-		}
-		if s.digits() == 0 {
-			return s.fail("bad number")
-		}
-	}
-	return nil
-}
-
-// object scans an object; when out is not nil it collects the members.
-func (s *scanner) object(depth int, out *[]member) error {
-	if depth > maxDepth {
-		return s.fail("nested too deeply")
-	}
-	s.pos++ // {
-	s.ws()
-	if s.pos < len(s.b) && s.b[s.pos] == '}' {
-		s.pos++
-		return nil
-	}
-	for {
-		s.ws()
-		if s.pos >= len(s.b) || s.b[s.pos] != '"' {
-			return s.fail("expected object key")
-		}
-		ks := s.pos
-		escaped, err := s.str()
-		if err != nil {
-			return err
-		}
-		ke := s.pos
-		s.ws()
-		if s.pos >= len(s.b) || s.b[s.pos] != ':' {
-			return s.fail("expected ':'")
-		}
-		s.pos++
-		s.ws()
-		vs := s.pos
-		if err := s.value(depth); err != nil {
-			return err
-		}
-		if out != nil {
-			key, err := decodeKey(s.b[ks:ke], escaped)
-			if err != nil {
-				return err
-			}
-			*out = append(*out, member{key: key, fold: fold(key), val: s.b[vs:s.pos], off: vs, koff: ks})
-		}
-		if done, err := s.after('}'); done || err != nil {
-			return err
-		}
-	}
-}
-
-// array scans an array; when out is not nil it collects the elements.
-func (s *scanner) array(depth int, out *[][]byte) error {
-	if depth > maxDepth {
-		return s.fail("nested too deeply")
-	}
-	s.pos++ // [
-	s.ws()
-	if s.pos < len(s.b) && s.b[s.pos] == ']' {
-		s.pos++
-		return nil
-	}
-	for {
-		s.ws()
-		vs := s.pos
-		if err := s.value(depth); err != nil {
-			return err
-		}
-		if out != nil {
-			*out = append(*out, s.b[vs:s.pos])
-		}
-		if done, err := s.after(']'); done || err != nil {
-			return err
-		}
-	}
-}
-
-// after reads what follows a member or element: a comma (more to come) or
-// the container's closing byte (done).
-func (s *scanner) after(closing byte) (done bool, err error) {
-	s.ws()
-	if s.pos >= len(s.b) {
-		return false, s.fail("unexpected end")
-	}
-	switch s.b[s.pos] {
-	case ',':
-		s.pos++
-		return false, nil
-	case closing:
-		s.pos++
-		return true, nil
-	}
-	return false, s.fail("expected ',' or '" + string(closing) + "'")
-}
-
-// end checks that only whitespace follows the value.
-func (s *scanner) end() error {
-	s.ws()
-	if s.pos != len(s.b) {
-		return s.fail("data after the JSON value")
-	}
-	return nil
-}
-
-func decodeKey(raw []byte, escaped bool) (string, error) {
-	if !escaped {
-		return string(raw[1 : len(raw)-1]), nil
-	}
-	var k string
-	if err := json.Unmarshal(raw, &k); err != nil {
-		return "", fmt.Errorf("%w: object key: %v", errSyntax, err)
-	}
-	return k, nil
+	return 0
 }
 
 // objectMembers validates b as one JSON object and returns its members.
@@ -296,17 +62,34 @@ func decodeKey(raw []byte, escaped bool) (string, error) {
 // exactly, so `"result"` beside `"Result"` or `"reſult"` would let the
 // guard check one answer and a client read another.
 func objectMembers(b []byte) ([]member, error) {
-	s := &scanner{b: b}
-	s.ws()
-	if s.pos >= len(s.b) || s.b[s.pos] != '{' {
-		return nil, s.fail("expected an object")
+	if firstByte(b) != '{' {
+		return nil, fmt.Errorf("%w: expected an object", errSyntax)
 	}
-	var ms []member
-	if err := s.object(1, &ms); err != nil {
-		return nil, err
+	d := jsontok.Get(b)
+	defer jsontok.Put(d)
+	if _, err := d.ReadToken(); err != nil {
+		return nil, syntaxErr(err)
 	}
-	if err := s.end(); err != nil {
-		return nil, err
+	// Most objects the guard splits are messages, results and definitions
+	// of three or four members: one allocation instead of three.
+	ms := make([]member, 0, 4)
+	for d.PeekKind() != '}' {
+		k, koff, err := d.ReadSpan()
+		if err != nil {
+			return nil, syntaxErr(err)
+		}
+		v, off, err := d.ReadSpan()
+		if err != nil {
+			return nil, syntaxErr(err)
+		}
+		key := decodeKey(k)
+		ms = append(ms, member{key: key, fold: fold(key), val: v, off: off, koff: koff})
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return nil, syntaxErr(err)
+	}
+	if err := d.End(); err != nil {
+		return nil, syntaxErr(err)
 	}
 	for i := 1; i < len(ms); i++ {
 		for j := 0; j < i; j++ {
@@ -323,25 +106,29 @@ var errAmbiguous = errors.New("ambiguous JSON")
 
 // arrayElems validates b as one JSON array and returns its elements.
 func arrayElems(b []byte) ([][]byte, error) {
-	s := &scanner{b: b}
-	s.ws()
-	if s.pos >= len(s.b) || s.b[s.pos] != '[' {
-		return nil, s.fail("expected an array")
+	if firstByte(b) != '[' {
+		return nil, fmt.Errorf("%w: expected an array", errSyntax)
+	}
+	d := jsontok.Get(b)
+	defer jsontok.Put(d)
+	if _, err := d.ReadToken(); err != nil {
+		return nil, syntaxErr(err)
 	}
 	var out [][]byte
-	if err := s.array(1, &out); err != nil {
-		return nil, err
+	for d.PeekKind() != ']' {
+		v, _, err := d.ReadSpan()
+		if err != nil {
+			return nil, syntaxErr(err)
+		}
+		out = append(out, v)
 	}
-	return out, s.end()
-}
-
-// validJSON validates b as one JSON value.
-func validJSON(b []byte) error {
-	s := &scanner{b: b}
-	if err := s.value(0); err != nil {
-		return err
+	if _, err := d.ReadToken(); err != nil {
+		return nil, syntaxErr(err)
 	}
-	return s.end()
+	if err := d.End(); err != nil {
+		return out, syntaxErr(err)
+	}
+	return out, nil
 }
 
 // get returns the value of the member whose key folds to want's fold.
@@ -397,12 +184,8 @@ func fold(k string) string {
 
 // jsonString decodes a JSON string value.
 func jsonString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' {
+	if len(raw) < 2 || raw[0] != '"' || !jsontok.Valid(raw) {
 		return "", false
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
+	return string(jsontok.AppendString(nil, raw)), true
 }

@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/jsontok"
 )
 
 // TestScannerAgreesWithEncodingJSON: the scanner accepts exactly what
 // encoding/json accepts as one value.
 func TestScannerAgreesWithEncodingJSON(t *testing.T) {
 	for _, in := range scanSeeds {
-		got := validJSON([]byte(in)) == nil
+		got := jsontok.Valid([]byte(in))
 		if want := json.Valid([]byte(in)); got != want {
-			t.Errorf("validJSON(%q) = %v, json.Valid = %v", in, got, want)
+			t.Errorf("jsontok.Valid(%q) = %v, json.Valid = %v", in, got, want)
 		}
 	}
 }
@@ -29,9 +30,36 @@ func FuzzScanner(f *testing.F) {
 	for _, s := range scanSeeds {
 		f.Add([]byte(s))
 	}
+	for _, c := range hostileScan {
+		if len(c.in) < 1000 {
+			f.Add([]byte(c.in))
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b) == nil, json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid = %v", b, got, want)
+		if got, want := jsontok.Valid(b), json.Valid(b); got != want {
+			t.Fatalf("jsontok.Valid(%q) = %v, json.Valid = %v", b, got, want)
+		}
+		// What the guard reads as members or elements is JSON, and each
+		// value is the span of the line it names.
+		if ms, err := objectMembers(b); err == nil {
+			if !json.Valid(b) {
+				t.Fatalf("objectMembers(%q) accepted what is not JSON", b)
+			}
+			for _, m := range ms {
+				if !json.Valid(m.val) || &b[m.off] != &m.val[0] || b[m.koff] != '"' {
+					t.Fatalf("objectMembers(%q): member %+v is not a span of the line", b, m)
+				}
+			}
+		}
+		if els, err := arrayElems(b); err == nil {
+			if !json.Valid(b) {
+				t.Fatalf("arrayElems(%q) accepted what is not JSON", b)
+			}
+			for _, el := range els {
+				if off := cap(b) - cap(el); !json.Valid(el) || &b[off] != &el[0] {
+					t.Fatalf("arrayElems(%q): element %q is not a span of the line", b, el)
+				}
+			}
 		}
 	})
 }

@@ -1,18 +1,17 @@
 package inspect
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/jsontok"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
-
-// maxDepth bounds nesting like encoding/json does, so a hostile definition
-// cannot exhaust the stack; deeper input is scanned as raw text instead.
-const maxDepth = 10000
 
 var errSyntax = errors.New("inspect: not JSON")
 
@@ -47,28 +46,29 @@ func (r textRef) path() string {
 // the keys and indexes that lead to it (joined into a field path only when
 // a finding needs it).
 //
-// It is a purpose-built scanner rather than encoding/json: it keeps
-// duplicate keys (each is visited; a model may see either), it never builds
-// maps, and it decodes each string once, so a 1,000-tool manifest is walked
-// in well under a millisecond per tool. It returns errSyntax on anything
-// that is not JSON, possibly after visiting some strings; the caller then
-// discards what it saw and scans the raw bytes as text.
+// It reads through jsontok, the project's one token reader, with a small
+// path stack on top: it keeps duplicate keys (each is visited; a model may
+// see either), it never builds maps, and it decodes each string once, so a
+// 1,000-tool manifest is walked in well under a millisecond per tool. It
+// returns errSyntax on anything that is not one JSON value (nesting deeper
+// than jsontok's 10000 levels included), possibly after visiting some
+// strings; the caller then discards what it saw and scans the raw bytes as
+// text.
 func walkStrings(data []byte, visit func(textRef)) error {
-	w := walker{data: data, visit: visit}
-	w.skipSpace()
-	if err := w.value(0); err != nil {
-		return err
+	d := jsontok.Get(data)
+	defer jsontok.Put(d)
+	w := walker{d: d, visit: visit}
+	if err := w.value(); err != nil {
+		return errSyntax
 	}
-	w.skipSpace()
-	if w.pos != len(w.data) {
+	if d.End() != nil {
 		return errSyntax
 	}
 	return nil
 }
 
 type walker struct {
-	data  []byte
-	pos   int
+	d     *jsontok.Decoder
 	path  []string
 	visit func(textRef)
 	buf   []byte // decoded string with escapes, reused
@@ -88,204 +88,106 @@ var commonKeys = func() map[string]string {
 	return m
 }()
 
-func (w *walker) skipSpace() {
-	for w.pos < len(w.data) {
-		switch w.data[w.pos] {
-		case ' ', '\t', '\n', '\r':
-			w.pos++
-		default:
-			return
+func (w *walker) value() error {
+	d := w.d
+	switch d.PeekKind() {
+	case '{':
+		if _, err := d.ReadToken(); err != nil {
+			return err
 		}
-	}
-}
-
-func (w *walker) value(depth int) error {
-	if depth > maxDepth {
-		return errSyntax
-	}
-	if w.pos >= len(w.data) {
-		return errSyntax
-	}
-	switch c := w.data[w.pos]; {
-	case c == '{':
-		w.pos++
-		w.skipSpace()
-		if w.pos < len(w.data) && w.data[w.pos] == '}' {
-			w.pos++
-			return nil
-		}
-		for {
-			w.skipSpace()
-			if w.pos >= len(w.data) || w.data[w.pos] != '"' {
-				return errSyntax
-			}
-			k, err := w.str()
+		for d.PeekKind() != '}' {
+			raw, err := d.ReadValue()
 			if err != nil {
 				return err
 			}
+			k := w.str(raw)
 			seg, ok := commonKeys[string(k)]
 			if !ok {
 				seg = string(k)
 			}
 			w.path = append(w.path, seg)
 			w.visit(textRef{segs: w.path, key: true, b: k})
-			w.skipSpace()
-			if w.pos >= len(w.data) || w.data[w.pos] != ':' {
-				return errSyntax
-			}
-			w.pos++
-			w.skipSpace()
-			if err := w.value(depth + 1); err != nil {
+			if err := w.value(); err != nil {
 				return err
 			}
 			w.path = w.path[:len(w.path)-1]
-			if done, err := w.after('}'); done || err != nil {
-				return err
-			}
 		}
-	case c == '[':
-		w.pos++
-		w.skipSpace()
-		if w.pos < len(w.data) && w.data[w.pos] == ']' {
-			w.pos++
-			return nil
+		_, err := d.ReadToken()
+		return err
+	case '[':
+		if _, err := d.ReadToken(); err != nil {
+			return err
 		}
-		for i := 0; ; i++ {
+		for i := 0; d.PeekKind() != ']'; i++ {
 			w.path = append(w.path, index(i))
-			w.skipSpace()
-			if err := w.value(depth + 1); err != nil {
+			if err := w.value(); err != nil {
 				return err
 			}
 			w.path = w.path[:len(w.path)-1]
-			if done, err := w.after(']'); done || err != nil {
-				return err
-			}
 		}
-	case c == '"':
-		s, err := w.str()
+		_, err := d.ReadToken()
+		return err
+	case '"':
+		raw, err := d.ReadValue()
 		if err != nil {
 			return err
 		}
-		w.visit(textRef{segs: w.path, b: s})
-		return nil
-	case c == 't':
-		return w.literal("true")
-	case c == 'f':
-		return w.literal("false")
-	case c == 'n':
-		return w.literal("null")
-	case c == '-' || ('0' <= c && c <= '9'):
-		start := w.pos
-		for w.pos < len(w.data) && isNumberByte(w.data[w.pos]) {
-			w.pos++
-		}
-		if w.pos == start {
-			return errSyntax
-		}
+		w.visit(textRef{segs: w.path, b: w.str(raw)})
 		return nil
 	}
-	return errSyntax
+	// A number or literal, or the error of what is neither.
+	_, err := d.ReadValue()
+	return err
 }
 
-func (w *walker) literal(lit string) error {
-	if !strings.HasPrefix(string(w.data[w.pos:min(len(w.data), w.pos+len(lit))]), lit) {
-		return errSyntax
+// str decodes raw, a JSON string jsontok validated, into w.buf when it has
+// escapes (valid until the next call). Invalid UTF-8 is kept as is (the
+// rune scan reports it as U+FFFD; ambiguous-json is another package's
+// rule) and a lone surrogate escape becomes U+FFFD.
+func (w *walker) str(raw []byte) []byte {
+	body := raw[1 : len(raw)-1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return body
 	}
-	w.pos += len(lit)
-	return nil
+	var b []byte
+	if utf8.Valid(body) {
+		// jsontext's only complaint left about validated text is a lone
+		// surrogate, which it decodes as U+FFFD.
+		b, _ = jsontext.AppendUnquote(w.buf[:0], raw)
+	} else {
+		b = appendKeepingInvalid(w.buf[:0], body)
+	}
+	w.buf = b[:0]
+	return b
 }
 
-// str decodes the JSON string at w.pos, into w.buf when it has escapes
-// (valid until the next call). Invalid UTF-8 is kept as is (the
-// rune scan reports it as U+FFFD; ambiguous-json is another package's rule)
-// and a lone surrogate escape becomes U+FFFD.
-func (w *walker) str() ([]byte, error) {
-	w.pos++ // opening quote
-	start := w.pos
-	// Fast path: no escapes.
-	for w.pos < len(w.data) {
-		c := w.data[w.pos]
-		if c == '"' {
-			s := w.data[start:w.pos:w.pos]
-			w.pos++
-			return s, nil
-		}
-		if c == '\\' {
-			break
-		}
-		w.pos++
-	}
-	if w.pos >= len(w.data) {
-		return nil, errSyntax
-	}
-	b := append(w.buf[:0], w.data[start:w.pos]...)
-	defer func() { w.buf = b[:0] }()
-	for w.pos < len(w.data) {
-		c := w.data[w.pos]
-		switch {
-		case c == '"':
-			w.pos++
-			return b, nil
-		case c == '\\':
-			if w.pos+1 >= len(w.data) {
-				return nil, errSyntax
+// appendKeepingInvalid decodes body (a string's text without its quotes,
+// escapes and invalid UTF-8 both in it) with each invalid byte kept as it
+// is: jsontext would write U+FFFD for it, and the inspection quotes the
+// bytes it saw. The runs between invalid bytes hold only whole escape
+// sequences (an escape is ASCII, and jsontok validated them), so each run
+// is decoded alone.
+func appendKeepingInvalid(dst, body []byte) []byte {
+	var run []byte
+	for len(body) > 0 {
+		n := 0
+		for n < len(body) {
+			r, size := utf8.DecodeRune(body[n:])
+			if r == utf8.RuneError && size == 1 {
+				break
 			}
-			e := w.data[w.pos+1]
-			w.pos += 2
-			switch e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r, ok := w.hex4()
-				if !ok {
-					return nil, errSyntax
-				}
-				if utf16.IsSurrogate(r) {
-					r2 := rune(utf8.RuneError)
-					if w.pos+1 < len(w.data) && w.data[w.pos] == '\\' && w.data[w.pos+1] == 'u' {
-						save := w.pos
-						w.pos += 2
-						lo, ok := w.hex4()
-						if ok && utf16.DecodeRune(r, lo) != utf8.RuneError {
-							r2 = utf16.DecodeRune(r, lo)
-						} else {
-							w.pos = save
-						}
-					}
-					r = r2
-				}
-				b = utf8.AppendRune(b, r)
-			default:
-				return nil, errSyntax
-			}
-		default:
-			b = append(b, c)
-			w.pos++
+			n += size
 		}
+		if n > 0 {
+			run = append(append(append(run[:0], '"'), body[:n]...), '"')
+			dst, _ = jsontext.AppendUnquote(dst, run)
+			body = body[n:]
+			continue
+		}
+		dst = append(dst, body[0])
+		body = body[1:]
 	}
-	return nil, errSyntax
-}
-
-func (w *walker) hex4() (rune, bool) {
-	if w.pos+4 > len(w.data) {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(w.data[w.pos:w.pos+4]), 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	w.pos += 4
-	return rune(v), true
+	return dst
 }
 
 var smallIndex = func() []string {
@@ -301,26 +203,4 @@ func index(i int) string {
 		return smallIndex[i]
 	}
 	return strconv.Itoa(i)
-}
-
-func isNumberByte(d byte) bool {
-	return '0' <= d && d <= '9' || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E'
-}
-
-// after reads what follows a member or element: a comma (more to come) or
-// the container's closing byte (done).
-func (w *walker) after(closing byte) (done bool, err error) {
-	w.skipSpace()
-	if w.pos >= len(w.data) {
-		return false, errSyntax
-	}
-	switch w.data[w.pos] {
-	case ',':
-		w.pos++
-		return false, nil
-	case closing:
-		w.pos++
-		return true, nil
-	}
-	return false, errSyntax
 }
