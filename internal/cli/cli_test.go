@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 // TestScripts runs the end-to-end scripts in testdata/script: each is a
 // small, readable session with the tool (see testdata/README.md).
 func TestScripts(t *testing.T) {
+	// Every script runs mcp-lockcheck as a process of its own, so the
+	// scripts run beside the other parallel tests (testproc).
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
