@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 func TestMain(m *testing.M) {
@@ -36,7 +37,11 @@ func TestScripts(t *testing.T) {
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"remotemcp": remoteMCP, "exitcode": exitCodeCmd},
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("GORACE", testproc.RaceOptions())
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"remotemcp": remoteMCP, "exitcode": exitCodeCmd},
 	})
 }
 
