@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -23,6 +24,9 @@ import (
 // repeated, and the report's exit code says all of it. Hidden text a pull
 // request approves fails the run unless the PR's lock acknowledges it.
 func TestCheckReviewsBase(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	pinned := func(t *testing.T, scenario string) (Options, *lock.File) {
 		t.Helper()
 		s := config.Server{Name: "s", Type: "stdio", Command: os.Args[0], Env: map[string]string{"FAKE_SCENARIO": scenario}, File: ".mcp.json", Line: 1, Client: "claude-code"}

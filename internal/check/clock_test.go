@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 func timebomb(t *testing.T) config.Server {
@@ -39,6 +40,9 @@ func clockOptions(s config.Server) Options {
 // TestClockOffset: a server that changes after a date passes a normal
 // check and is caught by the launch with the clock moved forward.
 func TestClockOffset(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	s := timebomb(t)
 	if sandbox.FakeTimeLib("") == "" {
 		if os.Getenv("CI") != "" {
@@ -71,6 +75,9 @@ func TestClockOffset(t *testing.T) {
 // TestClockOffsetUnavailable: without libfaketime the report says the
 // clock could not be moved instead of silently passing.
 func TestClockOffsetUnavailable(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	opts := clockOptions(timebomb(t))
 	opts.ClockOffsets = []time.Duration{time.Hour}
 	opts.FakeTimeLib = "/nonexistent/libfaketime.so.1"
@@ -88,6 +95,9 @@ func TestClockOffsetUnavailable(t *testing.T) {
 // the quick check (no clock shift) and a one-day shift, and is caught by
 // the deep profile's +7d launch, named in the finding's phase.
 func TestDeepClockOffsets(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	s := timebomb(t)
 	if sandbox.FakeTimeLib("") == "" {
 		if os.Getenv("CI") != "" {

@@ -12,12 +12,16 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // TestDaemonizingGrandchildDoesNotSurvive: a server whose grandchild calls
 // setsid (leaving the process group) and ignores SIGTERM leaves nothing
 // running after the check.
 func TestDaemonizingGrandchildDoesNotSurvive(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	if runtime.GOOS != "linux" {
 		// Reads /proc, and needs the subreaper: on macOS a setsid'd orphan
 		// goes to launchd, out of the sweep's reach (docs/platforms.md);

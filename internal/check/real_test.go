@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -100,6 +101,9 @@ func errorsOf(r *report.Report) []finding.Finding {
 }
 
 func TestRealServersPinAndCheckClean(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	if testing.Short() {
 		t.Skip("real npm servers: not in -short")
 	}
@@ -142,6 +146,9 @@ func assertNoServerProcesses(t *testing.T) {
 }
 
 func TestRealFilesystemOneSentence(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	if testing.Short() {
 		t.Skip("real npm servers: not in -short")
 	}
@@ -172,6 +179,9 @@ func TestRealFilesystemOneSentence(t *testing.T) {
 }
 
 func TestRealFilesystemVersionDrift(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	if testing.Short() {
 		t.Skip("real npm servers: not in -short")
 	}
@@ -199,6 +209,9 @@ func TestRealFilesystemVersionDrift(t *testing.T) {
 // TestRealServersSandboxLevels: the real servers start and pin to the same
 // lock under off, basic and strict.
 func TestRealServersSandboxLevels(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	if testing.Short() {
 		t.Skip("real npm servers: not in -short")
 	}
@@ -228,6 +241,9 @@ func TestRealServersSandboxLevels(t *testing.T) {
 // (what the synthesizer chose) list the sandbox's fake HOME with its
 // planted files (not sensitive-path: that is for definitions).
 func TestRealServersNoCheckerNoise(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	if testing.Short() {
 		t.Skip("real npm servers: not in -short")
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // remoteFixture is a go-sdk MCP server over HTTP started by the test; its
@@ -130,6 +131,9 @@ func ruleOf(r *report.Report, rule finding.RuleID) *finding.Finding {
 // changes on the server and check reports tool-changed; over streamable
 // HTTP and SSE, plain and TLS.
 func TestRemotePinCheckDrift(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	for _, tc := range []struct {
 		name string
 		typ  string

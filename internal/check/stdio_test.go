@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // TestStdioNotesScrubbed: a sandboxed server that names its tools after
@@ -20,6 +21,9 @@ import (
 // call timed out on). Every note leaves with the canary replaced, whoever
 // wrote it, and the canary is still reported as leaked.
 func TestStdioNotesScrubbed(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	for _, tc := range []struct {
 		name  string
 		env   string // the canary variable the tool is named after

@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // TestStreamedPhasesSameFindings: canonicalizing and inspecting each phase
@@ -18,6 +19,9 @@ import (
 // findings that processing every phase afterwards gives, for servers whose
 // phases differ (a counter rug pull, a poisoned tool result, prompts).
 func TestStreamedPhasesSameFindings(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	for _, scenario := range []string{"counter", "poisoned-result", "prompt-get-change", "list-changed"} {
 		t.Run(scenario, func(t *testing.T) {
 			s := config.Server{Name: "s", Type: "stdio", Command: os.Args[0], Env: map[string]string{"FAKE_SCENARIO": scenario}, File: ".mcp.json", Line: 1, Client: "claude-code"}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // TestOneVerdict: pin, approve's probe and check settle findings through
@@ -24,6 +25,9 @@ import (
 // them too, with the run's notes and the policy's note. No server with an
 // unacknowledged error is ok.
 func TestOneVerdict(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	poison := func(desc string) string {
 		b, _ := json.Marshal([]map[string]any{{"name": "t", "description": desc, "inputSchema": map[string]any{"type": "object"}}})
 		return string(b)

@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // warmupRun probes a fake warm-up scenario with the quick profile's
@@ -127,6 +128,9 @@ func TestWarmupMCPGoDefaults(t *testing.T) {
 // call, and the first call to the other tool carries a non-empty query:
 // a rug pull on a non-empty argument shows in the quick profile.
 func TestWarmupDecoyNonEmpty(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	run := warmupRun(t, "decoy-nonempty")
 	got := calledTools(run)
 	if got["search_notes"] == 0 {
@@ -148,6 +152,9 @@ func TestWarmupDecoyNonEmpty(t *testing.T) {
 // warm-up calls now go to read_graph and search_nodes only, and the
 // memory file it would write stays absent.
 func TestWarmupRealMemory062(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	if testing.Short() {
 		t.Skip("real npm server")
 	}

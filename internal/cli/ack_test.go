@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/shellword"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // ackServer is one configured fake server of an acknowledgement case:
@@ -50,6 +51,7 @@ func TestEveryFindingCanBeAcknowledged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: probes fake servers")
 	}
+	t.Parallel()
 	tools := func(defs ...string) string { return "[" + strings.Join(defs, ",") + "]" }
 	def := func(name, desc string) string {
 		b, _ := json.Marshal(map[string]any{"name": name, "description": desc, "inputSchema": map[string]any{"type": "object"}})
@@ -128,7 +130,11 @@ func TestEveryFindingCanBeAcknowledged(t *testing.T) {
 			continue
 		}
 		t.Run(string(id), func(t *testing.T) {
-			// serial: each fake is this test binary, and the sandbox limits what runs at once
+			// Each case in a process of its own: its runs end with the
+			// sweep of every descendant, as a real run's do.
+			if testproc.Parallel(t) {
+				return
+			}
 			dir := t.TempDir()
 			// Wide enough that no printed command is wrapped.
 			env := map[string]string{"CI": "", "VARIANT": "", "SCENARIO": "", "COLUMNS": "4000"}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // actionlintVersion is the pinned actionlint, as .github/workflows/ci.yml runs it.
@@ -76,11 +77,20 @@ var (
 	buildErr  error
 )
 
+// builtBinEnv passes the built binary's path to the tests this binary
+// runs again in processes of their own (testproc), so that they do not
+// link it again.
+const builtBinEnv = "MCP_LOCKCHECK_TEST_BUILT_BIN"
+
 // binary builds mcp-lockcheck once per test run, as the action's install
 // step would, and returns its path.
 func binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if p := os.Getenv(builtBinEnv); p != "" {
+			builtBin = p
+			return
+		}
 		dir, err := os.MkdirTemp("", "mcp-lockcheck-bin-")
 		if err != nil {
 			buildErr = err
@@ -91,7 +101,9 @@ func binary(t *testing.T) string {
 		cmd.Dir = repoRootDir(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = errors.New(err.Error() + "\n" + string(out))
+			return
 		}
+		buildErr = os.Setenv(builtBinEnv, builtBin)
 	})
 	if buildErr != nil {
 		t.Fatalf("go build: %v", buildErr)
@@ -195,7 +207,7 @@ func newRunner(t *testing.T, api *githubtest.Server, event string, inputs map[st
 	r.env = map[string]string{}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GITHUB_") || strings.HasPrefix(k, "INPUT_") || strings.HasPrefix(k, "RUNNER_") || k == "CI" || k == "MCP_LOCKCHECK_BIN" {
+		if strings.HasPrefix(k, "GITHUB_") || strings.HasPrefix(k, "INPUT_") || strings.HasPrefix(k, "RUNNER_") || k == "CI" || k == "MCP_LOCKCHECK_BIN" || k == builtBinEnv || k == testproc.EnvName {
 			continue
 		}
 		r.env[k] = v
@@ -423,6 +435,10 @@ func TestActionEmulated(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("bash steps")
 	}
+	// Built once, before the test goes parallel: the subtests that run in
+	// processes of their own take it from the environment.
+	binary(t)
+	t.Parallel()
 	api := githubtest.New("o", "r", nil)
 	t.Cleanup(api.Close)
 	// base: the event's base commit is not in this checkout, and check
@@ -434,6 +450,9 @@ func TestActionEmulated(t *testing.T) {
 	// basic; TestActionHostileServer runs the action's defaults.
 
 	t.Run("base from the event", func(t *testing.T) {
+		if testproc.Parallel(t) {
+			return
+		}
 		// The pull_request event's base SHA reaches check --base: here the
 		// base is this checkout's HEAD, whose demo lock is the one checked,
 		// so the review runs and approves nothing.
@@ -459,6 +478,9 @@ func TestActionEmulated(t *testing.T) {
 	})
 
 	t.Run("base missing fails closed", func(t *testing.T) {
+		if testproc.Parallel(t) {
+			return
+		}
 		r := newRunner(t, api, strings.ReplaceAll(prEvent, "%BASE%", "3333333333333333333333333333333333333333"), map[string]string{
 			"working-directory": "examples/demo", "sandbox": "basic", "warmup-calls": "0", "launches": "1", "comment": "false",
 		})
@@ -469,6 +491,9 @@ func TestActionEmulated(t *testing.T) {
 	})
 
 	t.Run("pull request lowers warmup-calls", func(t *testing.T) {
+		if testproc.Parallel(t) {
+			return
+		}
 		// The base branch's policy makes four warm-up calls; the pull
 		// request's makes none. The check of the pull request runs with
 		// the base's: the counter server (honest for three calls) is
@@ -528,6 +553,9 @@ func TestActionEmulated(t *testing.T) {
 	})
 
 	t.Run("profile input", func(t *testing.T) {
+		if testproc.Parallel(t) {
+			return
+		}
 		// A server that changes on its 40th call: the default profile
 		// misses it, profile: deep catches it (args keep the deep run
 		// short: no idle gap, one extra identity), and its SARIF gets a
@@ -576,6 +604,9 @@ func TestActionEmulated(t *testing.T) {
 	})
 
 	t.Run("input text is no runner command", func(t *testing.T) {
+		if testproc.Parallel(t) {
+			return
+		}
 		// Inputs and config text reach the step log: in the command line
 		// run.sh echoes and in the CLI's errors. None of it may become a
 		// workflow command; the only commands are the action's own.
@@ -682,6 +713,9 @@ func TestActionEmulated(t *testing.T) {
 	})
 
 	t.Run("fork", func(t *testing.T) {
+		if testproc.Parallel(t) {
+			return
+		}
 		// A fork's token is read-only: the comment fails, the check does not.
 		api.ReadOnly = true
 		defer func() { api.ReadOnly = false }()
@@ -876,6 +910,9 @@ func TestInstallRelease(t *testing.T) {
 // reports the tag; the same archive under a checksums.txt one digit off is
 // refused and nothing is installed.
 func TestInstallReleaseOwnArchives(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	if testing.Short() {
 		t.Skip("-short: builds a release archive")
 	}

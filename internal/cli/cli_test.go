@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 func TestMain(m *testing.M) {
@@ -29,11 +30,18 @@ func TestMain(m *testing.M) {
 // TestScripts runs the end-to-end scripts in testdata/script: each is a
 // small, readable session with the tool (see testdata/README.md).
 func TestScripts(t *testing.T) {
+	// Every script runs mcp-lockcheck as a process of its own, so the
+	// scripts run beside the other parallel tests (testproc).
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"remotemcp": remoteMCP, "exitcode": exitCodeCmd},
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("GORACE", testproc.RaceOptions())
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"remotemcp": remoteMCP, "exitcode": exitCodeCmd},
 	})
 }
 

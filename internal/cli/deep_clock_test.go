@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // TestDeepProfileClockWeek: a server that goes bad three days from now
@@ -17,6 +18,9 @@ import (
 // passes the quick check and is caught by --profile deep at its +7d clock
 // launch; the drift issue names that launch with its clock.
 func TestDeepProfileClockWeek(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		if os.Getenv("CI") != "" {

@@ -9,12 +9,16 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // TestREADMEDemo runs the README's first command, as written, on the
 // bundled demo: its committed lock must catch the rug pull at the third
 // warm-up call.
 func TestREADMEDemo(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

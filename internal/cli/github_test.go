@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // shortProbeArgs keep the fake servers' probes short: the scenarios used here
@@ -46,6 +47,9 @@ func pinnedFake(t *testing.T) (dir, lockText string) {
 // The first change opens the pull request on mcp-lockcheck/repin, a later
 // different change updates the same one, and no change opens nothing.
 func TestRepinOpenPR(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	dir, base := pinnedFake(t)
 	api := githubtest.New("o", "r", map[string]string{"mcp-lock.json": base})
 	t.Cleanup(api.Close)
@@ -115,6 +119,9 @@ func TestRepinOpenPR(t *testing.T) {
 }
 
 func TestRepinForbidden(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	dir := t.TempDir()
 	fakeConfig(t, dir, map[string]string{"text": "honest"})
 	if code, _, stderr := runCLI(t, dir, nil, withProbe("pin")...); code != 0 {
@@ -139,6 +146,9 @@ func jsonString(s string) string {
 // --matrix`, merges the three JSON reports and compares the result with one
 // check of all three: the same report, whatever the order of the inputs.
 func TestMatrixMerge(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	dir := t.TempDir()
 	exe, _ := os.Executable()
 	// No two of these list a tool of the same name: the cross-server
@@ -368,6 +378,9 @@ func assertInert(t *testing.T, body string) {
 // read-only token the check keeps its own exit code and the failure is a
 // warning in the log and the job summary.
 func TestCheckComment(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	dir := t.TempDir()
 	fakeConfig(t, dir, map[string]string{"text": "honest"})
 	if code, _, stderr := runCLI(t, dir, nil, withProbe("pin")...); code != 0 {
@@ -415,6 +428,9 @@ func TestCheckComment(t *testing.T) {
 // body; a second, holding the token, proposes them and launches nothing (its
 // config names a server that cannot start, which a probe would hold).
 func TestRepinTwoSteps(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	dir, base := pinnedFake(t)
 	api := githubtest.New("o", "r", map[string]string{"mcp-lock.json": base})
 	t.Cleanup(api.Close)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // TestActionHostileServer runs the containment fixture (the fake server's
@@ -34,6 +35,10 @@ func TestActionHostileServer(t *testing.T) {
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("strict is Linux")
+	}
+	binary(t) // here, so that the process of its own takes it built
+	if testproc.Parallel(t) {
+		return
 	}
 	api := githubtest.New("o", "r", nil)
 	t.Cleanup(api.Close)

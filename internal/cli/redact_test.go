@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // runCLIEnv is runCLI with the environment list the redactor is built
@@ -47,6 +48,9 @@ func runCLIEnv(t *testing.T, dir string, env map[string]string, args ...string) 
 // /proc/<ppid>/environ would have it. None of them may appear in the lock,
 // any report, the annotations or stderr, and a check after pin is clean.
 func TestSecretsNeverLeave(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	dir := t.TempDir()
 	exe, _ := os.Executable()
 	const envSecret = "svc-0a1b2c3d4e5f6a7b8c9d"
@@ -227,6 +231,9 @@ func TestProgressGitHubHostileNames(t *testing.T) {
 // merge. The log holds no command but the checker's own groups, and the
 // annotations are exactly one per unacknowledged finding.
 func TestGitHubModeHostileServer(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	dir := t.TempDir()
 	exe, _ := os.Executable()
 	servers := map[string]any{}
@@ -372,6 +379,9 @@ func TestReportWarningsFromFiles(t *testing.T) {
 // TestInterruptedExitCode: a run whose context Main cancels (Ctrl-C) exits
 // 130, for check and pin alike, with nothing written.
 func TestInterruptedExitCode(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
 	dir, _ := pinnedFake(t)
 	lockBefore := readFile(t, filepath.Join(dir, "mcp-lock.json"))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // workflowFile is the part of a workflow file the emulation runs: one
@@ -172,7 +173,10 @@ func TestDeepNightlyWorkflow(t *testing.T) {
 	if err := sandbox.Available(sandbox.Strict); err != nil {
 		t.Skipf("strict sandbox unavailable here: %v", err)
 	}
-	bin := binary(t)
+	bin := binary(t) // here, so that the process of its own takes it built
+	if testproc.Parallel(t) {
+		return
+	}
 	api := githubtest.New("o", "r", nil)
 	t.Cleanup(api.Close)
 	ws := t.TempDir()

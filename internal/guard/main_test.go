@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -32,6 +33,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envBridgeLock) != "" {
 		os.Exit(bridgeMain())
 	}
+	// The guard processes the sessions start are this binary again, and
+	// each client waits for its guard to exit: no race-detector exit
+	// sleep in them (testproc.RaceOptions).
+	os.Setenv("GORACE", testproc.RaceOptions())
 	os.Exit(m.Run())
 }
 

@@ -237,10 +237,14 @@ func tsSessions(t *testing.T, gs []guardSession) []sessionReport {
 // the Go SDK client lists the poisoned description for the folded-key
 // shapes: the test shows the trick works on the client it targets.
 func TestMethodKeyTricks(t *testing.T) {
+	// The lock is pinned (check.Pin, whose sweep kills every descendant
+	// of this binary) before the sessions run in parallel.
+	trickLock(t)
 	variants := fakeserver.MethodKeyVariants()
 	slices.Sort(variants)
 	for _, v := range variants {
 		t.Run("go-sdk/"+v, func(t *testing.T) {
+			t.Parallel()
 			rep, stderr := goSDKSession(t, guardSession{Scenario: "method-key", Variant: v, Via: "guard"})
 			if seen := rep.sawHidden(); seen != "" {
 				t.Errorf("the Go SDK client saw %q through the guard; stderr:\n%s", seen, stderr)
@@ -258,6 +262,7 @@ func TestMethodKeyTricks(t *testing.T) {
 	// result alone. The guard refuses all of them: the next client may not.
 	for _, v := range []string{"Method", "METHOD-escaped"} {
 		t.Run("go-sdk-without-guard/"+v, func(t *testing.T) {
+			t.Parallel()
 			rep, _ := goSDKSession(t, guardSession{Scenario: "method-key", Variant: v, Via: "pass-through"})
 			if rep.sawHidden() == "" {
 				t.Errorf("without the guard the Go SDK client was not fooled (%s): the scenario no longer attacks it", rep.Steps["tools/list"])
@@ -265,6 +270,7 @@ func TestMethodKeyTricks(t *testing.T) {
 		})
 	}
 	t.Run("typescript-sdk", func(t *testing.T) {
+		t.Parallel()
 		var gs []guardSession
 		for _, v := range variants {
 			gs = append(gs, guardSession{Scenario: "method-key", Variant: v, Via: "guard"})
@@ -289,6 +295,7 @@ func TestMethodKeyCaseInsensitiveDecoder(t *testing.T) {
 	slices.Sort(variants)
 	for _, v := range variants {
 		t.Run(v, func(t *testing.T) {
+			t.Parallel()
 			c := startGuard(t, guardSpec{lock: honest, server: "fake", env: map[string]string{"FAKE_SCENARIO": "method-key", "FAKE_VARIANT": v}})
 			c.initialize()
 			c.call(1, "tools/list", nil)
@@ -335,6 +342,7 @@ var (
 // forwarded). The same sessions without the guard show every payload to
 // the client.
 func TestContentTricks(t *testing.T) {
+	trickLock(t) // pinned before the sessions run in parallel
 	// The three payloads (tag characters, ANSI, OSC 8) run in every
 	// mode against both clients; the other payloads, in enforce mode
 	// against the Go client, keep the suite's time in bounds.
@@ -359,6 +367,7 @@ func TestContentTricks(t *testing.T) {
 			}
 		}
 		t.Run("go-sdk-without-guard/"+c.scenario, func(t *testing.T) {
+			t.Parallel()
 			rep, _ := goSDKSession(t, guardSession{Scenario: c.scenario, Variant: "tags", Via: "pass-through"})
 			if rep.sawHidden() == "" {
 				t.Errorf("without the guard the client was not shown the payload: %+v", rep)
@@ -366,6 +375,7 @@ func TestContentTricks(t *testing.T) {
 		})
 	}
 	t.Run("typescript-sdk", func(t *testing.T) {
+		t.Parallel()
 		n := len(ts)
 		for _, c := range carriers {
 			ts = append(ts, guardSession{Scenario: c.scenario, Variant: "tags", Via: "pass-through"})
@@ -452,8 +462,10 @@ func TestChameleonPlainTextIsData(t *testing.T) {
 // TestStderrShowsDecodedHiddenText: the refusal names what was hidden,
 // decoded and escaped (stderr is a terminal: no escape reaches it).
 func TestStderrShowsDecodedHiddenText(t *testing.T) {
+	trickLock(t) // pinned before the sessions run in parallel
 	for _, p := range []string{"tags", "ansi", "osc8"} {
 		t.Run(p, func(t *testing.T) {
+			t.Parallel()
 			_, stderr := goSDKSession(t, guardSession{Scenario: "poison-call", Variant: p, Via: "guard"})
 			if p == "tags" && !strings.Contains(stderr, fakeserver.Secret) {
 				t.Errorf("stderr does not decode the hidden text:\n%s", stderr)
