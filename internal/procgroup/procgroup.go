@@ -14,28 +14,21 @@ import "time"
 // A group just SIGKILLed is usually gone within a millisecond or two, and
 // every launch waits here, so the first polls are 1 ms apart, then 10.
 func WaitGone(pgid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for i := 0; ; i++ {
-		if len(Live(pgid)) == 0 {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		if i < 20 {
-			time.Sleep(time.Millisecond)
-		} else {
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	return poll(d, func() bool { return len(Live(pgid)) == 0 })
 }
 
 // WaitSettled polls Settled until it holds or d passes; first 1 ms apart,
 // then 10. Call it after SIGKILLing the group.
 func WaitSettled(pgid int, d time.Duration) bool {
+	return poll(d, func() bool { return Settled(pgid) })
+}
+
+// poll reports whether done held before d passed, asking first 1 ms
+// apart, then 10: a killed group is usually gone within milliseconds.
+func poll(d time.Duration, done func() bool) bool {
 	deadline := time.Now().Add(d)
 	for i := 0; ; i++ {
-		if Settled(pgid) {
+		if done() {
 			return true
 		}
 		if time.Now().After(deadline) {
