@@ -78,20 +78,31 @@ func parseJSON(name string, data []byte, client string) ([]Server, error) {
 		if c.val.kind != '{' {
 			return nil, f.errAt(c.val.off, "%q must be an object mapping server names to servers, not %s", c.key, c.val.kindName())
 		}
-		for i := range c.val.members {
-			m := &c.val.members[i]
-			if first, ok := seen[m.key]; ok {
-				return nil, f.errAt(m.keyOff, "server %q is defined twice (first on line %d)", m.key, f.line(first))
-			}
-			seen[m.key] = m.keyOff
-			s, err := f.server(m)
-			if err != nil {
-				return nil, err
-			}
-			servers = append(servers, s)
+		if servers, err = f.servers(servers, c.val, seen, f.server); err != nil {
+			return nil, err
 		}
 	}
 	return servers, nil
+}
+
+// servers appends the server each member of holder names, built by
+// build. seen maps the names read so far, across every container of the
+// file, to where each was first defined: a name given twice is an error
+// naming both lines, never a silent choice of one.
+func (f *jsonFile) servers(out []Server, holder *node, seen map[string]int, build func(*member) (Server, error)) ([]Server, error) {
+	for i := range holder.members {
+		m := &holder.members[i]
+		if first, ok := seen[m.key]; ok {
+			return nil, f.errAt(m.keyOff, "server %q is defined twice (first on line %d)", m.key, f.line(first))
+		}
+		seen[m.key] = m.keyOff
+		s, err := build(m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 func (f *jsonFile) line(off int) int {

@@ -45,21 +45,7 @@ func parseOpenCode(name string, data []byte) ([]Server, error) {
 			holder = inner.val
 		}
 	}
-	var servers []Server
-	seen := map[string]int{}
-	for i := range holder.members {
-		m := &holder.members[i]
-		if first, ok := seen[m.key]; ok {
-			return nil, f.errAt(m.keyOff, "server %q is defined twice (first on line %d)", m.key, f.line(first))
-		}
-		seen[m.key] = m.keyOff
-		s, err := f.openCodeServer(m)
-		if err != nil {
-			return nil, err
-		}
-		servers = append(servers, s)
-	}
-	return servers, nil
+	return f.servers(nil, holder, map[string]int{}, f.openCodeServer)
 }
 
 func (f *jsonFile) openCodeServer(m *member) (Server, error) {
