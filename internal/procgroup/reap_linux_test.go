@@ -40,3 +40,64 @@ func TestReapOrphansFindsZombies(t *testing.T) {
 		t.Errorf("kept child %d was reaped: %v", kept, zs)
 	}
 }
+
+// TestNothingLive: the sweep's shortcut holds only when no descendant can
+// run code. A zombie child leaves nothing live, and the sweep reaps it; a
+// live child, or a live orphan handed to us by a parent that exited, is
+// seen, and the sweep kills it.
+func TestNothingLive(t *testing.T) {
+	if err := EnableSubreaper(); err != nil {
+		t.Skip("no subreaper:", err)
+	}
+	self := os.Getpid()
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for i := 0; i < 500; i++ { // bounded: the kernel shows it within milliseconds
+			if ok() {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("timed out waiting for %s", what)
+	}
+
+	dead, err := syscall.ForkExec("/bin/true", []string{"true"}, &syscall.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the zombie", func() bool { return slices.Contains(zombieChildren(self), dead) })
+	if !nothingLive(self) {
+		t.Fatalf("a zombie child is not live, but nothingLive = false")
+	}
+	if n := KillDescendants(nil); n != 0 {
+		t.Errorf("KillDescendants killed %d, want 0", n)
+	}
+	if slices.Contains(zombieChildren(self), dead) {
+		t.Errorf("the zombie %d was not reaped", dead)
+	}
+
+	live, err := syscall.ForkExec("/bin/sleep", []string{"sleep", "30"}, &syscall.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nothingLive(self) {
+		t.Errorf("a sleeping child is live, but nothingLive = true")
+	}
+	if n := KillDescendants(nil); n != 1 {
+		t.Errorf("KillDescendants killed %d, want the sleeping child", n)
+	}
+	syscall.Wait4(live, nil, 0, nil)
+
+	// sh leaves sleep behind and exits: sleep is an orphan, handed to us.
+	sh, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", "sleep 30 & exit 0"}, &syscall.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Wait4(sh, nil, 0, nil)
+	if nothingLive(self) {
+		t.Errorf("an orphaned grandchild is live, but nothingLive = true")
+	}
+	if n := KillDescendants(nil); n != 1 {
+		t.Errorf("KillDescendants killed %d, want the orphan", n)
+	}
+}
