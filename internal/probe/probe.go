@@ -793,6 +793,11 @@ func (l *launchRun) list(ctx context.Context, kind lock.Kind) ([]Def, error) {
 // plan returns the warm-up calls in order: explicit ones first, then the
 // planner's from the tools listed at the start of this launch.
 func (l *launchRun) plan() []Call {
+	if l.opts.WarmupCalls == 0 {
+		// No call is made, so none is planned: the planner compiles
+		// every tool's schema, which a quick check would wait for.
+		return nil
+	}
 	calls := append([]Call(nil), l.opts.Calls...)
 	if l.opts.Plan == nil || len(l.res.Observations) == 0 {
 		return calls

@@ -106,6 +106,24 @@ func TestPaginationCollectsAllPages(t *testing.T) {
 	}
 }
 
+// TestNoCallsNoPlan: a launch that makes no warm-up call does not ask the
+// planner for any (it compiles every tool's schema, which a quick check
+// would wait for), and one that makes calls asks once per launch.
+func TestNoCallsNoPlan(t *testing.T) {
+	launch, _ := fake(t, "honest")
+	for _, n := range []int{0, 1} {
+		planned := 0
+		plan := func([]json.RawMessage) []Call { planned++; return nil }
+		res := Run(context.Background(), launch, Options{WarmupCalls: n, Launches: 2, Plan: plan})
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if want := 2 * n; planned != want {
+			t.Errorf("--warmup-calls %d: planner asked %d times, want %d", n, planned, want)
+		}
+	}
+}
+
 func TestRawBytesKept(t *testing.T) {
 	launch, _ := fake(t, "reformat")
 	res := Run(context.Background(), launch, Options{})
