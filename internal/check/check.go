@@ -15,8 +15,11 @@ import (
 // With opts.Base it also reviews what the lock approves over the base
 // branch's: one more finding source, settled with the others.
 func Check(ctx context.Context, opts Options) *report.Report {
-	runs := probeAll(ctx, &opts)
+	runs, ok := probeBesideLock(ctx, &opts)
 	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
+	if !ok {
+		return r
+	}
 	idx := lock.Index(opts.LockData)
 	across := acrossRuns(runs, opts.Lock)
 	approvals := opts.approvals()

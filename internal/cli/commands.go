@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 
@@ -119,6 +121,9 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	r := check.Check(ctx, opts)
 	<-scanned
+	if c.lockErr != nil {
+		return ExitUsage, c.lockErr
+	}
 	env.Stderr.Write(scanOut.Bytes())
 	if err := interruption(root); err != nil {
 		return ExitInterrupted, err
@@ -334,17 +339,29 @@ func (c *probing) checkRun(ctx context.Context, env Env, failOn string) (context
 	}
 	// A missing lock at the default path is first adoption: every server
 	// is unpinned. A --lock the user named that does not exist is a typo.
-	lk, data, err := c.readLock(env, !c.explicit()("lock"))
-	if err != nil {
+	// Whether it exists is asked now; reading it is left to the engine,
+	// beside the probe (check.Options.LoadLock), and what goes wrong
+	// there is c.lockErr, for the caller to report after check.Check.
+	allowMissing := !c.explicit()("lock")
+	_, err = os.Stat(c.path(env, c.lockPath))
+	missing := errors.Is(err, os.ErrNotExist)
+	if missing && !allowMissing {
+		_, _, err := c.readLock(env, false)
 		return ctx, cancel, check.Options{}, err
 	}
 	opts, err := c.options(env, env.Stderr)
 	if err != nil {
 		return ctx, cancel, check.Options{}, err
 	}
-	opts.Servers, opts.All, opts.Lock, opts.LockData, opts.FailOn = servers, all, lk, data, threshold
-	if lk == nil {
+	opts.Servers, opts.All, opts.FailOn = servers, all, threshold
+	if missing {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: every server is unpinned\n", c.lockPath)
+	} else {
+		opts.LoadLock = func() (*lock.File, []byte, error) {
+			lk, data, err := c.readLock(env, allowMissing)
+			c.lockErr = err
+			return lk, data, err
+		}
 	}
 	if c.deadline > 0 {
 		ctx, cancel = context.WithTimeout(ctx, c.deadline)

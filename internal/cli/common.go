@@ -78,6 +78,9 @@ type probeFlags struct {
 type probing struct {
 	common
 	probeFlags
+	// lockErr is what reading the lock beside the probe returned
+	// (checkRun's LoadLock); set once check.Check has returned.
+	lockErr error
 }
 
 // register adds the flags of a command that probes servers against the

@@ -317,6 +317,9 @@ func runDiff(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	r := check.Check(ctx, opts)
+	if c.lockErr != nil {
+		return ExitUsage, c.lockErr
+	}
 	WriteDiff(env.Stdout, newPainter(env, env.Stdout), r)
 	return r.Summary.ExitCode, nil
 }
