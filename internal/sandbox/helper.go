@@ -72,6 +72,9 @@ func runHelper(raw string) error {
 	if err := setLimits(p.Limits); err != nil {
 		return err
 	}
+	if err := closeOnExecAbove3(); err != nil {
+		return err
+	}
 	// restrictSelf locks the goroutine to its thread and never unlocks:
 	// the exec below must happen on the thread that was restricted.
 	if err := restrictSelf(p); err != nil {

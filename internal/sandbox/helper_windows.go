@@ -48,3 +48,7 @@ func execServer(path string, argv, env []string) error {
 // count, but Basic promises rlimits only where the platform has them, and
 // the report says so ([Run.Isolation]).
 func setLimits(Limits) error { return nil }
+
+// closeOnExecAbove3: the helper starts the server with its stdio only
+// (exec.Cmd passes no other handle).
+func closeOnExecAbove3() error { return nil }

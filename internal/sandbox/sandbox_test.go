@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // modeEnv selects what the re-executed test binary does. It reaches the
@@ -139,6 +141,20 @@ func testProgram(mode string, args []string) int {
 	case "sleep":
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
+	case "write-fds":
+		// Marks that it ran, and lists its open files beyond stdio.
+		if err := os.WriteFile(args[0], []byte("x"), 0o600); err != nil {
+			return fail(err)
+		}
+		fds, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			return fail(err)
+		}
+		for _, fd := range fds {
+			if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && fd.Name() > "2" {
+				fmt.Println(fd.Name(), target)
+			}
+		}
 	default:
 		return fail(fmt.Errorf("unknown mode %q", mode))
 	}
@@ -921,5 +937,34 @@ func TestBasicWrites(t *testing.T) {
 	}
 	if out, err := launch(t, r, "cat", target); err != nil {
 		t.Errorf("basic could not read %s: %q %v", target, out, err)
+	}
+}
+
+// TestInheritedFilesDoNotReachServer: a descriptor the checker inherited
+// without close-on-exec (a make jobserver's pipe, a runner's socket) is
+// not passed through the helper to the server.
+func TestInheritedFilesDoNotReachServer(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	if _, err := unix.FcntlInt(pw.Fd(), unix.F_SETFD, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, level := range []Level{Basic, Strict} {
+		t.Run(string(level), func(t *testing.T) {
+			r := newRun(t, level, Options{})
+			out, err := launch(t, r, "write-fds", filepath.Join(r.Dir(), "tmp", "ran"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for line := range strings.Lines(out) {
+				if _, target, _ := strings.Cut(line, " "); strings.HasPrefix(target, "pipe:") {
+					t.Errorf("the server holds an inherited pipe: %q", line)
+				}
+			}
+		})
 	}
 }
