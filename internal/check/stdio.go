@@ -101,6 +101,13 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 	t.Command = func(ctx context.Context, n int) (*exec.Cmd, error) {
 		return sb.Command(ctx, command, args, launchEnv(n), cwd)
 	}
+	t.Hold = func(ctx context.Context, n int) (*exec.Cmd, func() error, func(), error) {
+		cmd, gate, err := sb.HeldCommand(ctx, command, args, launchEnv(n), cwd)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return cmd, gate.Open, gate.Close, nil
+	}
 	// The run's random directories never reach pinned text: what the
 	// server shows is compared and pinned with placeholders for them.
 	t.red = opts.Redactor

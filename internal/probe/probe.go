@@ -239,9 +239,24 @@ func Run(ctx context.Context, target Target, opts Options) *Result {
 			res.Notes = append(res.Notes, n)
 		}
 	}()
+	// Each launch after the first is started held while the one before
+	// it runs (Stdio.Hold), and let run when its turn comes; one the
+	// probe does not reach is dropped.
+	var next *nextLaunch
+	defer func() {
+		if next != nil {
+			next.drop()
+		}
+	}()
 	for i, id := range ids {
 		n := i + 1
-		l := &launchRun{opts: &opts, res: res, n: n, id: id, last: n == len(ids), reaps: &reaps, drops: drops}
+		l := &launchRun{opts: &opts, res: res, n: n, id: id, last: n == len(ids), reaps: &reaps, drops: drops, held: next}
+		next = nil
+		if h, ok := target.(holder); ok && !l.last {
+			l.holdNext = func() {
+				next = holdNext(ctx, h, LaunchSpec{N: n + 1, MaxMessageBytes: opts.MaxMessageBytes, drops: drops})
+			}
+		}
 		if err := l.run(ctx, target); err != nil {
 			res.Err = err
 			res.Phase = l.phase
@@ -264,6 +279,10 @@ type launchRun struct {
 	last        bool            // the last launch of the probe
 	reaps       *sync.WaitGroup // background reaps of earlier launches
 	drops       *dropLog        // stdout lines skipped, across launches
+	// held is this launch, started held during the one before (nil:
+	// started at its turn); holdNext starts the next one held.
+	held     *nextLaunch
+	holdNext func()
 	// shared is phase for the session's reader goroutine (the tap runs
 	// there, while run moves from phase to phase).
 	shared atomic.Pointer[string]
@@ -281,9 +300,18 @@ func (l *launchRun) setPhase(name string) {
 
 func (l *launchRun) run(ctx context.Context, target Target) (err error) {
 	l.setPhase("start")
-	ln, err := target.Start(ctx, LaunchSpec{N: l.n, MaxMessageBytes: l.opts.MaxMessageBytes, drops: l.drops})
-	if err != nil {
-		return err
+	var ln Launch
+	if l.held != nil {
+		held := l.held
+		l.held = nil
+		if ln, err = held.take(); err != nil {
+			return err
+		}
+	}
+	if ln == nil {
+		if ln, err = target.Start(ctx, LaunchSpec{N: l.n, MaxMessageBytes: l.opts.MaxMessageBytes, drops: l.drops}); err != nil {
+			return err
+		}
 	}
 	defer func() {
 		ln.Stop()
@@ -323,6 +351,11 @@ func (l *launchRun) run(ctx context.Context, target Target) (err error) {
 	}
 	if err := l.observe(ctx, "initial"); err != nil {
 		return err
+	}
+	if l.holdNext != nil {
+		// After the first lists, not before: the next launch's start
+		// would compete with this server's for the CPU.
+		l.holdNext()
 	}
 	calls := l.plan()
 	if l.opts.WarmupCalls > 0 && len(calls) == 0 {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -413,5 +414,114 @@ func TestHelperFailureExplained(t *testing.T) {
 		if res.Err == nil || !strings.Contains(res.Err.Error(), tc.want) || tc.not != "" && strings.Contains(res.Err.Error(), tc.not) {
 			t.Errorf("%s: err %v, want it to name %q", script, res.Err, tc.want)
 		}
+	}
+}
+
+// TestNextLaunchHeld: with Stdio.Hold, launch 2 is started held while
+// launch 1 runs (here before launch 1's first call) and released only at
+// its turn, after launch 1 was stopped; the observations are those of an
+// ordinary two-launch probe.
+func TestNextLaunchHeld(t *testing.T) {
+	launch, _ := fake(t, "sleeper")
+	var (
+		mu     sync.Mutex
+		events []string
+	)
+	log := func(e string) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}
+	held := make(chan struct{})
+	launch.Hold = func(ctx context.Context, n int) (*exec.Cmd, func() error, func(), error) {
+		log(fmt.Sprintf("hold %d", n))
+		defer close(held)
+		cmd, err := launch.Command(ctx, n)
+		return cmd, func() error { log(fmt.Sprintf("release %d", n)); return nil }, func() { log("discard") }, err
+	}
+	opts := Options{Launches: 2, WarmupCalls: 1, Calls: []Call{{Tool: "summarize", Arguments: json.RawMessage(`{"text":"x"}`)}}}
+	opts.Progress = func(phase string) {
+		if phase == "launch-1/call-1" {
+			select { // bounded: the hold starts right after the first lists
+			case <-held:
+			case <-time.After(30 * time.Second):
+				t.Error("launch 2 was not held during launch 1")
+			}
+		}
+		log(phase)
+	}
+	res := Run(context.Background(), launch, opts)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	at := func(e string) int {
+		i := slices.Index(events, e)
+		if i < 0 {
+			t.Fatalf("no %q in %q", e, events)
+		}
+		return i
+	}
+	if !(at("launch-1/initial") < at("hold 2") && at("hold 2") < at("launch-1/call-1")) {
+		t.Errorf("launch 2 not held during launch 1: %q", events)
+	}
+	if !(at("launch-2/start") < at("release 2") && at("release 2") < at("launch-2/initial")) {
+		t.Errorf("launch 2 released out of turn: %q", events)
+	}
+	if slices.Contains(events, "discard") || slices.Contains(events, "hold 1") || slices.Contains(events, "hold 3") {
+		t.Errorf("only launch 2 is held, and it is used: %q", events)
+	}
+	// The sleeper changes on its second launch: seen as before.
+	if got := len(res.Observations); got < 4 {
+		t.Fatalf("%d observations", got)
+	}
+	tools := func(o Observation) string {
+		var b strings.Builder
+		for _, d := range o.Lists[KindTool] {
+			b.Write(d.Raw)
+		}
+		return b.String()
+	}
+	last := res.Observations[len(res.Observations)-1]
+	if last.Launch != 2 || tools(last) == tools(res.Observations[0]) {
+		t.Errorf("launch 2 did not show the sleeper's second-launch tools")
+	}
+}
+
+// TestHeldLaunchDropped: a probe that ends before the held launch's turn
+// discards it and stops it: nothing of it runs when Run returns.
+func TestHeldLaunchDropped(t *testing.T) {
+	launch, _ := fake(t, "honest")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var heldCmd *exec.Cmd
+	discarded := false
+	held := make(chan struct{})
+	launch.Hold = func(ctx context.Context, n int) (*exec.Cmd, func() error, func(), error) {
+		defer close(held)
+		cmd, err := launch.Command(ctx, n)
+		heldCmd = cmd
+		return cmd, func() error { t.Error("released"); return nil }, func() { discarded = true }, err
+	}
+	opts := Options{Launches: 2, WarmupCalls: 1, Calls: []Call{{Tool: "summarize", Arguments: json.RawMessage(`{"text":"x"}`)}}}
+	opts.Progress = func(phase string) {
+		if phase == "launch-1/call-1" {
+			<-held
+			cancel() // launch 1 fails: launch 2's turn never comes
+		}
+	}
+	res := Run(ctx, launch, opts)
+	if res.Err == nil {
+		t.Fatal("the cancelled probe did not fail")
+	}
+	if !discarded {
+		t.Error("the held launch was not discarded")
+	}
+	if heldCmd == nil || heldCmd.Process == nil {
+		t.Fatal("the held launch was not started")
+	}
+	if live := procgroup.Live(heldCmd.Process.Pid); len(live) > 0 {
+		t.Errorf("the held launch's processes %v still run", live)
 	}
 }

@@ -62,6 +62,13 @@ type Stdio struct {
 	// MaxStderrBytes bounds the stderr kept of one launch (default
 	// 64 KiB: the first and last halves).
 	MaxStderrBytes int
+	// Hold, when set, builds launch n's command held before its server's
+	// first instruction (a sandbox helper waiting at its gate): release
+	// lets the server run, discard ends the launch unused. The probe
+	// starts each launch after the first this way while the one before
+	// it runs, so what a launch costs before its server starts (the
+	// helper's own start, its restrictions) is off the probe's path.
+	Hold func(ctx context.Context, n int) (cmd *exec.Cmd, release func() error, discard func(), err error)
 }
 
 // Start starts launch spec.N and connects the SDK's transport to its pipes.
@@ -70,6 +77,10 @@ func (t Stdio) Start(ctx context.Context, spec LaunchSpec) (Launch, error) {
 	if err != nil {
 		return nil, err
 	}
+	return t.start(ctx, cmd, spec)
+}
+
+func (t Stdio) start(ctx context.Context, cmd *exec.Cmd, spec LaunchSpec) (*process, error) {
 	maxStderr := t.MaxStderrBytes
 	if maxStderr <= 0 {
 		maxStderr = 64 << 10
@@ -83,6 +94,92 @@ func (t Stdio) Start(ctx context.Context, spec LaunchSpec) (Launch, error) {
 	// server instead, which fails the write.
 	p.unwatch = context.AfterFunc(ctx, p.kill)
 	return p, nil
+}
+
+// hold starts launch spec.N held (Hold); ok is false when t cannot hold.
+func (t Stdio) hold(ctx context.Context, spec LaunchSpec) (*heldLaunch, bool, error) {
+	if t.Hold == nil {
+		return nil, false, nil
+	}
+	cmd, release, discard, err := t.Hold(ctx, spec.N)
+	if err != nil {
+		return nil, true, err
+	}
+	p, err := t.start(ctx, cmd, spec)
+	if err != nil {
+		discard()
+		return nil, true, err
+	}
+	return &heldLaunch{p: p, release: release, discard: discard}, true, nil
+}
+
+// holder is a Target that can start a launch ahead of its turn.
+type holder interface {
+	hold(ctx context.Context, spec LaunchSpec) (h *heldLaunch, ok bool, err error)
+}
+
+// heldLaunch is a launch started held: its process runs, its server not
+// yet.
+type heldLaunch struct {
+	p       *process
+	release func() error
+	discard func()
+}
+
+// open lets the server run and returns the launch.
+func (h *heldLaunch) open() (Launch, error) {
+	if err := h.release(); err != nil {
+		h.drop()
+		return nil, err
+	}
+	return h.p, nil
+}
+
+// drop ends a held launch that is not needed: when it returns, nothing of
+// the launch can run (Wait).
+func (h *heldLaunch) drop() {
+	h.discard()
+	h.p.Stop()
+	h.p.Wait()
+}
+
+// nextLaunch is the probe's next launch, being started held in the
+// background (Run, launchRun.holdNext).
+type nextLaunch struct {
+	done chan struct{}
+	h    *heldLaunch
+	err  error
+}
+
+func holdNext(ctx context.Context, t holder, spec LaunchSpec) *nextLaunch {
+	n := &nextLaunch{done: make(chan struct{})}
+	go func() {
+		defer close(n.done)
+		n.h, _, n.err = t.hold(ctx, spec)
+	}()
+	return n
+}
+
+// take is the held launch, its server let run; nil when the hold failed,
+// and the launch is then started the ordinary way (whose error, if it
+// fails again, is the one reported).
+func (n *nextLaunch) take() (Launch, error) {
+	<-n.done
+	if n.err != nil || n.h == nil {
+		return nil, nil
+	}
+	h := n.h
+	n.h = nil
+	return h.open()
+}
+
+// drop ends the next launch unused: the probe ended before its turn.
+func (n *nextLaunch) drop() {
+	<-n.done
+	if n.h != nil {
+		n.h.drop()
+		n.h = nil
+	}
 }
 
 // Remote reaches a server over streamable HTTP, or over the deprecated

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -39,7 +40,13 @@ type policy struct {
 	RO        []string `json:",omitempty"` // read + execute, dirs or files
 	RW        []string `json:",omitempty"` // read + write + execute
 	SelfTest  bool     `json:",omitempty"` // apply everything, print selfTestOK, exit
+	// Gate: with everything applied, wait for one byte on gateFD before
+	// the exec (HeldCommand).
+	Gate bool `json:",omitempty"`
 }
+
+// gateFD is the helper's end of a held launch's gate: its one extra file.
+const gateFD = 3
 
 // HelperMain must be called first thing in main (and in TestMain of any test
 // binary that launches servers through this package). If this process was
@@ -84,6 +91,11 @@ func runHelper(raw string) error {
 		fmt.Println(selfTestOK)
 		os.Exit(0)
 	}
+	if p.Gate {
+		if err := waitGate(); err != nil {
+			return err
+		}
+	}
 	env := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, envPolicy+"=") {
@@ -91,6 +103,26 @@ func runHelper(raw string) error {
 		}
 	}
 	return execServer(p.Path, os.Args[1:], env)
+}
+
+// waitGate blocks until the checker opens the gate: one byte, then the
+// server may start. The gate is closed before the exec, so the server
+// never holds it. A gate closed without its byte (the launch was not
+// needed) or broken ends the helper without starting anything.
+func waitGate() error {
+	f := os.NewFile(gateFD, "gate")
+	if f == nil {
+		return errors.New("held launch without its gate")
+	}
+	defer f.Close()
+	var b [1]byte
+	if n, err := f.Read(b[:]); n != 1 {
+		if errors.Is(err, io.EOF) {
+			os.Exit(0) // discarded: nothing ran, nothing to say
+		}
+		return fmt.Errorf("waiting for the gate: %v", err)
+	}
+	return nil
 }
 
 // Available reports whether level can be applied on this machine, by

@@ -309,6 +309,62 @@ const defaultPATH = "/usr/local/bin:/usr/bin:/bin"
 // and network namespace) and then execs the server; a helper failure exits
 // with status [HelperExitStatus] and a message on the cmd's stderr.
 func (r *Run) Command(ctx context.Context, command string, args []string, env map[string]string, cwd string) (*exec.Cmd, error) {
+	return r.command(ctx, command, args, env, cwd, false)
+}
+
+// ErrCannotHold is HeldCommand's error where a launch cannot be held: with
+// no helper between the checker and the server (Off), or on Windows.
+var ErrCannotHold = errors.New("sandbox: this launch cannot be held")
+
+// HeldCommand is Command for a launch started ahead of its turn. The
+// helper applies every limit and restriction and then waits at the gate
+// until [Gate.Open]: what costs time in a launch before the server's first
+// instruction (the helper's own start, Landlock, namespaces, /proc) is
+// done while the launch before it still runs, and nothing of the server
+// runs before the gate opens. The cmd's one extra file is the gate; the
+// caller starts the cmd and then opens or closes the gate.
+func (r *Run) HeldCommand(ctx context.Context, command string, args []string, env map[string]string, cwd string) (*exec.Cmd, *Gate, error) {
+	if r.opts.Level == Off || runtime.GOOS == "windows" {
+		return nil, nil, ErrCannotHold
+	}
+	cmd, err := r.command(ctx, command, args, env, cwd, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	gr, gw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: gate: %w", err)
+	}
+	cmd.ExtraFiles = []*os.File{gr} // the helper's gateFD
+	return cmd, &Gate{r: gr, w: gw}, nil
+}
+
+// Gate holds a launch made by [Run.HeldCommand] before its server starts.
+type Gate struct {
+	r, w *os.File
+}
+
+// Open lets the held server start.
+func (g *Gate) Open() error {
+	g.r.Close()
+	_, err := g.w.Write([]byte{1})
+	if cerr := g.w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sandbox: opening the gate: %w", err)
+	}
+	return nil
+}
+
+// Close discards the held launch: its helper exits and the server never
+// starts. Closing an opened gate does nothing.
+func (g *Gate) Close() {
+	g.r.Close()
+	g.w.Close()
+}
+
+func (r *Run) command(ctx context.Context, command string, args []string, env map[string]string, cwd string, held bool) (*exec.Cmd, error) {
 	if r.dir == "" {
 		return nil, errors.New("sandbox: Command on a closed Run")
 	}
@@ -352,7 +408,7 @@ func (r *Run) Command(ctx context.Context, command string, args []string, env ma
 		cmd.Args[0] = command
 		cmd.SysProcAttr = groupAttr()
 	} else {
-		p := policy{Path: path, Limits: r.limits}
+		p := policy{Path: path, Limits: r.limits, Gate: held}
 		if r.opts.Level == Basic && r.abi > 0 {
 			// Basic reads what the user can read, but writes only where a
 			// server has business writing: its run directory and the

@@ -940,6 +940,78 @@ func TestBasicWrites(t *testing.T) {
 	}
 }
 
+// TestHeldCommand: a held launch's helper applies everything and waits at
+// the gate; nothing of the server runs until the gate opens, a closed gate
+// ends the launch with nothing run, and the server never holds the gate.
+func TestHeldCommand(t *testing.T) {
+	for _, level := range []Level{Basic, Strict} {
+		t.Run(string(level), func(t *testing.T) {
+			r := newRun(t, level, Options{})
+			start := func(marker string) (*exec.Cmd, *Gate, *bytes.Buffer) {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				t.Cleanup(cancel)
+				cmd, gate, err := r.HeldCommand(ctx, testExe(t), []string{marker}, map[string]string{modeEnv: "write-fds"}, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = KillGroup(cmd, syscall.SIGKILL) })
+				// Bounded: the helper reaches the gate in milliseconds; its
+				// read(2) on the gate shows in /proc/PID/syscall.
+				waiting := false
+				for i := 0; i < 1000 && !waiting; i++ {
+					b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", cmd.Process.Pid))
+					waiting = strings.HasPrefix(string(b), fmt.Sprintf("%d 0x%x ", syscall.SYS_READ, gateFD))
+					if !waiting {
+						time.Sleep(10 * time.Millisecond)
+					}
+				}
+				if !waiting {
+					t.Fatal("the helper did not wait at the gate")
+				}
+				if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("the held server ran before the gate opened (%v)", err)
+				}
+				return cmd, gate, &out
+			}
+
+			ran := filepath.Join(r.Dir(), "tmp", "ran")
+			cmd, gate, out := start(ran)
+			if err := gate.Open(); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("released server: %v: %s", err, out)
+			}
+			if _, err := os.Stat(ran); err != nil {
+				t.Errorf("the released server did not run: %v: %s", err, out)
+			}
+			for line := range strings.Lines(out.String()) {
+				if _, target, _ := strings.Cut(line, " "); strings.HasPrefix(target, "pipe:") {
+					t.Errorf("the server holds a pipe beyond its stdio, the gate: %q", line)
+				}
+			}
+
+			dropped := filepath.Join(r.Dir(), "tmp", "dropped")
+			cmd, gate, out = start(dropped)
+			gate.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("a discarded launch's helper: %v: %s", err, out)
+			}
+			if _, err := os.Stat(dropped); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a discarded launch ran its server (%v)", err)
+			}
+		})
+	}
+	if _, _, err := newRun(t, Off, Options{}).HeldCommand(context.Background(), testExe(t), nil, nil, ""); !errors.Is(err, ErrCannotHold) {
+		t.Errorf("HeldCommand with no helper: %v, want ErrCannotHold", err)
+	}
+}
+
 // TestInheritedFilesDoNotReachServer: a descriptor the checker inherited
 // without close-on-exec (a make jobserver's pipe, a runner's socket) is
 // not passed through the helper to the server.
