@@ -44,7 +44,8 @@ type Live struct {
 // phases disagreed is Refused: approval is only ever taken from a
 // complete, stable probe.
 func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *report.Report) {
-	runs := probeAll(ctx, &opts)
+	runs, finish := probeAll(ctx, &opts)
+	finish()
 	across := acrossRuns(runs, opts.Lock)
 	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
 	var out []*Live

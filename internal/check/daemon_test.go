@@ -42,6 +42,33 @@ func TestDaemonizingGrandchildDoesNotSurvive(t *testing.T) {
 	}
 }
 
+// TestRunDirGoneWhenCheckReturns: Check returns only once every run
+// directory is removed, and the removal comes after the sweep, so a
+// daemonized grandchild writing into its run directory leaves nothing.
+func TestRunDirGoneWhenCheckReturns(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux: the subreaper's sweep")
+	}
+	// This process is the test's own (testproc): its TMPDIR holds the
+	// run directories and nothing else.
+	tmp := t.TempDir()
+	os.Setenv("TMPDIR", tmp)
+	s := config.Server{Name: "w", Type: "stdio", Command: os.Args[0], Env: map[string]string{"FAKE_SCENARIO": "daemon-writer"}, File: ".mcp.json", Line: 1, Client: "claude-code"}
+	opts := Options{Servers: []config.Server{s}, All: true, LockPath: "mcp-lock.json",
+		Probe:   probe.Options{Launches: 2, WarmupCalls: 0, RequestTimeout: 10 * time.Second},
+		Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: finding.Error, Jobs: 1}
+	r := Check(context.Background(), opts)
+	if r.Servers[0].Reason != "" {
+		t.Fatalf("held: %s", r.Servers[0].Reason)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in TMPDIR after the check: %v", left)
+	}
+}
+
 // marked lists live processes whose environment holds the mark.
 func marked(mark string) []string {
 	var out []string

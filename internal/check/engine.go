@@ -92,6 +92,8 @@ type Options struct {
 	// sandboxes are this run's server sandboxes (probeAll): each server's
 	// output is searched for the others' canaries too.
 	sandboxes *sandboxes
+	// closers are this run's targets to close once it is swept (probeAll).
+	closers *closers
 	// PerServer, when set, gives one server's settings from the policy
 	// file, already resolved against the flags given on the command line
 	// (policy.Policy.Effective); its set fields override the run-wide
@@ -192,15 +194,14 @@ type serverRun struct {
 	inspector *inspector
 }
 
-// probeAll probes every server, Jobs at a time, and returns the runs in
-// the order of opts.Servers whatever finished first.
 // probeBesideLock is probeAll with opts.LoadLock run beside it; ok is
 // false when the lock could not be read, and the probe was cancelled.
 // Lock and LockData are set only after the probe: every server's probe
 // copies the options (forServer), so they are not written while it runs.
-func probeBesideLock(ctx context.Context, opts *Options) (runs []*serverRun, ok bool) {
+func probeBesideLock(ctx context.Context, opts *Options) (runs []*serverRun, finish func(), ok bool) {
 	if opts.LoadLock == nil {
-		return probeAll(ctx, opts), true
+		runs, finish = probeAll(ctx, opts)
+		return runs, finish, true
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -218,28 +219,42 @@ func probeBesideLock(ctx context.Context, opts *Options) (runs []*serverRun, ok 
 		}
 		done <- loaded{lk, data, err}
 	}()
-	runs = probeAll(ctx, opts)
+	runs, finish = probeAll(ctx, opts)
 	l := <-done
 	if l.err != nil {
-		return nil, false
+		finish()
+		return nil, func() {}, false
 	}
 	opts.Lock, opts.LockData, opts.LoadLock = l.lk, l.data, nil
-	return runs, true
+	return runs, finish, true
 }
 
-func probeAll(ctx context.Context, opts *Options) []*serverRun {
+// probeAll probes every server, Jobs at a time, and returns the runs in
+// the order of opts.Servers whatever finished first. What is left once
+// every probe is over runs in the background while the caller compares:
+// the end-of-run sweep, then the removal of the run directories, after
+// the sweep so that no orphan writes into one while it goes. finish waits
+// for both; call it before the run is reported.
+func probeAll(ctx context.Context, opts *Options) (runs []*serverRun, finish func()) {
 	// Orphans of our servers (a grandchild that called setsid left the
 	// process group we kill) are reparented to us, and killed when every
 	// probe is over: nothing a server started outlives the run.
 	_ = procgroup.EnableSubreaper()
+	opts.closers = &closers{}
+	done := make(chan struct{})
 	defer func() {
-		if opts.BeforeSweep != nil {
-			opts.BeforeSweep()
-		}
-		procgroup.KillDescendants(nil)
+		go func() {
+			defer close(done)
+			if opts.BeforeSweep != nil {
+				opts.BeforeSweep()
+			}
+			procgroup.KillDescendants(nil)
+			opts.closers.run()
+		}()
 	}()
+	finish = func() { <-done }
 	opts.sandboxes = &sandboxes{}
-	runs := make([]*serverRun, len(opts.Servers))
+	runs = make([]*serverRun, len(opts.Servers))
 	jobs := max(opts.Jobs, 1)
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
@@ -260,7 +275,36 @@ func probeAll(ctx context.Context, opts *Options) []*serverRun {
 		}()
 	}
 	wg.Wait()
-	return runs
+	return runs, finish
+}
+
+// closers are the targets whose close (a run directory's removal) waits
+// for the end of the run: probeAll makes them after its sweep.
+type closers struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+// add queues close; with no closers (a server probed on its own) it runs
+// at once.
+func (c *closers) add(close func()) {
+	if c == nil {
+		close()
+		return
+	}
+	c.mu.Lock()
+	c.fns = append(c.fns, close)
+	c.mu.Unlock()
+}
+
+func (c *closers) run() {
+	c.mu.Lock()
+	fns := c.fns
+	c.fns = nil
+	c.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
 }
 
 // target is one configured server made ready to probe: the probe.Target
@@ -303,7 +347,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	if t == nil {
 		return run
 	}
-	defer t.close()
+	defer opts.closers.add(t.close)
 	var mu sync.Mutex
 	if popts.Plan == nil {
 		popts.Plan = warmupPlanner(&popts, t.planDir(), func(line string) {

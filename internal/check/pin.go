@@ -34,7 +34,8 @@ type Approval struct {
 // Entries whose content is unchanged keep their earlier approval; servers
 // not probed (filtered out with --server) are kept as they were.
 func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.Report) {
-	runs := probeAll(ctx, &opts)
+	runs, finish := probeAll(ctx, &opts)
+	finish()
 	next := lock.New()
 	if opts.Lock != nil && !opts.All {
 		for name, s := range opts.Lock.Servers {

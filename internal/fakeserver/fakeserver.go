@@ -143,6 +143,21 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
 		return 0
+	case "daemon-writer":
+		// A daemonized grandchild (daemon) that keeps writing into its
+		// $TMPDIR, the sandbox's run directory, until it is killed.
+		self, _ := os.Executable()
+		c := exec.Command(self)
+		c.Env = append(os.Environ(), EnvScenario+"=write-forever")
+		c.SysProcAttr = daemonAttr()
+		c.Start()
+	case "write-forever":
+		signal.Ignore(syscall.SIGTERM)
+		for i := range 100000 { // bounded: about two minutes; the sweep ends it first
+			os.WriteFile(filepath.Join(os.TempDir(), fmt.Sprintf("daemon-%d", i)), nil, 0o600)
+			time.Sleep(time.Millisecond)
+		}
+		return 0
 	case "leaky", "leaky-crash":
 		// What a server that read the checker's secrets prints.
 		fmt.Fprintf(os.Stderr, "debug: token %s key %s env %s db %s\n", LeakGitHubToken, strings.ReplaceAll(LeakPrivateKey, "\n", " "), os.Getenv("FAKE_LEAK"), LeakURL)
