@@ -241,18 +241,6 @@ func probeAll(ctx context.Context, opts *Options) (runs []*serverRun, finish fun
 	// probe is over: nothing a server started outlives the run.
 	_ = procgroup.EnableSubreaper()
 	opts.closers = &closers{}
-	done := make(chan struct{})
-	defer func() {
-		go func() {
-			defer close(done)
-			if opts.BeforeSweep != nil {
-				opts.BeforeSweep()
-			}
-			procgroup.KillDescendants(nil)
-			opts.closers.run()
-		}()
-	}()
-	finish = func() { <-done }
 	opts.sandboxes = &sandboxes{}
 	runs = make([]*serverRun, len(opts.Servers))
 	jobs := max(opts.Jobs, 1)
@@ -275,7 +263,16 @@ func probeAll(ctx context.Context, opts *Options) (runs []*serverRun, finish fun
 		}()
 	}
 	wg.Wait()
-	return runs, finish
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if opts.BeforeSweep != nil {
+			opts.BeforeSweep()
+		}
+		procgroup.KillDescendants(nil)
+		opts.closers.run()
+	}()
+	return runs, func() { <-done }
 }
 
 // closers are the targets whose close (a run directory's removal) waits

@@ -96,26 +96,26 @@ func (t Stdio) start(ctx context.Context, cmd *exec.Cmd, spec LaunchSpec) (*proc
 	return p, nil
 }
 
-// hold starts launch spec.N held (Hold); ok is false when t cannot hold.
-func (t Stdio) hold(ctx context.Context, spec LaunchSpec) (*heldLaunch, bool, error) {
+// hold starts launch spec.N held (Hold); nil when t cannot hold.
+func (t Stdio) hold(ctx context.Context, spec LaunchSpec) (*heldLaunch, error) {
 	if t.Hold == nil {
-		return nil, false, nil
+		return nil, nil
 	}
 	cmd, release, discard, err := t.Hold(ctx, spec.N)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	p, err := t.start(ctx, cmd, spec)
 	if err != nil {
 		discard()
-		return nil, true, err
+		return nil, err
 	}
-	return &heldLaunch{p: p, release: release, discard: discard}, true, nil
+	return &heldLaunch{p: p, release: release, discard: discard}, nil
 }
 
 // holder is a Target that can start a launch ahead of its turn.
 type holder interface {
-	hold(ctx context.Context, spec LaunchSpec) (h *heldLaunch, ok bool, err error)
+	hold(ctx context.Context, spec LaunchSpec) (*heldLaunch, error)
 }
 
 // heldLaunch is a launch started held: its process runs, its server not
@@ -155,7 +155,7 @@ func holdNext(ctx context.Context, t holder, spec LaunchSpec) *nextLaunch {
 	n := &nextLaunch{done: make(chan struct{})}
 	go func() {
 		defer close(n.done)
-		n.h, _, n.err = t.hold(ctx, spec)
+		n.h, n.err = t.hold(ctx, spec)
 	}()
 	return n
 }
