@@ -961,12 +961,22 @@ func TestHeldCommand(t *testing.T) {
 				}
 				t.Cleanup(func() { _ = KillGroup(cmd, syscall.SIGKILL) })
 				// Bounded: the helper reaches the gate in milliseconds; its
-				// read(2) on the gate shows in /proc/PID/syscall.
+				// read(2) on the gate shows in /proc/PID/task/TID/syscall of
+				// the thread it runs on (not always the leader: the test
+				// binary's helper runs from TestMain, not from an init).
+				atGate := func() bool {
+					tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", cmd.Process.Pid))
+					for _, task := range tasks {
+						b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/syscall", cmd.Process.Pid, task.Name()))
+						if strings.HasPrefix(string(b), fmt.Sprintf("%d 0x%x ", syscall.SYS_READ, gateFD)) {
+							return true
+						}
+					}
+					return false
+				}
 				waiting := false
 				for i := 0; i < 1000 && !waiting; i++ {
-					b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", cmd.Process.Pid))
-					waiting = strings.HasPrefix(string(b), fmt.Sprintf("%d 0x%x ", syscall.SYS_READ, gateFD))
-					if !waiting {
+					if waiting = atGate(); !waiting {
 						time.Sleep(10 * time.Millisecond)
 					}
 				}
