@@ -15,7 +15,7 @@ import (
 // With opts.Base it also reviews what the lock approves over the base
 // branch's: one more finding source, settled with the others.
 func Check(ctx context.Context, opts Options) *report.Report {
-	runs, finish, ok := probeBesideLock(ctx, &opts)
+	runs, finish, ok := probeBeside(ctx, &opts)
 	// The sweep and the run directories' removal go on while the runs are
 	// compared; the report waits for them.
 	defer finish()

@@ -50,6 +50,10 @@ type Options struct {
 	// the probe, and Check returns a report of no server: the caller,
 	// which wrote LoadLock, reports the error.
 	LoadLock func() (*lock.File, []byte, error)
+	// Preflight, when set, runs beside the probe too: a check of the
+	// machine (can strict be applied here?) that stops the run when it
+	// fails. Its error cancels the probe as LoadLock's does.
+	Preflight func() error
 	// Base, when set, is the base branch's lock a pull request's check
 	// reviews Lock against (--base, --base-lock): what Lock approves over
 	// it is one more finding source of the run, settled with the rest.
@@ -194,38 +198,54 @@ type serverRun struct {
 	inspector *inspector
 }
 
-// probeBesideLock is probeAll with opts.LoadLock run beside it; ok is
-// false when the lock could not be read, and the probe was cancelled.
+// probeBeside is probeAll with opts.LoadLock and opts.Preflight run
+// beside it; ok is false when either failed, and the probe was cancelled.
 // Lock and LockData are set only after the probe: every server's probe
 // copies the options (forServer), so they are not written while it runs.
-func probeBesideLock(ctx context.Context, opts *Options) (runs []*serverRun, finish func(), ok bool) {
-	if opts.LoadLock == nil {
+func probeBeside(ctx context.Context, opts *Options) (runs []*serverRun, finish func(), ok bool) {
+	if opts.LoadLock == nil && opts.Preflight == nil {
 		runs, finish = probeAll(ctx, opts)
 		return runs, finish, true
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type loaded struct {
-		lk   *lock.File
-		data []byte
-		err  error
+	var (
+		lk      *lock.File
+		data    []byte
+		lockErr error
+		pfErr   error
+		wg      sync.WaitGroup
+	)
+	if load := opts.LoadLock; load != nil {
+		wg.Go(func() {
+			if lk, data, lockErr = load(); lockErr != nil {
+				cancel()
+			}
+		})
 	}
-	done := make(chan loaded, 1)
-	load := opts.LoadLock
-	go func() {
-		lk, data, err := load()
-		if err != nil {
-			cancel()
+	if pf := opts.Preflight; pf != nil {
+		wg.Go(func() {
+			if pfErr = pf(); pfErr != nil {
+				cancel()
+			}
+		})
+	}
+	// The preflight starts a process of its own: the end-of-run sweep
+	// waits for it rather than kill it half-way.
+	before := opts.BeforeSweep
+	opts.BeforeSweep = func() {
+		if before != nil {
+			before()
 		}
-		done <- loaded{lk, data, err}
-	}()
+		wg.Wait()
+	}
 	runs, finish = probeAll(ctx, opts)
-	l := <-done
-	if l.err != nil {
+	wg.Wait()
+	if lockErr != nil || pfErr != nil {
 		finish()
 		return nil, func() {}, false
 	}
-	opts.Lock, opts.LockData, opts.LoadLock = l.lk, l.data, nil
+	opts.Lock, opts.LockData, opts.LoadLock, opts.Preflight = lk, data, nil, nil
 	return runs, finish, true
 }
 

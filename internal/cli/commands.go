@@ -121,8 +121,8 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	r := check.Check(ctx, opts)
 	<-scanned
-	if c.lockErr != nil {
-		return ExitUsage, c.lockErr
+	if err := c.besideErr(); err != nil {
+		return ExitUsage, err
 	}
 	env.Stderr.Write(scanOut.Bytes())
 	if err := interruption(root); err != nil {
@@ -342,6 +342,7 @@ func (c *probing) checkRun(ctx context.Context, env Env, failOn string) (context
 	// Whether it exists is asked now; reading it is left to the engine,
 	// beside the probe (check.Options.LoadLock), and what goes wrong
 	// there is c.lockErr, for the caller to report after check.Check.
+	c.beside = true
 	allowMissing := !c.explicit()("lock")
 	_, err = os.Stat(c.path(env, c.lockPath))
 	missing := errors.Is(err, os.ErrNotExist)

@@ -78,9 +78,20 @@ type probeFlags struct {
 type probing struct {
 	common
 	probeFlags
-	// lockErr is what reading the lock beside the probe returned
-	// (checkRun's LoadLock); set once check.Check has returned.
-	lockErr error
+	// beside: the lock and strict's preflight are checked beside the
+	// probe (check.Options.LoadLock and Preflight) rather than before it;
+	// checkRun sets it. lockErr and preflightErr are what they returned,
+	// set once check.Check has returned (besideErr).
+	beside                bool
+	lockErr, preflightErr error
+}
+
+// besideErr is what went wrong beside the probe: the run stops with it.
+func (c *probing) besideErr() error {
+	if c.preflightErr != nil {
+		return c.preflightErr
+	}
+	return c.lockErr
 }
 
 // register adds the flags of a command that probes servers against the
@@ -424,11 +435,17 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 		CallGap: c.callGap,
 	}
 	o.ServerTimeout = c.timeout
-	if lvl == sandbox.Strict {
+	preflight := func() error {
+		if err := sandbox.Available(lvl); err != nil {
+			return asUsage(fmt.Errorf("--sandbox strict cannot be applied here: %w", err))
+		}
+		return nil
+	}
+	if lvl == sandbox.Strict && !c.beside {
 		// Fail closed, and early: a strict run that cannot be strict is
 		// not a run with less isolation.
-		if err := sandbox.Available(lvl); err != nil {
-			return o, asUsage(fmt.Errorf("--sandbox strict cannot be applied here: %w", err))
+		if err := preflight(); err != nil {
+			return o, err
 		}
 	}
 	cacheDir := c.cacheDir
@@ -439,6 +456,17 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 		cacheDir = defaultCacheDir(env)
 	}
 	o.Sandbox = sandbox.Options{Level: lvl, PassEnv: c.passEnv, CacheDir: cacheDir, Getenv: env.Getenv}
+	if lvl == sandbox.Strict && c.beside {
+		// The self-test (a helper started once, tens of milliseconds)
+		// runs beside the first launches instead of before them; it still
+		// stops the run, and a launch that cannot be strict fails closed
+		// meanwhile (the helper refuses to start the server).
+		o.Sandbox.NoPreflight = true
+		o.Preflight = func() error {
+			c.preflightErr = preflight()
+			return c.preflightErr
+		}
+	}
 	o.Getenv = env.Getenv
 	o.Jobs = c.jobs
 	o.BaseDir = c.dir(env)

@@ -317,8 +317,8 @@ func runDiff(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	r := check.Check(ctx, opts)
-	if c.lockErr != nil {
-		return ExitUsage, c.lockErr
+	if err := c.besideErr(); err != nil {
+		return ExitUsage, err
 	}
 	WriteDiff(env.Stdout, newPainter(env, env.Stdout), r)
 	return r.Summary.ExitCode, nil

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
@@ -236,4 +237,34 @@ func processesWith(mark string) []string {
 		}
 	}
 	return out
+}
+
+// TestStrictPreflightBesideTheProbe: check asks whether strict can be
+// applied beside its first launch, not before it. A server that fails at
+// once (its command does not exist) ends the probe within milliseconds,
+// while the self-test's helper still runs: the end-of-run sweep waits for
+// it instead of killing it, which would read as "strict cannot be applied
+// here". The server is held, and the run is not stopped (exit 2). The
+// binary runs as a process of its own each time, so no self-test result
+// is remembered from an earlier run.
+func TestStrictPreflightBesideTheProbe(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("strict is Linux")
+	}
+	if err := sandbox.Available(sandbox.Strict); err != nil {
+		t.Skipf("strict sandbox unavailable here: %v", err)
+	}
+	bin := binary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers": {"gone": {"command": "no-such-server-lockcheck"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 { // the race it guards against is a matter of milliseconds
+		cmd := exec.Command(bin, "check", "--sandbox", "strict", "--quiet", "--format", "json")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() == ExitUsage || strings.Contains(string(out), "cannot be applied") {
+			t.Fatalf("run %d: %v: %s", i+1, err, out)
+		}
+	}
 }

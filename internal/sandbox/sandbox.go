@@ -100,6 +100,12 @@ type Options struct {
 	// Injected so tests can plant "real" secrets without touching the
 	// process environment. Off ignores it and passes os.Environ() whole.
 	Getenv func(string) (string, bool)
+	// NoPreflight: New does not wait for Strict's self-test, because the
+	// caller runs [Available] itself, beside the launches, and stops the
+	// run when it fails. The self-test is for the error message only: a
+	// launch that cannot be strict fails closed all the same (the helper
+	// refuses to exec the server, or the namespaces are refused at clone).
+	NoPreflight bool
 }
 
 // Sentinel errors for the reasons Strict cannot run; [New] wraps them with
@@ -163,7 +169,7 @@ func New(server string, opts Options) (*Run, error) {
 		// still fails its launch closed (exit HelperExitStatus, the
 		// reason on stderr, which the probe quotes); a self-test exec
 		// before every run cost more than any launch it could save.
-		if opts.Level == Strict {
+		if opts.Level == Strict && !opts.NoPreflight {
 			if err := preflight(self, opts.Level); err != nil {
 				return nil, err
 			}
