@@ -29,14 +29,7 @@ func TestDaemonizingGrandchildDoesNotSurvive(t *testing.T) {
 		t.Skip("needs Linux: /proc and PR_SET_CHILD_SUBREAPER")
 	}
 	mark := "daemon-" + time.Now().Format("150405.000000000")
-	s := config.Server{Name: "d", Type: "stdio", Command: os.Args[0], Env: map[string]string{"FAKE_SCENARIO": "daemon", "FAKE_DAEMON_MARK": mark}, File: ".mcp.json", Line: 1, Client: "claude-code"}
-	opts := Options{Servers: []config.Server{s}, All: true, LockPath: "mcp-lock.json",
-		Probe:   probe.Options{Launches: 2, WarmupCalls: 0, RequestTimeout: 10 * time.Second},
-		Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: finding.Error, Jobs: 1}
-	r := Check(context.Background(), opts)
-	if r.Servers[0].Reason != "" {
-		t.Fatalf("held: %s", r.Servers[0].Reason)
-	}
+	checkFake(t, map[string]string{"FAKE_SCENARIO": "daemon", "FAKE_DAEMON_MARK": mark})
 	if left := marked(mark); len(left) > 0 {
 		t.Errorf("processes left behind: %v", left)
 	}
@@ -56,16 +49,22 @@ func TestRunDirGoneWhenCheckReturns(t *testing.T) {
 	// run directories and nothing else.
 	tmp := t.TempDir()
 	os.Setenv("TMPDIR", tmp)
-	s := config.Server{Name: "w", Type: "stdio", Command: os.Args[0], Env: map[string]string{"FAKE_SCENARIO": "daemon-writer"}, File: ".mcp.json", Line: 1, Client: "claude-code"}
+	checkFake(t, map[string]string{"FAKE_SCENARIO": "daemon-writer"})
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in TMPDIR after the check: %v", left)
+	}
+}
+
+// checkFake checks one fake server with env in the basic sandbox, two
+// launches and no call, and fails the test if it was held.
+func checkFake(t *testing.T, env map[string]string) {
+	t.Helper()
+	s := config.Server{Name: "fake", Type: "stdio", Command: os.Args[0], Env: env, File: ".mcp.json", Line: 1, Client: "claude-code"}
 	opts := Options{Servers: []config.Server{s}, All: true, LockPath: "mcp-lock.json",
 		Probe:   probe.Options{Launches: 2, WarmupCalls: 0, RequestTimeout: 10 * time.Second},
 		Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: finding.Error, Jobs: 1}
-	r := Check(context.Background(), opts)
-	if r.Servers[0].Reason != "" {
+	if r := Check(context.Background(), opts); r.Servers[0].Reason != "" {
 		t.Fatalf("held: %s", r.Servers[0].Reason)
-	}
-	if left, _ := os.ReadDir(tmp); len(left) > 0 {
-		t.Errorf("left in TMPDIR after the check: %v", left)
 	}
 }
 
