@@ -50,9 +50,13 @@ type Options struct {
 	// the probe, and Check returns a report of no server: the caller,
 	// which wrote LoadLock, reports the error.
 	LoadLock func() (*lock.File, []byte, error)
-	// Preflight, when set, runs beside the probe too: a check of the
-	// machine (can strict be applied here?) that stops the run when it
-	// fails. Its error cancels the probe as LoadLock's does.
+	// Preflight, when set, is a check of the machine (can strict be
+	// applied here?) whose failure stops the run. It runs only when a
+	// server was held, after the sweep: a strict launch that answered
+	// shows that strict works (its helper applied every restriction or
+	// would have refused to start the server), so a run whose servers all
+	// answered needs no self-test, and a run that cannot be strict has
+	// every server held, failed closed.
 	Preflight func() error
 	// Base, when set, is the base branch's lock a pull request's check
 	// reviews Lock against (--base, --base-lock): what Lock approves over
@@ -198,54 +202,46 @@ type serverRun struct {
 	inspector *inspector
 }
 
-// probeBeside is probeAll with opts.LoadLock and opts.Preflight run
-// beside it; ok is false when either failed, and the probe was cancelled.
-// Lock and LockData are set only after the probe: every server's probe
-// copies the options (forServer), so they are not written while it runs.
+// probeBeside is probeAll with opts.LoadLock run beside it, and
+// opts.Preflight after it when a server was held; ok is false when either
+// failed (a failed LoadLock also cancels the probe). Lock and LockData are
+// set only after the probe: every server's probe copies the options
+// (forServer), so they are not written while it runs.
 func probeBeside(ctx context.Context, opts *Options) (runs []*serverRun, finish func(), ok bool) {
-	if opts.LoadLock == nil && opts.Preflight == nil {
-		runs, finish = probeAll(ctx, opts)
-		return runs, finish, true
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var (
-		lk      *lock.File
-		data    []byte
-		lockErr error
-		pfErr   error
-		wg      sync.WaitGroup
+		lk     *lock.File
+		data   []byte
+		err    error
+		loaded = make(chan struct{})
 	)
 	if load := opts.LoadLock; load != nil {
-		wg.Go(func() {
-			if lk, data, lockErr = load(); lockErr != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			defer close(loaded)
+			if lk, data, err = load(); err != nil {
 				cancel()
 			}
-		})
-	}
-	if pf := opts.Preflight; pf != nil {
-		wg.Go(func() {
-			if pfErr = pf(); pfErr != nil {
-				cancel()
-			}
-		})
-	}
-	// The preflight starts a process of its own: the end-of-run sweep
-	// waits for it rather than kill it half-way.
-	before := opts.BeforeSweep
-	opts.BeforeSweep = func() {
-		if before != nil {
-			before()
-		}
-		wg.Wait()
+		}()
+	} else {
+		close(loaded)
 	}
 	runs, finish = probeAll(ctx, opts)
-	wg.Wait()
-	if lockErr != nil || pfErr != nil {
+	<-loaded
+	if err == nil && opts.Preflight != nil && slices.ContainsFunc(runs, func(r *serverRun) bool { return r.held != "" }) {
+		// After the sweep, which would kill the self-test's helper.
+		finish()
+		err = opts.Preflight()
+	}
+	if err != nil {
 		finish()
 		return nil, func() {}, false
 	}
-	opts.Lock, opts.LockData, opts.LoadLock, opts.Preflight = lk, data, nil, nil
+	if opts.LoadLock != nil {
+		opts.Lock, opts.LockData = lk, data
+	}
+	opts.LoadLock, opts.Preflight = nil, nil
 	return runs, finish, true
 }
 

@@ -78,10 +78,11 @@ type probeFlags struct {
 type probing struct {
 	common
 	probeFlags
-	// beside: the lock and strict's preflight are checked beside the
-	// probe (check.Options.LoadLock and Preflight) rather than before it;
-	// checkRun sets it. lockErr and preflightErr are what they returned,
-	// set once check.Check has returned (besideErr).
+	// beside: the lock is read beside the probe and strict's self-test
+	// made only after it, when a server was held (check.Options.LoadLock
+	// and Preflight), rather than both before it; checkRun sets it.
+	// lockErr and preflightErr are what they returned, set once
+	// check.Check has returned (besideErr).
 	beside                bool
 	lockErr, preflightErr error
 }
@@ -458,9 +459,10 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 	o.Sandbox = sandbox.Options{Level: lvl, PassEnv: c.passEnv, CacheDir: cacheDir, Getenv: env.Getenv}
 	if lvl == sandbox.Strict && c.beside {
 		// The self-test (a helper started once, tens of milliseconds)
-		// runs beside the first launches instead of before them; it still
-		// stops the run, and a launch that cannot be strict fails closed
-		// meanwhile (the helper refuses to start the server).
+		// is made only when a server was held: a strict launch that
+		// answered shows strict works, and one that cannot be strict
+		// fails closed (the helper refuses to start the server, or the
+		// namespaces are refused at clone). It still stops the run.
 		o.Sandbox.NoPreflight = true
 		o.Preflight = func() error {
 			c.preflightErr = preflight()
