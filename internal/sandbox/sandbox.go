@@ -162,9 +162,10 @@ func New(server string, opts Options) (*Run, error) {
 			return nil, fmt.Errorf("sandbox: locating the helper executable: %w", err)
 		}
 		r.self = self
-		// Strict is tested once before any launch: a kernel without
-		// Landlock or a denied user namespace is one clear error, not
-		// every server held. Basic is not: its helper only sets limits
+		// Strict is tested once before any launch (unless the caller
+		// tests it itself: NoPreflight): a kernel without Landlock or a
+		// denied user namespace is one clear error, not every server
+		// held. Basic is not: its helper only sets limits
 		// and a best-effort write ruleset, and a helper that cannot
 		// still fails its launch closed (exit HelperExitStatus, the
 		// reason on stderr, which the probe quotes); a self-test exec
