@@ -141,6 +141,19 @@ func testProgram(mode string, args []string) int {
 	case "sleep":
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
+	case "pwd":
+		wd, err := os.Getwd()
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Println(wd)
+	case "prestart-and-exit":
+		// A checker that started a zygote and ended without taking or
+		// discarding it: prints the zygote's pid.
+		if err := Prestart(); err != nil {
+			return fail(err)
+		}
+		fmt.Println(zygotes.z.cmd.Process.Pid)
 	case "write-fds":
 		// Marks that it ran, and lists its open files beyond stdio.
 		if err := os.WriteFile(args[0], []byte("x"), 0o600); err != nil {
