@@ -1,6 +1,7 @@
 // Package helperinit turns the process into the sandbox helper before the
 // rest of the program is initialized, and in a CLI process about to probe
-// servers, starts the first launch's helper (the zygote) at that point.
+// servers, starts the first launch's helper (the zygote) at that point, in
+// the background.
 //
 // The sandbox re-executes this binary for every launch; as a helper it
 // only sets limits and execs the server, yet main runs after every
@@ -27,49 +28,51 @@ import (
 
 func init() {
 	sandbox.HelperMain()
-	if Probes(os.Args) {
-		// A zygote that cannot start only costs the time saved: the
-		// launch then starts its own helper.
-		_ = sandbox.Prestart()
+	if level, ok := Probes(os.Args); ok {
+		sandbox.Prestart(level)
 	}
 }
 
 // Probes reports whether args (os.Args) run a command whose first work is
-// launching servers in the basic sandbox: check, diff or pin, without a
-// help flag and without --sandbox off or strict. It reads the command line
-// only (a policy file may still make a server strict; the zygote is then
-// discarded unused).
-func Probes(args []string) bool {
+// launching servers, check, diff or pin without a help flag, and the
+// sandbox level its command line gives them (basic unless --sandbox says
+// otherwise; none for off). It reads the command line only: a policy file
+// may still give a server another level, and a zygote no launch takes is
+// discarded unused.
+func Probes(args []string) (sandbox.Level, bool) {
 	if len(args) < 2 {
-		return false
+		return "", false
 	}
 	switch args[1] {
 	case "check", "diff", "pin":
 	default:
-		return false
+		return "", false
 	}
+	level := sandbox.Basic
 	for i, a := range args[2:] {
 		if a == "--" {
 			break
 		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if !strings.HasPrefix(a, "-") {
 			continue
 		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		switch name {
 		case "h", "help":
-			return false
+			return "", false
 		case "sandbox":
 			if !hasValue {
 				if i+3 >= len(args) {
-					return false
+					return "", false
 				}
 				value = args[i+3]
 			}
-			if value != "basic" {
-				return false
+			l, err := sandbox.ParseLevel(value)
+			if err != nil || l == sandbox.Off {
+				return "", false
 			}
+			level = l
 		}
 	}
-	return true
+	return level, true
 }

@@ -3,32 +3,38 @@ package helperinit
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
 
 func TestProbes(t *testing.T) {
 	for _, tc := range []struct {
 		args string
-		want bool
+		want sandbox.Level // "": no zygote
 	}{
-		{"mcp-lockcheck check", true},
-		{"mcp-lockcheck diff --json out.json", true},
-		{"mcp-lockcheck pin --config .mcp.json", true},
-		{"mcp-lockcheck check --sandbox basic", true},
-		{"mcp-lockcheck check --sandbox=basic", true},
-		{"mcp-lockcheck check -- --sandbox strict", true},
-		{"mcp-lockcheck check --sandbox strict", false},
-		{"mcp-lockcheck check -sandbox=off", false},
-		{"mcp-lockcheck check --sandbox", false},
-		{"mcp-lockcheck check -h", false},
-		{"mcp-lockcheck check --help", false},
-		{"mcp-lockcheck approve", false},
-		{"mcp-lockcheck guard -- node server.js", false},
-		{"mcp-lockcheck version", false},
-		{"mcp-lockcheck", false},
-		{"mcp-lockcheck.test -test.v", false},
+		{"mcp-lockcheck check", sandbox.Basic},
+		{"mcp-lockcheck diff --json out.json", sandbox.Basic},
+		{"mcp-lockcheck pin --config .mcp.json", sandbox.Basic},
+		{"mcp-lockcheck check --sandbox basic", sandbox.Basic},
+		{"mcp-lockcheck check --sandbox=basic", sandbox.Basic},
+		{"mcp-lockcheck check -- --sandbox strict", sandbox.Basic},
+		{"mcp-lockcheck check --sandbox strict", sandbox.Strict},
+		{"mcp-lockcheck pin --sandbox=STRICT --jobs 2", sandbox.Strict},
+		{"mcp-lockcheck check --sandbox off", ""},
+		{"mcp-lockcheck check --sandbox bogus", ""},
+		{"mcp-lockcheck check -sandbox=off", ""},
+		{"mcp-lockcheck check --sandbox", ""},
+		{"mcp-lockcheck check -h", ""},
+		{"mcp-lockcheck check --help", ""},
+		{"mcp-lockcheck approve", ""},
+		{"mcp-lockcheck guard -- node server.js", ""},
+		{"mcp-lockcheck version", ""},
+		{"mcp-lockcheck", ""},
+		{"mcp-lockcheck.test -test.v", ""},
 	} {
-		if got := Probes(strings.Fields(tc.args)); got != tc.want {
-			t.Errorf("Probes(%q) = %v, want %v", tc.args, got, tc.want)
+		got, ok := Probes(strings.Fields(tc.args))
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("Probes(%q) = %q, %v; want %q", tc.args, got, ok, tc.want)
 		}
 	}
 }

@@ -17,9 +17,9 @@ import (
 // at its gate for a launch. A helper costs about 20 ms before the server's
 // first instruction (the Go runtime's start and package inits of this
 // binary); started this early, that time runs beside the checker's own
-// start instead of after it. The zygote makes one launch, the first Basic
-// launch asked for ([Run.Prestarted]); every other launch has its own
-// helper, as before.
+// start instead of after it. The zygote makes one launch, the first one
+// asked for at the level it was started for ([Run.Prestarted]); every
+// other launch has its own helper, as before.
 //
 // Nothing about the launch is decided early. The zygote starts with no
 // environment but its marker, and receives everything a helper gets from
@@ -88,6 +88,7 @@ func runZygote() error {
 
 // zygote is the checker's side of a started zygote.
 type zygote struct {
+	level  Level  // Basic or Strict (its namespaces are made at clone)
 	self   string // the executable it runs, the helper's
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -96,46 +97,71 @@ type zygote struct {
 	gate   *os.File // write end
 }
 
+// zygotes is the process's one zygote: busy from Prestart until a launch
+// takes it or it is discarded; started is closed once its start is over
+// (z is nil if it failed).
 var zygotes struct {
 	sync.Mutex
-	z *zygote
+	busy    bool
+	started chan struct{}
+	z       *zygote
 }
 
-// Prestart starts the zygote, unless one is already waiting. Call it as
-// early as possible in a process that is about to launch servers (the CLI
-// does in an init function ordered before the costly ones); a process that
-// ends up not taking it should call DiscardZygote before it sweeps.
-func Prestart() error {
-	if !canPrestart {
-		return nil
+// Prestart starts a zygote for launches at level, unless one is already
+// there. It returns at once: the start (a clone, with Strict's namespaces,
+// and the exec) runs in the background, since the caller is still
+// initializing. Call it as early as possible in a process about to launch
+// servers (the CLI does, from an init function ordered before the costly
+// ones); a process that may not take it calls DiscardZygote before it
+// sweeps. A zygote that cannot start costs nothing but the attempt: the
+// first launch then starts its own helper, which fails closed as ever.
+func Prestart(level Level) {
+	if !canPrestart || (level != Basic && level != Strict) {
+		return
 	}
 	zygotes.Lock()
 	defer zygotes.Unlock()
-	if zygotes.z != nil {
-		return nil
+	if zygotes.busy {
+		return
 	}
+	zygotes.busy = true
+	started := make(chan struct{})
+	zygotes.started = started
+	go func() {
+		z, _ := startZygote(level)
+		zygotes.Lock()
+		zygotes.z = z
+		zygotes.Unlock()
+		close(started)
+	}()
+}
+
+func startZygote(level Level) (*zygote, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("sandbox: locating the helper executable: %w", err)
+		return nil, fmt.Errorf("sandbox: locating the helper executable: %w", err)
 	}
 	cmd := exec.Command(self)
 	cmd.Args = []string{zygoteArg0}
 	cmd.Env = []string{envPolicy + "=" + zygoteMarker}
 	cmd.SysProcAttr = groupAttr()
+	if level == Strict {
+		setNamespaces(cmd.SysProcAttr)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		stdin.Close()
-		return err
+		return nil, err
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		stdin.Close()
 		stdout.Close()
-		return err
+		return nil, err
 	}
 	gateR, gateW, err := os.Pipe()
 	if err != nil {
@@ -143,7 +169,7 @@ func Prestart() error {
 		stdout.Close()
 		errR.Close()
 		errW.Close()
-		return err
+		return nil, err
 	}
 	cmd.Stderr = errW
 	cmd.ExtraFiles = []*os.File{gateR} // gateFD
@@ -155,19 +181,29 @@ func Prestart() error {
 		stdout.Close()
 		errR.Close()
 		gateW.Close()
-		return fmt.Errorf("sandbox: starting the zygote: %w", err)
+		return nil, fmt.Errorf("sandbox: starting the zygote: %w", err)
 	}
-	zygotes.z = &zygote{self: self, cmd: cmd, stdin: stdin, stdout: stdout, stderr: errR, gate: gateW}
-	return nil
+	return &zygote{level: level, self: self, cmd: cmd, stdin: stdin, stdout: stdout, stderr: errR, gate: gateW}, nil
 }
 
-// takeZygote hands the waiting zygote to one caller; nil when there is
-// none.
-func takeZygote() *zygote {
+// takeZygote hands the zygote to one launch at level, once its start is
+// over; nil when there is none, or it is for another level (it then
+// waits for a launch at its own).
+func takeZygote(level Level) *zygote {
+	zygotes.Lock()
+	started := zygotes.started
+	zygotes.Unlock()
+	if started == nil {
+		return nil
+	}
+	<-started
 	zygotes.Lock()
 	defer zygotes.Unlock()
 	z := zygotes.z
-	zygotes.z = nil
+	if z == nil || (level != "" && z.level != level) {
+		return nil
+	}
+	zygotes.z, zygotes.started, zygotes.busy = nil, nil, false
 	return z
 }
 
@@ -175,9 +211,12 @@ func takeZygote() *zygote {
 // sweep finds neither a live process nor a zombie of it. Nothing of a
 // server ever ran in it.
 func DiscardZygote() {
-	if z := takeZygote(); z != nil {
+	if z := takeZygote(""); z != nil {
 		z.discard()
 	}
+	zygotes.Lock()
+	zygotes.started, zygotes.busy = nil, false
+	zygotes.Unlock()
 }
 
 func (z *zygote) discard() {
@@ -202,19 +241,20 @@ type Started struct {
 // helper policy, argv, environment and working directory, handed to the
 // waiting zygote, which applies them and execs the server. It returns nil
 // and no error when no zygote can make it: none is waiting (another launch
-// took it, or none was started), the level is not Basic (Strict's
-// namespaces are made at clone, before the zygote could know them), or the
-// zygote could not be reached; the caller then uses Command.
+// took it, or none was started), the zygote was started for another level
+// (Strict's namespaces are made at clone), the level is Off (no helper),
+// or the zygote could not be reached; the caller then uses Command.
 func (r *Run) Prestarted(command string, args []string, env map[string]string, cwd string) (*Started, error) {
-	if r.opts.Level != Basic {
+	if r.opts.Level == Off {
 		return nil, nil
 	}
 	path, childEnv, dir, err := r.resolve(command, env, cwd)
 	if err != nil {
 		return nil, err
 	}
+	pol := r.helperPolicy(path, args, dir, childEnv, false)
 	raw, err := json.Marshal(zygoteLaunch{
-		Policy: r.helperPolicy(path, args, dir, childEnv, false),
+		Policy: pol,
 		Argv:   append([]string{command}, args...),
 		Env:    flatten(childEnv),
 		Dir:    dir,
@@ -222,7 +262,7 @@ func (r *Run) Prestarted(command string, args []string, env map[string]string, c
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: encoding the launch: %w", err)
 	}
-	z := takeZygote()
+	z := takeZygote(r.opts.Level)
 	if z == nil {
 		return nil, nil
 	}

@@ -19,14 +19,17 @@ import (
 // The zygote tests share the one zygote a process can hold, so none of
 // them runs in parallel with another.
 
-// startZygote starts a zygote for one test; whatever the test leaves of it
-// is discarded at the end.
-func startZygote(t *testing.T) {
+// prestartFor starts a zygote for one test and waits for its start;
+// whatever the test leaves of it is discarded at the end.
+func prestartFor(t *testing.T, level Level) *zygote {
 	t.Helper()
-	if err := Prestart(); err != nil {
-		t.Fatal(err)
-	}
+	Prestart(level)
 	t.Cleanup(DiscardZygote)
+	<-zygotes.started
+	if zygotes.z == nil {
+		t.Fatalf("the %s zygote did not start", level)
+	}
+	return zygotes.z
 }
 
 // launchByZygote has a fresh zygote make one launch of the test binary in
@@ -34,7 +37,7 @@ func startZygote(t *testing.T) {
 // stderr in the message.
 func launchByZygote(t *testing.T, r *Run, mode string, args ...string) (string, error) {
 	t.Helper()
-	startZygote(t)
+	prestartFor(t, r.opts.Level)
 	s, err := r.Prestarted(testExe(t), args, map[string]string{modeEnv: mode}, "")
 	if err != nil || s == nil {
 		t.Fatalf("Prestarted = %v, %v; want a launch", s, err)
@@ -55,51 +58,65 @@ func launchByZygote(t *testing.T, r *Run, mode string, args ...string) (string, 
 }
 
 // TestZygoteLaunchIsTheHelpersLaunch: a launch the zygote makes gets what
-// the same launch gets through its own helper, byte for byte: the
-// environment (no secret of the checker's, not even one set in the
-// checker's own environment before the zygote started), the rlimits, the
-// working directory, the write restriction and the open files.
+// the same launch gets through its own helper, byte for byte, in basic and
+// in strict: the environment (no secret of the checker's, not even one set
+// in the checker's own environment before the zygote started), the
+// rlimits, the working directory, the write restriction, the open files,
+// and in strict the namespaces (network interfaces, visible processes).
 func TestZygoteLaunchIsTheHelpersLaunch(t *testing.T) {
 	t.Setenv("MLC_CHECKER_SECRET", "ghp_ZYGOTEZYGOTEZYGOTEZYGOTEZYGOTE0001")
-	r := newRun(t, Basic, Options{})
-	outside := filepath.Join(t.TempDir(), "outside")
-	inside := filepath.Join(r.Dir(), "tmp", "inside")
-	for _, tc := range []struct {
-		mode string
-		args []string
-	}{
-		{"env", nil},
-		{"rlimits", nil},
-		{"pwd", nil},
-		{"write", []string{outside}},
-		{"write", []string{inside}},
-		{"write-fds", []string{inside}},
-	} {
-		t.Run(tc.mode, func(t *testing.T) {
-			want, wantErr := launch(t, r, tc.mode, tc.args...)
-			os.Remove(inside)
-			os.Remove(outside)
-			got, err := launchByZygote(t, r, tc.mode, tc.args...)
-			if (err == nil) != (wantErr == nil) || got != want {
-				t.Errorf("by the zygote: %q, %v\nby its own helper: %q, %v", got, err, want, wantErr)
+	for _, level := range []Level{Basic, Strict} {
+		t.Run(string(level), func(t *testing.T) {
+			r := newRun(t, level, Options{})
+			outside := filepath.Join(t.TempDir(), "outside")
+			inside := filepath.Join(r.Dir(), "tmp", "inside")
+			cases := []struct {
+				mode string
+				args []string
+			}{
+				{"env", nil},
+				{"rlimits", nil},
+				{"pwd", nil},
+				{"write", []string{outside}},
+				{"write", []string{inside}},
+				{"write-fds", []string{inside}},
 			}
-			if strings.Contains(got, "MLC_CHECKER_SECRET") || strings.Contains(got, realGitHubToken) || strings.Contains(got, envPolicy) {
-				t.Errorf("the server saw the checker's environment or the zygote's marker:\n%s", got)
+			if level == Strict {
+				cases = append(cases, struct {
+					mode string
+					args []string
+				}{"netif", nil}, struct {
+					mode string
+					args []string
+				}{"procs", nil})
+			}
+			for _, tc := range cases {
+				t.Run(tc.mode, func(t *testing.T) {
+					want, wantErr := launch(t, r, tc.mode, tc.args...)
+					os.Remove(inside)
+					os.Remove(outside)
+					got, err := launchByZygote(t, r, tc.mode, tc.args...)
+					if (err == nil) != (wantErr == nil) || got != want {
+						t.Errorf("by the zygote: %q, %v\nby its own helper: %q, %v", got, err, want, wantErr)
+					}
+					if strings.Contains(got, "MLC_CHECKER_SECRET") || strings.Contains(got, realGitHubToken) || strings.Contains(got, envPolicy) {
+						t.Errorf("the server saw the checker's environment or the zygote's marker:\n%s", got)
+					}
+				})
+			}
+			if level == Strict || r.abi > 0 {
+				if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("a server the zygote started wrote outside its run directory (%v)", err)
+				}
 			}
 		})
-	}
-	if r.abi > 0 {
-		if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("a server the zygote started wrote outside its run directory (%v)", err)
-		}
 	}
 }
 
 // TestZygoteDiscarded: a zygote nobody takes runs nothing and is reaped by
 // DiscardZygote; after it there is no zygote to take.
 func TestZygoteDiscarded(t *testing.T) {
-	startZygote(t)
-	pid := zygotes.z.cmd.Process.Pid
+	pid := prestartFor(t, Basic).cmd.Process.Pid
 	DiscardZygote()
 	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the discarded zygote %d is still there (%v)", pid, err)
@@ -110,18 +127,20 @@ func TestZygoteDiscarded(t *testing.T) {
 	}
 }
 
-// TestZygoteOnlyBasic: Strict's namespaces are made at clone, before the
-// zygote could know them, and Off has no helper: neither takes the zygote.
-func TestZygoteOnlyBasic(t *testing.T) {
-	startZygote(t)
-	for _, level := range []Level{Off, Strict} {
-		r := newRun(t, level, Options{})
+// TestZygoteLevel: a zygote is taken only by a launch at the level it was
+// started for (Strict's namespaces are made at clone), never by Off, which
+// has no helper; a launch at another level leaves it waiting.
+func TestZygoteLevel(t *testing.T) {
+	for _, tc := range []struct{ zygote, launch Level }{{Basic, Strict}, {Basic, Off}, {Strict, Basic}, {Strict, Off}} {
+		prestartFor(t, tc.zygote)
+		r := newRun(t, tc.launch, Options{})
 		if s, err := r.Prestarted(testExe(t), nil, map[string]string{modeEnv: "true"}, ""); s != nil || err != nil {
-			t.Errorf("%s: Prestarted = %v, %v; want nil, nil", level, s, err)
+			t.Errorf("%s zygote, %s launch: Prestarted = %v, %v; want nil, nil", tc.zygote, tc.launch, s, err)
 		}
-	}
-	if zygotes.z == nil {
-		t.Error("the zygote was taken by a launch that cannot use it")
+		if zygotes.z == nil {
+			t.Errorf("%s zygote: taken by a %s launch", tc.zygote, tc.launch)
+		}
+		DiscardZygote()
 	}
 }
 
@@ -136,8 +155,8 @@ func TestZygoteRefusesIncompleteLaunch(t *testing.T) {
 		`{"Policy":{"Path":"/bin/true","SelfTest":true},"Argv":["true"]}`,
 		`{"Policy":{"Path":"/bin/true","Gate":true},"Argv":["true"]}`,
 	} {
-		startZygote(t)
-		z := takeZygote()
+		prestartFor(t, Basic)
+		z := takeZygote(Basic)
 		z.stdin.Close()
 		var stderr bytes.Buffer
 		done := make(chan struct{})
@@ -187,8 +206,7 @@ func TestZygoteEndsWithItsChecker(t *testing.T) {
 // TestZygoteHeldNotRun: until its launch comes, the zygote runs nothing
 // of a server: it waits in read(2) on its gate.
 func TestZygoteHeldNotRun(t *testing.T) {
-	startZygote(t)
-	pid := zygotes.z.cmd.Process.Pid
+	pid := prestartFor(t, Basic).cmd.Process.Pid
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for ctx.Err() == nil {
