@@ -338,9 +338,11 @@ func (r *Run) HeldCommand(ctx context.Context, command string, args []string, en
 	if err != nil {
 		return nil, nil, err
 	}
-	gr, gw, err := os.Pipe()
+	// A socket, as the zygote's gate (gateSockets): nothing else can
+	// open it again through /proc and let the server start early.
+	gr, gw, err := gateSockets()
 	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: gate: %w", err)
+		return nil, nil, err
 	}
 	cmd.ExtraFiles = []*os.File{gr} // the helper's gateFD
 	return cmd, &Gate{r: gr, w: gw}, nil

@@ -1001,6 +1001,10 @@ func TestHeldCommand(t *testing.T) {
 				if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
 					t.Fatalf("the held server ran before the gate opened (%v)", err)
 				}
+				if f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/%d", cmd.Process.Pid, gateFD), os.O_WRONLY, 0); err == nil {
+					f.Close()
+					t.Fatal("the held helper's gate was opened for writing through /proc: another process could start the server early")
+				}
 				return cmd, gate, &out
 			}
 

@@ -163,7 +163,10 @@ func startZygote(level Level) (*zygote, error) {
 		stdout.Close()
 		return nil, err
 	}
-	gateR, gateW, err := os.Pipe()
+	// The gate is a socket, not a pipe: a pipe can be opened again
+	// through /proc/PID/fd by any process allowed to read the zygote's
+	// /proc entry, and written a launch of its own; a socket cannot.
+	gateR, gateW, err := gateSockets()
 	if err != nil {
 		stdin.Close()
 		stdout.Close()

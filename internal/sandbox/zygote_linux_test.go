@@ -224,3 +224,19 @@ func TestZygoteHeldNotRun(t *testing.T) {
 	}
 	t.Fatal("the zygote did not wait at its gate")
 }
+
+// TestZygoteGateTakesNoOtherWriter: another process of the user (a
+// server without Landlock) cannot hand the waiting zygote a launch of its
+// own. A pipe can be opened again through /proc/PID/fd by anyone allowed
+// to read the process's /proc entry, which for the zygote's first
+// milliseconds (before it makes itself non-dumpable) is every process of
+// the same user; a socket cannot be opened that way at all. The test runs
+// as a user who may read every /proc entry and still must fail.
+func TestZygoteGateTakesNoOtherWriter(t *testing.T) {
+	pid := prestartFor(t, Basic).cmd.Process.Pid
+	f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/%d", pid, gateFD), os.O_WRONLY, 0)
+	if err == nil {
+		f.Close()
+		t.Fatal("the zygote's gate was opened for writing through /proc: another process could write it a launch")
+	}
+}
