@@ -279,9 +279,6 @@ func probeAll(ctx context.Context, opts *Options) (runs []*serverRun, finish fun
 		}()
 	}
 	wg.Wait()
-	// A zygote no launch took (every server strict, or none to probe)
-	// is reaped before the sweep, which would otherwise find it live.
-	sandbox.DiscardZygote()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

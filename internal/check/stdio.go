@@ -108,18 +108,6 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 		}
 		return cmd, gate.Open, gate.Close, nil
 	}
-	t.Prestarted = func(ctx context.Context, n int) (*probe.Started, error) {
-		if n != 1 {
-			return nil, nil
-		}
-		// The first launch, made by the helper the CLI started ahead
-		// (sandbox.Prestart) when one waits; later launches are held.
-		s, err := sb.Prestarted(command, args, launchEnv(n), cwd)
-		if s == nil || err != nil {
-			return nil, err
-		}
-		return &probe.Started{Cmd: s.Cmd, Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr}, nil
-	}
 	// The run's random directories never reach pinned text: what the
 	// server shows is compared and pinned with placeholders for them.
 	t.red = opts.Redactor

@@ -14,9 +14,6 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
-	// As in main: the scripts' mcp-lockcheck (this binary, re-executed)
-	// starts the first launch's helper ahead, at init.
-	_ "github.com/mcp-lockcheck/mcp-lockcheck/internal/helperinit"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )

@@ -55,6 +55,7 @@ func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int,
 	if err != nil {
 		return nil, err
 	}
+	p := &process{cmd: cmd, stdin: stdin, stderr: &boundedBuffer{limit: maxStderr}, done: make(chan struct{})}
 	// Grandchildren holding the stdout pipe would keep Wait from
 	// returning; WaitDelay makes Wait give up on it.
 	cmd.WaitDelay = stderrGrace
@@ -71,21 +72,14 @@ func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int,
 		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}
 	errW.Close() // the child's copy is the only write end left
-	return attachProcess(ctx, Started{Cmd: cmd, Stdin: stdin, Stdout: stdout, Stderr: errR}, maxMessage, maxStderr, drops)
-}
-
-// attachProcess reads a started launch's stderr, waits for it, and
-// connects the SDK's IOTransport to its stdin and stdout.
-func attachProcess(ctx context.Context, s Started, maxMessage, maxStderr int, drops *dropLog) (*process, error) {
-	p := &process{cmd: s.Cmd, stdin: s.Stdin, stderr: &boundedBuffer{limit: maxStderr}, done: make(chan struct{})}
-	p.errPipe = readStderr(s.Stderr, p.stderr)
+	p.errPipe = readStderr(errR, p.stderr)
 	go func() {
-		p.err = s.Cmd.Wait()
+		p.err = cmd.Wait()
 		close(p.done)
 	}()
-	p.stdout = &tapReader{r: s.Stdout}
+	p.stdout = &tapReader{r: stdout}
 	p.lines = newLineFilter(p.stdout, maxMessage, drops)
-	t := &mcp.IOTransport{Reader: io.NopCloser(p.lines), Writer: s.Stdin, MaxLineLength: maxMessage}
+	t := &mcp.IOTransport{Reader: io.NopCloser(p.lines), Writer: stdin, MaxLineLength: maxMessage}
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		p.kill()

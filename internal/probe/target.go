@@ -2,8 +2,6 @@ package probe
 
 import (
 	"context"
-	"io"
-	"os"
 	"os/exec"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,35 +69,10 @@ type Stdio struct {
 	// it runs, so what a launch costs before its server starts (the
 	// helper's own start, its restrictions) is off the probe's path.
 	Hold func(ctx context.Context, n int) (cmd *exec.Cmd, release func() error, discard func(), err error)
-	// Prestarted, when set, may give launch n already started (a sandbox
-	// helper started ahead of the probe, told its launch); nil, and no
-	// error, means Command starts it.
-	Prestarted func(ctx context.Context, n int) (*Started, error)
-}
-
-// Started is a launch the caller already started: its cmd (Wait it, never
-// Start it; its own process group) and the probe's ends of its stdin,
-// stdout and stderr.
-type Started struct {
-	Cmd    *exec.Cmd
-	Stdin  io.WriteCloser
-	Stdout io.ReadCloser
-	Stderr *os.File
 }
 
 // Start starts launch spec.N and connects the SDK's transport to its pipes.
 func (t Stdio) Start(ctx context.Context, spec LaunchSpec) (Launch, error) {
-	if t.Prestarted != nil {
-		s, err := t.Prestarted(ctx, spec.N)
-		if err != nil {
-			return nil, err
-		}
-		if s != nil {
-			return t.watch(ctx, func(maxStderr int) (*process, error) {
-				return attachProcess(ctx, *s, spec.MaxMessageBytes, maxStderr, spec.drops)
-			})
-		}
-	}
 	cmd, err := t.Command(ctx, spec.N)
 	if err != nil {
 		return nil, err
@@ -108,18 +81,11 @@ func (t Stdio) Start(ctx context.Context, spec LaunchSpec) (Launch, error) {
 }
 
 func (t Stdio) start(ctx context.Context, cmd *exec.Cmd, spec LaunchSpec) (*process, error) {
-	return t.watch(ctx, func(maxStderr int) (*process, error) {
-		return startProcess(ctx, cmd, spec.MaxMessageBytes, maxStderr, spec.drops)
-	})
-}
-
-// watch starts a launch with start and kills it when ctx ends.
-func (t Stdio) watch(ctx context.Context, start func(maxStderr int) (*process, error)) (*process, error) {
 	maxStderr := t.MaxStderrBytes
 	if maxStderr <= 0 {
 		maxStderr = 64 << 10
 	}
-	p, err := start(maxStderr)
+	p, err := startProcess(ctx, cmd, spec.MaxMessageBytes, maxStderr, spec.drops)
 	if err != nil {
 		return nil, err
 	}

@@ -60,18 +60,10 @@ const gateFD = 3
 // limits with prlimit after Start would race a server that forks at once.
 func HelperMain() {
 	raw, ok := os.LookupEnv(envPolicy)
-	if !ok || len(os.Args) == 0 {
+	if !ok || len(os.Args) == 0 || os.Args[0] != helperArg0 {
 		return
 	}
-	var err error
-	switch {
-	case os.Args[0] == helperArg0:
-		err = runHelper(raw)
-	case os.Args[0] == zygoteArg0 && raw == zygoteMarker:
-		err = runZygote()
-	default:
-		return
-	}
+	err := runHelper(raw)
 	fmt.Fprintf(os.Stderr, "mcp-lockcheck sandbox: %v\n", err)
 	os.Exit(HelperExitStatus)
 }
@@ -84,18 +76,6 @@ func runHelper(raw string) error {
 	if !p.SelfTest && (p.Path == "" || len(os.Args) < 2) {
 		return errors.New("bad helper invocation: no command")
 	}
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, envPolicy+"=") {
-			env = append(env, kv)
-		}
-	}
-	return applyAndExec(p, os.Args[1:], env)
-}
-
-// applyAndExec applies p to this process and execs the server: argv is
-// the server's argv (argv[0] as configured), env its whole environment.
-func applyAndExec(p policy, argv, env []string) error {
 	if err := setLimits(p.Limits); err != nil {
 		return err
 	}
@@ -116,7 +96,13 @@ func applyAndExec(p policy, argv, env []string) error {
 			return err
 		}
 	}
-	return execServer(p.Path, argv, env)
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, envPolicy+"=") {
+			env = append(env, kv)
+		}
+	}
+	return execServer(p.Path, os.Args[1:], env)
 }
 
 // waitGate blocks until the checker opens the gate: one byte, then the

@@ -338,8 +338,6 @@ func (r *Run) HeldCommand(ctx context.Context, command string, args []string, en
 	if err != nil {
 		return nil, nil, err
 	}
-	// A socket, as the zygote's gate (gateSockets): nothing else can
-	// open it again through /proc and let the server start early.
 	gr, gw, err := gateSockets()
 	if err != nil {
 		return nil, nil, err
@@ -374,17 +372,79 @@ func (g *Gate) Close() {
 }
 
 func (r *Run) command(ctx context.Context, command string, args []string, env map[string]string, cwd string, held bool) (*exec.Cmd, error) {
-	path, childEnv, dir, err := r.resolve(command, env, cwd)
+	if r.dir == "" {
+		return nil, errors.New("sandbox: Command on a closed Run")
+	}
+	if command == "" {
+		return nil, errors.New("sandbox: empty command")
+	}
+	var childEnv map[string]string
+	if r.opts.Level == Off {
+		childEnv = make(map[string]string)
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				childEnv[k] = v
+			}
+		}
+		for k, v := range env {
+			childEnv[k] = v
+		}
+	} else {
+		childEnv = r.environ(env)
+	}
+
+	dir := cwd
+	if dir == "" && r.opts.Level != Off {
+		dir = r.work
+	}
+	if dir != "" && !filepath.IsAbs(dir) {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: working directory: %w", err)
+		}
+		dir = abs
+	}
+	path, err := lookPath(command, childEnv["PATH"], dir)
 	if err != nil {
 		return nil, err
 	}
+
 	var cmd *exec.Cmd
 	if r.opts.Level == Off {
 		cmd = exec.CommandContext(ctx, path, args...)
 		cmd.Args[0] = command
 		cmd.SysProcAttr = groupAttr()
 	} else {
-		raw, err := json.Marshal(r.helperPolicy(path, args, dir, childEnv, held))
+		p := policy{Path: path, Limits: r.limits, Gate: held}
+		if r.opts.Level == Basic && r.abi > 0 {
+			// Basic reads what the user can read, but writes only where a
+			// server has business writing: its run directory and the
+			// package caches it installs into. Not the workspace, not the
+			// runner's GITHUB_ENV, not the binary later steps run.
+			p.WriteOnly = true
+			p.RW = []string{r.dir, "/dev/shm"}
+			for _, d := range r.caches {
+				if r.safeGrant(d) {
+					p.RW = append(p.RW, d)
+				}
+			}
+			p.RW = dedupe(p.RW)
+		}
+		if r.opts.Level == Strict {
+			if r.opts.Limits.Processes == 0 {
+				p.Limits.Processes = defaultStrictProcesses
+			}
+			p.Landlock = true
+			p.RO = append(r.commandRO(path, childEnv["PATH"], dir, childEnv), r.scriptGrants(args, dir)...)
+			p.RW = []string{r.dir}
+			if r.cacheRW {
+				for _, d := range r.caches {
+					p.RW = append(p.RW, d)
+				}
+				p.RW = dedupe(p.RW)
+			}
+		}
+		raw, err := json.Marshal(p)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: encoding helper policy: %w", err)
 		}
@@ -400,82 +460,6 @@ func (r *Run) command(ctx context.Context, command string, args []string, env ma
 	cmd.Env = flatten(childEnv)
 	cmd.Cancel = func() error { return KillGroup(cmd, syscall.SIGKILL) }
 	return cmd, nil
-}
-
-// resolve is what a launch of command runs as: the executable's path, the
-// server's environment and its working directory.
-func (r *Run) resolve(command string, env map[string]string, cwd string) (path string, childEnv map[string]string, dir string, err error) {
-	if r.dir == "" {
-		return "", nil, "", errors.New("sandbox: Command on a closed Run")
-	}
-	if command == "" {
-		return "", nil, "", errors.New("sandbox: empty command")
-	}
-	if r.opts.Level == Off {
-		childEnv = make(map[string]string)
-		for _, kv := range os.Environ() {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				childEnv[k] = v
-			}
-		}
-		for k, v := range env {
-			childEnv[k] = v
-		}
-	} else {
-		childEnv = r.environ(env)
-	}
-
-	dir = cwd
-	if dir == "" && r.opts.Level != Off {
-		dir = r.work
-	}
-	if dir != "" && !filepath.IsAbs(dir) {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return "", nil, "", fmt.Errorf("sandbox: working directory: %w", err)
-		}
-		dir = abs
-	}
-	path, err = lookPath(command, childEnv["PATH"], dir)
-	if err != nil {
-		return "", nil, "", err
-	}
-	return path, childEnv, dir, nil
-}
-
-// helperPolicy is what the helper applies before it execs path (Basic and
-// Strict).
-func (r *Run) helperPolicy(path string, args []string, dir string, childEnv map[string]string, held bool) policy {
-	p := policy{Path: path, Limits: r.limits, Gate: held}
-	if r.opts.Level == Basic && r.abi > 0 {
-		// Basic reads what the user can read, but writes only where a
-		// server has business writing: its run directory and the
-		// package caches it installs into. Not the workspace, not the
-		// runner's GITHUB_ENV, not the binary later steps run.
-		p.WriteOnly = true
-		p.RW = []string{r.dir, "/dev/shm"}
-		for _, d := range r.caches {
-			if r.safeGrant(d) {
-				p.RW = append(p.RW, d)
-			}
-		}
-		p.RW = dedupe(p.RW)
-	}
-	if r.opts.Level == Strict {
-		if r.opts.Limits.Processes == 0 {
-			p.Limits.Processes = defaultStrictProcesses
-		}
-		p.Landlock = true
-		p.RO = append(r.commandRO(path, childEnv["PATH"], dir, childEnv), r.scriptGrants(args, dir)...)
-		p.RW = []string{r.dir}
-		if r.cacheRW {
-			for _, d := range r.caches {
-				p.RW = append(p.RW, d)
-			}
-			p.RW = dedupe(p.RW)
-		}
-	}
-	return p
 }
 
 // environ builds the Basic/Strict environment as documented on Command.

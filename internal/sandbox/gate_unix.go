@@ -8,11 +8,12 @@ import (
 	"syscall"
 )
 
-// canPrestart: the zygote runs where the helper execs the server in place.
-const canPrestart = true
-
-// gateSockets is a connected pair of stream sockets, both close-on-exec:
-// r for the zygote (passed as gateFD), w for the checker.
+// gateSockets is a held launch's gate (HeldCommand): a connected pair of
+// stream sockets, both close-on-exec, r for the helper (passed as gateFD)
+// and w for the checker. Not a pipe: a pipe can be opened again through
+// /proc/PID/fd by any process allowed to read the helper's /proc entry,
+// and written to let the server start early; a socket cannot be opened
+// that way at all.
 func gateSockets() (r, w *os.File, err error) {
 	// Under ForkLock, as the standard library does where SOCK_CLOEXEC is
 	// missing (macOS): no fork of another goroutine sees the pair before
@@ -25,7 +26,7 @@ func gateSockets() (r, w *os.File, err error) {
 	}
 	syscall.ForkLock.RUnlock()
 	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: zygote gate: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: gate: %w", err)
 	}
 	return os.NewFile(uintptr(fds[0]), "gate"), os.NewFile(uintptr(fds[1]), "gate"), nil
 }
