@@ -20,10 +20,11 @@ cd "$(dirname "$0")/.."
 runs=5
 case "${1:-}" in [0-9]*) runs=$1; shift ;; esac
 # For bench/servers a copy of package-lock.json in node_modules records
-# what was installed.
-if ! cmp -s bench/servers/package-lock.json bench/servers/node_modules/.speed-stamp 2>/dev/null; then
+# what was installed; bench/sweep.sh reads and writes the same stamp, so
+# one install serves both.
+if ! cmp -s bench/servers/package-lock.json bench/servers/node_modules/.install-stamp 2>/dev/null; then
 	(cd bench/servers && npm ci --ignore-scripts --no-audit --no-fund >&2)
-	cp bench/servers/package-lock.json bench/servers/node_modules/.speed-stamp
+	cp bench/servers/package-lock.json bench/servers/node_modules/.install-stamp
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

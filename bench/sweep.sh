@@ -19,9 +19,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 npmci() { # dir: npm ci unless node_modules matches the lock
-	if ! cmp -s "$1/package-lock.json" "$1/node_modules/.sweep-stamp" 2>/dev/null; then
+	if ! cmp -s "$1/package-lock.json" "$1/node_modules/.install-stamp" 2>/dev/null; then
 		(cd "$1" && npm ci --ignore-scripts --no-audit --no-fund >&2)
-		cp "$1/package-lock.json" "$1/node_modules/.sweep-stamp"
+		cp "$1/package-lock.json" "$1/node_modules/.install-stamp"
 	fi
 }
 npmci bench/servers
