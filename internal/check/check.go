@@ -15,13 +15,13 @@ import (
 // With opts.Base it also reviews what the lock approves over the base
 // branch's: one more finding source, settled with the others.
 func Check(ctx context.Context, opts Options) *report.Report {
-	runs, finish, ok := probeBeside(ctx, &opts)
+	runs, finish, err := probeBeside(ctx, &opts)
 	// The sweep and the run directories' removal go on while the runs are
 	// compared; the report waits for them.
 	defer finish()
 	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
-	if !ok {
-		return r
+	if err != nil {
+		return stopped(r, opts, err)
 	}
 	idx := lock.Index(opts.LockData)
 	across := acrossRuns(runs, opts.Lock)
@@ -89,6 +89,18 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		}
 	}
 	sort.SliceStable(r.Servers, func(i, j int) bool { return r.Servers[i].Name < r.Servers[j].Name })
+	report.Summarize(r, opts.FailOn, false)
+	return r
+}
+
+// stopped is the report of a run that LoadLock or Preflight stopped. The
+// caller, which wrote them, reports their error and exits 2; a caller that
+// did not would still not pass: every configured server is held with it.
+func stopped(r *report.Report, opts Options, err error) *report.Report {
+	for _, s := range opts.Servers {
+		r.Servers = append(r.Servers, report.Server{Name: s.Name, Config: s.File, ConfigLine: s.Line,
+			Status: report.StatusHeld, Reason: "the run stopped before any server was compared: " + err.Error(), Phases: []string{}})
+	}
 	report.Summarize(r, opts.FailOn, false)
 	return r
 }

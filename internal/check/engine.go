@@ -203,15 +203,14 @@ type serverRun struct {
 }
 
 // probeBeside is probeAll with opts.LoadLock run beside it, and
-// opts.Preflight after it when a server was held; ok is false when either
-// failed (a failed LoadLock also cancels the probe). Lock and LockData are
+// opts.Preflight after it when a server was held; err is what either
+// returned (a failed LoadLock also cancels the probe). Lock and LockData are
 // set only after the probe: every server's probe copies the options
 // (forServer), so they are not written while it runs.
-func probeBeside(ctx context.Context, opts *Options) (runs []*serverRun, finish func(), ok bool) {
+func probeBeside(ctx context.Context, opts *Options) (runs []*serverRun, finish func(), err error) {
 	var (
 		lk     *lock.File
 		data   []byte
-		err    error
 		loaded = make(chan struct{})
 	)
 	if load := opts.LoadLock; load != nil {
@@ -236,13 +235,13 @@ func probeBeside(ctx context.Context, opts *Options) (runs []*serverRun, finish 
 	}
 	if err != nil {
 		finish()
-		return nil, func() {}, false
+		return nil, func() {}, err
 	}
 	if opts.LoadLock != nil {
 		opts.Lock, opts.LockData = lk, data
 	}
 	opts.LoadLock, opts.Preflight = nil, nil
-	return runs, finish, true
+	return runs, finish, nil
 }
 
 // probeAll probes every server, Jobs at a time, and returns the runs in
