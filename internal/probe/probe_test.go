@@ -507,7 +507,11 @@ func TestHeldLaunchDropped(t *testing.T) {
 	opts := Options{Launches: 2, WarmupCalls: 1, Calls: []Call{{Tool: "summarize", Arguments: json.RawMessage(`{"text":"x"}`)}}}
 	opts.Progress = func(phase string) {
 		if phase == "launch-1/call-1" {
-			<-held
+			select { // bounded: the hold starts right after the first lists
+			case <-held:
+			case <-time.After(30 * time.Second):
+				t.Error("launch 2 was not held during launch 1")
+			}
 			cancel() // launch 1 fails: launch 2's turn never comes
 		}
 	}
