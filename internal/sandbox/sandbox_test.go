@@ -1009,8 +1009,8 @@ func TestHeldCommand(t *testing.T) {
 				t.Errorf("the released server did not run: %v: %s", err, out)
 			}
 			for line := range strings.Lines(out.String()) {
-				if _, target, _ := strings.Cut(line, " "); strings.HasPrefix(target, "pipe:") {
-					t.Errorf("the server holds a pipe beyond its stdio, the gate: %q", line)
+				if _, target, _ := strings.Cut(line, " "); strings.HasPrefix(target, "pipe:") || strings.HasPrefix(target, "socket:") {
+					t.Errorf("the server holds a pipe or socket beyond its stdio, the gate: %q", line)
 				}
 			}
 
