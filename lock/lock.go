@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 
 	"github.com/gowebpki/jcs"
 )
@@ -183,6 +184,29 @@ type Entry struct {
 	SHA256     string `json:"sha256"`
 	ApprovedBy string `json:"approvedBy,omitempty"`
 	ApprovedAt string `json:"approvedAt,omitempty"`
+
+	// memo is Canonical's answer, kept by Parse and NewEntry, which work
+	// it out anyway: a check compares every pinned entry after its probe,
+	// and canonicalizing the whole lock a second time cost milliseconds at
+	// the end of every run. It holds for the Definition, Raw and
+	// Ambiguous it was worked out from, and only while they are unchanged.
+	memo *canonMemo
+}
+
+type canonMemo struct {
+	def       json.RawMessage
+	raw, amb  string
+	canonical Canonical
+}
+
+// holds reports whether m was worked out from e as it is now: the same
+// Definition (the same bytes in memory, not an equal copy), Raw and
+// Ambiguous.
+func (m *canonMemo) holds(e *Entry) bool {
+	if m == nil || len(m.def) != len(e.Definition) || m.raw != e.Raw || m.amb != e.Ambiguous {
+		return false
+	}
+	return len(m.def) == 0 || &m.def[0] == &e.Definition[0]
 }
 
 // NewEntry builds an entry from a definition as received.
@@ -194,13 +218,35 @@ func NewEntry(raw []byte) *Entry {
 	} else {
 		e.Definition = c.Bytes
 	}
+	e.keep(c) // the canonical form of canonical bytes, or the raw ones
 	return e
+}
+
+// remember works out the entry's canonical form and keeps it.
+func (e *Entry) remember() Canonical {
+	return e.keep(e.canonical())
+}
+
+// keep keeps c as the entry's canonical form, as it is now.
+func (e *Entry) keep(c Canonical) Canonical {
+	// Capped, so that appending to what a caller got never writes into
+	// the bytes the next caller gets.
+	c.Bytes = c.Bytes[:len(c.Bytes):len(c.Bytes)]
+	e.memo = &canonMemo{def: e.Definition, raw: e.Raw, amb: e.Ambiguous, canonical: c}
+	return c
 }
 
 // Canonical returns the entry's canonical bytes: the definition re-put in
 // JCS form (so a hand-formatted lock still compares by meaning), or the raw
 // bytes of an ambiguous entry.
 func (e *Entry) Canonical() Canonical {
+	if e.memo.holds(e) {
+		return e.memo.canonical
+	}
+	return e.canonical()
+}
+
+func (e *Entry) canonical() Canonical {
 	if e.Raw != "" {
 		b, err := base64.StdEncoding.DecodeString(e.Raw)
 		if err != nil {
@@ -336,10 +382,12 @@ func Parse(name string, data []byte) (*File, error) {
 	if f.Servers == nil {
 		f.Servers = map[string]*Server{}
 	}
-	idx := Index(data)
+	// Lines are for the errors below: the lock is indexed (a pass over
+	// its tokens) only when one is reported.
+	idx := sync.OnceValue(func() Positions { return Index(data) })
 	for sname, s := range f.Servers {
 		if s == nil {
-			return nil, fmt.Errorf("%s:%d: %w: server %q is null", name, idx.Line(sname, "", ""), ErrInvalid, sname)
+			return nil, fmt.Errorf("%s:%d: %w: server %q is null", name, idx().Line(sname, "", ""), ErrInvalid, sname)
 		}
 		// As for definitions: a handshake value without one meaning
 		// belongs in "raw", or the lock could not be written back.
@@ -349,33 +397,33 @@ func Parse(name string, data []byte) (*File, error) {
 		}{{"serverInfo", s.ServerInfo}, {"capabilities", s.Capabilities}, {"instructions", s.Instructions}} {
 			if _, raw := s.Raw[h.field]; !raw && len(bytes.TrimSpace(h.value)) > 0 {
 				if c := Canonicalize(h.value); c.Ambiguous != "" {
-					return nil, fmt.Errorf("%s:%d: %w: server %q: %s is ambiguous (%s); it belongs in \"raw\"", name, idx.Line(sname, "", ""), ErrInvalid, sname, h.field, c.Ambiguous)
+					return nil, fmt.Errorf("%s:%d: %w: server %q: %s is ambiguous (%s); it belongs in \"raw\"", name, idx().Line(sname, "", ""), ErrInvalid, sname, h.field, c.Ambiguous)
 				}
 			}
 		}
 		for _, kind := range Kinds {
 			for key, e := range s.Entries(kind, false) {
-				line := idx.Line(sname, kind, key)
+				line := func() int { return idx().Line(sname, kind, key) }
 				if e == nil || (len(e.Definition) == 0 && e.Raw == "") {
-					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s has no definition", name, line, ErrInvalid, kind, sname, key)
+					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s has no definition", name, line(), ErrInvalid, kind, sname, key)
 				}
-				if c := e.Canonical(); c.Bytes == nil {
-					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s: %s", name, line, ErrInvalid, kind, sname, key, c.Ambiguous)
+				if c := e.remember(); c.Bytes == nil {
+					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s: %s", name, line(), ErrInvalid, kind, sname, key, c.Ambiguous)
 				} else if e.Raw == "" && c.Ambiguous != "" {
 					// Only "raw" may hold JSON without one meaning: a
 					// "definition" that has none could not be written back
 					// (or would be, with a meaning chosen).
-					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s: definition is ambiguous (%s); it belongs in \"raw\"", name, line, ErrInvalid, kind, sname, key, c.Ambiguous)
+					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s: definition is ambiguous (%s); it belongs in \"raw\"", name, line(), ErrInvalid, kind, sname, key, c.Ambiguous)
 				}
 			}
 		}
 		for key, a := range s.PromptAnswers {
-			line := idx.Line(sname, "", "")
+			line := func() int { return idx().Line(sname, "", "") }
 			if a == nil || (len(a.Answer) == 0 && a.Raw == "") || len(bytes.TrimSpace(a.Arguments)) == 0 {
-				return nil, fmt.Errorf("%s:%d: %w: promptAnswers %s/%s needs arguments and an answer", name, line, ErrInvalid, sname, key)
+				return nil, fmt.Errorf("%s:%d: %w: promptAnswers %s/%s needs arguments and an answer", name, line(), ErrInvalid, sname, key)
 			}
 			if c := a.Canonical(); c.Bytes == nil || a.Raw == "" && c.Ambiguous != "" {
-				return nil, fmt.Errorf("%s:%d: %w: promptAnswers %s/%s: answer is ambiguous (%s); it belongs in \"raw\"", name, line, ErrInvalid, sname, key, c.Ambiguous)
+				return nil, fmt.Errorf("%s:%d: %w: promptAnswers %s/%s: answer is ambiguous (%s); it belongs in \"raw\"", name, line(), ErrInvalid, sname, key, c.Ambiguous)
 			}
 		}
 	}

@@ -2,9 +2,12 @@ package lock
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -181,5 +184,55 @@ func TestPromptAnswersRoundTrip(t *testing.T) {
 	bad := []byte(`{"lockfileVersion":1,"servers":{"s":{"launch":{"type":"stdio"},"protocolVersion":"","tools":{},"promptAnswers":{"hello":{"sha256":"x"}}}}}`)
 	if _, err := Parse("bad.json", bad); err == nil {
 		t.Error("a prompt answer without arguments or answer was read")
+	}
+}
+
+// TestEntryCanonicalKept: Parse and NewEntry keep each entry's canonical
+// form, and Canonical answers from it only while the entry is what it was
+// worked out from.
+func TestEntryCanonicalKept(t *testing.T) {
+	t.Parallel()
+	data := []byte(`{"lockfileVersion": 1, "servers": {"x": {"launch": {"type": "stdio"}, "protocolVersion": "1", "tools": {
+		"t": {"definition": {"name": "t",   "description": "a"}, "sha256": "00"},
+		"r": {"raw": "` + base64.StdEncoding.EncodeToString([]byte(`{"a":1,"a":2}`)) + `", "ambiguous": "duplicate object key", "sha256": "00"}}}}}`)
+	f, err := Parse("l.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := f.Servers["x"].Entries(KindTool, false)
+	e, r := tools["t"], tools["r"]
+	if e.memo == nil || r.memo == nil {
+		t.Fatal("Parse kept no canonical form")
+	}
+	want := `{"description":"a","name":"t"}`
+	if got := e.Canonical(); string(got.Bytes) != want || got.SHA256 != Sum([]byte(want)) {
+		t.Fatalf("Canonical = %s %s, want %s", got.Bytes, got.SHA256, want)
+	}
+	// What a caller appends to is its own, not shared with the next.
+	one := append(e.Canonical().Bytes, 'X')
+	two := append(e.Canonical().Bytes, 'Y')
+	if string(one) != want+"X" || string(two) != want+"Y" {
+		t.Errorf("two callers' appends: %s and %s", one, two)
+	}
+	if again := e.Canonical(); string(again.Bytes) != want {
+		t.Errorf("after appends by callers, Canonical = %s", again.Bytes)
+	}
+	// A new definition is canonicalized anew, not answered from the kept one.
+	e.Definition = json.RawMessage(`{"name": "t", "description": "b"}`)
+	if got := e.Canonical(); string(got.Bytes) != `{"description":"b","name":"t"}` {
+		t.Errorf("after the definition changed, Canonical = %s", got.Bytes)
+	}
+	if got := r.Canonical(); string(got.Bytes) != `{"a":1,"a":2}` || got.Ambiguous == "" {
+		t.Errorf("raw entry: Canonical = %s (%q)", got.Bytes, got.Ambiguous)
+	}
+	r.Ambiguous = "other"
+	if got := r.Canonical(); got.Ambiguous != "other" {
+		t.Errorf("after Ambiguous changed, Canonical says %q", got.Ambiguous)
+	}
+	for _, in := range []string{`{"b": 2, "a": 1}`, `{"a":1,"a":2}`, "\xff"} {
+		n := NewEntry([]byte(in))
+		if want := n.canonical(); n.memo == nil || !reflect.DeepEqual(n.Canonical(), want) {
+			t.Errorf("NewEntry(%q): memo %v, Canonical %+v, want %+v", in, n.memo, n.Canonical(), want)
+		}
 	}
 }
