@@ -61,7 +61,7 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 		if run.held != "" {
 			fs = append(fs, heldFinding(run))
 		}
-		place := func(fs []finding.Finding) { locate(fs, run, false, "", lock.Positions{}) }
+		place := func(fs []finding.Finding) { locate(fs, run, false, "", noPositions) }
 		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil)
 		switch {
 		case run.held != "":

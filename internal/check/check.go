@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
@@ -23,7 +24,10 @@ func Check(ctx context.Context, opts Options) *report.Report {
 	if err != nil {
 		return stopped(r, opts, err)
 	}
-	idx := lock.Index(opts.LockData)
+	// Where in the lock each entry is: only a finding about a pinned
+	// entity needs it, and most runs have none, so the lock is indexed
+	// (a pass over its tokens) the first time one is placed.
+	idx := sync.OnceValue(func() lock.Positions { return lock.Index(opts.LockData) })
 	across := acrossRuns(runs, opts.Lock)
 	approvals := opts.approvals()
 	for _, run := range runs {
@@ -84,7 +88,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			f := finding.New(finding.LockEntryOrphaned, name)
 			f.Kind, f.Subject = finding.KindServer, name
 			f.Message = fmt.Sprintf("the lock holds server %q but no config names it", name)
-			f.File, f.Line = opts.LockPath, idx.Line(name, "", "")
+			f.File, f.Line = opts.LockPath, idx().Line(name, "", "")
 			r.Servers = append(r.Servers, opts.settle(report.Server{Name: name, Phases: []string{}}, []finding.Finding{f}, nil, nil, nil, approvals[name]))
 		}
 	}
@@ -119,10 +123,14 @@ func serverEntry(run *serverRun) report.Server {
 	return srv
 }
 
+// noPositions places nothing in a lock: for pin and approve, whose
+// findings point at configs.
+func noPositions() lock.Positions { return lock.Positions{} }
+
 // locate points each finding at a line in the repository: the entry's line
 // in the lock for a pinned entity, the server's line in its config for
 // launch and availability findings and for servers with no lock entry.
-func locate(fs []finding.Finding, run *serverRun, pinned bool, lockPath string, idx lock.Positions) {
+func locate(fs []finding.Finding, run *serverRun, pinned bool, lockPath string, idx func() lock.Positions) {
 	for i := range fs {
 		f := &fs[i]
 		useConfig := !pinned
@@ -141,6 +149,6 @@ func locate(fs []finding.Finding, run *serverRun, pinned bool, lockPath string, 
 		if kind == finding.KindServer {
 			kind = ""
 		}
-		f.File, f.Line = lockPath, idx.Line(run.cfg.Name, kind, f.Subject)
+		f.File, f.Line = lockPath, idx().Line(run.cfg.Name, kind, f.Subject)
 	}
 }

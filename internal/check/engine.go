@@ -221,7 +221,13 @@ func probeBeside(ctx context.Context, opts *Options) (runs []*serverRun, finish 
 			defer close(loaded)
 			if lk, data, err = load(); err != nil {
 				cancel()
+				return
 			}
+			// The expressions inspection and redaction will need, compiled
+			// now rather than at the end of the run: the servers are still
+			// starting, and the comparison is what the report waits for.
+			inspect.Compile()
+			redact.Compile()
 		}()
 	} else {
 		close(loaded)

@@ -57,7 +57,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 		}
 		// Findings point at the server's config entry: the lock they
 		// would point into is the one being written.
-		place := func(fs []finding.Finding) { locate(fs, run, false, "", lock.Positions{}) }
+		place := func(fs []finding.Finding) { locate(fs, run, false, "", noPositions) }
 		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil)
 		switch {
 		case run.held != "":

@@ -346,3 +346,15 @@ func needing(p phrase, subs ...string) phrase {
 	p.need = subs
 	return p
 }
+
+// Compile compiles every expression now instead of at first use, for a
+// caller with time to spare before it inspects (the check, while its
+// servers start): compiling them all costs a few milliseconds, most of
+// it in the bounded repetitions of the instruction phrases.
+func Compile() {
+	for _, p := range allPhrases().list {
+		p.re()
+	}
+	readVerb()
+	negation()
+}

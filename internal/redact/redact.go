@@ -542,3 +542,13 @@ func encodeString(s string) []byte {
 	_ = enc.Encode(s) // a string always encodes
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
+
+// Compile compiles the expressions now instead of at first use, for a
+// caller with time to spare before it redacts (the check, while its
+// servers start).
+func Compile() {
+	shapes()
+	numberRE()
+	localeRE()
+	wordRE()
+}
