@@ -2,6 +2,7 @@ package procgroup
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,6 +195,14 @@ func Settled(pgid int) bool {
 	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
 		return true
 	}
+	// The leader first: while one of its threads still runs code (the
+	// common case, polled every millisecond just after the kill) the group
+	// is not settled, and the leader's own files say so, where the walk
+	// below reads a file per thread of ours and of each descendant. A
+	// leader that left its group proves nothing either way.
+	if p, ok := procOf(pgid); ok && p.pgrp == pgid && p.live() {
+		return false
+	}
 	self := os.Getpid()
 	if _, ok := childrenOf(self); !ok || !subreaper.Load() {
 		return len(Live(pgid)) == 0
@@ -220,14 +229,15 @@ func Settled(pgid int) bool {
 // still ours to find. The sweep is bounded by sweepLimit.
 func KillDescendants(keep map[int]bool) int {
 	self := os.Getpid()
-	if kids, ok := childrenOf(self); ok && len(kids) == 0 {
+	kids, ok := childrenOf(self)
+	if ok && len(kids) == 0 {
 		// No child at all, not even a zombie: there are no descendants,
 		// and none can appear, since only a descendant's orphan is ever
 		// handed to a subreaper. The quiet rounds below are for races
 		// that need a process to happen.
 		return 0
 	}
-	if nothingLive(self) {
+	if ok && nothingLiveFrom(self, kids) {
 		reapOrphans(keep)
 		return 0
 	}
@@ -301,7 +311,13 @@ func KillDescendants(keep map[int]bool) int {
 // in the second read, and then the full sweep runs.
 func nothingLive(self int) bool {
 	before, ok := childrenOf(self)
-	if !ok || len(liveDescendants(self)) > 0 {
+	return ok && nothingLiveFrom(self, before)
+}
+
+// nothingLiveFrom is nothingLive for before, self's children as just read:
+// the walk starts from them, and self's list is read once more after it.
+func nothingLiveFrom(self int, before []int) bool {
+	if len(liveFrom(before)) > 0 {
 		return false
 	}
 	after, ok := childrenOf(self)
@@ -344,6 +360,13 @@ func liveDescendants(pid int) map[int]string {
 	if !ok {
 		return descendantStates(pid)
 	}
+	return liveFrom(kids)
+}
+
+// liveFrom walks the children lists down from kids (a children list just
+// read) and maps the live processes it finds to their state letter.
+func liveFrom(kids []int) map[int]string {
+	kids = slices.Clone(kids) // the walk appends: the caller's list stays as read
 	out := map[int]string{}
 	seen := map[int]bool{}
 	for i := 0; i < len(kids) && i < 100000; i++ {
