@@ -235,6 +235,7 @@ func Run(ctx context.Context, target Target, opts Options) *Result {
 		drops.tap = func(phase string, line []byte) { opts.Tap(phase, "stdout", "", line) }
 	}
 	defer func() {
+		drops.close()
 		if n := drops.note(); n != "" {
 			res.Notes = append(res.Notes, n)
 		}

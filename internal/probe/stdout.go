@@ -191,6 +191,10 @@ type dropLog struct {
 	first []string
 	tap   func(phase string, line []byte)
 	phase string // the probe's phase, for tap
+	// closed is set by close: a line read after it is neither counted
+	// nor tapped. taps counts the taps under way.
+	closed bool
+	taps   sync.WaitGroup
 }
 
 // setPhase tells the log the probe's current phase: lines are read on the
@@ -211,15 +215,37 @@ func (d *dropLog) add(line []byte) {
 		return
 	}
 	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return
+	}
 	d.n++
 	if len(d.first) < keptDrops {
 		d.first = append(d.first, quoteLine(line, 160))
 	}
 	tap, phase := d.tap, d.phase
+	d.taps.Add(1)
 	d.mu.Unlock()
+	defer d.taps.Done()
 	if tap != nil {
 		tap(phase, line)
 	}
+}
+
+// close ends the log when the probe is over, and returns once no tap is
+// under way. A server's stdout is read on the transport's goroutine, which
+// goes on reading after a launch is stopped, until the pipe ends or the
+// next message: without close, a line the server wrote as it was killed
+// could reach tap after the probe returned, and after its caller had
+// collected what tap saw (a canary leaked on stdout).
+func (d *dropLog) close() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	d.taps.Wait()
 }
 
 // note is the probe note about the skipped lines ("" if none).

@@ -6,7 +6,9 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestIsMessageLine(t *testing.T) {
@@ -111,8 +113,11 @@ func TestStdoutNoiseNoted(t *testing.T) {
 	if !strings.Contains(note, "not JSON-RPC messages (its own output") || !strings.Contains(note, `starting telemetry exporter`) || strings.Contains(note, "\x1b") {
 		t.Errorf("notes: %s", note)
 	}
-	if len(stdout) < 3 {
-		t.Errorf("tap saw %d stdout lines", len(stdout))
+	mu.Lock()
+	seen := len(stdout)
+	mu.Unlock()
+	if seen < 3 {
+		t.Errorf("tap saw %d stdout lines", seen)
 	}
 
 	launch, _ = fake(t, "stdout-noise", "FAKE_VARIANT=jsonrpc-1")
@@ -139,5 +144,49 @@ func BenchmarkLineFilter(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestDropLogClose: once close returns, no tap is under way and none
+// starts, however the transport's goroutine goes on reading.
+func TestDropLogClose(t *testing.T) {
+	var tapped atomic.Int64
+	started := make(chan struct{})
+	d := &dropLog{tap: func(string, []byte) {
+		time.Sleep(50 * time.Microsecond) // a tap takes a while (a canary scan)
+		if tapped.Add(1) == 10 {
+			close(started)
+		}
+	}}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100000 {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			d.add([]byte("telemetry"))
+		}
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no tap")
+	}
+	d.close()
+	after := tapped.Load()
+	time.Sleep(20 * time.Millisecond) // the reader goes on reading
+	close(stop)
+	<-done
+	if n := tapped.Load(); n != after {
+		t.Errorf("%d taps after close returned", n-after)
+	}
+	d.mu.Lock()
+	counted := d.n
+	d.mu.Unlock()
+	if int64(counted) != after {
+		t.Errorf("counted %d lines, tapped %d", counted, after)
 	}
 }
