@@ -316,6 +316,14 @@ func (l *launchRun) run(ctx context.Context, target Target) (err error) {
 	}
 	defer func() {
 		ln.Stop()
+		// The session's last tap is over before the launch is: a caller
+		// of Run reads what Tap saw as soon as it returns.
+		if l.s != nil {
+			select {
+			case <-l.s.dead:
+			case <-time.After(stderrGrace):
+			}
+		}
 		if err == nil && !l.last {
 			// Nothing more is read from this launch (Stderr is the
 			// last launch's): its teardown overlaps with the next.
@@ -333,14 +341,12 @@ func (l *launchRun) run(ctx context.Context, target Target) (err error) {
 	}()
 	l.s = newSession(ln.Conn())
 	l.s.answer = l.answer
-	if l.opts.Tap != nil {
-		l.s.tap = func(method, subject string, payload []byte) {
-			phase := ""
-			if p := l.shared.Load(); p != nil {
-				phase = *p
-			}
-			l.opts.Tap(phase, method, subject, payload)
+	l.s.tap = l.opts.Tap
+	l.s.phase = func() string {
+		if p := l.shared.Load(); p != nil {
+			return *p
 		}
+		return ""
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()

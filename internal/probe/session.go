@@ -29,8 +29,12 @@ type session struct {
 	// for an answer, the method of our request and what it named (the
 	// tool of a tools/call, the prompt of a prompts/get, the uri of a
 	// resources/read); for a server's own request or notification, its
-	// method and "".
-	tap func(method, subject string, payload []byte)
+	// method and "". phase is the probe's phase when the payload came in.
+	// An answer is tapped after its caller has it (a tap scans the whole
+	// payload for canaries: milliseconds for a large tools/list that the
+	// probe need not wait for); run returns only after its last tap.
+	tap   func(phase, method, subject string, payload []byte)
+	phase func() string
 
 	mu      sync.Mutex
 	nextID  int64
@@ -89,20 +93,21 @@ func (s *session) run(ctx context.Context) {
 			pc, ok := s.pending[m.ID]
 			delete(s.pending, m.ID)
 			s.mu.Unlock()
-			if s.tap != nil {
-				if m.Result != nil {
-					s.tap(pc.method, pc.subject, m.Result)
-				}
-				if m.Error != nil {
-					s.tap(pc.method, pc.subject, []byte(m.Error.Error()))
-				}
-			}
+			phase := s.phaseNow()
 			if ok {
 				pc.ch <- m
 			}
+			if s.tap != nil {
+				if m.Result != nil {
+					s.tap(phase, pc.method, pc.subject, m.Result)
+				}
+				if m.Error != nil {
+					s.tap(phase, pc.method, pc.subject, []byte(m.Error.Error()))
+				}
+			}
 		case *jsonrpc.Request:
 			if s.tap != nil && m.Params != nil {
-				s.tap(m.Method, "", m.Params)
+				s.tap(s.phaseNow(), m.Method, "", m.Params)
 			}
 			if !m.IsCall() {
 				s.mu.Lock()
@@ -126,6 +131,13 @@ func (s *session) run(ctx context.Context) {
 			_ = s.conn.Write(ctx, resp)
 		}
 	}
+}
+
+func (s *session) phaseNow() string {
+	if s.phase == nil {
+		return ""
+	}
+	return s.phase()
 }
 
 // takeNotifications returns and clears the queued notifications.
