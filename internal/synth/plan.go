@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Reason says why a tool gets no warm-up call.
@@ -181,22 +183,51 @@ func Select(tools []json.RawMessage) ([]Call, []Skip) {
 
 // selectTools is Select, also giving each picked tool's compiled schema,
 // so that Plan compiles each schema once.
+//
+// The eligible tools' arguments are worked out on every CPU: each tool's
+// schema is compiled and its arguments generated on their own, and a
+// server with many large schemas (an API's tools generated from its
+// OpenAPI description) kept the probe waiting tens of milliseconds per
+// launch for one CPU to do them in turn. The result is in the tools'
+// order whatever finished first.
 func selectTools(tools []json.RawMessage) ([]Call, []Skip, map[string]*gen) {
+	type made struct {
+		skip bool
+		why  Reason
+		args json.RawMessage
+		g    *gen
+		err  error
+	}
+	ts := readTools(tools)
+	out := make([]made, len(ts))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, t := range ts {
+		if why, ok := eligibility(t); !ok {
+			out[i].skip, out[i].why = true, why
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i].args, out[i].g, out[i].err = toolArguments(t)
+		}()
+	}
+	wg.Wait()
 	var calls []Call
 	var skips []Skip
 	gens := map[string]*gen{}
-	for _, t := range readTools(tools) {
-		if why, ok := eligibility(t); !ok {
-			skips = append(skips, Skip{t.name, why})
-			continue
-		}
-		args, g, err := toolArguments(t)
-		if err != nil {
+	for i, t := range ts {
+		switch m := out[i]; {
+		case m.skip:
+			skips = append(skips, Skip{t.name, m.why})
+		case m.err != nil:
 			skips = append(skips, Skip{t.name, SkipNoArguments})
-			continue
+		default:
+			calls = append(calls, Call{Tool: t.name, Arguments: m.args})
+			gens[t.name] = m.g
 		}
-		calls = append(calls, Call{Tool: t.name, Arguments: args})
-		gens[t.name] = g
 	}
 	return calls, skips, gens
 }

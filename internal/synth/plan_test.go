@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -428,5 +429,41 @@ func BenchmarkPlan(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestPlanSameEveryTime: the tools' arguments are worked out in parallel,
+// and the plan is still the same from one run to the next, in the tools'
+// order.
+func TestPlanSameEveryTime(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.json"))
+	var tools []json.RawMessage
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dump struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(raw, &dump); err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, dump.Tools...)
+	}
+	if len(tools) < 20 {
+		t.Fatalf("%d corpus tools", len(tools))
+	}
+	calls, skips := Plan(tools, 3*len(tools), Values{Dir: "/run/tmp"})
+	for i := range 5 {
+		c, s := Plan(tools, 3*len(tools), Values{Dir: "/run/tmp"})
+		if !reflect.DeepEqual(c, calls) || !reflect.DeepEqual(s, skips) {
+			t.Fatalf("plan %d differs from the first", i+2)
+		}
+	}
+	picked, _ := Select(tools)
+	if !slices.IsSortedFunc(picked, func(a, b Call) int { return strings.Compare(a.Tool, b.Tool) }) {
+		t.Error("selected tools are not in name order")
 	}
 }
