@@ -359,12 +359,13 @@ func (l *launchRun) run(ctx context.Context, target Target) (err error) {
 	if err := l.observe(ctx, "initial"); err != nil {
 		return err
 	}
+	calls := l.plan()
 	if l.holdNext != nil {
 		// After the first lists, not before: the next launch's start
-		// would compete with this server's for the CPU.
+		// would compete with this server's for the CPU. And after the
+		// plan, whose schema compiles it would slow down as much.
 		l.holdNext()
 	}
-	calls := l.plan()
 	if l.opts.WarmupCalls > 0 && len(calls) == 0 {
 		// Why no tool was eligible is the planner's to say (its note
 		// names the skipped tools and the reason for each).
