@@ -26,19 +26,10 @@ func TestCorpus(t *testing.T) {
 	var total, synthesized, badSchema int
 	var report strings.Builder
 	for _, file := range files {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var dump struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if err := json.Unmarshal(raw, &dump); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+		tools := corpusTools(t, file)
 		server := strings.TrimSuffix(filepath.Base(file), ".json")
 		var n, ok, bad int
-		for _, rawTool := range dump.Tools {
+		for _, rawTool := range tools {
 			var tool struct {
 				Name        string          `json:"name"`
 				InputSchema json.RawMessage `json:"inputSchema"`
@@ -121,4 +112,20 @@ func BenchmarkCorpusArguments(b *testing.B) {
 			}
 		}
 	}
+}
+
+// corpusTools reads the tools of one corpus file (a server's tools/list).
+func corpusTools(t *testing.T, file string) []json.RawMessage {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dump struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &dump); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return dump.Tools
 }

@@ -3,7 +3,6 @@ package synth
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -373,21 +372,12 @@ func TestPlanCorpus(t *testing.T) {
 		t.Fatal("no corpus")
 	}
 	for _, file := range files {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var dump struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if err := json.Unmarshal(raw, &dump); err != nil {
-			t.Fatal(err)
-		}
+		tools := corpusTools(t, file)
 		schemas := map[string]json.RawMessage{}
-		for _, tl := range readTools(dump.Tools) {
+		for _, tl := range readTools(tools) {
 			schemas[tl.name] = tl.schema
 		}
-		calls, skips := Plan(dump.Tools, 3*len(dump.Tools), Values{Dir: "/run/tmp"})
+		calls, skips := Plan(tools, 3*len(tools), Values{Dir: "/run/tmp"})
 		called := map[string]bool{}
 		for _, c := range calls {
 			called[c.Tool] = true
@@ -405,7 +395,7 @@ func TestPlanCorpus(t *testing.T) {
 				t.Errorf("%s %s: %s does not validate: %v", file, c.Tool, c.Arguments, err)
 			}
 		}
-		t.Logf("%s: %d tools called; %s", filepath.Base(file), len(called), Describe(dump.Tools, skips))
+		t.Logf("%s: %d tools called; %s", filepath.Base(file), len(called), Describe(tools, skips))
 	}
 }
 
@@ -440,17 +430,7 @@ func TestPlanSameEveryTime(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.json"))
 	var tools []json.RawMessage
 	for _, file := range files {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var dump struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if err := json.Unmarshal(raw, &dump); err != nil {
-			t.Fatal(err)
-		}
-		tools = append(tools, dump.Tools...)
+		tools = append(tools, corpusTools(t, file)...)
 	}
 	if len(tools) < 20 {
 		t.Fatalf("%d corpus tools", len(tools))
