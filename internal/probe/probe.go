@@ -793,33 +793,11 @@ func (l *launchRun) list(ctx context.Context, kind lock.Kind) ([]Def, error) {
 		if err != nil {
 			return nil, err
 		}
-		var res map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return nil, fmt.Errorf("%s page %d: result is not an object", spec.method, page)
+		got, next, err := listPage(raw, spec.field, spec.key)
+		if err != nil {
+			return nil, pageError(spec, page, err)
 		}
-		var items []json.RawMessage
-		if r, ok := res[spec.field]; ok && string(r) != "null" {
-			if err := json.Unmarshal(r, &items); err != nil {
-				return nil, fmt.Errorf("%s page %d: %q is not an array", spec.method, page, spec.field)
-			}
-		}
-		for i, it := range items {
-			var key map[string]json.RawMessage
-			if err := json.Unmarshal(it, &key); err != nil {
-				return nil, fmt.Errorf("%s page %d item %d: not an object", spec.method, page, i+1)
-			}
-			var k string
-			if err := json.Unmarshal(key[spec.key], &k); err != nil || k == "" {
-				return nil, fmt.Errorf("%s page %d item %d: no %q", spec.method, page, i+1, spec.key)
-			}
-			defs = append(defs, Def{Key: k, Raw: it})
-		}
-		next := ""
-		if r, ok := res["nextCursor"]; ok && string(r) != "null" {
-			if err := json.Unmarshal(r, &next); err != nil {
-				return nil, fmt.Errorf("%s page %d: nextCursor is not a string", spec.method, page)
-			}
-		}
+		defs = append(defs, got...)
 		if next == "" {
 			return defs, nil
 		}
@@ -829,6 +807,25 @@ func (l *launchRun) list(ctx context.Context, kind lock.Kind) ([]Def, error) {
 		seen[next] = true
 		cursor = next
 	}
+}
+
+// pageError is listPage's error as list reports it.
+func pageError(spec listInfo, page int, err error) error {
+	var pe *pageErr
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s page %d: %w", spec.method, page, err)
+	}
+	switch {
+	case pe.item > 0 && pe.what == "no key":
+		return fmt.Errorf("%s page %d item %d: no %q", spec.method, page, pe.item, spec.key)
+	case pe.item > 0:
+		return fmt.Errorf("%s page %d item %d: not an object", spec.method, page, pe.item)
+	case pe.what == "not an array":
+		return fmt.Errorf("%s page %d: %q is not an array", spec.method, page, spec.field)
+	case pe.what == "cursor":
+		return fmt.Errorf("%s page %d: nextCursor is not a string", spec.method, page)
+	}
+	return fmt.Errorf("%s page %d: result is not an object", spec.method, page)
 }
 
 // plan returns the warm-up calls in order: explicit ones first, then the
