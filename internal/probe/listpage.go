@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"errors"
+	"fmt"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/jsontok"
 )
@@ -20,14 +21,19 @@ import (
 //     absent;
 //   - a definition is kept byte for byte as the server sent it.
 
-// pageErr says what is wrong with a list page; list puts the method, the
-// page and the item in front.
+// pageErr says what is wrong with a list page, or with its item-th
+// definition (from 1); list puts the method and the page in front.
 type pageErr struct {
-	item int    // 1-based; 0 for the page itself
-	what string // "not an object", "not an array", "no key", "cursor"
+	item int
+	msg  string
 }
 
-func (e *pageErr) Error() string { return e.what }
+func (e *pageErr) Error() string {
+	if e.item > 0 {
+		return fmt.Sprintf("item %d: %s", e.item, e.msg)
+	}
+	return e.msg
+}
 
 var errNotJSON = errors.New("not JSON")
 
@@ -36,7 +42,7 @@ var errNotJSON = errors.New("not JSON")
 func listPage(raw []byte, field, key string) ([]Def, string, error) {
 	members, isNull, err := objectMembers(raw, field, "nextCursor")
 	if err != nil {
-		return nil, "", &pageErr{what: "not an object"}
+		return nil, "", &pageErr{msg: "result is not an object"}
 	}
 	if isNull {
 		return nil, "", nil
@@ -45,21 +51,19 @@ func listPage(raw []byte, field, key string) ([]Def, string, error) {
 	if arr := members[0]; arr != nil && string(arr) != "null" {
 		items, err := arrayValues(arr)
 		if err != nil {
-			return nil, "", &pageErr{what: "not an array"}
+			return nil, "", &pageErr{msg: fmt.Sprintf("%q is not an array", field)}
 		}
 		for i, it := range items {
 			m, isNull, err := objectMembers(it, key)
 			if err != nil {
-				return nil, "", &pageErr{item: i + 1, what: "not an object"}
+				return nil, "", &pageErr{item: i + 1, msg: "not an object"}
 			}
 			k := ""
-			if !isNull && m[0] != nil {
-				if k, err = stringValue(m[0]); err != nil {
-					k = ""
-				}
+			if !isNull {
+				k, _ = stringValue(m[0]) // "" unless a string
 			}
 			if k == "" {
-				return nil, "", &pageErr{item: i + 1, what: "no key"}
+				return nil, "", &pageErr{item: i + 1, msg: fmt.Sprintf("no %q", key)}
 			}
 			defs = append(defs, Def{Key: k, Raw: bytes.Clone(it)})
 		}
@@ -67,7 +71,7 @@ func listPage(raw []byte, field, key string) ([]Def, string, error) {
 	next := ""
 	if c := members[1]; c != nil && string(c) != "null" {
 		if next, err = stringValue(c); err != nil {
-			return nil, "", &pageErr{what: "cursor"}
+			return nil, "", &pageErr{msg: "nextCursor is not a string"}
 		}
 	}
 	return defs, next, nil
@@ -138,11 +142,12 @@ func arrayValues(raw []byte) ([][]byte, error) {
 	return out, d.End()
 }
 
-// stringValue decodes raw, one JSON value, as a string: a null is "", as
-// encoding/json leaves a string it is asked to fill with null.
+// stringValue decodes raw, one JSON value, as a string: a null or an
+// absent value (nil) is "", as encoding/json leaves a string it is asked to
+// fill with null.
 func stringValue(raw []byte) (string, error) {
 	switch {
-	case string(raw) == "null":
+	case raw == nil || string(raw) == "null":
 		return "", nil
 	case len(raw) > 0 && raw[0] == '"':
 		return string(jsontok.AppendString(nil, raw)), nil

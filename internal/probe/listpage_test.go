@@ -14,30 +14,30 @@ import (
 func stdListPage(raw []byte, field, key string) ([]Def, string, error) {
 	var res map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, "", &pageErr{what: "not an object"}
+		return nil, "", &pageErr{msg: "result is not an object"}
 	}
 	var items []json.RawMessage
 	if r, ok := res[field]; ok && string(r) != "null" {
 		if err := json.Unmarshal(r, &items); err != nil {
-			return nil, "", &pageErr{what: "not an array"}
+			return nil, "", &pageErr{msg: fmt.Sprintf("%q is not an array", field)}
 		}
 	}
 	var defs []Def
 	for i, it := range items {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(it, &m); err != nil {
-			return nil, "", &pageErr{item: i + 1, what: "not an object"}
+			return nil, "", &pageErr{item: i + 1, msg: "not an object"}
 		}
 		var k string
 		if err := json.Unmarshal(m[key], &k); err != nil || k == "" {
-			return nil, "", &pageErr{item: i + 1, what: "no key"}
+			return nil, "", &pageErr{item: i + 1, msg: fmt.Sprintf("no %q", key)}
 		}
 		defs = append(defs, Def{Key: k, Raw: it})
 	}
 	next := ""
 	if r, ok := res["nextCursor"]; ok && string(r) != "null" {
 		if err := json.Unmarshal(r, &next); err != nil {
-			return nil, "", &pageErr{what: "cursor"}
+			return nil, "", &pageErr{msg: "nextCursor is not a string"}
 		}
 	}
 	return defs, next, nil
@@ -48,7 +48,7 @@ func samePage(t *testing.T, raw []byte) {
 	t.Helper()
 	got, gotNext, gotErr := listPage(raw, "tools", "name")
 	want, wantNext, wantErr := stdListPage(raw, "tools", "name")
-	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || gotErr != nil && fmt.Sprint(gotErr.(*pageErr).item) != fmt.Sprint(wantErr.(*pageErr).item) {
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("%q: error %v (%+v), want %v (%+v)", raw, gotErr, gotErr, wantErr, wantErr)
 	}
 	if gotErr != nil {

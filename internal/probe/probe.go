@@ -795,7 +795,7 @@ func (l *launchRun) list(ctx context.Context, kind lock.Kind) ([]Def, error) {
 		}
 		got, next, err := listPage(raw, spec.field, spec.key)
 		if err != nil {
-			return nil, pageError(spec, page, err)
+			return nil, fmt.Errorf("%s page %d: %w", spec.method, page, err)
 		}
 		defs = append(defs, got...)
 		if next == "" {
@@ -807,25 +807,6 @@ func (l *launchRun) list(ctx context.Context, kind lock.Kind) ([]Def, error) {
 		seen[next] = true
 		cursor = next
 	}
-}
-
-// pageError is listPage's error as list reports it.
-func pageError(spec listInfo, page int, err error) error {
-	var pe *pageErr
-	if !errors.As(err, &pe) {
-		return fmt.Errorf("%s page %d: %w", spec.method, page, err)
-	}
-	switch {
-	case pe.item > 0 && pe.what == "no key":
-		return fmt.Errorf("%s page %d item %d: no %q", spec.method, page, pe.item, spec.key)
-	case pe.item > 0:
-		return fmt.Errorf("%s page %d item %d: not an object", spec.method, page, pe.item)
-	case pe.what == "not an array":
-		return fmt.Errorf("%s page %d: %q is not an array", spec.method, page, spec.field)
-	case pe.what == "cursor":
-		return fmt.Errorf("%s page %d: nextCursor is not a string", spec.method, page)
-	}
-	return fmt.Errorf("%s page %d: result is not an object", spec.method, page)
 }
 
 // plan returns the warm-up calls in order: explicit ones first, then the
