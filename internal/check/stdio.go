@@ -101,6 +101,7 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 	t.Command = func(ctx context.Context, n int) (*exec.Cmd, error) {
 		return sb.Command(ctx, command, args, launchEnv(n), cwd)
 	}
+	t.Exec = sb.Start
 	t.Hold = func(ctx context.Context, n int) (*exec.Cmd, func() error, func(), error) {
 		cmd, gate, err := sb.HeldCommand(ctx, command, args, launchEnv(n), cwd)
 		if err != nil {

@@ -40,7 +40,7 @@ type process struct {
 // IOTransport to its pipes. maxMessage bounds one inbound JSON-RPC message.
 // Lines on stdout that are not JSON-RPC messages are skipped into drops
 // (stdout.go).
-func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int, drops *dropLog) (*process, error) {
+func startProcess(ctx context.Context, cmd *exec.Cmd, start func(*exec.Cmd) error, maxMessage, maxStderr int, drops *dropLog) (*process, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -66,7 +66,7 @@ func startProcess(ctx context.Context, cmd *exec.Cmd, maxMessage, maxStderr int,
 		return nil, err
 	}
 	cmd.Stderr = errW
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		errR.Close()
 		errW.Close()
 		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)

@@ -59,6 +59,9 @@ type Stdio struct {
 	// Command builds the command of launch n (1-based); the caller
 	// decides what runs it (a sandbox) and what differs per launch.
 	Command func(ctx context.Context, n int) (*exec.Cmd, error)
+	// Exec starts a cmd Command or Hold built (nil: cmd.Start): a
+	// sandbox may start its own cmds its own way.
+	Exec func(cmd *exec.Cmd) error
 	// MaxStderrBytes bounds the stderr kept of one launch (default
 	// 64 KiB: the first and last halves).
 	MaxStderrBytes int
@@ -85,7 +88,11 @@ func (t Stdio) start(ctx context.Context, cmd *exec.Cmd, spec LaunchSpec) (*proc
 	if maxStderr <= 0 {
 		maxStderr = 64 << 10
 	}
-	p, err := startProcess(ctx, cmd, spec.MaxMessageBytes, maxStderr, spec.drops)
+	start := t.Exec
+	if start == nil {
+		start = (*exec.Cmd).Start
+	}
+	p, err := startProcess(ctx, cmd, start, spec.MaxMessageBytes, maxStderr, spec.drops)
 	if err != nil {
 		return nil, err
 	}

@@ -16,10 +16,37 @@ func execServer(path string, argv, env []string) error {
 	return fmt.Errorf("exec %s: %w", path, err)
 }
 
-// setLimits applies l (soft = hard, so the server cannot raise them back),
-// never above the inherited hard limit.
+// setLimits applies l to this process (the helper, before its exec).
 func setLimits(l Limits) error {
-	set := func(name string, res int, want, slack uint64) error {
+	rls, err := rlimitsFor(l)
+	if err != nil {
+		return err
+	}
+	for _, rl := range rls {
+		// syscall.Setrlimit, not x/sys/unix: for RLIMIT_NOFILE it tells the
+		// Go runtime not to restore the soft limit it raised at start-up
+		// when it execs the server.
+		if err := syscall.Setrlimit(rl.res, &rl.lim); err != nil {
+			return fmt.Errorf("setrlimit %s=%d: %w", rl.name, rl.lim.Cur, err)
+		}
+	}
+	return nil
+}
+
+// rlimit is one resource limit the sandbox sets on a server.
+type rlimit struct {
+	name string
+	res  int
+	lim  syscall.Rlimit
+}
+
+// rlimitsFor works l out against this process's own limits, which a
+// server started from it inherits: soft = the wanted value, hard = soft
+// plus a slack, so the server cannot raise them back; never above the
+// inherited hard limit.
+func rlimitsFor(l Limits) ([]rlimit, error) {
+	var out []rlimit
+	add := func(name string, res int, want, slack uint64) error {
 		if want == Unlimited || res < 0 {
 			return nil
 		}
@@ -31,34 +58,27 @@ func setLimits(l Limits) error {
 		if hard > cur.Max {
 			hard = cur.Max
 		}
-		soft := min(want, hard)
-		// syscall.Setrlimit, not x/sys/unix: for RLIMIT_NOFILE it tells the
-		// Go runtime not to restore the soft limit it raised at start-up
-		// when it execs the server.
-		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: soft, Max: hard}); err != nil {
-			return fmt.Errorf("setrlimit %s=%d: %w", name, want, err)
-		}
+		out = append(out, rlimit{name, res, syscall.Rlimit{Cur: min(want, hard), Max: hard}})
 		return nil
 	}
 	// CPU: a few seconds between soft and hard so the server gets SIGXCPU
 	// before SIGKILL.
-	if err := set("RLIMIT_CPU", syscall.RLIMIT_CPU, l.CPUSeconds, 5); err != nil {
-		return err
+	for _, a := range []struct {
+		name        string
+		res         int
+		want, slack uint64
+	}{
+		{"RLIMIT_CPU", syscall.RLIMIT_CPU, l.CPUSeconds, 5},
+		{"RLIMIT_DATA", syscall.RLIMIT_DATA, l.DataBytes, 0},
+		{"RLIMIT_AS", syscall.RLIMIT_AS, l.AddressSpaceBytes, 0},
+		{"RLIMIT_NOFILE", syscall.RLIMIT_NOFILE, l.OpenFiles, 0},
+		{"RLIMIT_FSIZE", syscall.RLIMIT_FSIZE, l.FileSizeBytes, 0},
+		{"RLIMIT_NPROC", rlimitNPROC, l.Processes, 0},
+		{"RLIMIT_CORE", syscall.RLIMIT_CORE, 0, 0},
+	} {
+		if err := add(a.name, a.res, a.want, a.slack); err != nil {
+			return nil, err
+		}
 	}
-	if err := set("RLIMIT_DATA", syscall.RLIMIT_DATA, l.DataBytes, 0); err != nil {
-		return err
-	}
-	if err := set("RLIMIT_AS", syscall.RLIMIT_AS, l.AddressSpaceBytes, 0); err != nil {
-		return err
-	}
-	if err := set("RLIMIT_NOFILE", syscall.RLIMIT_NOFILE, l.OpenFiles, 0); err != nil {
-		return err
-	}
-	if err := set("RLIMIT_FSIZE", syscall.RLIMIT_FSIZE, l.FileSizeBytes, 0); err != nil {
-		return err
-	}
-	if err := set("RLIMIT_NPROC", rlimitNPROC, l.Processes, 0); err != nil {
-		return err
-	}
-	return set("RLIMIT_CORE", syscall.RLIMIT_CORE, 0, 0)
+	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -142,6 +143,10 @@ type Run struct {
 	// endpoints are the loopback listeners planted credentials point
 	// at; Close closes them.
 	endpoints []*endpoint
+	// direct are the cmds Start may run without the helper, with the
+	// helper's policy for them (direct_linux.go).
+	directMu sync.Mutex
+	direct   map[*exec.Cmd]policy
 }
 
 // New creates the run directory and plants the canaries. For Strict it also
@@ -256,6 +261,9 @@ func (r *Run) Isolation() string {
 
 // Close removes the run directory. It is safe to call more than once.
 func (r *Run) Close() error {
+	r.directMu.Lock()
+	r.direct = nil
+	r.directMu.Unlock()
 	for _, e := range r.endpoints {
 		e.close()
 	}
@@ -455,11 +463,47 @@ func (r *Run) command(ctx context.Context, command string, args []string, env ma
 		if r.opts.Level == Strict {
 			setNamespaces(cmd.SysProcAttr)
 		}
+		if r.opts.Level == Basic && !held && directSupported() {
+			r.directMu.Lock()
+			if r.direct == nil {
+				r.direct = map[*exec.Cmd]policy{}
+			}
+			r.direct[cmd] = p
+			r.directMu.Unlock()
+		}
 	}
 	cmd.Dir = dir
 	cmd.Env = flatten(childEnv)
 	cmd.Cancel = func() error { return KillGroup(cmd, syscall.SIGKILL) }
 	return cmd, nil
+}
+
+// Start starts cmd, made by [Run.Command] or [Run.HeldCommand]. A Basic
+// launch on Linux that is not held starts without the helper, its
+// restrictions and limits in place before its first instruction all the
+// same (direct_linux.go); everything else is cmd.Start, which runs the
+// helper. A cmd started with cmd.Start instead runs the helper: slower,
+// never less restricted.
+func (r *Run) Start(cmd *exec.Cmd) error {
+	r.directMu.Lock()
+	p, ok := r.direct[cmd]
+	delete(r.direct, cmd)
+	r.directMu.Unlock()
+	// Only as Command left it: a parent-death signal would fire when the
+	// launching thread ends, and extra files are not the server's.
+	if !ok || cmd.Process != nil || cmd.Path != r.self || len(cmd.Args) < 2 || cmd.Args[0] != helperArg0 ||
+		len(cmd.ExtraFiles) > 0 || hasParentDeathSignal(cmd) {
+		return cmd.Start()
+	}
+	cmd.Path, cmd.Args = p.Path, cmd.Args[1:]
+	env := cmd.Env[:0:0]
+	for _, kv := range cmd.Env {
+		if !strings.HasPrefix(kv, envPolicy+"=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	return startDirect(cmd, p)
 }
 
 // environ builds the Basic/Strict environment as documented on Command.

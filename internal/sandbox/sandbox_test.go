@@ -141,6 +141,17 @@ func testProgram(mode string, args []string) int {
 	case "sleep":
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
+	case "status":
+		// What the kernel says of this process's privileges and tracer.
+		b, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return fail(err)
+		}
+		for line := range strings.Lines(string(b)) {
+			if strings.HasPrefix(line, "NoNewPrivs:") || strings.HasPrefix(line, "TracerPid:") {
+				fmt.Print(strings.Join(strings.Fields(line), " ") + "\n")
+			}
+		}
 	case "write-fds":
 		// Marks that it ran, and lists its open files beyond stdio.
 		if err := os.WriteFile(args[0], []byte("x"), 0o600); err != nil {
@@ -211,9 +222,27 @@ func testExe(tb testing.TB) string {
 	return exe
 }
 
-// launch runs the test binary in mode under r and returns its stdout; err is
-// the exit error, with stderr in the message.
+// launch runs the test binary in mode under r, started as the checker
+// starts a launch (Run.Start), and returns its stdout; err is the exit
+// error, with stderr in the message.
 func launch(t *testing.T, r *Run, mode string, args ...string) (string, error) {
+	t.Helper()
+	return launchWith(t, r, starts[0].start, mode, args...)
+}
+
+// starts are the two ways a launch starts. Run.Start runs a Basic server
+// on Linux without the helper (direct_linux.go); cmd.Start always runs
+// the helper, as held launches and the guard do. Basic's defences are
+// attacked both ways.
+var starts = []struct {
+	name  string
+	start func(*Run, *exec.Cmd) error
+}{
+	{"Run.Start", (*Run).Start},
+	{"helper", func(_ *Run, cmd *exec.Cmd) error { return cmd.Start() }},
+}
+
+func launchWith(t *testing.T, r *Run, start func(*Run, *exec.Cmd) error, mode string, args ...string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -223,7 +252,10 @@ func launch(t *testing.T, r *Run, mode string, args ...string) (string, error) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	if err := start(r, cmd); err != nil {
+		return "", fmt.Errorf("start: %w", err)
+	}
+	if err := cmd.Wait(); err != nil {
 		return stdout.String(), fmt.Errorf("%w: stdout %q stderr %q", err, stdout.String(), stderr.String())
 	}
 	return stdout.String(), nil
@@ -267,8 +299,14 @@ func TestParseLevel(t *testing.T) {
 }
 
 func TestBasicEnvironment(t *testing.T) {
+	for _, s := range starts {
+		t.Run(s.name, func(t *testing.T) { testBasicEnvironment(t, s.start) })
+	}
+}
+
+func testBasicEnvironment(t *testing.T, start func(*Run, *exec.Cmd) error) {
 	r := newRun(t, Basic, Options{})
-	out, err := launch(t, r, "env")
+	out, err := launchWith(t, r, start, "env")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,15 +399,19 @@ func TestConfigEnvAndPassEnv(t *testing.T) {
 }
 
 func TestRlimits(t *testing.T) {
-	r := newRun(t, Basic, Options{Limits: Limits{OpenFiles: 512}})
-	out, err := launch(t, r, "rlimits")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"nofile 512 512\n", "core 0 0\n", "cpu 300 305\n", fmt.Sprintf("data %d %d\n", 4<<30, 4<<30)} {
-		if !strings.Contains(out, want) {
-			t.Errorf("rlimits: want %q in\n%s", want, out)
-		}
+	for _, s := range starts {
+		t.Run(s.name, func(t *testing.T) {
+			r := newRun(t, Basic, Options{Limits: Limits{OpenFiles: 512, Processes: 300}})
+			out, err := launchWith(t, r, s.start, "rlimits")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"nofile 512 512\n", "nproc 300 300\n", "core 0 0\n", "cpu 300 305\n", fmt.Sprintf("data %d %d\n", 4<<30, 4<<30)} {
+				if !strings.Contains(out, want) {
+					t.Errorf("rlimits: want %q in\n%s", want, out)
+				}
+			}
+		})
 	}
 }
 
@@ -920,23 +962,27 @@ func TestBasicWrites(t *testing.T) {
 	if err := os.WriteFile(target, nil, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	r := newRun(t, Basic, Options{})
-	if got := r.Isolation(); !strings.Contains(got, "writes only to the run dir") {
-		t.Errorf("Isolation() = %q", got)
-	}
-	for _, p := range []string{target, filepath.Join(outside, "new-file")} {
-		if out, err := launch(t, r, "write", p); err == nil {
-			t.Errorf("basic wrote %s: %q", p, out)
-		}
-	}
-	if b, _ := os.ReadFile(target); len(b) != 0 {
-		t.Errorf("%s was changed: %q", target, b)
-	}
-	if out, err := launch(t, r, "write", filepath.Join(r.Dir(), "tmp", "ok")); err != nil {
-		t.Errorf("basic could not write in its run dir: %q %v", out, err)
-	}
-	if out, err := launch(t, r, "cat", target); err != nil {
-		t.Errorf("basic could not read %s: %q %v", target, out, err)
+	for _, s := range starts {
+		t.Run(s.name, func(t *testing.T) {
+			r := newRun(t, Basic, Options{})
+			if got := r.Isolation(); !strings.Contains(got, "writes only to the run dir") {
+				t.Errorf("Isolation() = %q", got)
+			}
+			for _, p := range []string{target, filepath.Join(outside, "new-file")} {
+				if out, err := launchWith(t, r, s.start, "write", p); err == nil {
+					t.Errorf("basic wrote %s: %q", p, out)
+				}
+			}
+			if b, _ := os.ReadFile(target); len(b) != 0 {
+				t.Errorf("%s was changed: %q", target, b)
+			}
+			if out, err := launchWith(t, r, s.start, "write", filepath.Join(r.Dir(), "tmp", "ok")); err != nil {
+				t.Errorf("basic could not write in its run dir: %q %v", out, err)
+			}
+			if out, err := launchWith(t, r, s.start, "cat", target); err != nil {
+				t.Errorf("basic could not read %s: %q %v", target, out, err)
+			}
+		})
 	}
 }
 
@@ -1044,17 +1090,19 @@ func TestInheritedFilesDoNotReachServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, level := range []Level{Basic, Strict} {
-		t.Run(string(level), func(t *testing.T) {
-			r := newRun(t, level, Options{})
-			out, err := launch(t, r, "write-fds", filepath.Join(r.Dir(), "tmp", "ran"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for line := range strings.Lines(out) {
-				if _, target, _ := strings.Cut(line, " "); strings.HasPrefix(target, "pipe:") {
-					t.Errorf("the server holds an inherited pipe: %q", line)
+		for _, s := range starts {
+			t.Run(string(level)+"/"+s.name, func(t *testing.T) {
+				r := newRun(t, level, Options{})
+				out, err := launchWith(t, r, s.start, "write-fds", filepath.Join(r.Dir(), "tmp", "ran"))
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				for line := range strings.Lines(out) {
+					if _, target, _ := strings.Cut(line, " "); strings.HasPrefix(target, "pipe:") {
+						t.Errorf("the server holds an inherited pipe: %q", line)
+					}
+				}
+			})
+		}
 	}
 }
