@@ -177,3 +177,26 @@ func restrictedThreads(t *testing.T) []string {
 	}
 	return out
 }
+
+// BenchmarkBasicLaunch is one Basic launch of a server that exits at once,
+// from Command to its exit, started each way: Run.Start (without the
+// helper, where the machine allows) and through the helper.
+func BenchmarkBasicLaunch(b *testing.B) {
+	for _, s := range starts {
+		b.Run(s.name, func(b *testing.B) {
+			r := newRun(b, Basic, Options{})
+			for b.Loop() {
+				cmd, err := r.Command(context.Background(), "/bin/true", nil, nil, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.start(r, cmd); err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Wait(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
