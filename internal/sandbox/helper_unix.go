@@ -42,32 +42,17 @@ type rlimit struct {
 
 // rlimitsFor works l out against this process's own limits, which a
 // server started from it inherits: soft = the wanted value, hard = soft
-// plus a slack, so the server cannot raise them back; never above the
-// inherited hard limit.
+// (plus a slack for CPU), so the server cannot raise them back; never
+// above the inherited hard limit.
 func rlimitsFor(l Limits) ([]rlimit, error) {
 	var out []rlimit
-	add := func(name string, res int, want, slack uint64) error {
-		if want == Unlimited || res < 0 {
-			return nil
-		}
-		var cur syscall.Rlimit
-		if err := syscall.Getrlimit(res, &cur); err != nil {
-			return fmt.Errorf("getrlimit %s: %w", name, err)
-		}
-		hard := want + slack
-		if hard > cur.Max {
-			hard = cur.Max
-		}
-		out = append(out, rlimit{name, res, syscall.Rlimit{Cur: min(want, hard), Max: hard}})
-		return nil
-	}
-	// CPU: a few seconds between soft and hard so the server gets SIGXCPU
-	// before SIGKILL.
 	for _, a := range []struct {
 		name        string
 		res         int
 		want, slack uint64
 	}{
+		// CPU: a few seconds between soft and hard so the server gets
+		// SIGXCPU before SIGKILL.
 		{"RLIMIT_CPU", syscall.RLIMIT_CPU, l.CPUSeconds, 5},
 		{"RLIMIT_DATA", syscall.RLIMIT_DATA, l.DataBytes, 0},
 		{"RLIMIT_AS", syscall.RLIMIT_AS, l.AddressSpaceBytes, 0},
@@ -76,9 +61,15 @@ func rlimitsFor(l Limits) ([]rlimit, error) {
 		{"RLIMIT_NPROC", rlimitNPROC, l.Processes, 0},
 		{"RLIMIT_CORE", syscall.RLIMIT_CORE, 0, 0},
 	} {
-		if err := add(a.name, a.res, a.want, a.slack); err != nil {
-			return nil, err
+		if a.want == Unlimited || a.res < 0 {
+			continue
 		}
+		var cur syscall.Rlimit
+		if err := syscall.Getrlimit(a.res, &cur); err != nil {
+			return nil, fmt.Errorf("getrlimit %s: %w", a.name, err)
+		}
+		hard := min(a.want+a.slack, cur.Max)
+		out = append(out, rlimit{a.name, a.res, syscall.Rlimit{Cur: min(a.want, hard), Max: hard}})
 	}
 	return out, nil
 }
