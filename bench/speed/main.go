@@ -16,7 +16,11 @@
 //
 // The check times are the wall time of the whole mcp-lockcheck process
 // (its own start, reading the lock, the probe, shutdown, the report). It
-// prints the medians and their ratios to the floor as a markdown table.
+// prints the medians and their ratios to the floor as a markdown table,
+// and the median ratio over servers for each mode with a 95% interval
+// (ratioInterval): on a shared 2-CPU machine the speed moves from round
+// to round by more than the distance to a target, and the interval says
+// whether a figure is above or below it or too close to tell.
 //
 // The default check also runs with --progress plain --verbose, which
 // writes a line on stderr as each phase starts; each line is timestamped
@@ -38,6 +42,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,6 +189,8 @@ func main() {
 	}
 	fmt.Printf("| server | floor | `--warmup-calls 0 --launches 1` | ratio | default check | ratio | server's calls | default without them | notes |\n|---|---|---|---|---|---|---|---|---|\n")
 	var quickRatios, fullRatios []float64
+	// Each measured server's runs, round by round, for the intervals.
+	var floors, quicks, fulls [][]time.Duration
 	for _, e := range entries {
 		if e.skip != "" {
 			fmt.Printf("| %s | - | - | - | - | - | - | - | skipped: %s |\n", e.s.name, oneLine(e.skip))
@@ -200,6 +207,7 @@ func main() {
 		c, r := median(e.calls), median(rest)
 		rr := float64(r) / float64(f)
 		quickRatios, fullRatios = append(quickRatios, rq), append(fullRatios, rd)
+		floors, quicks, fulls = append(floors, e.times["floor"]), append(quicks, e.times["quick"]), append(fulls, e.times["default"])
 		notes := slices.Sorted(func(yield func(string) bool) {
 			for n := range e.notes {
 				if !yield(n) {
@@ -220,8 +228,10 @@ func main() {
 		fmt.Printf("| %s | %s | %s | %.2fx | %s | %.2fx | %s | %.2fx | %s |\n", e.s.name, ms(f), ms(q), rq, ms(d), rd, ms(c), rr, strings.Join(notes, "; "))
 	}
 	if len(quickRatios) > 0 {
-		fmt.Printf("\nMedian ratio over %d servers: %.2fx with `--warmup-calls 0 --launches 1` (target <= 1.15x), %.2fx with defaults (target <= 2.5x). Medians of %d alternating runs.\n",
-			len(quickRatios), medianF(quickRatios), medianF(fullRatios), *runs)
+		qlo, qhi := ratioInterval(floors, quicks, resamples, 1)
+		dlo, dhi := ratioInterval(floors, fulls, resamples, 1)
+		fmt.Printf("\nMedian ratio over %d servers: %.2fx (%.2fx to %.2fx) with `--warmup-calls 0 --launches 1` (target <= 1.15x), %.2fx (%.2fx to %.2fx) with defaults (target <= 2.5x). Medians of %d alternating runs; in brackets, the 95%% interval of each median ratio over %d resamplings of the rounds: how far the machine's speed from round to round moves it.\n",
+			len(quickRatios), medianF(quickRatios), qlo, qhi, medianF(fullRatios), dlo, dhi, *runs, resamples)
 	}
 }
 
@@ -415,6 +425,43 @@ func floor(command string, args []string, env map[string]string) (time.Duration,
 		return 0, err
 	}
 	return time.Since(start), nil
+}
+
+// resamples is how many times ratioInterval draws the rounds.
+const resamples = 2000
+
+// ratioInterval is the 95% percentile bootstrap interval of the headline
+// figure: the median over servers of median(check) / median(floor).
+// floors[i] and checks[i] are server i's times, one per round. What is
+// drawn, with replacement, is rounds, the same ones for every server: a
+// round is a stretch of time in which the machine was as fast or as slow
+// as it was for every server it measured, and that is the noise the
+// interval shows. The draws are seeded, so one run's data always gives the
+// same interval.
+func ratioInterval(floors, checks [][]time.Duration, n int, seed uint64) (lo, hi float64) {
+	rounds := len(floors[0])
+	for i := range floors {
+		rounds = min(rounds, len(floors[i]), len(checks[i]))
+	}
+	rng := rand.New(rand.NewPCG(seed, seed))
+	pick := make([]int, rounds)
+	f, c := make([]time.Duration, rounds), make([]time.Duration, rounds)
+	ratios := make([]float64, len(floors))
+	out := make([]float64, n)
+	for b := range out {
+		for r := range pick {
+			pick[r] = rng.IntN(rounds)
+		}
+		for i := range floors {
+			for r, k := range pick {
+				f[r], c[r] = floors[i][k], checks[i][k]
+			}
+			ratios[i] = float64(median(c)) / float64(median(f))
+		}
+		out[b] = medianF(ratios)
+	}
+	slices.Sort(out)
+	return out[n*25/1000], out[n*975/1000-1]
 }
 
 func median(ds []time.Duration) time.Duration {
