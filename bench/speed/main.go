@@ -433,11 +433,12 @@ const resamples = 2000
 // ratioInterval is the 95% percentile bootstrap interval of the headline
 // figure: the median over servers of median(check) / median(floor).
 // floors[i] and checks[i] are server i's times, one per round. What is
-// drawn, with replacement, is rounds, the same ones for every server: a
-// round is a stretch of time in which the machine was as fast or as slow
-// as it was for every server it measured, and that is the noise the
-// interval shows. The draws are seeded, so one run's data always gives the
-// same interval.
+// drawn, with replacement, is rounds, and a server's floor and check share
+// the draw: in a round they were measured seconds apart, with the machine
+// as fast or as slow for both, and a speed they share is no noise in their
+// ratio. The machine's speed from round to round is, and the interval
+// shows how far it moves the figure. The draws are seeded, so one run's
+// data always gives the same interval.
 func ratioInterval(floors, checks [][]time.Duration, n int, seed uint64) (lo, hi float64) {
 	rounds := len(floors[0])
 	for i := range floors {
