@@ -91,8 +91,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP) stops a run as Ctrl-C and SIGTERM do:
+	// its servers are ended and its run directories removed before it
+	// exits. Their default action would kill this process at once and
+	// leave both behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// So would a write to stdout or stderr after their reader went away
+	// (mcp-lockcheck check 2>&1 | head): with SIGPIPE received here, such
+	// a write fails (EPIPE) and the run ends as it would have. Received
+	// and dropped, not ignored: an ignored SIGPIPE would pass to every
+	// server this run starts, and stopping the run on it would stop it for
+	// any server that closed its stdin, since the signal does not say
+	// which file it is about.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now, Environ: os.Environ})
 }
 
