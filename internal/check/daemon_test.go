@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +29,7 @@ func TestDaemonizingGrandchildDoesNotSurvive(t *testing.T) {
 	}
 	mark := "daemon-" + time.Now().Format("150405.000000000")
 	checkFake(t, map[string]string{"FAKE_SCENARIO": "daemon", "FAKE_DAEMON_MARK": mark})
-	if left := marked(mark); len(left) > 0 {
+	if left := testproc.Marked("FAKE_DAEMON_MARK=" + mark); len(left) > 0 {
 		t.Errorf("processes left behind: %v", left)
 	}
 }
@@ -66,22 +65,4 @@ func checkFake(t *testing.T, env map[string]string) {
 	if r := Check(context.Background(), opts); r.Servers[0].Reason != "" {
 		t.Fatalf("held: %s", r.Servers[0].Reason)
 	}
-}
-
-// marked lists live processes whose environment holds the mark.
-func marked(mark string) []string {
-	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !strings.Contains(string(b), "FAKE_DAEMON_MARK="+mark) {
-			continue
-		}
-		st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if i := strings.LastIndexByte(string(st), ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
-			continue
-		}
-		out = append(out, e.Name())
-	}
-	return out
 }

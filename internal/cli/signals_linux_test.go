@@ -8,11 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // TestRunEndsCleanlyWhateverStopsIt: a check stopped half-way by a signal,
@@ -47,7 +48,7 @@ func TestRunEndsCleanlyWhateverStopsIt(t *testing.T) {
 			_, _ = rand.Read(b[:])
 			mark := "signals-" + hex.EncodeToString(b[:])
 			t.Cleanup(func() {
-				for _, pid := range liveWithEnv(mark) {
+				for _, pid := range testproc.Marked("FAKE_DAEMON_MARK=" + mark) {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
@@ -81,7 +82,7 @@ func TestRunEndsCleanlyWhateverStopsIt(t *testing.T) {
 			for sc.Scan() && !strings.HasSuffix(sc.Text(), "launch-1/call-1") {
 				seen = append(seen, sc.Text())
 			}
-			if len(liveWithEnv(mark)) < 2 {
+			if len(testproc.Marked("FAKE_DAEMON_MARK="+mark)) < 2 {
 				t.Fatalf("the server and its grandchild are not both running:\n%s", strings.Join(seen, "\n"))
 			}
 			if err := tc.stop(cmd, errR); err != nil {
@@ -106,32 +107,9 @@ func TestRunEndsCleanlyWhateverStopsIt(t *testing.T) {
 			if left, _ := os.ReadDir(tmp); len(left) > 0 {
 				t.Errorf("left in TMPDIR: %v", left)
 			}
-			if pids := liveWithEnv(mark); len(pids) > 0 {
+			if pids := testproc.Marked("FAKE_DAEMON_MARK=" + mark); len(pids) > 0 {
 				t.Errorf("still running after the checker ended: %v", pids)
 			}
 		})
 	}
-}
-
-// liveWithEnv lists the processes, zombies left out, whose environment
-// holds FAKE_DAEMON_MARK=mark.
-func liveWithEnv(mark string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !strings.Contains(string(env), "FAKE_DAEMON_MARK="+mark+"\x00") {
-			continue
-		}
-		st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if i := strings.LastIndexByte(string(st), ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
-			continue
-		}
-		out = append(out, pid)
-	}
-	return out
 }
