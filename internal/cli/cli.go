@@ -25,7 +25,7 @@ import (
 
 // Exit codes (DESIGN.md): 0 ok, 1 drift or a finding at --fail-on,
 // 2 the tool could not run as asked, 3 a server was held. Precedence 2 > 1 > 3.
-// 130 is a run stopped by Ctrl-C (or SIGTERM), as shells report it: no
+// 130 is a run stopped by Ctrl-C (or SIGTERM, or SIGHUP), as shells report it: no
 // verdict, nothing written.
 // The first four are the report's (report.ExitOK ...), defined there once.
 const (
@@ -94,8 +94,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// A closed terminal (SIGHUP) stops a run as Ctrl-C and SIGTERM do:
 	// its servers are ended and its run directories removed before it
 	// exits. Their default action would kill this process at once and
-	// leave both behind.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// leave both behind. Unless SIGHUP came ignored (nohup): asking for it
+	// would undo that, and the run would stop when the user meant it not to.
+	stopOn := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		stopOn = append(stopOn, syscall.SIGHUP)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), stopOn...)
 	defer stop()
 	// So would a write to stdout or stderr after their reader went away
 	// (mcp-lockcheck check 2>&1 | head): with SIGPIPE received here, such

@@ -24,6 +24,8 @@ import (
 // run directory left behind shows there.
 //
 // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop the run: exit 130.
+// Under nohup (SIGHUP ignored when it starts) a hangup is no stop: the run
+// ends on its own, exit 1 for its unpinned server.
 // A closed pipe on the checker's stderr (mcp-lockcheck check 2>&1 | head)
 // makes its next progress line fail; it must not kill the checker with
 // SIGPIPE, which would leave both behind.
@@ -42,6 +44,8 @@ func TestRunEndsCleanlyWhateverStopsIt(t *testing.T) {
 		{"sigterm", func(cmd *exec.Cmd, _ *os.File) error { return cmd.Process.Signal(syscall.SIGTERM) }, ExitInterrupted},
 		{"sighup", func(cmd *exec.Cmd, _ *os.File) error { return cmd.Process.Signal(syscall.SIGHUP) }, ExitInterrupted},
 		{"reader-gone", func(_ *exec.Cmd, stderr *os.File) error { return stderr.Close() }, -1},
+		// Under nohup a hangup is not a stop: the run goes on to its end.
+		{"sighup-under-nohup", func(cmd *exec.Cmd, _ *os.File) error { return cmd.Process.Signal(syscall.SIGHUP) }, ExitDrift},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b [8]byte
@@ -61,6 +65,14 @@ func TestRunEndsCleanlyWhateverStopsIt(t *testing.T) {
 			// time to stop the run in the middle.
 			cmd := exec.Command(bin, "check", "--sandbox", "basic", "--progress", "plain", "--verbose",
 				"--warmup-calls", "8", "--call-gap", "200ms", "--launches", "1")
+			if tc.name == "sighup-under-nohup" {
+				// As nohup starts it: SIGHUP ignored across the exec.
+				cmd.Args = append([]string{"sh", "-c", `trap "" HUP; exec "$0" "$@"`, bin}, cmd.Args[1:]...)
+				cmd.Path, err = exec.LookPath("sh")
+				if err != nil {
+					t.Skip("no sh")
+				}
+			}
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 			errR, errW, err := os.Pipe()
