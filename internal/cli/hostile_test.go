@@ -251,7 +251,7 @@ func TestStrictPreflightAfterTheProbe(t *testing.T) {
 		t.Skip("strict is Linux")
 	}
 	if err := sandbox.Available(sandbox.Strict); err != nil {
-		t.Skipf("strict sandbox unavailable here: %v", err)
+		testproc.NoPrivilege(t, "strict sandbox unavailable here: %v", err)
 	}
 	bin := binary(t)
 	dir := t.TempDir()

@@ -43,7 +43,22 @@ type policy struct {
 	// Gate: with everything applied, wait for one byte on gateFD before
 	// the exec (HeldCommand).
 	Gate bool `json:",omitempty"`
+	// MapIDs (Strict on Linux): the helper was cloned into a new user
+	// namespace without id maps, and writes these itself (setNamespaces).
+	MapIDs *idMap `json:",omitempty"`
 }
+
+// idMap is the checker's uid and gid, which the helper maps to themselves.
+type idMap struct{ UID, GID int }
+
+// The helper's errors start with the step that failed, so the checker can
+// tell a refused user namespace from a refused mount or Landlock
+// (strictCause).
+const (
+	stageMaps     = "user namespace id maps:"
+	stageMount    = "mount:"
+	stageLandlock = "landlock:"
+)
 
 // gateFD is the helper's end of a held launch's gate: its one extra file.
 const gateFD = 3
@@ -75,6 +90,11 @@ func runHelper(raw string) error {
 	}
 	if !p.SelfTest && (p.Path == "" || len(os.Args) < 2) {
 		return errors.New("bad helper invocation: no command")
+	}
+	if p.MapIDs != nil {
+		if err := writeIDMaps(p.MapIDs); err != nil {
+			return err
+		}
 	}
 	if err := setLimits(p.Limits); err != nil {
 		return err
@@ -181,22 +201,22 @@ func selfTest(self string, level Level) error {
 		}
 	}
 	p := policy{SelfTest: true, Limits: Limits{}.withDefaults(), Landlock: level == Strict}
+	cmd := exec.Command(self)
+	cmd.SysProcAttr = groupAttr()
+	if level == Strict {
+		setNamespaces(cmd.SysProcAttr, &p)
+	}
 	raw, err := json.Marshal(p)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self)
 	cmd.Args = []string{helperArg0}
 	cmd.Env = []string{envPolicy + "=" + string(raw), "PATH=" + defaultPATH}
-	cmd.SysProcAttr = groupAttr()
-	if level == Strict {
-		setNamespaces(cmd.SysProcAttr)
-	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		if level == Strict {
-			return userNamespaceError(err)
+			return strictCause(err, "")
 		}
 		return fmt.Errorf("sandbox: starting the helper %s: %w", self, err)
 	}
@@ -208,7 +228,7 @@ func selfTest(self string, level Level) error {
 	if errors.As(err, &ee) && ee.ExitCode() == HelperExitStatus {
 		msg := strings.TrimSpace(stderr.String())
 		if level == Strict {
-			return fmt.Errorf("sandbox: %w: the helper could not restrict itself: %s", ErrNoLandlock, msg)
+			return strictCause(nil, strings.TrimPrefix(msg, "mcp-lockcheck sandbox: "))
 		}
 		return fmt.Errorf("sandbox: the helper could not set limits: %s", msg)
 	}

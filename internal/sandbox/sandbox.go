@@ -452,17 +452,17 @@ func (r *Run) command(ctx context.Context, command string, args []string, env ma
 				p.RW = dedupe(p.RW)
 			}
 		}
+		cmd = exec.CommandContext(ctx, r.self)
+		cmd.Args = append([]string{helperArg0, command}, args...)
+		cmd.SysProcAttr = groupAttr()
+		if r.opts.Level == Strict {
+			setNamespaces(cmd.SysProcAttr, &p)
+		}
 		raw, err := json.Marshal(p)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: encoding helper policy: %w", err)
 		}
 		childEnv[envPolicy] = string(raw)
-		cmd = exec.CommandContext(ctx, r.self)
-		cmd.Args = append([]string{helperArg0, command}, args...)
-		cmd.SysProcAttr = groupAttr()
-		if r.opts.Level == Strict {
-			setNamespaces(cmd.SysProcAttr)
-		}
 		if r.opts.Level == Basic && !held && directSupported() {
 			r.directMu.Lock()
 			if r.direct == nil {

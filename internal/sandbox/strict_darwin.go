@@ -29,10 +29,17 @@ func strictSupported() error {
 
 // setNamespaces: macOS has none; Seatbelt's deny-default is the network
 // deny.
-func setNamespaces(*syscall.SysProcAttr) {}
+func setNamespaces(*syscall.SysProcAttr, *policy) {}
 
-func userNamespaceError(err error) error {
-	return fmt.Errorf("sandbox: starting the helper: %w", err)
+// writeIDMaps: no user namespaces here.
+func writeIDMaps(*idMap) error { return nil }
+
+// strictCause explains a helper that could not start or restrict itself.
+func strictCause(startErr error, helperMsg string) error {
+	if startErr != nil {
+		return fmt.Errorf("sandbox: starting the helper: %w", startErr)
+	}
+	return fmt.Errorf("sandbox: %w: the helper could not restrict itself: %s", ErrNoSeatbelt, helperMsg)
 }
 
 // seatbelt is the profile restrictSelf built for this helper; confine

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -35,43 +34,59 @@ func strictSupported() error {
 }
 
 // setNamespaces makes the helper start in new user, network, PID and mount
-// namespaces, mapping the checker's uid and gid to themselves. DESIGN: "A new
-// user+network namespace (CLONE_NEWUSER|CLONE_NEWNET with a uid/gid map to
-// oneself) is the real deny and works unprivileged here (loopback exists but
-// is down)". A root checker maps root to root: the sandboxee keeps root's
-// file ownership but holds capabilities only over its own namespaces.
+// namespaces. docs/sandbox.md: "A new user+network namespace
+// (CLONE_NEWUSER|CLONE_NEWNET with a uid/gid map to oneself) is the real
+// deny". A root checker maps root to root: the sandboxee keeps root's file
+// ownership but holds capabilities only over its own namespaces.
+//
+// The helper writes its own uid and gid maps (through /proc/self, with
+// setgroups denied), not the checker: the checker is not dumpable
+// (ProtectSelf), so the kernel makes its forked child's /proc files root's
+// until that child execs, and an unprivileged checker may not open the
+// child's uid_map (EACCES at fork/exec, every strict launch refused). The
+// helper is a fresh exec, dumpable, and may map its own ids. It is handed
+// CAP_SYS_ADMIN, CAP_SETUID and CAP_SETGID of its new user namespace as
+// ambient capabilities, because an exec by a uid that is not root in the
+// namespace drops every other: without them it could neither write the
+// maps nor mount its /proc. It clears them before it execs the server.
 //
 // The PID namespace (with its own /proc, mounted by the helper in the new
 // mount namespace) means the server sees only its own processes: not the
 // checker, not a sibling step's process holding ACTIONS_RUNTIME_TOKEN. Its
 // first process is the namespace's init, so when it dies the kernel kills
 // everything it left behind, however often that re-forked.
-func setNamespaces(a *syscall.SysProcAttr) {
+func setNamespaces(a *syscall.SysProcAttr, p *policy) {
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
-	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-	// Unprivileged gid maps require setgroups to be denied.
-	a.GidMappingsEnableSetgroups = false
+	a.AmbientCaps = append(a.AmbientCaps, unix.CAP_SYS_ADMIN, unix.CAP_SETUID, unix.CAP_SETGID)
+	p.MapIDs = &idMap{UID: os.Getuid(), GID: os.Getgid()}
 }
 
-// userNamespaceError explains a failed clone into new namespaces.
-func userNamespaceError(err error) error {
-	var hints []string
-	if b, rerr := os.ReadFile("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); rerr == nil && strings.TrimSpace(string(b)) == "1" {
-		hints = append(hints, "AppArmor restricts unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns=1, the default on Ubuntu 24.04 and GitHub's ubuntu-24.04 runners)")
+// writeIDMaps maps the helper's own uid and gid (the checker's) to
+// themselves in the user namespace it was cloned into.
+func writeIDMaps(m *idMap) error {
+	for _, w := range []struct{ file, data string }{
+		// An unprivileged gid map requires setgroups to be denied; a
+		// root checker's is denied too, so the sandboxee cannot drop
+		// into supplementary groups either way.
+		{"/proc/self/setgroups", "deny"},
+		{"/proc/self/uid_map", fmt.Sprintf("%d %d 1", m.UID, m.UID)},
+		{"/proc/self/gid_map", fmt.Sprintf("%d %d 1", m.GID, m.GID)},
+	} {
+		if err := os.WriteFile(w.file, []byte(w.data), 0); err != nil {
+			return fmt.Errorf("%s %s: %w", stageMaps, w.file, err)
+		}
 	}
-	if b, rerr := os.ReadFile("/proc/sys/user/max_user_namespaces"); rerr == nil && strings.TrimSpace(string(b)) == "0" {
-		hints = append(hints, "user.max_user_namespaces=0")
+	return nil
+}
+
+// dropAmbient clears the ambient capabilities setNamespaces gave the
+// helper, on the thread that will exec the server: a server run by a
+// uid other than root then holds no capability at all, as before.
+func dropAmbient() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clearing ambient capabilities: %w", err)
 	}
-	if b, rerr := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone"); rerr == nil && strings.TrimSpace(string(b)) == "0" {
-		hints = append(hints, "kernel.unprivileged_userns_clone=0")
-	}
-	hint := ""
-	if len(hints) > 0 {
-		hint = " (" + strings.Join(hints, "; ") + ")"
-	}
-	return fmt.Errorf("sandbox: %w: %v%s; allow them with `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (and user.max_user_namespaces > 0), or use --sandbox basic to run with less isolation",
-		ErrNoUserNamespace, err, hint)
+	return nil
 }
 
 // devFiles are the device files every sandboxee gets.
@@ -102,6 +117,9 @@ func restrictSelf(p policy) error {
 		return nil
 	}
 	if err := mountProc(); err != nil {
+		return err
+	}
+	if err := dropAmbient(); err != nil {
 		return err
 	}
 	if landlockABI() < 1 {
@@ -147,14 +165,14 @@ func restrictSelf(p policy) error {
 	}
 	fd, flags, err := landlock.V6.BestEffort().NewRulesetFD(rules...)
 	if err != nil {
-		return fmt.Errorf("landlock ruleset: %w", err)
+		return fmt.Errorf("%s ruleset: %w", stageLandlock, err)
 	}
 	if fd < 0 {
 		return fmt.Errorf("%w: nothing to enforce on this kernel", ErrNoLandlock)
 	}
 	defer unix.Close(fd)
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock_restrict_self: %w", err)
+		return fmt.Errorf("%s landlock_restrict_self: %w", stageLandlock, err)
 	}
 	return nil
 }
@@ -166,13 +184,13 @@ func restrictSelf(p policy) error {
 // checker's /proc.
 func mountProc() error {
 	if os.Getpid() != 1 {
-		return errors.New("the helper is not in a PID namespace of its own: refusing to mount /proc")
+		return fmt.Errorf("%s the helper is not in a PID namespace of its own: refusing to mount /proc", stageMount)
 	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("making mounts private in the sandbox's mount namespace: %w", err)
+		return fmt.Errorf("%s making mounts private in the sandbox's mount namespace: %w", stageMount, err)
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mounting the sandbox's own /proc: %w", err)
+		return fmt.Errorf("%s mounting the sandbox's own /proc: %w", stageMount, err)
 	}
 	return nil
 }

@@ -14,10 +14,16 @@ func strictSupported() error {
 	return fmt.Errorf("sandbox: %w: strict needs Linux (Landlock and namespaces) or macOS (Seatbelt); use --sandbox basic", ErrNoLandlock)
 }
 
-func setNamespaces(*syscall.SysProcAttr) {}
+func setNamespaces(*syscall.SysProcAttr, *policy) {}
 
-func userNamespaceError(err error) error {
-	return fmt.Errorf("sandbox: %w: %v", ErrNoUserNamespace, err)
+// writeIDMaps: no user namespaces here.
+func writeIDMaps(*idMap) error { return nil }
+
+func strictCause(startErr error, helperMsg string) error {
+	if startErr != nil {
+		return fmt.Errorf("sandbox: %w: %v", ErrNoUserNamespace, startErr)
+	}
+	return fmt.Errorf("sandbox: %w: %s", ErrNoLandlock, helperMsg)
 }
 
 func restrictSelf(p policy) error {
