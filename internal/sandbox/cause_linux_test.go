@@ -16,7 +16,9 @@ import (
 // machine, and checks that the message names that reason and its one fix,
 // and no sysctl that was not the cause.
 func TestStrictCause(t *testing.T) {
-	fork := func(errno syscall.Errno) error { return &os.PathError{Op: "fork/exec", Path: "/x/mcp-lockcheck", Err: errno} }
+	fork := func(errno syscall.Errno) error {
+		return &os.PathError{Op: "fork/exec", Path: "/x/mcp-lockcheck", Err: errno}
+	}
 	sysctls := []string{"kernel.apparmor_restrict_unprivileged_userns", "user.max_user_namespaces", "kernel.unprivileged_userns_clone"}
 	for _, c := range []struct {
 		name     string
