@@ -44,14 +44,10 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 		run.held = "cannot resolve the launch: " + err.Error()
 		return nil
 	}
-	cwd, err := s.ResolveDir(getenv)
+	cwd, cwdSet, err := workDir(s, opts.BaseDir, getenv)
 	if err != nil {
 		run.held = "cannot resolve the working directory: " + err.Error()
 		return nil
-	}
-	if cwd != "" && !filepath.IsAbs(cwd) {
-		// A relative cwd is relative to the project the config belongs to.
-		cwd = filepath.Join(projectRoot(configFile(s, opts)), cwd)
 	}
 	sb, err := sandbox.New(s.Name, opts.Sandbox)
 	if err != nil {
@@ -65,9 +61,13 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 	}
 	run.isolation = sb.Isolation()
 
-	root := cwd
-	if root == "" {
-		root = sb.Dir()
+	// The roots a client would send: the config's cwd when it names one.
+	// Otherwise the run directory, as before servers started in the
+	// project root: the warm-up calls' paths lie there, and a server that
+	// confines itself to its roots (server-filesystem) answers them.
+	root := sb.Dir()
+	if cwdSet {
+		root = cwd
 	}
 	popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
 	opts.sandboxes.add(s.Name, sb)

@@ -4,12 +4,70 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 )
 
-// ValidateWorkDirs refuses a server whose `cwd` resolves, through symlinks,
+// workDir is the directory a stdio server's launches start in, as the
+// client the config belongs to would start it (docs/usage.md, "Where a
+// server starts"):
+//
+//   - the entry's cwd, placeholders expanded, a relative one taken from the
+//     project the config belongs to;
+//   - with no cwd, that project's root: Claude Code, Cursor, VS Code and the
+//     other project-level clients start a project's servers there, so
+//     `node srv/index.mjs` and `./scripts/server.sh` resolve as they do for
+//     the user;
+//   - with no cwd in a user-level config (--user: Claude Desktop, ~/.claude.json,
+//     ~/.cursor/mcp.json, ...), "": there is no project, and the sandbox's
+//     own empty project directory stands in for the directory the client
+//     happens to run in.
+//
+// file is the config's path, absolute or relative to baseDir. A cwd whose
+// placeholders cannot be expanded is an error the caller reports.
+func workDir(s config.Server, baseDir string, getenv func(string) (string, bool)) (dir string, set bool, err error) {
+	file := s.File
+	if !filepath.IsAbs(file) && baseDir != "" {
+		file = filepath.Join(baseDir, file)
+	}
+	cwd, err := s.ResolveDir(getenv)
+	if err != nil {
+		return "", false, err
+	}
+	if cwd == "" {
+		if isUserConfig(file, getenv) {
+			return "", false, nil
+		}
+		return projectRoot(file), false, nil
+	}
+	if !filepath.IsAbs(cwd) {
+		cwd = filepath.Join(projectRoot(file), cwd)
+	}
+	return cwd, true, nil
+}
+
+// isUserConfig reports whether file is one of this machine's user-level
+// client configs.
+func isUserConfig(file string, getenv func(string) (string, bool)) bool {
+	get := func(k string) string { v, _ := getenv(k); return v }
+	clean := filepath.Clean(file)
+	real, _ := filepath.EvalSymlinks(clean)
+	for _, u := range config.UserConfigPaths(runtime.GOOS, get) {
+		u = filepath.Clean(u)
+		if u == clean || u == real {
+			return true
+		}
+		if ru, err := filepath.EvalSymlinks(u); err == nil && (ru == clean || ru == real) {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidateWorkDirs refuses a server whose working directory (workDir: its
+// `cwd`, or the project root it defaults to) resolves, through symlinks,
 // outside the repository work tree that holds its config, or inside a .git
 // directory. The config is repository content, often a pull request's: a
 // cwd in the real HOME, behind a committed symlink, in /proc or in .git is
@@ -23,19 +81,16 @@ import (
 func ValidateWorkDirs(servers []config.Server, baseDir string, getenv func(string) (string, bool)) error {
 	trees := map[string]string{}
 	for _, s := range servers {
-		if s.Cwd == "" || s.Type == config.TypeHTTP || s.Type == config.TypeSSE || s.URL != "" {
+		if s.Type == config.TypeHTTP || s.Type == config.TypeSSE || s.URL != "" {
 			continue
 		}
-		cwd, err := s.ResolveDir(getenv)
+		cwd, set, err := workDir(s, baseDir, getenv)
 		if err != nil || cwd == "" {
 			continue
 		}
 		file := s.File
 		if !filepath.IsAbs(file) && baseDir != "" {
 			file = filepath.Join(baseDir, file)
-		}
-		if !filepath.IsAbs(cwd) {
-			cwd = filepath.Join(projectRoot(file), cwd)
 		}
 		dir := filepath.Dir(file)
 		tree, ok := trees[dir]
@@ -44,7 +99,11 @@ func ValidateWorkDirs(servers []config.Server, baseDir string, getenv func(strin
 			trees[dir] = tree
 		}
 		bad := func(format string, a ...any) error {
-			return &config.Error{File: s.File, Line: s.Line, Msg: fmt.Sprintf("server %q: cwd %q ", s.Name, s.Cwd) + fmt.Sprintf(format, a...)}
+			what := fmt.Sprintf("cwd %q", s.Cwd)
+			if !set {
+				what = fmt.Sprintf("project root %s (where a server with no cwd starts)", cwd)
+			}
+			return &config.Error{File: s.File, Line: s.Line, Msg: fmt.Sprintf("server %q: %s ", s.Name, what) + fmt.Sprintf(format, a...)}
 		}
 		real, err := filepath.EvalSymlinks(cwd)
 		if err != nil {

@@ -111,6 +111,10 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	if remote == nil {
 		o.Command, o.Args = rest[0], rest[1:]
+		// The client started the guard where it starts the server (a
+		// project's root, for a project's config): a sandboxed server
+		// starts there too, not in the sandbox's empty project.
+		o.Dir = c.dir(env)
 	}
 	return guard.Run(ctx, o), nil
 }

@@ -77,6 +77,12 @@ func userConfigs(goos string, getenv func(string) string) []string {
 	return out
 }
 
+// UserConfigPaths returns where goos's clients keep their user-level
+// configs, whether or not the files exist.
+func UserConfigPaths(goos string, getenv func(string) string) []string {
+	return userConfigs(goos, getenv)
+}
+
 // UserConfigs returns the user-level config files that exist on this
 // machine (regular files only), in the order of the table above.
 func UserConfigs(goos string, getenv func(string) string) []string {

@@ -108,17 +108,33 @@ func underCertDirs(p string) bool {
 // dirGrants makes a working directory readable without what a checkout
 // keeps secret: when dir holds .git (the repository root, where the
 // checkout token sits in .git/config), each entry beside .git is granted
-// instead of dir itself. An entry that is a symlink is granted only when
-// it resolves inside dir: a committed link to ~/.ssh must not open it.
+// instead of dir itself. The same goes for a directory that holds what no
+// grant may reach (the temp directory, the run directory, the real HOME: a
+// project whose TMPDIR lies inside it): its other entries are granted, and
+// the way down to what must stay out is walked. An entry that is a symlink
+// is granted only when it resolves inside dir: a committed link to ~/.ssh
+// must not open it.
 func (r *Run) dirGrants(dir string) []string {
 	real, err := filepath.EvalSymlinks(dir)
-	if err != nil || !r.safeGrant(real) {
+	if err != nil || !filepath.IsAbs(real) || real == string(filepath.Separator) || r.denied(real) || r.keptSelf(real) {
 		return nil
 	}
-	if _, err := os.Lstat(filepath.Join(real, ".git")); err != nil {
-		return []string{real}
+	return r.treeGrants(real, real, 0)
+}
+
+// maxGrantDepth bounds how far treeGrants walks down to what must stay out.
+const maxGrantDepth = 8
+
+// treeGrants grants dir, or its entries when dir holds .git or what no
+// grant may reach; root is the working directory symlinks must stay in.
+func (r *Run) treeGrants(root, dir string, depth int) []string {
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil && !r.contains(dir) {
+		return []string{dir}
 	}
-	ents, err := os.ReadDir(real)
+	if depth >= maxGrantDepth {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
@@ -127,13 +143,55 @@ func (r *Run) dirGrants(dir string) []string {
 		if e.Name() == ".git" {
 			continue
 		}
-		p, err := filepath.EvalSymlinks(filepath.Join(real, e.Name()))
-		if err != nil || !isAncestorOrSelf(real, p) || p == real || r.denied(p) {
+		p, err := filepath.EvalSymlinks(filepath.Join(dir, e.Name()))
+		if err != nil || !isAncestorOrSelf(root, p) || p == root || p == dir || r.denied(p) {
+			continue
+		}
+		if r.contains(p) {
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() && !r.keptSelf(p) {
+				out = append(out, r.treeGrants(root, p, depth+1)...)
+			}
 			continue
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// kept are the directories no grant may reach into: the real HOME, the
+// temp directory and the run directory.
+func (r *Run) kept() []string { return []string{r.realHome, os.TempDir(), r.dir} }
+
+// contains reports whether p holds (or is) one of the kept directories.
+func (r *Run) contains(p string) bool {
+	for _, k := range r.kept() {
+		if k == "" {
+			continue
+		}
+		if isAncestorOrSelf(p, k) {
+			return true
+		}
+		if rk, err := filepath.EvalSymlinks(k); err == nil && isAncestorOrSelf(p, rk) {
+			return true
+		}
+	}
+	return false
+}
+
+// keptSelf reports whether p is itself one of the kept directories.
+func (r *Run) keptSelf(p string) bool {
+	for _, k := range r.kept() {
+		if k == "" {
+			continue
+		}
+		if k == p {
+			return true
+		}
+		if rk, err := filepath.EvalSymlinks(k); err == nil && rk == p {
+			return true
+		}
+	}
+	return false
 }
 
 // scriptGrants makes the scripts a command runs readable: `node
