@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
@@ -58,6 +60,10 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 	t := &stdioTarget{s: s, opts: opts, sb: sb, command: command, args: args, env: env, leaks: &leakLog{}}
 	if note := prefetch(ctx, command, args, env, opts); note != "" {
 		run.notes = append(run.notes, note)
+	}
+	if coldPackage(command, args, npmCacheDir(opts, env)) {
+		popts.StartTimeout = coldStartTimeout
+		run.notes = append(run.notes, fmt.Sprintf("the package was not in the npm cache: its first launch installed it, and was given up to %s to start", coldStartTimeout))
 	}
 	run.isolation = sb.Isolation()
 
@@ -116,6 +122,21 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 		t.red = t.red.WithPaths(pinned.LaunchPaths(pc))
 	}
 	return t
+}
+
+// coldStartTimeout is how long a first launch that installs its package
+// may take to answer initialize: a cold `npx -y` of a server with a few
+// dozen dependencies took 45 s from a slow registry here.
+const coldStartTimeout = 2 * time.Minute
+
+// coldPackage reports a launch through npx or npm exec whose package is not
+// installed in cacheDir yet: its first start downloads it.
+func coldPackage(command string, args []string, cacheDir string) bool {
+	pkg, ok := PackageOf(command, args)
+	if !ok || cacheDir == "" || (pkg.Manager != "npx" && pkg.Manager != "npm exec") || strings.Contains(pkg.Spec, "${") {
+		return false
+	}
+	return resolvedVersion(command, args, cacheDir) == ""
 }
 
 // planDir is where synthesized path arguments point: the sandbox's own

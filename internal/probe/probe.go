@@ -133,6 +133,11 @@ type Options struct {
 	// "stateless".
 	Protocol       string
 	RequestTimeout time.Duration // default 30s
+	// StartTimeout, when longer than RequestTimeout, is how long the
+	// first launch's initialize may take: a launcher that installs into a
+	// cold cache (npx on a fresh runner, a new account) downloads the
+	// package before the server's first instruction.
+	StartTimeout time.Duration
 	// MaxMessageBytes bounds one inbound JSON-RPC message (default
 	// 16 MiB); the target enforces it on each launch's transport.
 	MaxMessageBytes int
@@ -536,7 +541,13 @@ func (l *launchRun) statelessMeta() map[string]any {
 }
 
 func (l *launchRun) initialize(ctx context.Context) error {
-	raw, err := l.request(ctx, "initialize", map[string]any{
+	timeout := l.opts.RequestTimeout
+	if l.n == 1 {
+		timeout = max(timeout, l.opts.StartTimeout)
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	raw, err := l.s.call(rctx, "initialize", map[string]any{
 		"protocolVersion": LatestLegacy,
 		"capabilities":    l.clientCaps(),
 		"clientInfo":      map[string]string{"name": l.id.Name, "version": l.id.Version},

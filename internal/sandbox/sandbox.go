@@ -222,6 +222,8 @@ func New(server string, opts Options) (*Run, error) {
 				return nil, fmt.Errorf("sandbox: creating cache directory: %w", err)
 			}
 		}
+	} else if opts.Level == Basic {
+		r.makeUserCaches()
 	}
 	if err := r.plantCanaries(); err != nil {
 		r.Close()
@@ -235,6 +237,22 @@ func New(server string, opts Options) (*Run, error) {
 		r.baseRO = r.strictBaseRO()
 	}
 	return r, nil
+}
+
+// makeUserCaches creates the user's package caches that do not exist yet,
+// owned by the user, before Basic's write rules are made: those grant
+// only directories that exist, so on a fresh account (a new runner, a new
+// laptop account, a container, no ~/.npm yet) every npx server failed
+// with EACCES creating ~/.npm. It is what the user's own first npx, uvx
+// or go run would have made. Best effort: a cache that cannot be made
+// stays unwritable, and the server that needs it fails closed.
+func (r *Run) makeUserCaches() {
+	for _, d := range r.caches {
+		if _, err := os.Stat(d); err == nil || !r.safeGrant(d) {
+			continue
+		}
+		_ = os.MkdirAll(d, 0o700)
+	}
 }
 
 // Dir is the run directory. It exists from [New] to [Run.Close] at every
