@@ -178,6 +178,10 @@ func TestRealFilesystemOneSentence(t *testing.T) {
 	}
 }
 
+// TestRealFilesystemVersionDrift: pinned on server-filesystem 2025.7.29, a
+// check of the same version passes and one of 2026.8.31 fails with the
+// tool findings, under basic and under strict. .ci/run runs it as an
+// ordinary user too, where strict once could not start at all.
 func TestRealFilesystemVersionDrift(t *testing.T) {
 	if testproc.Parallel(t) {
 		return
@@ -185,25 +189,46 @@ func TestRealFilesystemVersionDrift(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real npm servers: not in -short")
 	}
-	old := realOptions(realServer(t, "fs-2025"))
-	old.Probe.Launches, old.Probe.WarmupCalls = 1, 0
-	lk, data := pinReal(t, old)
-	cur := realOptions(realServer(t, "fs"))
-	cur.Probe.Launches, cur.Probe.WarmupCalls = 1, 0
-	cur.Lock, cur.LockData = lk, data
-	r := Check(context.Background(), cur)
-	if r.Summary.ExitCode != report.ExitDrift {
-		t.Fatalf("exit %d, want 1:\n%s", r.Summary.ExitCode, dumpFindings(r))
+	for _, lvl := range []sandbox.Level{sandbox.Basic, sandbox.Strict} {
+		t.Run(string(lvl), func(t *testing.T) {
+			if lvl == sandbox.Strict {
+				if err := sandbox.Available(sandbox.Strict); err != nil {
+					testproc.NoPrivilege(t, "strict sandbox unavailable here: %v", err)
+				}
+			}
+			opts := func(s config.Server) Options {
+				o := realOptions(s)
+				o.Probe.Launches, o.Probe.WarmupCalls = 1, 0
+				o.Sandbox.Level = lvl
+				return o
+			}
+			old := realServer(t, "fs-2025")
+			lk, data := pinReal(t, opts(old))
+			same := opts(old)
+			same.Lock, same.LockData = lk, data
+			if r := Check(context.Background(), same); r.Summary.ExitCode != report.ExitOK {
+				t.Fatalf("unchanged: exit %d, want 0:\n%s", r.Summary.ExitCode, dumpFindings(r))
+			}
+			cur := opts(realServer(t, "fs"))
+			cur.Lock, cur.LockData = lk, data
+			r := Check(context.Background(), cur)
+			if r.Summary.ExitCode != report.ExitDrift {
+				t.Fatalf("exit %d, want 1:\n%s", r.Summary.ExitCode, dumpFindings(r))
+			}
+			if iso := r.Servers[0].Isolation; !strings.HasPrefix(iso, string(lvl)) {
+				t.Errorf("isolation %q, want %s", iso, lvl)
+			}
+			rules := map[finding.RuleID]int{}
+			for _, f := range r.Findings() {
+				rules[f.Rule]++
+			}
+			// 2025.7.29 -> 2026.8.31 changed tool definitions and the version.
+			if rules[finding.ToolChanged] == 0 || rules[finding.ServerInfoChanged] == 0 && rules[finding.LaunchChanged] == 0 {
+				t.Errorf("findings by rule: %v\n%s", rules, dumpFindings(r))
+			}
+			t.Logf("%s: 2025.7.29 -> 2026.8.31: %v", lvl, rules)
+		})
 	}
-	rules := map[finding.RuleID]int{}
-	for _, f := range r.Findings() {
-		rules[f.Rule]++
-	}
-	// 2025.7.29 -> 2026.8.31 changed tool definitions and the version.
-	if rules[finding.ToolChanged] == 0 || rules[finding.ServerInfoChanged] == 0 && rules[finding.LaunchChanged] == 0 {
-		t.Errorf("findings by rule: %v\n%s", rules, dumpFindings(r))
-	}
-	t.Logf("2025.7.29 -> 2026.8.31: %v", rules)
 }
 
 // TestRealServersSandboxLevels: the real servers start and pin to the same

@@ -33,6 +33,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envBridgeLock) != "" {
 		os.Exit(bridgeMain())
 	}
+	// Launch servers from a process that is not dumpable, as the checker
+	// (cli.Main) is: strict once failed for every user but root for that
+	// alone, and only outside the tests.
+	if err := sandbox.ProtectSelf(); err != nil {
+		panic(err)
+	}
 	// The guard processes the sessions start are this binary again, and
 	// each client waits for its guard to exit: no race-detector exit
 	// sleep in them (testproc.RaceOptions).
