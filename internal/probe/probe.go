@@ -111,6 +111,11 @@ type Identity struct {
 
 func (id Identity) String() string { return id.Name + "/" + id.Version }
 
+// unadvertisedWait bounds a list the server does not advertise: a server
+// may drop what it did not advertise without an answer, and a client that
+// asks only what is advertised never waits for it.
+const unadvertisedWait = 2 * time.Second
+
 // DefaultCallTimeout is how long a warm-up tools/call is waited for when
 // Options.CallTimeout is not set.
 const DefaultCallTimeout = 3 * time.Second
@@ -282,6 +287,9 @@ type launchRun struct {
 	s           *session
 	base        Observation // handshake part, copied into every phase
 	listChanged int
+	// unsupported are the lists the server does not advertise and did
+	// not answer in this launch: not asked again.
+	unsupported map[lock.Kind]bool
 	last        bool            // the last launch of the probe
 	reaps       *sync.WaitGroup // background reaps of earlier launches
 	drops       *dropLog        // stdout lines skipped, across launches
@@ -656,26 +664,51 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 		err  error
 	}
 	answers := make([]listed, len(Kinds))
+	advertised := make([]bool, len(Kinds))
 	var wg sync.WaitGroup
 	for i, kind := range Kinds {
+		c, ok := caps[listSpec(kind).capability]
+		advertised[i] = ok && string(c) != "null"
+		if !advertised[i] && l.unsupported[kind] {
+			continue // not advertised, and not answered earlier in this launch
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defs, err := l.list(ctx, kind)
+			lctx := ctx
+			if !advertised[i] {
+				// A list the server did not advertise is asked
+				// briefly: silence means "not supported", as it does
+				// to a client that asks only what is advertised.
+				var cancel context.CancelFunc
+				lctx, cancel = context.WithTimeout(ctx, min(unadvertisedWait, l.opts.RequestTimeout))
+				defer cancel()
+			}
+			defs, err := l.list(lctx, kind)
 			answers[i] = listed{defs, err}
 		}()
 	}
 	wg.Wait()
 	for i, kind := range Kinds {
 		spec := listSpec(kind)
-		c, advertised := caps[spec.capability]
-		advertised = advertised && string(c) != "null"
+		if !advertised[i] && l.unsupported[kind] {
+			continue
+		}
 		defs, err := answers[i].defs, answers[i].err
 		if err != nil {
 			var rpc *RPCError
 			switch {
-			case !advertised && errors.As(err, &rpc):
-				// Not advertised and refused: nothing to record.
+			case !advertised[i] && (errors.As(err, &rpc) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil):
+				// Not advertised, and refused or left unanswered:
+				// not supported. It is not asked again in this
+				// launch.
+				if l.unsupported == nil {
+					l.unsupported = map[lock.Kind]bool{}
+				}
+				l.unsupported[kind] = true
+				if !errors.As(err, &rpc) {
+					l.note(fmt.Sprintf("%s got no answer within %s and the server does not advertise %q: recorded as not supported, not asked again in launch %d", spec.method, min(unadvertisedWait, l.opts.RequestTimeout), spec.capability, l.n))
+				}
 				continue
 			case errors.As(err, &rpc) && rpc.Err.Code == jsonrpc.CodeMethodNotFound:
 				// Advertised but not implemented (HubSpot's resources,
@@ -687,7 +720,7 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 			}
 			return err
 		}
-		if !advertised {
+		if !advertised[i] {
 			// A server that answers a list it does not advertise still
 			// shows a client that asks everything in it (clients do not
 			// all enforce capabilities).
