@@ -61,9 +61,15 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 	if note := prefetch(ctx, command, args, env, opts); note != "" {
 		run.notes = append(run.notes, note)
 	}
-	if coldPackage(command, args, npmCacheDir(opts, env)) {
+	switch {
+	case coldPackage(command, args, npmCacheDir(opts, env)):
 		popts.StartTimeout = coldStartTimeout
 		run.notes = append(run.notes, fmt.Sprintf("the package was not in the npm cache: its first launch installed it, and was given up to %s to start", coldStartTimeout))
+	case buildsOrFetches(command, args):
+		// uvx, docker run, go run, ...: whether the cache is warm
+		// cannot be read as cheaply, and a cold one costs a download
+		// or a build before the first answer.
+		popts.StartTimeout = coldStartTimeout
 	}
 	run.isolation = sb.Isolation()
 
@@ -137,6 +143,17 @@ func coldPackage(command string, args []string, cacheDir string) bool {
 		return false
 	}
 	return resolvedVersion(command, args, cacheDir) == ""
+}
+
+// buildsOrFetches reports a launch that may download or compile before the
+// server's first instruction: any package launcher, and `go run` (strict
+// compiles into the checker's own empty build cache on its first run).
+func buildsOrFetches(command string, args []string) bool {
+	if _, ok := PackageOf(command, args); ok {
+		return true
+	}
+	base := strings.TrimSuffix(filepath.Base(command), ".exe")
+	return base == "go" && len(args) > 0 && args[0] == "run"
 }
 
 // planDir is where synthesized path arguments point: the sandbox's own

@@ -71,3 +71,27 @@ func TestStdioNotesScrubbed(t *testing.T) {
 		})
 	}
 }
+
+// TestStartAllowance: launches that download or build before their first
+// answer get the longer first start; a plain binary or script does not.
+func TestStartAllowance(t *testing.T) {
+	empty := t.TempDir()
+	for _, c := range []struct {
+		command string
+		args    []string
+		want    bool
+	}{
+		{"npx", []string{"-y", "@modelcontextprotocol/server-memory@2026.8.31"}, true},
+		{"uvx", []string{"mcp-server-fetch"}, true},
+		{"docker", []string{"run", "-i", "--rm", "mcp/fetch"}, true},
+		{"/usr/local/go/bin/go", []string{"run", "./server"}, true},
+		{"go", []string{"build", "./server"}, false},
+		{"node", []string{"srv/index.mjs"}, false},
+		{"/opt/server/bin/server", nil, false},
+	} {
+		got := coldPackage(c.command, c.args, empty) || buildsOrFetches(c.command, c.args)
+		if got != c.want {
+			t.Errorf("%s %v: longer first start %v, want %v", c.command, c.args, got, c.want)
+		}
+	}
+}
