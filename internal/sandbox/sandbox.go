@@ -147,6 +147,9 @@ type Run struct {
 	// helper's policy for them (direct_linux.go).
 	directMu sync.Mutex
 	direct   map[*exec.Cmd]policy
+	// entry is the run directory's locked registry entry (stale.go),
+	// nil when there is none; Close removes it.
+	entry *os.File
 }
 
 // New creates the run directory and plants the canaries. For Strict it also
@@ -188,6 +191,9 @@ func New(server string, opts Options) (*Run, error) {
 	// that looked for "mcp-lockcheck" in $HOME or $TMPDIR could behave for
 	// the check and misbehave for the agent. The layout mimics a user's
 	// machine: a temp dir holding a home directory named after the user.
+	// Where a killed run left its run directory, the next run removes it
+	// (stale.go): the record of which are whose is kept outside them.
+	reg := sweepStale()
 	dir, err := os.MkdirTemp("", "tmp.")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: creating run directory: %w", err)
@@ -198,6 +204,7 @@ func New(server string, opts Options) (*Run, error) {
 		dir = real
 	}
 	r.dir = dir
+	r.entry = registerRun(reg, dir, os.TempDir())
 	r.home = filepath.Join(dir, "home", homeUser())
 	r.tmp = filepath.Join(dir, "tmp")
 	r.work = filepath.Join(r.home, "project")
@@ -277,7 +284,8 @@ func (r *Run) Isolation() string {
 	return "off"
 }
 
-// Close removes the run directory. It is safe to call more than once.
+// Close removes the run directory, then its registry entry (stale.go). It
+// is safe to call more than once.
 func (r *Run) Close() error {
 	r.directMu.Lock()
 	r.direct = nil
@@ -301,9 +309,13 @@ func (r *Run) Close() error {
 		err = os.RemoveAll(r.dir)
 	}
 	if err != nil {
+		// The entry stays locked: once this process is gone, the next
+		// run tries again.
 		return fmt.Errorf("sandbox: removing run directory: %w", err)
 	}
 	r.dir = ""
+	releaseEntry(r.entry)
+	r.entry = nil
 	return nil
 }
 
