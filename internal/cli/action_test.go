@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/goccy/go-yaml"
@@ -153,6 +154,12 @@ type runner struct {
 	// workspace, when set, is where the steps run (GITHUB_WORKSPACE);
 	// otherwise the repository root, which is also the action's path.
 	workspace string
+	// sys, when set, starts each step: the credentials of the runner user
+	// the steps run as when the test itself is root (see
+	// action_unprivileged_linux_test.go). give, when set, hands a file the
+	// runner creates for a step (its GITHUB_OUTPUT) to that user.
+	sys  *syscall.SysProcAttr
+	give func(path string) error
 }
 
 func newRunner(t *testing.T, api *githubtest.Server, event string, inputs map[string]string) *runner {
@@ -334,24 +341,17 @@ func (r *runner) run() {
 		if err := os.WriteFile(outFile, nil, 0o644); err != nil {
 			r.t.Fatal(err)
 		}
-		env := map[string]string{}
-		for k, v := range r.env {
-			env[k] = v
+		if r.give != nil {
+			if err := r.give(outFile); err != nil {
+				r.t.Fatal(err)
+			}
 		}
+		env := map[string]string{}
 		for k, v := range st.Env {
 			env[k] = r.eval(v)
 		}
 		env["GITHUB_OUTPUT"] = outFile
-		var list []string
-		for k, v := range env {
-			list = append(list, k+"="+v)
-		}
-		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", st.Run)
-		cmd.Dir = r.root
-		if r.workspace != "" {
-			cmd.Dir = r.workspace
-		}
-		cmd.Env = list
+		cmd := r.bash(st.Run, env)
 		var log bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &log, &log
 		err := cmd.Run()
@@ -370,6 +370,26 @@ func (r *runner) run() {
 			r.t.Fatalf("step %q failed (exit %d) before the last step:\n%s", st.Name, code, log.String())
 		}
 	}
+}
+
+// bash is a step's shell as the runner starts it: the job's environment
+// with extra on top, in the workspace, as the runner user.
+func (r *runner) bash(script string, extra map[string]string) *exec.Cmd {
+	env := map[string]string{}
+	for k, v := range r.env {
+		env[k] = v
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+	cmd.Dir = r.root
+	if r.workspace != "" {
+		cmd.Dir = r.workspace
+	}
+	cmd.Env = envList(env)
+	cmd.SysProcAttr = r.sys
+	return cmd
 }
 
 // actionOutputs evaluates action.yml's outputs.
