@@ -368,7 +368,7 @@ func TestRemotePlan(t *testing.T) {
 	}
 	var note string
 	popts := probe.Options{WarmupCalls: 3}
-	calls := warmupPlanner(&popts, "", func(s string) { note = s })(tools)
+	calls := warmupPlanner(&popts, "", func(s string) { note = s })(tools, 3)
 	if len(calls) != 3 || calls[0].Tool != "get" || calls[2].Tool != "get" {
 		t.Errorf("calls = %+v, want get only", calls)
 	}
@@ -377,7 +377,7 @@ func TestRemotePlan(t *testing.T) {
 	}
 	popts.Calls = []probe.Call{{Tool: "put"}}
 	note = ""
-	if calls := warmupPlanner(&popts, "", func(s string) { note = s })(tools[2:]); len(calls) != 0 || note != "" {
+	if calls := warmupPlanner(&popts, "", func(s string) { note = s })(tools[2:], 3); len(calls) != 0 || note != "" {
 		t.Errorf("calls = %+v, note %q: want none, and a tool the policy calls is not skipped", calls, note)
 	}
 }

@@ -16,18 +16,18 @@ import (
 // so neither kind calls a tool that reads as a write. A call the policy
 // names is the only way to make one: such a tool is not reported skipped.
 //
-// Each launch's plan goes on where the last one stopped, so a second
-// launch reaches the tools and values the first did not. note is given,
+// Each plan (a launch's timed calls, the burst's) goes on where the last
+// one stopped, so a second launch reaches the tools and values the first
+// did not. note is given,
 // once, the line that names the skipped tools and why.
-func warmupPlanner(popts *probe.Options, dir string, note func(string)) func([]json.RawMessage) []probe.Call {
+func warmupPlanner(popts *probe.Options, dir string, note func(string)) func([]json.RawMessage, int) []probe.Call {
 	named := map[string]bool{}
 	for _, c := range popts.Calls {
 		named[c.Tool] = true
 	}
-	n := popts.WarmupCalls
 	var mu sync.Mutex
 	start, noted := 0, false
-	return func(tools []json.RawMessage) []probe.Call {
+	return func(tools []json.RawMessage, n int) []probe.Call {
 		mu.Lock()
 		defer mu.Unlock()
 		planned, skips := synth.Plan(tools, n, synth.Values{Dir: dir, Start: start})

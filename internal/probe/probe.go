@@ -10,9 +10,11 @@ package probe
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -126,9 +128,18 @@ type Options struct {
 	WarmupCalls int // 0: none
 	// Calls are explicit warm-up calls; they come before planned ones.
 	Calls []Call
-	// Plan chooses calls from the listed tools (raw definitions) when
-	// Calls do not fill WarmupCalls; nil plans none.
-	Plan func(tools []json.RawMessage) []Call
+	// Plan chooses n calls from the listed tools (raw definitions): the
+	// timed calls of a launch after Calls, and the burst's. Each plan goes
+	// on where the one before stopped. nil plans none.
+	Plan func(tools []json.RawMessage, n int) []Call
+	// BurstCalls is how many calls the burst makes (0: no burst). The
+	// burst runs in the first launch, after its timed warm-up calls, in
+	// the same process: planned calls only (reads, never a call a policy
+	// names, which may write), without gaps, with a re-list after each of
+	// the process's first ten calls, at every power of two and after the
+	// last. It reaches a counter that the timed calls, bounded by their
+	// gaps, never would, for a few seconds on a fast server.
+	BurstCalls int
 	// Identity is presented on every launch; ExtraIdentities each add one
 	// launch under another client identity.
 	Identity        Identity
@@ -221,6 +232,10 @@ type Result struct {
 	// Notes are things a reader should know (no tool could be called, a
 	// list method not implemented, ...).
 	Notes []string
+	// Unfinished says what of the plan the probe could not carry out
+	// although it went on (a burst the server cut short): the probe is
+	// not one a pass may rest on.
+	Unfinished []string
 }
 
 // Run probes one server through every launch and phase. Every launch
@@ -303,13 +318,19 @@ type launchRun struct {
 }
 
 func (l *launchRun) setPhase(name string) {
+	l.quietPhase(name)
+	if l.opts.Progress != nil {
+		l.opts.Progress(l.phase)
+	}
+}
+
+// quietPhase is setPhase without telling Progress: the burst's calls are
+// a thousand phases a progress line has no use for.
+func (l *launchRun) quietPhase(name string) {
 	l.phase = fmt.Sprintf("launch-%d/%s", l.n, name)
 	phase := l.phase
 	l.shared.Store(&phase)
 	l.drops.setPhase(l.phase)
-	if l.opts.Progress != nil {
-		l.opts.Progress(l.phase)
-	}
 }
 
 func (l *launchRun) run(ctx context.Context, target Target) (err error) {
@@ -418,7 +439,98 @@ func (l *launchRun) run(ctx context.Context, target Target) (err error) {
 			return err
 		}
 	}
+	if l.n == 1 && l.opts.BurstCalls > 0 {
+		made := 0
+		if len(calls) > 0 {
+			made = l.opts.WarmupCalls
+		}
+		return l.burst(ctx, made)
+	}
 	return nil
+}
+
+// burst makes the burst's calls (Options.BurstCalls) after the done timed
+// calls of this process. A phase is named by the count of calls the
+// process has received (launch-1/burst-after-call-64): what a counter in
+// the server would read.
+//
+// A tool whose call goes unanswered within CallTimeout leaves the
+// rotation (its counter moved all the same): a thousand calls to a tool
+// that hangs would cost the burst its deadline. When every tool has left,
+// the burst is cut short, and Result.Unfinished says so: a burst a server
+// can stop by not answering is not one a pass may rest on.
+func (l *launchRun) burst(ctx context.Context, done int) error {
+	n := l.opts.BurstCalls
+	var calls []Call
+	if l.opts.Plan != nil {
+		calls = l.opts.Plan(l.tools(), n)
+	}
+	if len(calls) == 0 {
+		if done > 0 || l.opts.WarmupCalls == 0 {
+			// (Otherwise the timed calls' note has said it.)
+			l.note("the burst made no call: no tool eligible for one (it calls reads only, never a call the policy names)")
+		}
+		return nil
+	}
+	// Results are kept once per tool and content: the burst's answers
+	// are mostly the same few, and each kept one is inspected.
+	kept := map[[sha256.Size]byte]bool{}
+	last := done + n
+	made, listed, j := done, 0, 0
+	for k := done + 1; k <= last && len(calls) > 0; k++ {
+		c := calls[j%len(calls)]
+		j++
+		// The tap reads the phase: a canary in this answer is placed at
+		// this call. Progress is told only at the re-lists.
+		l.quietPhase(fmt.Sprintf("burst-call-%d", k))
+		outcome, result, err := l.callTool(ctx, c)
+		if err != nil {
+			return err
+		}
+		made = k
+		if result != nil {
+			sum := sha256.Sum256(append([]byte(c.Tool+"\x00"), result...))
+			if kept[sum] {
+				result = nil
+			} else {
+				kept[sum] = true
+			}
+		}
+		l.res.Calls = append(l.res.Calls, CallRecord{Phase: l.phase, Call: c, Outcome: outcome, Result: result})
+		if outcome == "timeout" {
+			calls = slices.DeleteFunc(calls, func(x Call) bool { return x.Tool == c.Tool })
+			l.note(fmt.Sprintf("burst tools/call %q got no answer within %s (--call-timeout): the tool left the burst's rotation after call %d", c.Tool, l.opts.CallTimeout, k))
+		}
+		// A list_changed the server sent with its answer is followed at
+		// once; the next re-list waits for its count.
+		if err := l.follow(ctx); err != nil {
+			return err
+		}
+		if k <= 10 || k&(k-1) == 0 || k == last {
+			if err := l.relistBurst(ctx, k); err != nil {
+				return err
+			}
+			listed = k
+		}
+	}
+	if made < last {
+		if listed != made {
+			if err := l.relistBurst(ctx, made); err != nil {
+				return err
+			}
+		}
+		l.res.Unfinished = append(l.res.Unfinished, fmt.Sprintf("the burst made %d of its %d calls: every tool it may call left a call unanswered within %s (--call-timeout)", made-done, n, l.opts.CallTimeout))
+	}
+	return nil
+}
+
+// relistBurst re-lists after the k-th call of the process, in the burst.
+func (l *launchRun) relistBurst(ctx context.Context, k int) error {
+	l.barrier(ctx)
+	if err := l.follow(ctx); err != nil {
+		return err
+	}
+	return l.observe(ctx, fmt.Sprintf("burst-after-call-%d", k))
 }
 
 func (l *launchRun) note(s string) {
@@ -865,12 +977,20 @@ func (l *launchRun) plan() []Call {
 	if l.opts.Plan == nil || len(l.res.Observations) == 0 {
 		return calls
 	}
+	return append(calls, l.opts.Plan(l.tools(), l.opts.WarmupCalls)...)
+}
+
+// tools are the raw tool definitions of the last phase recorded.
+func (l *launchRun) tools() []json.RawMessage {
+	if len(l.res.Observations) == 0 {
+		return nil
+	}
 	last := l.res.Observations[len(l.res.Observations)-1]
 	var tools []json.RawMessage
 	for _, d := range last.Lists[KindTool] {
 		tools = append(tools, d.Raw)
 	}
-	return append(calls, l.opts.Plan(tools)...)
+	return tools
 }
 
 // callTool makes one warm-up call. A call that errors or times out still

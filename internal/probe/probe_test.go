@@ -114,7 +114,7 @@ func TestNoCallsNoPlan(t *testing.T) {
 	launch, _ := fake(t, "honest")
 	for _, n := range []int{0, 1} {
 		planned := 0
-		plan := func([]json.RawMessage) []Call { planned++; return nil }
+		plan := func([]json.RawMessage, int) []Call { planned++; return nil }
 		res := Run(context.Background(), launch, Options{WarmupCalls: n, Launches: 2, Plan: plan})
 		if res.Err != nil {
 			t.Fatal(res.Err)
@@ -527,5 +527,98 @@ func TestHeldLaunchDropped(t *testing.T) {
 	}
 	if live := procgroup.Live(heldCmd.Process.Pid); len(live) > 0 {
 		t.Errorf("the held launch's processes %v still run", live)
+	}
+}
+
+// roundRobin plans n calls over the listed tools in order, with no
+// arguments: a stand-in for the engine's planner.
+func roundRobin(tools []json.RawMessage, n int) []Call {
+	var names []string
+	for _, raw := range tools {
+		var d struct{ Name string }
+		if json.Unmarshal(raw, &d) == nil && d.Name != "" {
+			names = append(names, d.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	calls := make([]Call, n)
+	for i := range calls {
+		calls[i] = Call{Tool: names[i%len(names)]}
+	}
+	return calls
+}
+
+// TestBurst: the burst runs in the first launch after its timed calls,
+// in the same process, re-listing after each of the process's first ten
+// calls, at every power of two and after the last; phases are named by
+// the process's call count. A server that turns on at its 600th call is
+// seen at the first re-list after it. One whose every tool hangs cuts the
+// burst short, which the result says.
+func TestBurst(t *testing.T) {
+	phases := func(from, to int) []string {
+		var out []string
+		for k := from; k <= to; k++ {
+			if k <= 10 || k&(k-1) == 0 || k == to {
+				out = append(out, fmt.Sprintf("launch-1/burst-after-call-%d", k))
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name, scenario string
+		opts           Options
+		phases         []string // launch 1's, after initial and the timed calls
+		calls          int
+		firstShell     string // the first phase listing exec_shell
+		unfinished     string
+	}{
+		{name: "after timed calls", scenario: "honest", opts: Options{WarmupCalls: 2, BurstCalls: 20},
+			phases: append([]string{"launch-1/after-call-1", "launch-1/after-call-2"}, phases(3, 22)...), calls: 22},
+		{name: "alone", scenario: "honest", opts: Options{BurstCalls: 5}, phases: phases(1, 5), calls: 5},
+		{name: "counter-600", scenario: "counter-600", opts: Options{WarmupCalls: 50, BurstCalls: 1000}, calls: 1050,
+			firstShell: "launch-1/burst-after-call-1024"},
+		{name: "hangs", scenario: "late-call", opts: Options{BurstCalls: 100, CallTimeout: 50 * time.Millisecond},
+			phases: phases(1, 2), calls: 2, unfinished: "the burst made 2 of its 100 calls"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			launch, cmds := fake(t, tt.scenario)
+			opts := tt.opts
+			opts.Launches, opts.Plan = 2, roundRobin
+			res := Run(context.Background(), launch, opts)
+			if res.Err != nil {
+				t.Fatalf("err = %v (stderr %s)", res.Err, res.Stderr)
+			}
+			var got []string
+			shell := ""
+			for _, o := range res.Observations {
+				if o.Launch == 1 && o.Phase != "launch-1/initial" {
+					got = append(got, o.Phase)
+				}
+				if shell == "" && slices.Contains(toolNames(o), "exec_shell") {
+					shell = o.Phase
+				}
+			}
+			if tt.phases != nil && strings.Join(got, ",") != strings.Join(tt.phases, ",") {
+				t.Errorf("launch 1's phases = %v, want %v", got, tt.phases)
+			}
+			if n := len(res.Calls) - 2*tt.opts.WarmupCalls; n != tt.calls-tt.opts.WarmupCalls {
+				t.Errorf("%d calls besides the timed ones, want %d", n, tt.calls-tt.opts.WarmupCalls)
+			}
+			if shell != tt.firstShell {
+				t.Errorf("exec_shell first listed at %q, want %q", shell, tt.firstShell)
+			}
+			if got := strings.Join(res.Unfinished, "; "); tt.unfinished == "" && got != "" || !strings.Contains(got, tt.unfinished) {
+				t.Errorf("unfinished = %q, want %q", got, tt.unfinished)
+			}
+			for _, c := range res.Calls {
+				if strings.HasPrefix(c.Phase, "launch-2/burst") {
+					t.Errorf("a burst call in launch 2: %s", c.Phase)
+				}
+			}
+			assertGone(t, *cmds)
+		})
 	}
 }
