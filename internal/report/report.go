@@ -94,11 +94,52 @@ type Coverage struct {
 	Identities int `json:"identities"`
 	// ClockShifts is the launches run with a moved clock (libfaketime).
 	ClockShifts int `json:"clockShifts"`
+	// BurstCalls is the calls of the burst (deep: a thousand in the first
+	// launch, without gaps), counted in Calls too.
+	BurstCalls int `json:"burstCalls"`
+	// Planned is what the probe's plan asked for, in the same counts (nil
+	// in a report of a version that did not say). Fewer calls than planned
+	// in a finished probe means the server had fewer tools to call (its
+	// notes say why).
+	Planned *Planned `json:"planned,omitempty"`
+	// Finished says the probe carried its plan out to the end: every
+	// launch, identity, clock shift and call. A probe that did not is
+	// never a pass: its server is held.
+	Finished bool `json:"finished"`
 }
 
-// String is the one-line form the text and markdown reports show.
+// Planned is a probe plan's share of Coverage: what it asked for.
+type Planned struct {
+	Calls       int `json:"calls"`
+	Launches    int `json:"launches"`
+	Identities  int `json:"identities"`
+	ClockShifts int `json:"clockShifts"`
+	BurstCalls  int `json:"burstCalls"`
+}
+
+// String is the one-line form the text and markdown reports show: what
+// was done, with the plan's count beside each that fell short of it, and
+// a probe cut short said to be.
 func (c Coverage) String() string {
-	return fmt.Sprintf("%d warm-up calls, %d launches, %d identities, %d clock shifts", c.Calls, c.Launches, c.Identities, c.ClockShifts)
+	p := c.Planned
+	if p == nil {
+		p = &Planned{}
+	}
+	of := func(done, planned int) string {
+		if c.Planned != nil && done < planned {
+			return fmt.Sprintf("%d of %d", done, planned)
+		}
+		return fmt.Sprint(done)
+	}
+	calls := of(c.Calls, p.Calls) + " warm-up calls"
+	if c.BurstCalls > 0 || p.BurstCalls > 0 {
+		calls += " (" + of(c.BurstCalls, p.BurstCalls) + " in a burst)"
+	}
+	s := fmt.Sprintf("%s, %s launches, %s identities, %s clock shifts", calls, of(c.Launches, p.Launches), of(c.Identities, p.Identities), of(c.ClockShifts, p.ClockShifts))
+	if c.Planned != nil && !c.Finished {
+		s += "; the plan was not finished"
+	}
+	return s
 }
 
 // Call is one warm-up tools/call the probe made.

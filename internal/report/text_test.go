@@ -350,3 +350,31 @@ func TestAckCommandsOnlyForAcknowledgeableRules(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverageString: the baited line gives what was done, the plan's
+// count beside each that fell short, and says when the plan was not
+// finished; a report without a plan reads as before.
+func TestCoverageString(t *testing.T) {
+	t.Parallel()
+	deep := &Planned{Calls: 2050, Launches: 21, Identities: 14, ClockShifts: 3, BurstCalls: 1000}
+	tests := []struct {
+		name string
+		c    Coverage
+		want string
+	}{
+		{"no plan", Coverage{Calls: 10, Launches: 2, Identities: 1}, "10 warm-up calls, 2 launches, 1 identities, 0 clock shifts"},
+		{"quick, finished", Coverage{Calls: 10, Launches: 2, Identities: 1, Planned: &Planned{Calls: 10, Launches: 2, Identities: 1}, Finished: true},
+			"10 warm-up calls, 2 launches, 1 identities, 0 clock shifts"},
+		{"deep, finished", Coverage{Calls: 2050, Launches: 21, Identities: 14, ClockShifts: 3, BurstCalls: 1000, Planned: deep, Finished: true},
+			"2050 warm-up calls (1000 in a burst), 21 launches, 14 identities, 3 clock shifts"},
+		{"no tool to call", Coverage{Launches: 21, Identities: 14, ClockShifts: 3, Planned: deep, Finished: true},
+			"0 of 2050 warm-up calls (0 of 1000 in a burst), 21 launches, 14 identities, 3 clock shifts"},
+		{"interrupted", Coverage{Calls: 1120, Launches: 3, Identities: 1, BurstCalls: 1000, Planned: deep},
+			"1120 of 2050 warm-up calls (1000 in a burst), 3 of 21 launches, 1 of 14 identities, 0 of 3 clock shifts; the plan was not finished"},
+	}
+	for _, tt := range tests {
+		if got := tt.c.String(); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
