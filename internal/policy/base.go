@@ -25,8 +25,10 @@ import (
 // values for the run (its flags) and the built-in defaults. Comparing
 // "unset" with a number needs it.
 type Run struct {
-	WarmupCalls, Launches                int
-	Sandbox                              sandbox.Level
+	WarmupCalls, Launches int
+	Sandbox               sandbox.Level
+	// Timeout is the run's server time-out, 0 when it follows each
+	// server's plan (the CLI's default).
 	Timeout, RequestTimeout, CallTimeout time.Duration
 	// Profile is the run's own profile ("" is quick); DeepWarmupCalls and
 	// DeepLaunches are the counts a server the policy makes deep gets
@@ -111,6 +113,19 @@ func intOr(p *int, d int) int {
 	return d
 }
 
+// minSet is the shorter of two time-outs, where 0 is one not set (the
+// run's server time-out follows each server's plan unless given): a side
+// that sets none leaves the other's.
+func minSet(a, b time.Duration) time.Duration {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
+}
+
 func durOr(v, d time.Duration) time.Duration {
 	if v > 0 {
 		return v
@@ -152,7 +167,7 @@ func (c *Combined) Effective(name string, fixed Fixed) Settings {
 		}
 	}
 	if b.Timeout > 0 || p.Timeout > 0 {
-		out.Timeout = min(durOr(b.Timeout, c.Run.Timeout), durOr(p.Timeout, c.Run.Timeout))
+		out.Timeout = minSet(durOr(b.Timeout, c.Run.Timeout), durOr(p.Timeout, c.Run.Timeout))
 	}
 	if b.RequestTimeout > 0 || p.RequestTimeout > 0 {
 		out.RequestTimeout = min(durOr(b.RequestTimeout, c.Run.RequestTimeout), durOr(p.RequestTimeout, c.Run.RequestTimeout))

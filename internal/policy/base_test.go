@@ -9,7 +9,8 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
 
-var testRun = Run{WarmupCalls: 5, Launches: 2, Sandbox: sandbox.Basic, Timeout: 2 * time.Minute, RequestTimeout: 30 * time.Second, Profile: ProfileQuick, DeepWarmupCalls: 50, DeepLaunches: 5}
+// testRun is the CLI's defaults: no --timeout (each server's follows its plan).
+var testRun = Run{WarmupCalls: 5, Launches: 2, Sandbox: sandbox.Basic, RequestTimeout: 30 * time.Second, Profile: ProfileQuick, DeepWarmupCalls: 50, DeepLaunches: 5}
 
 func mustParse(t *testing.T, src string) *Policy {
 	t.Helper()
@@ -128,6 +129,22 @@ func TestCombined(t *testing.T) {
 			pr:     "version: 1\ndefaults:\n  timeout: 10m\n",
 			server: "fs",
 			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0 timeout=1m0s",
+		},
+		{
+			// The run's time-out follows each server's plan: one side's
+			// time-out stands alone, in either direction.
+			name:   "a time-out only the base sets",
+			base:   "version: 1\ndefaults:\n  timeout: 5m\n",
+			pr:     "version: 1\ndefaults:\n  warmup-calls: 6\n",
+			server: "fs",
+			want:   "warmup=6 launches=- sandbox= env=[] rules=map[] calls=0 timeout=5m0s",
+		},
+		{
+			name:   "a time-out only the pull request sets",
+			base:   "version: 1\ndefaults:\n  warmup-calls: 6\n",
+			pr:     "version: 1\ndefaults:\n  warmup-calls: 6\nservers:\n  fs:\n    timeout: 90s\n",
+			server: "fs",
+			want:   "warmup=6 launches=- sandbox= env=[] rules=map[] calls=0 timeout=1m30s",
 		},
 		{
 			// call-timeout from either file reaches the server (the
