@@ -64,13 +64,19 @@ type Options struct {
 	// nil: no review.
 	Base *BaseLock
 	// Probe is the template for every server's probe (launches, warm-up
-	// calls, time-outs, extra identities). Identity, Roots, Tap and Plan
-	// are filled in per server.
+	// calls, the burst, time-outs, extra identities). Identity, Roots, Tap
+	// and Plan are filled in per server.
 	Probe probe.Options
-	// ServerTimeout bounds one server's whole probe (all launches).
+	// ServerTimeout bounds one server's whole probe (all launches); 0
+	// gives each server the deadline its plan needs (Plan.Deadline). One
+	// that is set and cannot hold the plan holds the server before its
+	// launch (FitPlans refuses such a run up front).
 	ServerTimeout time.Duration
-	Sandbox       sandbox.Options
-	FailOn        finding.Severity
+	// ProfileName names the run's probe profile in messages ("quick",
+	// "deep"; "" for none); a server the policy makes deep is "deep".
+	ProfileName string
+	Sandbox     sandbox.Options
+	FailOn      finding.Severity
 	// Getenv expands config placeholders; nil means os.LookupEnv.
 	Getenv func(string) (string, bool)
 	// BaseDir is what relative config paths are relative to ("" = the
@@ -118,10 +124,10 @@ type Options struct {
 // Profile is a probe profile's share of the options: what --profile
 // deep sets (docs/profiles.md), for one server at a time.
 type Profile struct {
-	WarmupCalls, Launches int
-	ExtraIdentities       []probe.Identity
-	CallGap               time.Duration
-	ClockOffsets          []time.Duration
+	WarmupCalls, Launches, BurstCalls int
+	ExtraIdentities                   []probe.Identity
+	CallGap                           time.Duration
+	ClockOffsets                      []time.Duration
 }
 
 // forServer is opts with the server's policy settings applied. Calls are
@@ -135,9 +141,10 @@ func (opts *Options) forServer(name string) *Options {
 	// The profile first: the policy's own counts below override it.
 	if st.Profile == policy.ProfileDeep && opts.Deep != nil {
 		d := opts.Deep
-		o.Probe.WarmupCalls, o.Probe.Launches, o.Probe.CallGap = d.WarmupCalls, d.Launches, d.CallGap
+		o.Probe.WarmupCalls, o.Probe.Launches, o.Probe.CallGap, o.Probe.BurstCalls = d.WarmupCalls, d.Launches, d.CallGap, d.BurstCalls
 		o.Probe.ExtraIdentities = slices.Clone(d.ExtraIdentities)
 		o.ClockOffsets = slices.Clone(d.ClockOffsets)
+		o.ProfileName = policy.ProfileDeep
 	}
 	if st.WarmupCalls != nil {
 		o.Probe.WarmupCalls = *st.WarmupCalls
@@ -186,17 +193,20 @@ func (opts *Options) applyRules(server string, fs []finding.Finding) ([]finding.
 
 // serverRun is everything learned about one configured server.
 type serverRun struct {
-	cfg         config.Server
-	res         *probe.Result
-	snaps       []*snapshot
-	findings    []finding.Finding
-	isolation   string
-	held        string // reason it could not be probed
-	notes       []string
-	resolved    string // package version the launch resolved to (hygiene.go)
-	clockShifts int    // clock launches made (libfaketime)
-	identities  int    // distinct clientInfo identities the probe presents
-	planNote    string // the warm-up planner's line on skipped tools
+	cfg       config.Server
+	res       *probe.Result
+	snaps     []*snapshot
+	findings  []finding.Finding
+	isolation string
+	held      string // reason it could not be probed
+	notes     []string
+	resolved  string // package version the launch resolved to (hygiene.go)
+	// clockLaunches are the launches made with a moved clock
+	// (libfaketime), by number.
+	clockLaunches []int
+	plan          Plan   // what the probe was planned to do
+	probed        bool   // the probe was started (a launch was tried)
+	planNote      string // the warm-up planner's line on skipped tools
 	// inspector holds the inspection of snaps started while the server
 	// was still being driven (streamPhases); inspectRun finishes it.
 	inspector *inspector
@@ -352,10 +362,17 @@ type target interface {
 // launch and phase, one path for both.
 func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun {
 	opts = opts.forServer(s.Name)
-	run := &serverRun{cfg: s, res: &probe.Result{}}
+	run := &serverRun{cfg: s, res: &probe.Result{}, plan: opts.planFor(s)}
+	timeout, derived := opts.serverTimeout(run.plan)
+	if !derived && !run.plan.Fits(timeout) {
+		// FitPlans refuses this run up front; a caller that did not ask
+		// it still never gets a server held half-way through its plan.
+		run.held = fmt.Sprintf("the plan needs about %s (%s); the server time-out is %s: nothing was launched", About(run.plan.Estimate()), run.plan, timeout)
+		return run
+	}
 	popts := probeOptions(s, opts)
 	var t target
-	if s.Type == "http" || s.Type == "sse" || s.URL != "" {
+	if isRemote(s) {
 		if rt := newRemoteTarget(s, opts, &popts, run); rt != nil {
 			t = rt
 		}
@@ -374,10 +391,15 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 			mu.Unlock()
 		})
 	}
-	pctx, cancel := serverDeadline(ctx, opts)
+	if derived && popts.StartTimeout > 0 {
+		// A first launch that installs its package first may take
+		// StartTimeout to start: the plan's deadline gets it on top.
+		timeout += popts.StartTimeout
+	}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	run.identities = countIdentities(popts)
 	wait := run.streamPhases(&popts, t.redactor())
+	run.probed = true
 	run.res = probe.Run(pctx, t, popts)
 	wait()
 	run.notes = append(run.notes, run.res.Notes...)
@@ -387,7 +409,12 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	t.finish(run)
 	run.res.Stderr = opts.Redactor.String(t.scrub(run.res.Stderr))
 	if run.res.Err != nil && run.held == "" {
-		run.held = opts.Redactor.String(t.scrub(heldReason(run.res.Err, opts, serverExpired(ctx, pctx))) + t.where())
+		run.held = opts.Redactor.String(t.scrub(heldReason(run.res.Err, timeout, derived, run.plan, serverExpired(ctx, pctx))) + t.where())
+	}
+	if run.held == "" {
+		// The probe went on to its end, and still did less than planned:
+		// what the report says it baited is not what a pass promises.
+		run.held = opts.Redactor.String(t.scrub(unfinished(run)))
 	}
 	for i, n := range run.notes {
 		// A note may quote the server's own output (stdout lines it
@@ -433,26 +460,35 @@ func serverExpired(run, server context.Context) bool {
 	return run.Err() == nil && errors.Is(server.Err(), context.DeadlineExceeded)
 }
 
-// serverDeadline bounds one server's whole probe (all launches).
-func serverDeadline(ctx context.Context, opts *Options) (context.Context, context.CancelFunc) {
-	if opts.ServerTimeout > 0 {
-		return context.WithTimeout(ctx, opts.ServerTimeout)
-	}
-	return ctx, func() {}
-}
-
 // heldReason says why a probe could not finish, naming the time-out that
-// stopped it.
+// stopped it: timeout, derived from plan or set.
 //
 // expired says the server's own deadline passed while the run's did not:
 // it is asked of the contexts, not read from err, because the probe's error
 // may carry the expiry only as text (a connection read cut off by it).
-func heldReason(err error, opts *Options, expired bool) string {
+func heldReason(err error, timeout time.Duration, derived bool, plan Plan, expired bool) string {
 	reason := err.Error()
-	if expired && opts.ServerTimeout > 0 {
-		reason += fmt.Sprintf(" (server time-out %s)", opts.ServerTimeout)
+	if expired {
+		if derived {
+			reason += fmt.Sprintf(" (server time-out %s, the plan's own: twice its estimate of %s for %s, plus 1m; the server is slower than that, give it more with --timeout or the policy's timeout)", timeout.Round(time.Second), About(plan.Estimate()), plan)
+		} else {
+			reason += fmt.Sprintf(" (server time-out %s)", timeout)
+		}
 	}
 	return reason
+}
+
+// unfinished is why a probe that ran to its end did less than its plan
+// ("" if it did not): a burst the server cut short, or fewer launches
+// than planned.
+func unfinished(run *serverRun) string {
+	if len(run.res.Unfinished) > 0 {
+		return "the plan was not finished: " + strings.Join(run.res.Unfinished, "; ")
+	}
+	if c := coverageOf(run); c != nil && c.Planned != nil && c.Launches < c.Planned.Launches {
+		return fmt.Sprintf("the plan was not finished: %d of %d launches were made", c.Launches, c.Planned.Launches)
+	}
+	return ""
 }
 
 // note adds a note once, however often it is made (the findings may be
@@ -900,7 +936,7 @@ func callsOf(run *serverRun) []report.Call {
 }
 
 // countIdentities is how many distinct clientInfo identities a probe with
-// popts presents.
+// popts plans to present.
 func countIdentities(popts probe.Options) int {
 	seen := map[string]bool{}
 	if popts.Identity.Name != "" {
@@ -912,17 +948,36 @@ func countIdentities(popts probe.Options) int {
 	return max(len(seen), 1)
 }
 
-// coverageOf counts what the probe of run spent: nil for a server that was
-// never launched (held before its probe, or orphaned).
+// coverageOf counts what the probe of run spent, beside what its plan
+// asked: nil for a server that was never launched (held before its probe,
+// or orphaned). Launches, identities and clock shifts count those that
+// reached a recorded phase; calls count every call made.
 func coverageOf(run *serverRun) *report.Coverage {
-	if run.res == nil || run.identities == 0 {
+	if run.res == nil || !run.probed {
 		return nil
 	}
-	launches := map[string]bool{}
+	launches := map[int]bool{}
+	ids := map[string]bool{}
 	for _, s := range run.snaps {
-		if l, _, ok := strings.Cut(s.obs.Phase, "/"); ok {
-			launches[l] = true
+		launches[s.obs.Launch] = true
+		ids[s.obs.Identity.String()] = true
+	}
+	shifts := 0
+	for _, n := range run.clockLaunches {
+		if launches[n] {
+			shifts++
 		}
 	}
-	return &report.Coverage{Calls: len(run.res.Calls), Launches: len(launches), Identities: run.identities, ClockShifts: run.clockShifts}
+	burst := 0
+	for _, c := range run.res.Calls {
+		if strings.Contains(c.Phase, "/burst-") {
+			burst++
+		}
+	}
+	p := run.plan
+	return &report.Coverage{
+		Calls: len(run.res.Calls), Launches: len(launches), Identities: len(ids), ClockShifts: shifts, BurstCalls: burst,
+		Planned:  &report.Planned{Calls: p.Launches*p.Calls + p.Burst, Launches: p.Launches, Identities: p.Identities, ClockShifts: p.ClockShifts, BurstCalls: p.Burst},
+		Finished: run.res.Err == nil && len(run.res.Unfinished) == 0 && len(launches) >= p.Launches,
+	}
 }
