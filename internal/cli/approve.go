@@ -98,6 +98,9 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	opts.Servers, opts.Lock, opts.LockData = servers, lk, data
+	if err := c.fit(&opts); err != nil {
+		return ExitUsage, err
+	}
 	who := check.Approval{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)

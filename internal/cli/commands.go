@@ -96,6 +96,9 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	} else if review {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
 	}
+	if err := c.fit(&opts); err != nil {
+		return ExitUsage, err
+	}
 	// The repository scan (a git listing) runs beside the probe, and the
 	// probe waits for it before its end-of-run sweep, which kills every
 	// process this one started. Bounded by a signal, not by --deadline:
@@ -204,6 +207,9 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	opts.Servers, opts.All, opts.Lock, opts.FailOn = servers, all, lk, threshold
+	if err := c.fit(&opts); err != nil {
+		return ExitUsage, err
+	}
 	if c.deadline > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.deadline)

@@ -70,6 +70,7 @@ type probeFlags struct {
 	deadline       time.Duration
 	clockOffsets   durations
 	callGap        time.Duration
+	burst          int
 	profile        string
 }
 
@@ -122,7 +123,7 @@ func (c *probeFlags) registerProbe(fs *flag.FlagSet) {
 	fs.IntVar(&c.launches, "launches", 2, "`N` launches per server (a sleeper changes on a later launch)")
 	fs.Var(&c.identities, "client-identity", "add a launch presenting clientInfo `NAME/VERSION` (repeatable)")
 	fs.StringVar(&c.protocol, "protocol", string(protocolAuto), "handshake `MODE`: auto (initialize, as the presented client does; server/discover only when initialize is refused), legacy or stateless")
-	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "deadline for one server's whole probe")
+	fs.DurationVar(&c.timeout, "timeout", 0, "deadline for one server's whole probe (default: what the plan needs, twice its estimate plus 1m and at least 2m; see docs/profiles.md); one too short for the plan is refused")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "deadline for one request")
 	fs.DurationVar(&c.callTimeout, "call-timeout", probe.DefaultCallTimeout, "deadline for one warm-up tools/call; a call not answered by then still counts, and is a note")
 	fs.IntVar(&c.maxMessage, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted from a server, in `BYTES`")
@@ -130,7 +131,8 @@ func (c *probeFlags) registerProbe(fs *flag.FlagSet) {
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.Var(&c.clockOffsets, "clock-offset", "add a launch with the server's clock moved forward by `DURATION` (libfaketime; repeatable)")
 	fs.DurationVar(&c.callGap, "call-gap", 0, "idle `DURATION` between warm-up calls in a session (a server that waits for wall time)")
-	fs.StringVar(&c.profile, "profile", ProfileQuick, "probe `NAME`: quick (the defaults) or deep (50 calls, 5 launches, clock shifts, every client identity, idle gaps; see docs/profiles.md); flags given override it")
+	fs.IntVar(&c.burst, "burst-calls", 0, "`N` calls in a burst, in the first launch after its warm-up calls: no gaps, re-lists at growing intervals, reads only (0: none; deep: 1000)")
+	fs.StringVar(&c.profile, "profile", ProfileQuick, "probe `NAME`: quick (the defaults) or deep (50 calls, 5 launches, clock shifts, every client identity, idle gaps, a burst of 1000 calls; see docs/profiles.md); flags given override it")
 	fs.BoolVar(&c.verbose, "verbose", false, "progress for every phase on stderr; the text report lists acknowledged findings and every finding of a rule that fires on many subjects")
 	fs.StringVar(&c.progress, "progress", string(progressAuto), "progress `STYLE` on stderr: auto, plain, tty (lines replaced in place) or github (log groups)")
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
@@ -422,6 +424,12 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 	if c.callGap < 0 {
 		return o, usageErr("--call-gap must be >= 0")
 	}
+	if c.timeout < 0 || c.deadline < 0 {
+		return o, usageErr("--timeout and --deadline must be >= 0")
+	}
+	if c.burst < 0 || c.burst > maxBurstCalls {
+		return o, usageErr("--burst-calls must be between 0 and %d", maxBurstCalls)
+	}
 	mode, err := parseProtocolMode(c.protocol)
 	if err != nil {
 		return o, err
@@ -433,9 +441,11 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 	o.Probe = probe.Options{
 		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: string(mode),
 		RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout, MaxMessageBytes: c.maxMessage,
-		CallGap: c.callGap,
+		CallGap: c.callGap, BurstCalls: c.burst,
 	}
+	// 0: each server gets the deadline its plan needs.
 	o.ServerTimeout = c.timeout
+	o.ProfileName = cmp.Or(c.profile, ProfileQuick)
 	preflight := func() error {
 		if err := sandbox.Available(lvl); err != nil {
 			return asUsage(fmt.Errorf("--sandbox strict cannot be applied here: %w", err))
@@ -489,7 +499,7 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 		if err != nil {
 			return o, err
 		}
-		o.Deep = &check.Profile{WarmupCalls: d.warmup, Launches: d.launches, ExtraIdentities: dids, CallGap: d.callGap, ClockOffsets: d.clockOffsets}
+		o.Deep = &check.Profile{WarmupCalls: d.warmup, Launches: d.launches, BurstCalls: d.burst, ExtraIdentities: dids, CallGap: d.callGap, ClockOffsets: d.clockOffsets}
 	}
 	if !c.quiet {
 		style, err := parseProgressStyle(c.progress)
@@ -499,6 +509,13 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 		o.Progress = newProgress(stderr, env, style, c.verbose)
 	}
 	return o, nil
+}
+
+// fit refuses, before anything is launched, a run whose time-outs cannot
+// hold its plan (check.Options.FitPlans): exit 2, with the numbers. Call
+// it once opts hold the servers and the policy in force.
+func (c *probing) fit(opts *check.Options) error {
+	return asUsage(opts.FitPlans(c.deadline))
 }
 
 // defaultCacheDir is the package cache strict servers use when --cache-dir

@@ -316,6 +316,9 @@ func runDiff(ctx context.Context, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	if err := c.fit(&opts); err != nil {
+		return ExitUsage, err
+	}
 	r := check.Check(ctx, opts)
 	if err := c.besideErr(); err != nil {
 		return ExitUsage, err

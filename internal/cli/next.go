@@ -18,7 +18,7 @@ var carriedFlags = map[string]bool{
 	"sandbox": true, "pass-env": true, "cache-dir": true, "warmup-calls": true, "launches": true,
 	"client-identity": true, "protocol": true, "timeout": true, "request-timeout": true,
 	"call-timeout": true, "max-message-bytes": true, "clock-offset": true, "call-gap": true,
-	"profile": true,
+	"burst-calls": true, "profile": true,
 }
 
 // approveCommand is "mcp-lockcheck approve" with the carried flags of

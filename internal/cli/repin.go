@@ -84,6 +84,9 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	opts.Servers, opts.All, opts.Lock = servers, all, old
+	if err := c.fit(&opts); err != nil {
+		return ExitUsage, err
+	}
 	who := check.Approval{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
