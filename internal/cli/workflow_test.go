@@ -159,8 +159,8 @@ func slicesContains(list []string, s string) bool {
 // TestDeepNightlyWorkflow runs examples/workflows/deep-nightly.yml's job
 // under an emulated runner against the fake API, night after night: a
 // server that changes on its 40th call opens the issue (named server,
-// phase and diff); a sleeper that changes on its 4th launch updates the
-// same issue; a night whose server is held, and a night the check cannot
+// phase and diff); a sleeper that changes on its 4th launch, and a server
+// that changes on its 600th call (the burst's), update the same issue; a night whose server is held, and a night the check cannot
 // run at all, leave it open and say so; a clean night closes it. The job
 // fails on every night but the clean one.
 func TestDeepNightlyWorkflow(t *testing.T) {
@@ -221,6 +221,13 @@ func TestDeepNightlyWorkflow(t *testing.T) {
 		t.Fatalf("pin: %v\n%s", err, out)
 	}
 	wf := filepath.Join(repoRootDir(t), "examples", "workflows", "deep-nightly.yml")
+	// The deep profile's server time-out follows its plan: a workflow
+	// that sets one by hand would have to follow every change of plan.
+	if data, err := os.ReadFile(wf); err != nil {
+		t.Fatal(err)
+	} else if regexp.MustCompile(`(?m)^[^#]*--timeout\b`).Match(data) {
+		t.Errorf("%s sets --timeout by hand", wf)
+	}
 	// The budget a repository trims the deep run to: no idle gap, one
 	// extra client. Everything else is the deep profile.
 	vars := map[string]string{"MCP_LOCKCHECK_DEEP_ARGS": "--call-gap 0  --client-identity cursor-vscode/1.0.0"}
@@ -258,8 +265,15 @@ func TestDeepNightlyWorkflow(t *testing.T) {
 		t.Fatalf("the issue was not updated in place: %+v", is)
 	}
 
+	// The 600th call in one process: the burst's reach, with no time-out
+	// set by hand.
+	night("counter-600", 1)
+	if is = issues(); len(is) != 1 || is[0].State != "open" || !strings.Contains(is[0].Body, "`launch-1/burst-after-call-1024`") || !strings.Contains(is[0].Body, "exec_shell") {
+		t.Fatalf("the burst's catch did not reach the issue: %+v", is)
+	}
+
 	night("crash-after-init", 3)
-	if is = issues(); len(is) != 1 || is[0].State != "open" || !strings.Contains(is[0].Body, "not every server could be probed") || !strings.Contains(is[0].Body, "`launch-4/initial`") {
+	if is = issues(); len(is) != 1 || is[0].State != "open" || !strings.Contains(is[0].Body, "not every server could be probed") || !strings.Contains(is[0].Body, "`launch-1/burst-after-call-1024`") {
 		t.Fatalf("a held night must keep the issue open, its evidence, and say so: %+v", is)
 	}
 
