@@ -391,10 +391,12 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 			mu.Unlock()
 		})
 	}
+	var cold time.Duration
 	if derived && popts.StartTimeout > 0 {
 		// A first launch that installs its package first may take
 		// StartTimeout to start: the plan's deadline gets it on top.
-		timeout += popts.StartTimeout
+		cold = popts.StartTimeout
+		timeout += cold
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -409,7 +411,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	t.finish(run)
 	run.res.Stderr = opts.Redactor.String(t.scrub(run.res.Stderr))
 	if run.res.Err != nil && run.held == "" {
-		run.held = opts.Redactor.String(t.scrub(heldReason(run.res.Err, timeout, derived, run.plan, serverExpired(ctx, pctx))) + t.where())
+		run.held = opts.Redactor.String(t.scrub(heldReason(run.res.Err, timeout, derived, run.plan, cold, serverExpired(ctx, pctx))) + t.where())
 	}
 	if run.held == "" {
 		// The probe went on to its end, and still did less than planned:
@@ -461,19 +463,24 @@ func serverExpired(run, server context.Context) bool {
 }
 
 // heldReason says why a probe could not finish, naming the time-out that
-// stopped it: timeout, derived from plan or set.
+// stopped it: timeout, set or derived from plan (with cold, a first
+// start's allowance, in it).
 //
 // expired says the server's own deadline passed while the run's did not:
 // it is asked of the contexts, not read from err, because the probe's error
 // may carry the expiry only as text (a connection read cut off by it).
-func heldReason(err error, timeout time.Duration, derived bool, plan Plan, expired bool) string {
+func heldReason(err error, timeout time.Duration, derived bool, plan Plan, cold time.Duration, expired bool) string {
 	reason := err.Error()
-	if expired {
-		if derived {
-			reason += fmt.Sprintf(" (server time-out %s, the plan's own: twice its estimate of %s for %s, plus 1m; the server is slower than that, give it more with --timeout or the policy's timeout)", timeout.Round(time.Second), About(plan.Estimate()), plan)
-		} else {
-			reason += fmt.Sprintf(" (server time-out %s)", timeout)
+	switch {
+	case !expired:
+	case derived:
+		first := ""
+		if cold > 0 {
+			first = ", and " + cold.String() + " for a first start that installs the package"
 		}
+		reason += fmt.Sprintf(" (server time-out %s, its plan's: twice the estimate of %s for %s plus 1m, at least %s%s; a server slower than that needs --timeout or the policy's timeout)", timeout.Round(time.Second), About(plan.Estimate()), plan, MinServerTimeout, first)
+	default:
+		reason += fmt.Sprintf(" (server time-out %s)", timeout)
 	}
 	return reason
 }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,5 +183,31 @@ func TestFitPlans(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHeldReason: a probe its own time-out stopped says which time-out it
+// was; the plan's says how it was reached and how to give more.
+func TestHeldReason(t *testing.T) {
+	t.Parallel()
+	quick := Plan{Launches: 2, Calls: 5}
+	err := errors.New("tools/list: no answer")
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		derived bool
+		cold    time.Duration
+		expired bool
+		want    string
+	}{
+		{"not expired", 2 * time.Minute, true, 0, false, "tools/list: no answer"},
+		{"set", 9 * time.Second, false, 0, true, "tools/list: no answer (server time-out 9s)"},
+		{"the plan's", 2 * time.Minute, true, 0, true, "tools/list: no answer (server time-out 2m0s, its plan's: twice the estimate of 8s for 2 launches × 5 calls plus 1m, at least 2m0s; a server slower than that needs --timeout or the policy's timeout)"},
+		{"the plan's, cold", 4 * time.Minute, true, 2 * time.Minute, true, "tools/list: no answer (server time-out 4m0s, its plan's: twice the estimate of 8s for 2 launches × 5 calls plus 1m, at least 2m0s, and 2m0s for a first start that installs the package; a server slower than that needs --timeout or the policy's timeout)"},
+	}
+	for _, tt := range tests {
+		if got := heldReason(err, tt.timeout, tt.derived, quick, tt.cold, tt.expired); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
 	}
 }
