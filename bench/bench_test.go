@@ -56,6 +56,7 @@ func TestReport(t *testing.T) {
 		{"One real server: check vs the server's own spawn-to-tools/list", realServer},
 		{"The cost of baiting: defaults vs --warmup-calls 0 --launches 1", baiting},
 		{"Sandbox: strict vs basic on real servers", strictCost},
+		{"The burst: 1,000 calls in one process", burstCost},
 	}
 	for _, s := range sections {
 		t.Logf("== %s", s.title)
@@ -316,4 +317,63 @@ func TestStrictCost(t *testing.T) {
 		t.Skip("run with: go test ./bench -run TestStrictCost -report -v")
 	}
 	t.Log("\n" + strictCost(t, buildCLI(t)))
+}
+
+// burstCost measures what deep's burst costs a server: the same check of
+// one launch with no timed calls, with --burst-calls 1000 and with 0,
+// alternating run by run so the machine's load falls on both alike, on the
+// real servers and on the fake (a Go server that answers at once). The
+// difference over 1,000 is one burst call with its share of the re-lists.
+// Target: a few seconds on a fast server.
+func burstCost(t *testing.T, bin string) string {
+	_, dir := realDirs(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ".mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct{ MCPServers map[string]any }
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.MCPServers["fake"] = map[string]any{"command": exe, "env": map[string]string{fakeserver.EnvScenario: "honest"}}
+	writeConfig(t, dir, cfg.MCPServers)
+	if code := run(t, bin, dir, "pin", "--quiet"); code != 0 {
+		t.Fatalf("pin: exit %d", code)
+	}
+	const n = 5
+	var b strings.Builder
+	b.WriteString("| server | no burst | burst of 1,000 | burst cost | per call |\n|---|---|---|---|---|\n")
+	for _, s := range []string{"fake", "fs", "memory", "everything"} {
+		times := map[string][]time.Duration{}
+		for range n {
+			for _, burst := range []string{"0", "1000"} {
+				start := time.Now()
+				if code := run(t, bin, dir, "check", "--quiet", "--server", s, "--launches", "1", "--warmup-calls", "0", "--burst-calls", burst); code != 0 {
+					t.Fatalf("%s --burst-calls %s: exit %d", s, burst, code)
+				}
+				times[burst] = append(times[burst], time.Since(start))
+			}
+		}
+		med := func(k string) time.Duration {
+			ds := times[k]
+			slices.Sort(ds)
+			return ds[len(ds)/2]
+		}
+		cost := med("1000") - med("0")
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f ms |\n", s, ms(med("0")), ms(med("1000")), ms(cost), float64(cost)/float64(time.Millisecond)/1000)
+	}
+	fmt.Fprintf(&b, "\nMedian of %d, alternating run by run: `check --launches 1 --warmup-calls 0` with `--burst-calls 1000` and `0`, the basic sandbox; the cost includes planning the calls, their re-lists (a dozen), recording them and inspecting the distinct answers. Target: a few seconds on a fast server.\n", n)
+	return b.String()
+}
+
+// TestBurstCost prints the burst's table alone.
+func TestBurstCost(t *testing.T) {
+	if !*report {
+		t.Skip("run with: go test ./bench -run TestBurstCost -report -v")
+	}
+	t.Log("\n" + burstCost(t, buildCLI(t)))
 }
