@@ -81,6 +81,8 @@ const (
 	UncheckedConfig         RuleID = "unchecked-config"
 	LaunchDependsOnEnv      RuleID = "launch-depends-on-environment"
 	UnknownConfigKey        RuleID = "unknown-config-key"
+	ArtifactChanged         RuleID = "artifact-changed"
+	ArtifactUnidentified    RuleID = "artifact-unidentified"
 )
 
 const repin = "If the change is expected, review the new text and record it with `mcp-lockcheck approve` (or re-run `mcp-lockcheck pin`); otherwise do not merge, and pin the server to the approved version."
@@ -119,12 +121,14 @@ var Rules = []Rule{
 	{ApprovalAdded, Note, "This pull request approves a new entry", "The pull request's lock adds an entry the base branch's lock did not have.", "Read the approved text before merging."},
 	{ApprovalChanged, Note, "This pull request approves a changed entry", "The pull request's lock changes an entry of the base branch's lock.", "Read the diff before merging."},
 	{UnpinnedPackage, Warning, "The launch names no exact package version", "An `npx`/`uvx`/`docker` launch without an exact version or digest can run different code tomorrow under the same config.", "Pin the package to an exact version or digest in the config."},
-	{PackageChanged, Warning, "The resolved package version changed", "The package the launch resolved to differs from the lock's.", repin},
+	{PackageChanged, Error, "The resolved package version changed", "The package version the launch ran differs from the lock's: new code runs under the same name, and its tools may look exactly as before (postmark-mcp 1.0.16 added one line that copied every email to its author). The finding shows both versions and links to the code difference. A policy can lower it to a warning per server.", "Review the code difference the finding links to; if it is expected, record it with `mcp-lockcheck approve` (or `pin --server NAME`); otherwise pin the config to the approved version."},
 	{UnstableManifest, Error, "The manifest changed during one probe", "Phases of one probe disagree: after a tool call, after `list_changed`, across launches, clocks or client identities. A server that changes what it shows is not pinnable. A `prompts/get` answer whose only differences between reads are timestamp-shaped tokens (ISO 8601, RFC 1123, JavaScript dates, times of day, unix seconds or milliseconds near now) is the time of the request: a note, not this rule (the guard forwards it too).", "Find out why the server changes its manifest; do not approve it until it is stable."},
 	{AmbiguousJSON, Error, "A definition is JSON with more than one meaning", "Duplicate keys, lone surrogates, invalid UTF-8 or numbers that cannot be kept exact: two clients may read the definition two ways. It is pinned by its raw bytes.", "Ask the server's authors to send well-formed JSON."},
 	{PolicyWeakened, Error, "This pull request weakens the policy", "With --base, the pull request's policy file lowers a setting of the base branch's: fewer warm-up calls or launches, a weaker sandbox, a rule lowered or turned off, a variable added to pass-env, a warm-up call removed, a warm-up call added to a tool whose name reads as a write (not made). The check ran with the base branch's value; the pull request's takes effect once merged.", "Have the policy's code owners review the change; if it is not wanted, restore the base branch's value."},
 	{UncheckedConfig, Error, "An MCP config the run did not read", "A file in the repository holds an MCP server map (mcpServers, servers, mcp, context_servers, mcp_servers) that this run did not read: a client that is not discovered, or a path nobody passed with --config. Its servers reach whoever uses that client, unreviewed.", "Pass the file with --config (and pin its servers), or remove it."},
 	{LaunchDependsOnEnv, Warning, "The launch depends on the environment", "The command, arguments, cwd, URL or headers expand a variable the config does not set, so what runs depends on where it runs: CI may run one thing and a developer's machine another, while the lock records only the template. An error when the variable is one CI sets (CI, GITHUB_*, RUNNER_*).", "Write the value into the config, or set the variable in the config's env."},
+	{ArtifactChanged, Error, "The same version runs other bytes", "The launch's artifact has the version the lock holds but other bytes: the npm tarball's integrity, the image digest a tag resolves to, or the sha256 of the local executable or script the launch runs. A registry never serves one version with two contents, so this means a compromised registry, mirror or cache, a moved tag, or a program replaced on disk. A file tracked in the project's own repository is a note: its change is in the pull request's diff.", "Find out why before anything else; `approve` refuses it without --force. Re-pin only once the new bytes are known to be wanted."},
+	{ArtifactUnidentified, Warning, "What the launch runs could not be identified", "The launch's artifact (version, integrity, digest or file hash) could not be read: a git or tarball URL, a launcher whose installs are not read (uvx, pipx run, pnpm dlx, bunx), an image the container CLI could not inspect, or a registry the checker could not ask. Its code can change without the lock noticing.", "Pin an exact version or digest, or launch an installed file; acknowledge with a reason if the launch is trusted."},
 	{UnknownConfigKey, Warning, "A server entry has a key its client does not read", "A key of a server's config entry is not one the config's format accepts (`\"arg\"` for `\"args\"`, `\"cmd\"` for `\"command\"`, `\"env_vars\"` for `\"env\"`). The client ignores it, so the server runs without what the key was meant to say, and nothing else reports it. The finding names the file, the line and the key most likely meant; keys any mainstream client of that format reads (`disabled`, `alwaysAllow`, `autoApprove`, `timeout`, `envFile`, ...) are not reported.", "Rename the key to the one the client reads, or remove it."},
 }
 
@@ -186,7 +190,7 @@ const (
 func Resolution(id RuleID) string {
 	switch id {
 	case HiddenCharacters, TerminalEscape, ModelInstruction, SensitivePath, ToolShadowing,
-		ConfusableName, CanaryLeak, CanaryReturned, CanaryUsed, AmbiguousJSON, UnpinnedPackage, LaunchDependsOnEnv:
+		ConfusableName, CanaryLeak, CanaryReturned, CanaryUsed, AmbiguousJSON, UnpinnedPackage, LaunchDependsOnEnv, ArtifactUnidentified:
 		return ResolveAck
 	case ServerUnavailable, UnstableManifest, PolicyWeakened, UncheckedConfig, UnknownConfigKey:
 		return ResolveFix

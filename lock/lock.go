@@ -55,12 +55,42 @@ type Launch struct {
 	// not launch-changed.
 	Package  string `json:"package,omitempty"`
 	Resolved string `json:"resolved,omitempty"`
+	// The artifact that ran, read as the server was started: what the
+	// config names can be the same while the code is not (a new release
+	// of an unpinned package, a version re-served with other bytes, a
+	// binary replaced on disk), and only these say so. All are optional:
+	// a lock written before them reads as before, and the first check
+	// says which are missing.
+	//
+	// Integrity is the npm tarball's integrity ("sha512-..."), as the
+	// registry's dist.integrity gives it and npm's install records it.
+	Integrity string `json:"integrity,omitempty"`
+	// Digest is the image digest ("sha256:...") a docker / podman run's
+	// reference resolved to.
+	Digest string `json:"digest,omitempty"`
+	// File is the local executable or the script an interpreter runs,
+	// as the launch names it (relative to the config's cwd when it is
+	// relative); FileSHA256 is the hex sha256 of its bytes.
+	File       string `json:"file,omitempty"`
+	FileSHA256 string `json:"fileSha256,omitempty"`
+	// Tracked reports that File is tracked in the project's own git
+	// repository: its change is then in the pull request's diff.
+	Tracked bool `json:"tracked,omitempty"`
 }
 
-// Equal reports whether two launches are the same identity (Package and
-// Resolved aside).
+// WithoutArtifact is l without what was read from the artifact (Resolved
+// and the identity fields): the launch as configured, plus the spec.
+func (l Launch) WithoutArtifact() Launch {
+	l.Resolved, l.Integrity, l.Digest, l.File, l.FileSHA256, l.Tracked = "", "", "", "", "", false
+	return l
+}
+
+// Equal reports whether two launches are the same identity (Package,
+// Resolved and the artifact's identity aside: a change of those is
+// package-changed or artifact-changed, not launch-changed).
 func (l Launch) Equal(o Launch) bool {
-	l.Package, l.Resolved, o.Package, o.Resolved = "", "", "", ""
+	l, o = l.WithoutArtifact(), o.WithoutArtifact()
+	l.Package, o.Package = "", ""
 	a, _ := json.Marshal(l)
 	b, _ := json.Marshal(o)
 	return bytes.Equal(a, b)

@@ -80,6 +80,9 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 			// changed: keep the approved one.
 			if prev != nil && l.Server.Launch.Resolved == "" && l.Server.Launch.Package == prev.Launch.Package {
 				l.Server.Launch.Resolved = prev.Launch.Resolved
+				if l.Server.Launch.Integrity == "" {
+					l.Server.Launch.Integrity = prev.Launch.Integrity
+				}
 			}
 		}
 		if l.Refused != "" || l.Leaked != "" {
@@ -455,7 +458,7 @@ func reportSubject(f finding.Finding, c Change) bool {
 	if c.Kind == KindServer {
 		switch c.Name {
 		case "launch":
-			return f.Rule == finding.LaunchChanged || f.Rule == finding.PackageChanged
+			return f.Rule == finding.LaunchChanged || f.Rule == finding.PackageChanged || f.Rule == finding.ArtifactChanged
 		case "serverInfo":
 			return f.Rule == finding.ServerInfoChanged
 		case "capabilities":
@@ -570,6 +573,19 @@ func verifyServerField(mine []finding.Finding, c Change, mismatch func(string) e
 				return mismatch("cannot read the live launch")
 			}
 			live = l.Resolved
+		case finding.ArtifactChanged:
+			var l lock.Launch
+			if json.Unmarshal(c.After, &l) != nil {
+				return mismatch("cannot read the live launch")
+			}
+			switch f.Field {
+			case "launch/integrity":
+				live = l.Integrity
+			case "launch/digest":
+				live = l.Digest
+			case "launch/fileSha256":
+				live = l.FileSHA256
+			}
 		}
 		if f.After != live {
 			return mismatch("the live value is not the one the report showed")

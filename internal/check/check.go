@@ -61,6 +61,9 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			fs = append(fs, promptAnswerFindings(name, ls, run)...)
 		}
 		fs = append(fs, launchHygiene(run, ls)...)
+		if n := missingIdentity(run, ls); n != "" {
+			run.notes = append(run.notes, n)
+		}
 		fs = append(fs, envDependence(run.cfg)...)
 		fs = append(fs, unknownKeys(run.cfg)...)
 		fs = append(fs, stabilityFindings(run)...)

@@ -201,6 +201,7 @@ type serverRun struct {
 	held      string // reason it could not be probed
 	notes     []string
 	resolved  string // package version the launch resolved to (hygiene.go)
+	art       artifact
 	// clockLaunches are the launches made with a moved clock
 	// (libfaketime), by number.
 	clockLaunches []int

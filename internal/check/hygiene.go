@@ -19,40 +19,113 @@ import (
 )
 
 // launchHygiene reports launches that can run different code tomorrow
-// under the same config (unpinned-package) and resolved package versions
-// that differ from the lock's (package-changed).
+// under the same config (unpinned-package), artifacts that differ from the
+// lock's (package-changed: another version; artifact-changed: the same
+// version or file with other bytes) and package launches whose artifact
+// could not be identified (artifact-unidentified).
 func launchHygiene(run *serverRun, ls *lock.Server) []finding.Finding {
-	pkg, ok := PackageOf(run.cfg.Command, run.cfg.Args)
-	if !ok {
-		return nil
-	}
 	name := run.cfg.Name
 	var out []finding.Finding
-	if !pkg.Pinned {
+	pkg, isPkg := PackageOf(run.cfg.Command, run.cfg.Args)
+	if isPkg && !pkg.Pinned {
 		f := finding.New(finding.UnpinnedPackage, name)
 		f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
 		f.Message = fmt.Sprintf("%s launch of %q names no exact version or digest (%s): the same config can run different code tomorrow", pkg.Manager, pkg.Spec, pkg.Why)
 		f.After = pkg.Spec
 		out = append(out, f)
 	}
-	if ls != nil && ls.Launch.Resolved != "" && run.resolved != "" && ls.Launch.Resolved != run.resolved {
+	if run.art.Unidentified != "" && run.held == "" {
+		f := finding.New(finding.ArtifactUnidentified, name)
+		f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
+		f.Message = run.art.Unidentified
+		out = append(out, f)
+	}
+	if ls == nil || run.held != "" {
+		return out
+	}
+	was, now := ls.Launch, run.art
+	if was.Resolved != "" && now.Version != "" && was.Resolved != now.Version {
 		f := finding.New(finding.PackageChanged, name)
 		f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch/resolved"
-		f.Message = fmt.Sprintf("%s resolved to %s; the lock has %s", pkg.Name, run.resolved, ls.Launch.Resolved)
-		f.Before, f.After = ls.Launch.Resolved, run.resolved
+		f.Message = fmt.Sprintf("%s resolved to %s; the lock has %s: new code runs under the same tools, so review it before approving", pkg.Name, now.Version, was.Resolved)
+		f.Before, f.After = was.Resolved, now.Version
+		f.Detail = reviewLinks(pkg.Name, was.Resolved, now.Version, now.Repository, now.Registry)
 		out = append(out, f)
+		return out
+	}
+	changed := func(field, before, after, why string) {
+		f := finding.New(finding.ArtifactChanged, name)
+		f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch/"+field
+		f.Before, f.After = before, after
+		f.Message = why
+		if field == "fileSha256" && now.Tracked {
+			f.Severity = finding.Note
+			f.Message += " The file is tracked in this repository: its change is in the pull request's diff."
+		}
+		out = append(out, f)
+	}
+	switch {
+	case was.Integrity != "" && now.Integrity != "" && was.Integrity != now.Integrity:
+		changed("integrity", was.Integrity, now.Integrity, fmt.Sprintf("%s@%s was served with other bytes than the lock's: npm never lets a published version be republished, so the same version with a different integrity means a compromised registry, mirror or cache. Do not approve it unless you know why.", pkg.Name, now.Version))
+	case was.Digest != "" && now.Digest != "" && was.Digest != now.Digest:
+		changed("digest", was.Digest, now.Digest, fmt.Sprintf("image %s now resolves to %s, the lock has %s: the tag was moved to other bytes (a push to the tag, or a compromised registry). Pin the image by digest, and review the new image before approving.", pkg.Spec, now.Digest, was.Digest))
+	case was.FileSHA256 != "" && now.FileSHA256 != "" && was.FileSHA256 != now.FileSHA256:
+		changed("fileSha256", was.FileSHA256, now.FileSHA256, fmt.Sprintf("the file the launch runs (%s) has other bytes than the lock's: a program outside review was replaced, and the same tools do not mean the same code.", now.File))
 	}
 	return out
 }
 
+// missingIdentity is the note for a lock written before artifact
+// identities were recorded: the run read identities the lock cannot
+// compare, which pin adds. It is a note: an old lock alone never fails.
+func missingIdentity(run *serverRun, ls *lock.Server) string {
+	if ls == nil || run.held != "" {
+		return ""
+	}
+	var miss []string
+	add := func(has bool, live, what string) {
+		if !has && live != "" {
+			miss = append(miss, what)
+		}
+	}
+	l := ls.Launch
+	add(l.Resolved != "", run.art.Version, "the package version")
+	add(l.Integrity != "", run.art.Integrity, "the tarball integrity")
+	add(l.Digest != "", run.art.Digest, "the image digest")
+	add(l.FileSHA256 != "", run.art.FileSHA256, "the file's sha256")
+	if len(miss) == 0 {
+		return ""
+	}
+	return "the lock does not record " + strings.Join(miss, ", ") + " of this launch, so it was not compared; `mcp-lockcheck pin` adds it"
+}
+
+// reviewLinks are links a reviewer can follow to the code difference
+// between two versions: the source repository's compare view when the
+// package names a GitHub repository, and the registry's pages of both
+// versions (npmjs.com for the public registry, the tarballs otherwise).
+func reviewLinks(name, before, after, repo string, reg *registryAnswer) string {
+	var l []string
+	if repo != "" {
+		l = append(l, fmt.Sprintf("compare: %s/compare/v%s...v%s", repo, before, after))
+	}
+	if reg == nil || strings.HasPrefix(reg.Tarball, "https://registry.npmjs.org/") {
+		l = append(l, fmt.Sprintf("npm: https://www.npmjs.com/package/%s/v/%s and https://www.npmjs.com/package/%s/v/%s", name, before, name, after))
+	} else {
+		l = append(l, "registry tarball of "+after+": "+reg.Tarball)
+	}
+	return strings.Join(l, "; ")
+}
+
 // launchRecord is the launch identity the lock records for a probed
-// server: pinned.Launch plus, for a package launch, the package spec and the
-// version it resolved to when that could be read offline.
+// server: pinned.Launch plus, for a package launch, the package spec, and
+// the artifact the launch ran (artifact.record).
 func launchRecord(run *serverRun) lock.Launch {
 	l := pinned.Launch(run.cfg)
 	if pkg, ok := PackageOf(run.cfg.Command, run.cfg.Args); ok {
 		l.Package = pkg.Spec
-		l.Resolved = run.resolved
+	}
+	if l.Type == "stdio" || l.Type == "" {
+		run.art.record(&l)
 	}
 	return l
 }

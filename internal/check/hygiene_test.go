@@ -108,7 +108,7 @@ func TestResolvedVersion(t *testing.T) {
 }
 
 func TestLaunchHygieneFindings(t *testing.T) {
-	run := &serverRun{cfg: config.Server{Name: "fs", Command: "npx", Args: []string{"-y", "@scope/server"}}, res: &probe.Result{}, resolved: "2.19.0"}
+	run := &serverRun{cfg: config.Server{Name: "fs", Command: "npx", Args: []string{"-y", "@scope/server"}}, res: &probe.Result{}, art: artifact{Version: "2.19.0"}}
 	ls := &lock.Server{Launch: lock.Launch{Type: "stdio", Command: "npx", Args: []string{"-y", "@scope/server"}, Package: "@scope/server", Resolved: "2.12.0"}}
 	fs := launchHygiene(run, ls)
 	rules := map[finding.RuleID]finding.Finding{}
@@ -132,7 +132,7 @@ func TestLaunchHygieneFindings(t *testing.T) {
 	}
 	// Pinned and unchanged: nothing.
 	run.cfg.Args = []string{"-y", "@scope/server@2.12.0"}
-	run.resolved = "2.12.0"
+	run.art.Version = "2.12.0"
 	if fs := launchHygiene(run, ls); len(fs) != 0 {
 		t.Errorf("pinned, same version: %+v", fs)
 	}

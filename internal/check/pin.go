@@ -90,7 +90,15 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 // check reports too, less the comparison with the lock.
 func probeFindings(run *serverRun, prev *lock.Server, across []finding.Finding) (fs, unstable []finding.Finding) {
 	fs = append([]finding.Finding(nil), run.findings...)
-	fs = append(fs, launchHygiene(run, prev)...)
+	for _, f := range launchHygiene(run, prev) {
+		// What pin and approve record: shown, so the new artifact is
+		// seen, but recording it is what was asked (approve refuses
+		// artifact-changed without --force on its own).
+		if f.Rule == finding.PackageChanged || f.Rule == finding.ArtifactChanged {
+			f.Severity = finding.Note
+		}
+		fs = append(fs, f)
+	}
 	fs = append(fs, unknownKeys(run.cfg)...)
 	fs = append(fs, envDependence(run.cfg)...)
 	unstable = stabilityFindings(run)

@@ -1,7 +1,9 @@
 package check
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,62 +18,138 @@ import (
 // the whole run.
 const prefetchTimeout = 3 * time.Minute
 
-// prefetch warms the npm cache a strict sandbox will use, outside the
-// sandbox and before any launch, for a server launched by npx or npm exec.
-//
-// Strict has no network, and npm cannot run from a read-only cache, so an
-// npx server in strict needs a cache the checker owns that already holds
-// the package and its dependencies. `npm exec --ignore-scripts --package=SPEC -- true`
-// installs it there without running a line of the package's code (install
-// scripts are what a hostile package would use): the checker has the
-// network, the package's code does not. npx inside the sandbox then finds
-// the package installed and its metadata cached, and runs it offline. A
-// package whose own install scripts must run (a native build) fails there
-// and is held with the reason.
-//
-// It returns a note for the report, or "" when there was nothing to do. A
-// failed prefetch is not fatal here: the launch that follows fails and the
-// server is held with npm's reason.
-func prefetch(ctx context.Context, command string, args []string, env map[string]string, opts *Options) string {
-	if opts.Sandbox.Level != sandbox.Strict || opts.Sandbox.CacheDir == "" {
-		return ""
-	}
+// registryAnswer is what the registry resolved a spec to before the
+// launch: the version a client's `npx -y SPEC` runs today.
+type registryAnswer struct {
+	Version   string `json:"version"`
+	Integrity string `json:"dist.integrity"`
+	Tarball   string `json:"dist.tarball"`
+}
+
+// npmLaunch is the package of an npx / npm exec launch whose spec names a
+// registry package the checker can resolve ("" otherwise: a placeholder,
+// a URL, a git reference, a local path).
+func npmLaunch(command string, args []string) (Package, bool) {
 	pkg, ok := PackageOf(command, args)
 	if !ok || (pkg.Manager != "npx" && pkg.Manager != "npm exec") || pkg.Spec == "" ||
-		strings.Contains(pkg.Spec, "${") || strings.HasPrefix(pkg.Spec, "-") {
-		return ""
+		strings.Contains(pkg.Spec, "${") || strings.HasPrefix(pkg.Spec, "-") ||
+		strings.Contains(pkg.Spec, "://") || strings.Contains(pkg.Spec, ":") {
+		return Package{}, false
+	}
+	return pkg, true
+}
+
+// npmEnv is the environment the checker's own npm runs with: the
+// checker's, the launch's npm settings (a config that sets
+// npm_config_registry launches against that registry, so it is asked
+// too), and the cache the sandboxed launch will use.
+func npmEnv(env map[string]string, cache string) []string {
+	e := os.Environ()
+	for k, v := range env {
+		if strings.HasPrefix(strings.ToLower(k), "npm_config_") && !strings.EqualFold(k, "npm_config_cache") {
+			e = append(e, k+"="+v)
+		}
+	}
+	return append(e, "npm_config_cache="+cache, "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false")
+}
+
+// resolveRegistry asks the registry the launch would use which version
+// and tarball the spec names today, outside the sandbox and running no
+// package code (`npm view --prefer-online`: it revalidates the cached
+// packument instead of trusting it). This is what a client's `npx -y
+// SPEC` runs; a warm cache (a laptop, a runner that restores its cache)
+// would otherwise rerun an older release under prefer-offline.
+func resolveRegistry(ctx context.Context, npm, spec string, env []string) (*registryAnswer, error) {
+	ctx, cancel := context.WithTimeout(ctx, prefetchTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "view", "--json", "--prefer-online", "--loglevel=error", spec, "version", "dist.integrity", "dist.tarball")
+	cmd.Env = env
+	cmd.Dir = os.TempDir()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("npm view %s: %v: %s", spec, err, oneLine(truncate(stderr.String()+string(out), 300)))
+	}
+	return parseView(out, spec)
+}
+
+// parseView reads `npm view --json SPEC version dist.integrity
+// dist.tarball`: one object, or an array of them when a range matches
+// several versions (ascending; npx runs the highest, the last).
+func parseView(out []byte, spec string) (*registryAnswer, error) {
+	out = bytes.TrimSpace(out)
+	var a registryAnswer
+	if len(out) > 0 && out[0] == '[' {
+		var all []registryAnswer
+		if err := json.Unmarshal(out, &all); err != nil || len(all) == 0 {
+			return nil, fmt.Errorf("npm view %s: unreadable answer", spec)
+		}
+		a = all[len(all)-1]
+	} else if err := json.Unmarshal(out, &a); err != nil {
+		return nil, fmt.Errorf("npm view %s: unreadable answer", spec)
+	}
+	if a.Version == "" {
+		return nil, fmt.Errorf("npm view %s: no version matches", spec)
+	}
+	return &a, nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// prefetch resolves an npx / npm exec launch against its registry and
+// makes the cache the launch will use hold exactly that version, outside
+// the sandbox and before any launch. It returns the registry's answer
+// (nil when the launch is not such a launch, or the registry could not be
+// asked: why is in errText) and a note for the report.
+//
+// Installing uses `npm exec --ignore-scripts --prefer-online
+// --package=SPEC -- true`: npm resolves and installs exactly as the
+// sandboxed npx will (same cache entries, same _npx directory) without
+// running a line of the package's code (install scripts are what a
+// hostile package would use), and the command it runs afterwards is
+// `true`. npx inside the sandbox then finds that version installed and
+// the packument fresh, and runs it (offline in strict, which has no
+// network; its own cache is the one filled here). A package whose own
+// install scripts must run (a native build) fails there and is held with
+// the reason.
+func prefetch(ctx context.Context, command string, args []string, env map[string]string, opts *Options) (ans *registryAnswer, errText, note string) {
+	if opts.Sandbox.Level == sandbox.Strict && opts.Sandbox.CacheDir == "" {
+		return nil, "", ""
+	}
+	pkg, ok := npmLaunch(command, args)
+	if !ok {
+		return nil, "", ""
 	}
 	cache := npmCacheDir(opts, env)
 	npm, err := exec.LookPath("npm")
 	if err != nil || cache == "" {
-		return ""
+		return nil, "npm is not installed where the checker runs, so the registry could not be asked", ""
 	}
-	if resolvedVersion(command, args, cache) != "" {
-		return "" // installed by an earlier run: npx finds it offline
+	nenv := npmEnv(env, cache)
+	start := time.Now()
+	ans, err = resolveRegistry(ctx, npm, pkg.Spec, nenv)
+	if err != nil {
+		return nil, err.Error(), ""
+	}
+	if in, ok := readNpxInstall(cache, pkg.Spec, pkg.Name); ok && in.Version == ans.Version && in.Integrity == ans.Integrity {
+		return ans, "", fmt.Sprintf("%s was resolved by the registry (%s) to %s; the cache already held it", pkg.Spec, ans.Tarball, ans.Version)
 	}
 	tmp, err := os.MkdirTemp("", "prefetch.")
 	if err != nil {
-		return ""
+		return ans, "", ""
 	}
 	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(ctx, prefetchTimeout)
 	defer cancel()
-	// npm exec resolves and installs exactly as the sandboxed npx will
-	// (same cache entries, same _npx directory), and with
-	// --ignore-scripts it runs nothing of the package: the command it
-	// runs afterwards is `true`.
 	cmd := exec.CommandContext(ctx, npm, "exec", "--yes", "--ignore-scripts", "--no-audit", "--no-fund",
-		"--prefer-offline", "--loglevel=error", "--package="+pkg.Spec, "--", "true")
+		"--prefer-online", "--loglevel=error", "--package="+pkg.Spec, "--", "true")
 	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), "npm_config_cache="+cache, "npm_config_update_notifier=false")
-	start := time.Now()
+	cmd.Env = nenv
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		msg := strings.TrimSpace(string(out))
-		if len(msg) > 400 {
-			msg = msg[len(msg)-400:]
-		}
-		return fmt.Sprintf("strict: could not prefetch %s into %s for the offline sandbox: %v: %s", pkg.Spec, filepath.Dir(cache), err, msg)
+		return ans, "", fmt.Sprintf("could not prefetch %s into %s: %v: %s", pkg.Spec, filepath.Dir(cache), err, oneLine(truncate(string(out), 400)))
 	}
-	return fmt.Sprintf("strict: %s was fetched into the checker's npm cache without running its install scripts (%s); the sandbox ran it offline", pkg.Spec, time.Since(start).Round(100*time.Millisecond))
+	return ans, "", fmt.Sprintf("%s was resolved by the registry (%s) to %s and fetched into the npm cache the launch used, without running its install scripts (%s)",
+		pkg.Spec, ans.Tarball, ans.Version, time.Since(start).Round(100*time.Millisecond))
 }

@@ -67,6 +67,9 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 	launchRules := map[finding.RuleID]func(l *lock.Server){
 		finding.LaunchChanged:  func(l *lock.Server) { l.Launch.Args = []string{"-y", "pkg@2.0.0"}; l.Launch.Package = "pkg@2.0.0" },
 		finding.PackageChanged: func(l *lock.Server) { l.Launch.Resolved = "1.0.1" },
+		finding.ArtifactChanged: func(l *lock.Server) {
+			l.Launch.Integrity = "sha512-b3RoZXI="
+		},
 	}
 
 	for _, r := range finding.Rules {
@@ -85,7 +88,7 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 					t.Fatalf("changes = %+v", ch)
 				}
 				ApplyChanges(lk, "s", live, ch, Approval{By: "me"})
-				if !lk.Servers["s"].Launch.Equal(live.Launch) || lk.Servers["s"].Launch.Resolved != live.Launch.Resolved {
+				if !lk.Servers["s"].Launch.Equal(live.Launch) || lk.Servers["s"].Launch.Resolved != live.Launch.Resolved || lk.Servers["s"].Launch.Integrity != live.Launch.Integrity {
 					t.Errorf("launch after approve = %+v, want %+v", lk.Servers["s"].Launch, live.Launch)
 				}
 				return

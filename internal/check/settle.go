@@ -106,8 +106,7 @@ func bindLaunch(fs []finding.Finding, launch *lock.Launch) {
 	if launch == nil {
 		return
 	}
-	asConfigured := *launch
-	asConfigured.Resolved = ""
+	asConfigured := launch.WithoutArtifact()
 	for i := range fs {
 		f := &fs[i]
 		if f.ContentSHA256 != "" || f.Kind != finding.KindServer && f.Rule != finding.CanaryReturned || finding.Resolution(f.Rule) != finding.ResolveAck {

@@ -27,6 +27,7 @@ type stdioTarget struct {
 	sb      *sandbox.Run
 	command string
 	args    []string
+	cwd     string
 	env     map[string]string
 	leaks   *leakLog
 	tap     func(phase, method, subject string, payload []byte)
@@ -57,8 +58,10 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 		run.isolation = string(opts.Sandbox.Level) + " (could not be applied)"
 		return nil
 	}
-	t := &stdioTarget{s: s, opts: opts, sb: sb, command: command, args: args, env: env, leaks: &leakLog{}}
-	if note := prefetch(ctx, command, args, env, opts); note != "" {
+	t := &stdioTarget{s: s, opts: opts, sb: sb, command: command, args: args, cwd: cwd, env: env, leaks: &leakLog{}}
+	ans, errText, note := prefetch(ctx, command, args, env, opts)
+	run.art.Registry, run.art.RegistryErr = ans, errText
+	if note != "" {
 		run.notes = append(run.notes, note)
 	}
 	switch {
@@ -168,11 +171,18 @@ func (t *stdioTarget) scrub(s string) string { return t.sb.Redact(s) }
 
 func (t *stdioTarget) where() string { return "" }
 
-// finish records the package version the launch resolved to, and the
-// canaries the server used or leaked: its stderr is searched too, raw,
-// before anything redacts it.
+// finish records the artifact the launch ran, and the canaries the server
+// used or leaked: its stderr is searched too, raw, before anything
+// redacts it. A launch that ran another version than the registry
+// resolved before it is held: what was checked would not be what a
+// client runs.
 func (t *stdioTarget) finish(run *serverRun) {
-	run.resolved = resolvedVersion(t.command, t.args, npmCacheDir(t.opts, t.env))
+	readArtifact(context.Background(), t, &run.art)
+	run.resolved = run.art.Version
+	if reg := run.art.Registry; reg != nil && run.held == "" && (run.art.Version != reg.Version || run.art.Integrity != "" && run.art.Integrity != reg.Integrity) {
+		run.held = fmt.Sprintf("the registry resolved the package to %s (%s), but the launch ran %s (%s): what was checked would not be what a client runs",
+			reg.Version, reg.Integrity, orUnknown(run.art.Version), orUnknown(run.art.Integrity))
+	}
 	for _, u := range t.sb.Used() {
 		f := finding.New(finding.CanaryUsed, t.s.Name)
 		f.Kind, f.Subject, f.Phase = finding.KindServer, u.Where, run.res.Phase
