@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -409,4 +410,27 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// ArtifactSwapped says why approving next over prev would accept other
+// bytes under the same version (artifact-changed at error level: the same
+// npm version with another integrity, a tag moved to another digest, an
+// untracked file replaced), or "" when it would not. approve refuses that
+// without --force: it is never an ordinary upgrade.
+func ArtifactSwapped(prev, next *lock.Server) string {
+	if prev == nil || next == nil {
+		return ""
+	}
+	was, now := prev.Launch, next.Launch
+	switch {
+	case was.Resolved != now.Resolved:
+		return "" // a new version: package-changed, approved as usual
+	case was.Integrity != "" && now.Integrity != "" && was.Integrity != now.Integrity:
+		return fmt.Sprintf("%s: %s@%s has integrity %s, the lock %s", finding.ArtifactChanged, now.Package, now.Resolved, now.Integrity, was.Integrity)
+	case was.Digest != "" && now.Digest != "" && was.Digest != now.Digest:
+		return fmt.Sprintf("%s: image %s resolves to %s, the lock %s", finding.ArtifactChanged, now.Package, now.Digest, was.Digest)
+	case was.FileSHA256 != "" && now.FileSHA256 != "" && was.FileSHA256 != now.FileSHA256 && !now.Tracked:
+		return fmt.Sprintf("%s: %s has sha256 %s, the lock %s", finding.ArtifactChanged, now.File, now.FileSHA256, was.FileSHA256)
+	}
+	return ""
 }

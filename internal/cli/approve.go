@@ -29,6 +29,7 @@ type approveFlags struct {
 	approvedBy  string
 	yes         bool
 	interactive bool
+	force       bool
 }
 
 func (c *approveFlags) register(fs *flag.FlagSet) {
@@ -40,6 +41,7 @@ func (c *approveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.approvedBy, "approved-by", "", "record the approval as given by `WHO` (default: git config user.email, else $USER)")
 	fs.BoolVar(&c.yes, "yes", false, "do not prompt, even when stdin is a terminal")
 	fs.BoolVar(&c.interactive, "interactive", false, "prompt for each change even when stdin is not a terminal")
+	fs.BoolVar(&c.force, "force", false, "approve even an artifact-changed server: the same version with other bytes (never an ordinary upgrade)")
 }
 
 // parseInterleaved parses flags and positional arguments in any order
@@ -119,6 +121,25 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 		report.Write(env.Stderr, report.FormatText, probeReport, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr)})
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
 		return ExitDrift, nil
+	}
+	if req.Ack == "" && !c.force {
+		// The same version with other bytes is a compromised registry, a
+		// moved tag or a replaced binary before it is anything else:
+		// approving it takes a deliberate --force.
+		var swapped []string
+		for _, l := range lives {
+			if why := check.ArtifactSwapped(lk.Servers[l.Name], l.Server); why != "" {
+				swapped = append(swapped, shown(l.Name, 0)+": "+shownComposed(why, cutText))
+			}
+		}
+		if len(swapped) > 0 {
+			for _, s := range swapped {
+				fmt.Fprintf(env.Stderr, "mcp-lockcheck: refusing to approve %s\n", s)
+			}
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: the same version with other bytes should never happen; find out why, then approve with --force\n")
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged\n", c.lockPath)
+			return ExitDrift, nil
+		}
 	}
 	if req.Ack != "" {
 		return approveAck(env, &c.common, lk, lives, req, who)

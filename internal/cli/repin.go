@@ -7,14 +7,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
@@ -107,7 +110,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: no change: %s already pins what the servers show; no pull request opened\n", c.lockPath)
 		return ExitOK, nil
 	}
-	body, err := repinBody(ctx, &c.common, opts, old, oldData)
+	body, err := repinBody(ctx, &c.common, opts, old, oldData, next)
 	if err != nil {
 		return ExitUsage, err
 	}
@@ -223,7 +226,7 @@ func repoRoot(dir string, env Env) string {
 // old lock (every drift finding is a change this pull request approves), in
 // the PR comment's markdown, where hidden characters are shown escaped and
 // decoded and no server text can become a link, mention or HTML.
-func repinBody(ctx context.Context, c *common, opts check.Options, old *lock.File, oldData []byte) (string, error) {
+func repinBody(ctx context.Context, c *common, opts check.Options, old *lock.File, oldData []byte, next *lock.File) (string, error) {
 	opts.Lock, opts.LockData, opts.LockPath, opts.FailOn = old, oldData, c.lockPath, finding.Note
 	r := check.Check(ctx, opts)
 	var md bytes.Buffer
@@ -234,6 +237,62 @@ func repinBody(ctx context.Context, c *common, opts check.Options, old *lock.Fil
 	b.WriteString("This pull request re-pins `" + strings.ReplaceAll(c.lockPath, "`", "") + "`: the MCP servers it names now show their model something other than what was approved. ")
 	b.WriteString("**Merging it approves the new text.** Read every change below; hidden characters are shown escaped.\n\n")
 	b.WriteString("The lockfile diff is what is approved. The report below comes from a second probe against the old lock, so a server that answers differently from one probe to the next shows up here as well.\n\n")
+	b.WriteString(artifactTable(old, next))
 	b.WriteString(md.String())
 	return b.String(), nil
+}
+
+// artifactTable is the pull request's list of servers whose artifact (the
+// package version, its integrity, the image digest, the file's hash)
+// changes with this re-pin: merging approves new code even when every
+// tool reads the same. "" when none does. Every value is a code span of
+// inert text: versions and paths come from packages and configs.
+func artifactTable(old, next *lock.File) string {
+	if next == nil {
+		return ""
+	}
+	var rows []string
+	for _, name := range slices.Sorted(maps.Keys(next.Servers)) {
+		n := next.Servers[name].Launch
+		var o lock.Launch
+		if old != nil && old.Servers[name] != nil {
+			o = old.Servers[name].Launch
+		}
+		if o.Resolved == n.Resolved && o.Integrity == n.Integrity && o.Digest == n.Digest && o.FileSHA256 == n.FileSHA256 {
+			continue
+		}
+		rows = append(rows, "| "+mdCode(name)+" | "+artifactCell(o)+" | "+artifactCell(n)+" |")
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	return "### What runs\n\nThese servers run other code after this pull request: review the code difference, not only the tools.\n\n| server | approved | now |\n|---|---|---|\n" + strings.Join(rows, "\n") + "\n\n"
+}
+
+func artifactCell(l lock.Launch) string {
+	var parts []string
+	switch {
+	case l.Package != "" && l.Resolved != "":
+		parts = append(parts, mdCode(l.Package+" "+l.Resolved))
+	case l.Package != "":
+		parts = append(parts, mdCode(l.Package))
+	case l.File != "":
+		parts = append(parts, mdCode(l.File))
+	}
+	for _, v := range []string{l.Integrity, l.Digest, l.FileSHA256} {
+		if v != "" {
+			parts = append(parts, mdCode(v))
+		}
+	}
+	if len(parts) == 0 {
+		return "(not recorded)"
+	}
+	return strings.Join(parts, "<br>")
+}
+
+// mdCode is s as a markdown code span that nothing can break out of:
+// inert text, without backticks or table pipes.
+func mdCode(s string) string {
+	s = strings.NewReplacer("`", "'", "|", "\\|", "\n", " ").Replace(inert.Text(s))
+	return "`" + s + "`"
 }
