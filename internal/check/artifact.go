@@ -434,3 +434,68 @@ func ArtifactSwapped(prev, next *lock.Server) string {
 	}
 	return ""
 }
+
+// LaunchArtifact reads, launching nothing, the identity of what a stdio
+// launch runs as it lies on disk now: for npx / npm exec the install in
+// cacheDir (Resolved, Integrity), for a local executable or a script the
+// file (File as given, FileSHA256). npm is false for any other launch, and
+// the identity is empty then. The guard holds a session to the lock with
+// it; env is the launch's (its PATH finds a bare command).
+func LaunchArtifact(command string, args []string, env map[string]string, cwd, cacheDir string) (l lock.Launch, npm bool, err error) {
+	if pkg, ok := PackageOf(command, args); ok {
+		if _, ok := npmLaunch(command, args); !ok {
+			return l, false, nil
+		}
+		l.Package = pkg.Spec
+		if in, ok := readNpxInstall(cacheDir, pkg.Spec, pkg.Name); ok {
+			l.Resolved, l.Integrity = in.Version, in.Integrity
+		}
+		return l, true, nil
+	}
+	i, ok := launchFile(command, args)
+	if !ok {
+		return l, false, nil
+	}
+	name := command
+	if i >= 0 {
+		name = args[i]
+	}
+	path, err := lookPathIn(name, env, cwd)
+	if err != nil {
+		return l, false, err
+	}
+	l.File = name
+	l.FileSHA256, _, err = fileIdentity(path, "")
+	return l, false, err
+}
+
+// NpmPrefetch installs an npx / npm exec launch's package into cacheDir
+// the way check's prefetch does (outside any sandbox, --ignore-scripts,
+// --prefer-online: the registry's version today, none of its code run).
+// The guard uses it when nothing is installed yet, and then compares what
+// was installed with the lock before starting anything.
+func NpmPrefetch(ctx context.Context, command string, args []string, env map[string]string, cacheDir string) error {
+	pkg, ok := npmLaunch(command, args)
+	if !ok {
+		return fmt.Errorf("%s is not a registry package launch", command)
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "prefetch.")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(ctx, prefetchTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "exec", "--yes", "--ignore-scripts", "--no-audit", "--no-fund",
+		"--prefer-online", "--loglevel=error", "--package="+pkg.Spec, "--", "true")
+	cmd.Dir = tmp
+	cmd.Env = npmEnv(env, cacheDir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("npm exec %s: %v: %s", pkg.Spec, err, oneLine(truncate(string(out), 300)))
+	}
+	return nil
+}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
@@ -184,6 +185,20 @@ func Run(ctx context.Context, o Options) int {
 		logf("warning: server %q: %s (check reports launch-changed; the guard holds the manifest)", o.Server, w)
 	}
 
+	if o.Remote == nil {
+		// What runs is held to the lock before any of it runs: a new
+		// version, or the same one with other bytes, is refused here, not
+		// started silently.
+		if rule, why := artifactMismatch(ctx, o, ls.Launch, true, logf); rule != "" {
+			if o.Mode != Warn {
+				logf("server %q: %s: %s: refusing to start it", o.Server, rule, why)
+				return ExitRefused
+			}
+			logf("warning: server %q: %s: %s", o.Server, rule, why)
+		}
+		preferInstalled(&o)
+	}
+
 	s := newSession(o, ls, logf)
 	code := s.run(ctx)
 	return code
@@ -228,6 +243,9 @@ type session struct {
 	refused     atomic.Int32 // exit code of the first refusal, 0 if none
 	skipped     atomic.Int64 // stdout lines that are not JSON-RPC, skipped
 	warned      atomic.Bool  // drift forwarded in warn mode, or content refused or sanitized
+	// artifactHeld: the launch's artifact was held to the lock before the
+	// first client message was forwarded (read and written by up only).
+	artifactHeld bool
 	// remote is the HTTP side of a remote session (nil: a stdio server).
 	remote *bridge
 }
@@ -404,12 +422,39 @@ func (s *session) stop() {
 
 // up forwards client lines to the server, recording each request's id and
 // method on the way.
+// artifactNow is artifactMismatch after the start, for up (Warn: logged,
+// never refused).
+func (s *session) artifactNow() (finding.RuleID, string) {
+	if s.o.Remote != nil {
+		return "", ""
+	}
+	rule, why := artifactMismatch(context.Background(), s.o, s.ls.Launch, false, s.logf)
+	if rule != "" && s.o.Mode == Warn {
+		s.logf("warning: server %q: %s: %s", s.o.Server, rule, why)
+		return "", ""
+	}
+	return rule, why
+}
+
 func (s *session) up() {
 	lr := newLineReader(s.o.Stdin, s.o.MaxMessageBytes)
 	for {
 		line, err := lr.next()
 		if len(line) > 0 && !s.stopped.Load() {
-			if fwd := s.fromClient(line); fwd {
+			fwd := s.fromClient(line)
+			if !s.artifactHeld {
+				// Once more before the first message reaches the server:
+				// the launcher has installed what it runs by now.
+				s.artifactHeld = true
+				if rule, why := s.artifactNow(); rule != "" {
+					s.logf("server %q: %s: %s: refusing the session", s.o.Server, rule, why)
+					s.failPending(string(rule) + ": " + why)
+					s.refuse(ExitRefused)
+					s.events <- event{kind: "refused"}
+					return
+				}
+			}
+			if fwd {
 				if werr := s.writeServer(line); werr != nil && !s.stopped.Load() {
 					// The server is gone; down sees its output end.
 					s.logf("writing to server %q: %v", s.o.Server, werr)
