@@ -98,7 +98,7 @@ func TestGuardHoldsNpmIntegrity(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, version, extra string
-		rule               finding.RuleID
+		rule                 finding.RuleID
 	}{
 		{"same version, other bytes", "1.0.0", "// other bytes", finding.ArtifactChanged},
 		{"new release", "1.0.1", "// bcc", finding.PackageChanged},
