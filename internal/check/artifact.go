@@ -214,6 +214,12 @@ func gitTracks(baseDir, path string) bool {
 	if err != nil {
 		return false
 	}
+	// A file outside the project directory is not the project's to
+	// review: no git to run (most launches; git costs milliseconds), and
+	// the stricter verdict (an error, not a note) when in doubt.
+	if base, err := filepath.Abs(baseDir); err != nil || !within(base, real) {
+		return false
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	top, err := exec.CommandContext(ctx, "git", "-C", baseDir, "rev-parse", "--show-toplevel").Output()
@@ -224,10 +230,10 @@ func gitTracks(baseDir, path string) bool {
 	if err != nil {
 		return false
 	}
-	rel, err := filepath.Rel(root, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !within(root, real) {
 		return false
 	}
+	rel, _ := filepath.Rel(root, real)
 	return exec.CommandContext(ctx, "git", "-C", root, "ls-files", "--error-unmatch", "--", filepath.ToSlash(rel)).Run() == nil
 }
 
@@ -498,4 +504,13 @@ func NpmPrefetch(ctx context.Context, command string, args []string, env map[str
 		return fmt.Errorf("npm exec %s: %v: %s", pkg.Spec, err, oneLine(truncate(string(out), 300)))
 	}
 	return nil
+}
+
+// within reports whether path lies in dir (both after symlinks).
+func within(dir, path string) bool {
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

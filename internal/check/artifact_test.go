@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmreg"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
@@ -438,5 +439,42 @@ func TestUnidentifiedLaunchWarns(t *testing.T) {
 		if got == nil || got.Severity != finding.Warning || !strings.Contains(got.Message, tc.want) {
 			t.Errorf("%s %v: %+v", tc.command, tc.args, got)
 		}
+	}
+}
+
+// BenchmarkReadArtifact is the cost of reading a launch's identity, per
+// launch, over the real servers internal/npmtest installs (the file each
+// bin runs: sha256, and whether the project's git tracks it).
+func BenchmarkReadArtifact(b *testing.B) {
+	d := npmtest.Servers(b)
+	for _, bin := range []string{"mcp-server-filesystem", "mcp-server-everything", "mcp-server-memory"} {
+		b.Run(bin, func(b *testing.B) {
+			run := &serverRun{cfg: config.Server{Name: bin, Type: "stdio", Command: d.Bin(bin)}}
+			tgt := &stdioTarget{s: run.cfg, opts: &Options{BaseDir: "."}, command: d.Bin(bin)}
+			for b.Loop() {
+				run.art = artifact{}
+				readArtifact(context.Background(), tgt, &run.art)
+				if run.art.FileSHA256 == "" {
+					b.Fatalf("no identity: %+v", run.art)
+				}
+			}
+		})
+	}
+}
+
+// TestLockGrowth logs the lock's growth in bytes per server from the
+// artifact identity, for an npx launch and a file launch.
+func TestLockGrowth(t *testing.T) {
+	for _, l := range []lock.Launch{
+		{Type: "stdio", Command: "npx", Args: []string{"-y", "fixture-mail-mcp"}, Package: "fixture-mail-mcp", Resolved: "1.0.1", Integrity: npmreg.Integrity([]byte("x"))},
+		{Type: "stdio", Command: "node", Args: []string{"/opt/x/server.mjs"}, File: "/opt/x/server.mjs", FileSHA256: strings.Repeat("a", 64)},
+		{Type: "stdio", Command: "docker", Args: []string{"run", "-i", "ghcr.io/acme/mcp:1"}, Package: "ghcr.io/acme/mcp:1", Digest: "sha256:" + strings.Repeat("b", 64)},
+	} {
+		with := &lock.File{LockfileVersion: 1, Servers: map[string]*lock.Server{"s": {Launch: l, Tools: map[string]*lock.Entry{}}}}
+		without := &lock.File{LockfileVersion: 1, Servers: map[string]*lock.Server{"s": {Launch: l.WithoutArtifact(), Tools: map[string]*lock.Entry{}}}}
+		without.Servers["s"].Launch.Resolved = l.Resolved
+		a, _ := with.Marshal()
+		b, _ := without.Marshal()
+		t.Logf("%s: +%d bytes per server", l.Command, len(a)-len(b))
 	}
 }

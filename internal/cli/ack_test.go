@@ -89,12 +89,13 @@ func TestEveryFindingCanBeAcknowledged(t *testing.T) {
 		// planted key: nothing asked for it (canary-leak). The same
 		// answer from read_key is the bait answering (canary-returned, a
 		// note, raised with --fail-on note).
-		finding.CanaryLeak:         {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "read-key", "FAKE_TOOL_NAME": "summarize"}}}, flags: []string{"--warmup-calls", "1"}, raise: "pin"},
-		finding.CanaryReturned:     {servers: map[string]ackServer{"s": scenario("read-key")}, flags: []string{"--warmup-calls", "1"}, failOn: "note", raise: "pin"},
-		finding.CanaryUsed:         {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "custom", "FAKE_DIAL_KUBE": "1", "FAKE_TOOLS": tools(def("t", "A tool."))}}}, raise: "pin"},
-		finding.AmbiguousJSON:      {servers: map[string]ackServer{"s": scenario("lone-surrogate")}, raise: "pin"},
-		finding.UnpinnedPackage:    {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "honest"}, command: "npx", args: []string{"-y", "@acme/notes-mcp"}}}, raise: "pin"},
-		finding.LaunchDependsOnEnv: {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "honest"}, args: []string{"--script", "${CI:-src}/server.js"}}}, raise: "pin"},
+		finding.CanaryLeak:           {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "read-key", "FAKE_TOOL_NAME": "summarize"}}}, flags: []string{"--warmup-calls", "1"}, raise: "pin"},
+		finding.CanaryReturned:       {servers: map[string]ackServer{"s": scenario("read-key")}, flags: []string{"--warmup-calls", "1"}, failOn: "note", raise: "pin"},
+		finding.CanaryUsed:           {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "custom", "FAKE_DIAL_KUBE": "1", "FAKE_TOOLS": tools(def("t", "A tool."))}}}, raise: "pin"},
+		finding.AmbiguousJSON:        {servers: map[string]ackServer{"s": scenario("lone-surrogate")}, raise: "pin"},
+		finding.UnpinnedPackage:      {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "honest"}, command: "npx", args: []string{"-y", "@acme/notes-mcp"}}}, raise: "pin"},
+		finding.ArtifactUnidentified: {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "honest"}, command: "uvx", args: []string{"notes-mcp==1.0.0"}}}, raise: "pin"},
+		finding.LaunchDependsOnEnv:   {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "honest"}, args: []string{"--script", "${CI:-src}/server.js"}}}, raise: "pin"},
 
 		// Drift against the lock: the printed approve (or pin) takes it in.
 		finding.ToolAdded:           {servers: map[string]ackServer{"s": staged()}, env2: map[string]string{"SCENARIO": "tool-added"}, pinFirst: []string{}, raise: "check"},
