@@ -8,15 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
-
-// prefetchTimeout bounds one prefetch: a registry that hangs must not hold
-// the whole run.
-const prefetchTimeout = 3 * time.Minute
 
 // registryAnswer is what the registry resolved a spec to before the
 // launch: the version a client's `npx -y SPEC` runs today.
@@ -24,33 +19,6 @@ type registryAnswer struct {
 	Version   string `json:"version"`
 	Integrity string `json:"dist.integrity"`
 	Tarball   string `json:"dist.tarball"`
-}
-
-// npmLaunch is the package of an npx / npm exec launch whose spec names a
-// registry package the checker can resolve ("" otherwise: a placeholder,
-// a URL, a git reference, a local path).
-func npmLaunch(command string, args []string) (Package, bool) {
-	pkg, ok := PackageOf(command, args)
-	if !ok || (pkg.Manager != "npx" && pkg.Manager != "npm exec") || pkg.Spec == "" ||
-		strings.Contains(pkg.Spec, "${") || strings.HasPrefix(pkg.Spec, "-") ||
-		strings.Contains(pkg.Spec, "://") || strings.Contains(pkg.Spec, ":") {
-		return Package{}, false
-	}
-	return pkg, true
-}
-
-// npmEnv is the environment the checker's own npm runs with: the
-// checker's, the launch's npm settings (a config that sets
-// npm_config_registry launches against that registry, so it is asked
-// too), and the cache the sandboxed launch will use.
-func npmEnv(env map[string]string, cache string) []string {
-	e := os.Environ()
-	for k, v := range env {
-		if strings.HasPrefix(strings.ToLower(k), "npm_config_") && !strings.EqualFold(k, "npm_config_cache") {
-			e = append(e, k+"="+v)
-		}
-	}
-	return append(e, "npm_config_cache="+cache, "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false")
 }
 
 // resolveRegistry asks the registry the launch would use which version
@@ -94,8 +62,6 @@ func parseView(out []byte, spec string) (*registryAnswer, error) {
 	}
 	return &a, nil
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // prefetch resolves an npx / npm exec launch against its registry and
 // makes the cache the launch will use hold exactly that version, outside

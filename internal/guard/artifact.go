@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/launchid"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
@@ -54,15 +54,15 @@ func artifactMismatch(ctx context.Context, o Options, l lock.Launch, prefetch bo
 		cwd, _ = os.Getwd()
 	}
 	cache := npmCache(o)
-	cur, npm, err := check.LaunchArtifact(o.Command, o.Args, o.Env, cwd, cache)
+	cur, npm, err := launchid.LaunchArtifact(o.Command, o.Args, o.Env, cwd, cache)
 	if err != nil {
 		return finding.ArtifactChanged, fmt.Sprintf("the file the launch runs cannot be read to hold it to the lock: %v", err)
 	}
 	if npm && cur.Resolved == "" && prefetch {
-		if err := check.NpmPrefetch(ctx, o.Command, o.Args, o.Env, cache); err != nil {
+		if err := launchid.NpmPrefetch(ctx, o.Command, o.Args, o.Env, cache); err != nil {
 			return finding.PackageChanged, fmt.Sprintf("the package is not installed and could not be fetched to verify it before starting: %v", err)
 		}
-		cur, _, _ = check.LaunchArtifact(o.Command, o.Args, o.Env, cwd, cache)
+		cur, _, _ = launchid.LaunchArtifact(o.Command, o.Args, o.Env, cwd, cache)
 	}
 	switch {
 	case npm && l.Resolved != "" && cur.Resolved != l.Resolved:
@@ -91,7 +91,7 @@ func orNone(s string) string {
 // with prefer-offline, npx takes the cached packument and the installed
 // version instead of asking the registry for a newer one at start.
 func preferInstalled(o *Options) {
-	if _, ok := check.PackageOf(o.Command, o.Args); !ok {
+	if _, ok := launchid.PackageOf(o.Command, o.Args); !ok {
 		return
 	}
 	env := make(map[string]string, len(o.Env)+1)
