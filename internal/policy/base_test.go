@@ -71,6 +71,16 @@ func TestCombined(t *testing.T) {
 			weak:   []string{"servers.fs.warmup-calls 9 -> 5 @0", "servers.fs.sandbox strict -> basic @0"},
 		},
 		{
+			// package-changed is an error by default: a server whose
+			// policy lowers it to a warning passes a new release, so a
+			// pull request that does so is a weakening.
+			name:   "package-changed lowered for one server",
+			pr:     "version: 1\nservers:\n  fs:\n    rules:\n      package-changed: warning\n",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[] rules=map[package-changed:error] calls=0",
+			weak:   []string{"servers.fs.rules.package-changed error -> warning @5"},
+		},
+		{
 			name:   "rules: off and lowered are weakenings, raised is in force",
 			base:   "version: 1\nrules:\n  model-instruction: error\n",
 			pr:     "version: 1\nrules:\n  tool-shadowing: error\n  model-instruction: warning\n  sensitive-path: error\n  confusable-name: off\n",
