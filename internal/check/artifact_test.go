@@ -104,6 +104,9 @@ func TestLaunchFile(t *testing.T) {
 		{"deno", []string{"run", "-A", "main.ts"}, 2, true},
 		{"bash", []string{"./run.sh"}, 0, true},
 		{"go", []string{"run", "./server"}, 0, false},
+		{"env", []string{"FAKE=1", "fakemcp"}, 1, true},
+		{"env", []string{"-i", "A=b", "node", "s.js"}, 3, true},
+		{"env", []string{"A=b"}, 0, false},
 		{"C:\\tools\\node.exe", []string{"server.js"}, 0, true},
 	} {
 		idx, ok := launchFile(tc.command, tc.args)

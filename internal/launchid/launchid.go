@@ -435,7 +435,7 @@ var interpreters = map[string]bool{
 // is the artifact.
 var toolchains = map[string]bool{
 	"go": true, "cargo": true, "java": true, "dotnet": true, "cmd": true, "powershell": true, "pwsh": true,
-	"uv": true, "npm": true, "pnpm": true, "yarn": true, "env": true,
+	"uv": true, "npm": true, "pnpm": true, "yarn": true,
 }
 
 // LaunchFile is the index of the file a non-package launch runs: -1 for
@@ -448,6 +448,23 @@ func LaunchFile(command string, args []string) (int, bool) {
 	base = strings.TrimSuffix(strings.TrimSuffix(base, ".exe"), ".cmd")
 	if strings.HasPrefix(base, "python") {
 		base = "python"
+	}
+	if base == "env" {
+		// env VAR=VALUE... COMMAND ARGS: the artifact is COMMAND's.
+		for j, a := range args {
+			if strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
+				continue
+			}
+			i, ok := LaunchFile(a, args[j+1:])
+			if !ok {
+				return 0, false
+			}
+			if i < 0 {
+				return j, true
+			}
+			return j + 1 + i, true
+		}
+		return 0, false
 	}
 	switch {
 	case toolchains[base]:
