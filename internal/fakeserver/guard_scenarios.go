@@ -18,6 +18,9 @@ import (
 //	                   characters
 //	many-tools         tools/list answers with 100 tools (the guard's
 //	                   throughput benchmark)
+//	prose-call         tools/call answers with about 3 KB of documentation
+//	                   prose, as text and as structuredContent (the guard's
+//	                   calls/s benchmark: an answer the text rules read whole)
 //
 // guardRequest answers the requests these scenarios script and reports
 // whether it did; every other request falls through to the usual handling.
@@ -53,6 +56,9 @@ func (s *server) guardRequest(id json.RawMessage, method string, params json.Raw
 	case s.scenario == "many-tools" && method == "tools/list":
 		s.reply(id, manyTools())
 		return true
+	case s.scenario == "prose-call" && method == "tools/call":
+		s.reply(id, ProseResult)
+		return true
 	case (s.scenario == "prompt-drift" || s.scenario == "prompt-hidden") && method == "prompts/get":
 		promptGets++
 		text := "hello"
@@ -78,6 +84,31 @@ func tagText(s string) string {
 	}
 	return b.String()
 }
+
+// prose is ordinary documentation text, the kind a read tool returns: usage
+// guidance, paths, a URL, markdown, no instruction to the model.
+const prose = "## Reading files\n\nUse `read_text_file` to read the complete contents of a file as text. " +
+	"Paths are resolved against the allowed directories given on the command line; a path outside them " +
+	"is refused with an error that names the directories. Large files can be read in parts: pass `head` " +
+	"for the first N lines or `tail` for the last N lines, but not both. The encoding is detected from " +
+	"the first bytes of the file (UTF-8, UTF-16 with a byte order mark); anything else is read as " +
+	"Latin-1.\n\n## Listing directories\n\n`list_directory` returns one entry per line, each prefixed " +
+	"with [FILE] or [DIR]. Hidden files are included. For a recursive view use `directory_tree`, which " +
+	"returns a JSON structure of names and types; it does not follow symbolic links. Sizes and times are " +
+	"available from `get_file_info` (size in bytes, creation and modification time in ISO 8601, " +
+	"permissions as an octal string).\n\n## Searching\n\n`search_files` walks a directory and returns the " +
+	"paths whose names match a glob pattern such as *.md or src/**/*.go; pass excludePatterns to skip " +
+	"node_modules or build output. The search is case-insensitive on every platform. Results are sorted " +
+	"by path, and the walk stops after 10,000 matches, saying so in the last line.\n\n## Editing\n\n" +
+	"`edit_file` replaces exact text: each edit names oldText and newText, and the whole call fails when " +
+	"any oldText is not found exactly once. Pass dryRun to see a git-style diff without writing. Line " +
+	"endings are kept as the file has them. See https://modelcontextprotocol.io/docs for the protocol, " +
+	"and the project README for the list of tools and their arguments.\n\n| tool | reads | writes |\n" +
+	"|---|---|---|\n| read_text_file | yes | no |\n| list_directory | yes | no |\n| edit_file | yes | yes |\n"
+
+// ProseResult is the prose-call scenario's tools/call result: the prose as
+// text content and again, in two fields, as structuredContent.
+var ProseResult = `{"content":[{"type":"text","text":` + strconvQuote(prose) + `}],"structuredContent":{"title":"Filesystem server guide","body":` + strconvQuote(prose) + `,"sections":["Reading files","Listing directories","Searching","Editing"]}}`
 
 // promptGets counts prompts/get requests; one server runs per process, so
 // a package variable keeps the server struct untouched.

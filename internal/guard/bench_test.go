@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -250,6 +251,58 @@ func BenchmarkGuardToolsList100(b *testing.B) {
 	}
 }
 
+// BenchmarkGuardCalls sends pipelined tools/call requests whose answers
+// carry about 3.7 KB of documentation prose (text content and
+// structuredContent), straight to the fake server, through a plain
+// pass-through process and through the guard, side by side in one run, and
+// reports the calls answered per second. Pipelined, not one at a time: a
+// client with calls in flight is limited by the slowest process of the
+// chain, which is where the guard's look at every answer shows; one round
+// trip at a time measures the pipes' latency (BenchmarkGuardRoundTrip).
+// bench/guard.sh prints the guard's calls/s against direct's.
+func BenchmarkGuardCalls(b *testing.B) {
+	lockPath := benchLock(b, "prose-call")
+	for _, via := range []string{"direct", "pass-through", "guard"} {
+		b.Run(via, func(b *testing.B) {
+			p := startPeer(b, via, "prose-call", lockPath)
+			size := len(p.roundTrip(b, fmt.Sprintf(benchCall, 1)))
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			t0 := time.Now()
+			done := make(chan error, 1)
+			go func() {
+				w := bufio.NewWriterSize(p.in, 64<<10)
+				for i := 0; i < b.N; i++ {
+					if _, err := fmt.Fprintf(w, benchCall+"\n", i+2); err != nil {
+						done <- err
+						return
+					}
+				}
+				done <- w.Flush()
+			}()
+			for i := 0; i < b.N; i++ {
+				line, err := p.out.ReadSlice('\n')
+				for err == bufio.ErrBufferFull {
+					_, err = p.out.ReadSlice('\n')
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if bytes.Contains(line, []byte(`"error"`)) {
+					b.Fatalf("error answer: %.300s", line)
+				}
+			}
+			elapsed := time.Since(t0)
+			b.StopTimer()
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+			p.close(b)
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+		})
+	}
+}
+
 // BenchmarkGuardCheckList100Cold is the guard's cost for a tools/list page
 // of 100 tools it has not seen byte for byte before in the session
 // (canonical form, hash, inspection): the first list, or one after a
@@ -309,6 +362,32 @@ func BenchmarkGuardRelist100Warm(b *testing.B) {
 		s.pending["n1"] = pendingReq{id: []byte("1"), method: "tools/list"}
 		s.fromServer(line)
 		if s.stopped.Load() {
+			b.Fatal("refused")
+		}
+	}
+}
+
+// BenchmarkGuardCallWork is the guard's own work for one tools/call round
+// trip, in process: the client's request recorded, the server's answer (the
+// prose-call scenario's 3.7 KB of prose) classified, matched and inspected.
+// It is the part of BenchmarkGuardCalls the guard adds to a chain.
+func BenchmarkGuardCallWork(b *testing.B) {
+	lk, _, err := lock.Read(benchLock(b, "prose-call"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := newSession(Options{Server: "bench", Stdout: io.Discard, Stderr: os.Stderr, Mode: Enforce}, lk.Servers["bench"], func(string, ...any) {})
+	req := []byte(fmt.Sprintf(benchCall, 1) + "\n")
+	line := []byte(`{"jsonrpc":"2.0","id":1,"result":` + fakeserver.ProseResult + "}\n")
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if !s.fromClient(req) {
+			b.Fatal("request not forwarded")
+		}
+		s.fromServer(line)
+		if s.stopped.Load() || s.warned.Load() {
 			b.Fatal("refused")
 		}
 	}
