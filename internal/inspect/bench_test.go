@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
 // manifest1000 builds a realistic 1,000-tool manifest from the recorded
@@ -74,6 +76,29 @@ func BenchmarkInspectLinear(b *testing.B) {
 				_ = Definition(s)
 			}
 			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
+}
+
+// BenchmarkInspectAnswer is what the guard pays to read one tools/call
+// answer of ordinary prose (3.7 KB of documentation, as text and as
+// structuredContent) with every text rule, and with the two rules that
+// need no judgement alone.
+func BenchmarkInspectAnswer(b *testing.B) {
+	raw := []byte(fakeserver.ProseResult)
+	for _, c := range []struct {
+		name string
+		o    AnswerOptions
+	}{{"all-rules", AnswerOptions{Data: true}}, {"controls", AnswerOptions{ControlsOnly: true}}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := Subject{Server: "s", Kind: lock.KindTool, Name: "read_text_file", Raw: raw}
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if fs := Answer(s, c.o); len(fs) > 0 {
+					b.Fatal(dumpFindings(fs))
+				}
+			}
 		})
 	}
 }

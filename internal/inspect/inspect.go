@@ -71,6 +71,9 @@ type scan struct {
 	// controlsOnly limits the scan to hidden-characters and
 	// terminal-escape (Controls).
 	controlsOnly bool
+	// via says how the text being scanned was decoded from the string
+	// its path names ("decoded from base64"); "" for the string itself.
+	via string
 }
 
 type hit struct {
@@ -81,6 +84,7 @@ type hit struct {
 	detail []string
 	hidden bool // every match was in decoded hidden text
 	extra  string
+	via    string // how the text was decoded from its field (scan.via)
 }
 
 func (sc *scan) get(rule finding.RuleID, field string, key bool) *hit {
@@ -90,7 +94,7 @@ func (sc *scan) get(rule finding.RuleID, field string, key bool) *hit {
 		h.key = h.key && key
 		return h
 	}
-	h := &hit{rule: rule, field: field, key: key, hidden: true}
+	h := &hit{rule: rule, field: field, key: key, hidden: true, via: sc.via}
 	sc.index[k] = len(sc.hits)
 	sc.hits = append(sc.hits, h)
 	return h
@@ -453,6 +457,9 @@ func (sc *scan) findings() []finding.Finding {
 		}
 		if h.key {
 			where = "the key " + where
+		}
+		if h.via != "" {
+			where += " (" + h.via + ")"
 		}
 		labels := strings.Join(h.labels, "; ")
 		switch h.rule {

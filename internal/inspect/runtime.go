@@ -1,8 +1,6 @@
 package inspect
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
@@ -16,24 +14,12 @@ import (
 
 // Controls runs only the two rules that need no judgement,
 // hidden-characters and terminal-escape, over every string of s.Raw (keys
-// included). It is what the guard runs at run time on text that no lock can
-// pin (tool results, resource contents, sampling and elicitation requests):
-// those two say what the text is, not what it means, so they can refuse a
-// message without a human's review; the phrase heuristics cannot, and would
-// cost a scan of every byte of every tool result for a warning.
+// included) and the text encoded in them (see Answer). Those two say what
+// the text is, not what it means, so they can refuse a message without a
+// human's review: the guard runs them on what it can only refuse or strip,
+// the server's notifications, and on what sanitize leaves of a message.
 func Controls(s Subject) []finding.Finding {
-	sc := scan{subject: s, index: map[string]int{}, controlsOnly: true}
-	if err := walkStrings(s.Raw, sc.text); err != nil {
-		sc.index, sc.hits = map[string]int{}, nil
-		sc.text(textRef{b: s.Raw})
-	}
-	if len(sc.hits) > 0 {
-		// Hashed only when there is a finding: most results have none,
-		// and a tool result can be megabytes.
-		sum := sha256.Sum256(s.Raw)
-		sc.sha = hex.EncodeToString(sum[:])
-	}
-	return sc.findings()
+	return Answer(s, AnswerOptions{ControlsOnly: true})
 }
 
 // eachHidden calls fn for every hidden code point of s that the
