@@ -94,11 +94,13 @@ func BenchmarkInspectAnswer(b *testing.B) {
 			s := Subject{Server: "s", Kind: lock.KindTool, Name: "read_text_file", Raw: raw}
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				if fs := Answer(s, c.o); len(fs) > 0 {
 					b.Fatal(dumpFindings(fs))
 				}
 			}
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/op")
 		})
 	}
 }

@@ -36,6 +36,24 @@ type phrase struct {
 	// for the phrase to be tried at all: a cheap gate for phrases whose
 	// anchors are common verbs.
 	need []string
+	// near, if set, lists substrings of which one must occur within fwd
+	// bytes of the anchor for the expression to be tried there: words
+	// every match holds after its anchor. A phrase that spans a gap
+	// ("include ... the conversation") costs the expression engine tens
+	// of microseconds an attempt, an anchor with no such word nearby a
+	// few memory scans. Ordinary prose is full of anchors ("if", "each",
+	// "pass", "in") and holds few of the words after them, and the guard
+	// reads every answer of a session.
+	near [][]byte
+	// nearSpan is how far past the anchor near looks (0: fwd); nearCut
+	// stops it at the first '.', '!' or '?' too, for an expression whose
+	// gap ([^.!?]) does not cross a sentence's end before its words.
+	nearSpan int
+	nearCut  bool
+	// nearAt, when >= 0, is the furthest offset from the anchor a near
+	// word may start at: for an expression that reads its words right
+	// after the anchor ("<system>", "you are now").
+	nearAt int
 }
 
 const (
@@ -45,12 +63,12 @@ const (
 
 // ph builds an anchored phrase: expr must match starting at an anchor.
 func ph(label string, anchors []string, expr string) phrase {
-	return phrase{label: label, anchors: anchors, re: lazyRegexp(`^(?:` + expr + `)`)}
+	return phrase{label: label, anchors: anchors, re: lazyRegexp(`^(?:` + expr + `)`), nearAt: -1}
 }
 
 // pp builds a windowed (path) phrase.
 func pp(label string, anchors []string, expr string) phrase {
-	return phrase{label: label, anchors: anchors, re: lazyRegexp(expr), windowed: true}
+	return phrase{label: label, anchors: anchors, re: lazyRegexp(expr), windowed: true, nearAt: -1}
 }
 
 // lazyRegexp compiles expr once, on first use.
@@ -164,6 +182,9 @@ func (ps *phraseSet) find(text []byte) []match {
 						continue
 					}
 				}
+				if !ps.list[k].nearby(text, i) {
+					continue
+				}
 				if a, z, ok := ps.list[k].try(text, i); ok && (ps.list[k].reject == nil || !ps.list[k].reject(text, a)) {
 					done |= 1 << k
 					first[k] = match{k, a, z}
@@ -227,43 +248,46 @@ var users = []string{"user", "human", "operator", "requester"}
 // anchors, because the cost of an attempt grows with the size of the
 // expression, and most attempts fail at the second word.
 var instructionPhrases = []phrase{
-	needing(ph(labelHide, words("do don't dont never must mustn't should shouldn't without avoid"),
-		neg+` (?:ever )?`+tell+`\b[^.!?]{0,80}?\b`+who+`\b`), users...),
+	within(nearing(needing(ph(labelHide, words("do don't dont never must mustn't should shouldn't without avoid"),
+		neg+` (?:ever )?`+tell+`\b[^.!?]{0,80}?\b`+who+`\b`), users...), userWords...), 130, true),
 	ph(labelHide, words("user users human humans operator operators requester requesters"),
 		who+` (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|needn't|cannot|can't|won't|will not|is not to|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`),
-	needing(ph(labelHide, words("keep hide conceal mask"),
-		`(?:keep|hide|conceal|mask)\b[^.!?]{0,40}? from (?:the )?`+who+`\b`), users...),
-	needing(ph(labelHide, words("invisible hidden not"),
-		`(?:invisible|hidden|not (?:be )?(?:visible|shown|displayed)) (?:to|from) (?:the )?`+who+`\b`), users...),
-	ph(labelOverride, words("ignore disregard forget override overrule bypass supersede"),
-		`(?:ignore|disregard|forget|override|overrule|bypass|supersede)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|rules|directives|guidelines|guidance|constraints|messages|context|polic(?:y|ies)|commands|orders)\b`),
-	ph(labelOverride, words("instruction instructions rules directives precedence priority"),
+	within(nearing(needing(ph(labelHide, words("keep hide conceal mask"),
+		`(?:keep|hide|conceal|mask)\b[^.!?]{0,40}? from (?:the )?`+who+`\b`), users...), userWords...), 70, true),
+	within(nearing(needing(ph(labelHide, words("invisible hidden not"),
+		`(?:invisible|hidden|not (?:be )?(?:visible|shown|displayed)) (?:to|from) (?:the )?`+who+`\b`), users...), "user", "human", "operator", "requester"), 60, false),
+	within(nearing(ph(labelOverride, words("ignore disregard forget override overrule bypass supersede"),
+		`(?:ignore|disregard|forget|override|overrule|bypass|supersede)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|rules|directives|guidelines|guidance|constraints|messages|context|polic(?:y|ies)|commands|orders)\b`), "instruction", "prompt", "rule", "directive", "guideline", "guidance", "constraint", "message", "context", "polic", "command", "order"), fwd, false),
+	within(nearing(ph(labelOverride, words("instruction instructions rules directives precedence priority"),
 		`(?:instructions?|rules|directives) (?:take|takes|have|has) (?:precedence|priority)\b`+
-			`|(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`),
+			`|(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`), "precedence", "priority"), 60, false),
 	pp(labelOverride, words("instructions system"),
 		`\b(?:new|updated|real|actual|true) (?:system )?instructions ?:`+
 			`|\b(?:reveal|print|show|output|repeat|leak|send|include) (?:your|the) (?:full )?system prompt\b`),
-	ph(labelOverride, words("you from act"),
-		`you are now\b|from now on,? you\b|act as (?:an? |the )?(?:admin|administrator|root|superuser|developer|system)\b`),
-	ph(labelTag, []string{"<", "["},
+	startingAt(within(nearing(ph(labelOverride, words("you from act"),
+		`you are now\b|from now on,? you\b|act as (?:an? |the )?(?:admin|administrator|root|superuser|developer|system)\b`), "you are now", "from now on", "act as"), 24, false), 0),
+	startingAt(within(nearing(ph(labelTag, []string{"<", "["},
 		`< ?/? ?(?:important|system|instructions?|admin|critical|secret|hidden|ai|assistant|model|llm|override|sys|system[_ -]?prompt|tool[_ -]?instructions?|attention|urgent|mandatory|note to (?:the )?(?:ai|assistant|model|llm)) ?>`+
-			`|\[/?(?:inst|system)\]|<\|im_start\|>|<\|system\|>`),
-	ph(labelTool, words("when whenever before after if while each every"),
+			`|\[/?(?:inst|system)\]|<\|im_start\|>|<\|system\|>`), "important", "sys", "inst", "admin", "critical", "secret", "hidden", "ai", "assistant", "model", "llm", "override", "tool", "attention", "urgent", "mandatory", "note to", "im_start"), 24, false), 3),
+	nearing(ph(labelTool, words("when whenever before after if while each every"),
 		`(?:when|whenever|before|after|if|while|each time|every time) (?:you )?(?:use|using|call|calling|invoke|invoking|run|running|execute|executing) (?:the )?`+ident+`(?: tool| function)?[^.!?]{0,80}?\b(?:always|never|must|make sure|ensure|instead|change|replace|redirect|add|bcc|cc|send|include|forward)\b`+
 			`|(?:when|whenever|before|after|if|each time|every time) (?:\([a-z0-9_.-]+\) )?`+ident+` (?:tool |function )?(?:is|gets|are) (?:invoked|called|used|run|executed|requested)\b`),
-	ph(labelRedirect, words("change replace redirect reroute rewrite override switch swap update modify"),
+		"use", "using", "call", "invok", "run", "execut", "requested"),
+	within(nearing(ph(labelRedirect, words("change replace redirect reroute rewrite override switch swap update modify"),
 		`(?:change|replace|redirect|reroute|rewrite|override|switch|swap|update|modify)\b(?: the| all| any| every| each)? (?:recipients?|destinations?|receivers?|to address|to-address|to field|email address|phone number|account number|wallet address|iban|target address|bank account)\b[^.!?]{0,40}?\bto\b`),
-	needing(ph(labelRedirect, words("bcc cc blind also send forward"),
-		`(?:bcc|cc|blind copy|blind-copy|also send|also forward|send a copy|forward a copy)\b[^!?]{0,80}?[a-z0-9._%+-]+@[a-z0-9-]+\.[a-z]`), "@"),
-	ph(labelRedirect, words("always must should"),
+		"recipient", "destination", "receiver", "to address", "to-address", "to field", "email address", "phone number", "account number", "wallet address", "iban", "target address", "bank account"), 60, false),
+	within(nearing(needing(ph(labelRedirect, words("bcc cc blind also send forward"),
+		`(?:bcc|cc|blind copy|blind-copy|also send|also forward|send a copy|forward a copy)\b[^!?]{0,80}?[a-z0-9._%+-]+@[a-z0-9-]+\.[a-z]`), "@"), "@"), fwd, false),
+	within(nearing(ph(labelRedirect, words("always must should"),
 		`always (?:send|forward|deliver|route|email|mail|cc|bcc)\b[^.!?]{0,40}? to\b`+
-			`|(?:must|should) (?:always )?be (?:sent|forwarded|delivered|routed|redirected|copied) to\b`),
-	needing(ph(labelHistory, words("include pass send add append attach copy forward put insert provide embed upload post share dump"),
+			`|(?:must|should) (?:always )?be (?:sent|forwarded|delivered|routed|redirected|copied) to\b`), "send", "forward", "deliver", "route", "email", "mail", "cc", "sent", "delivered", "routed", "redirected", "copied"), 60, false),
+	within(nearing(needing(ph(labelHistory, words("include pass send add append attach copy forward put insert provide embed upload post share dump"),
 		`(?:include|pass|send|add|append|attach|copy|forward|put|insert|provide|embed|upload|post|share|dump)\b[^.!?]{0,60}?\b(?:(?:the |this |our |your )?(?:entire |full |whole |complete )?(?:`+conversation+`|(?:(?:chat|dialog(?:ue)?|session) (?:history|log|transcript)|(?:previous|prior|earlier|last|recent|past|preceding) (?:messages?|tool (?:calls?|results?|outputs?)|calls?|conversations?|context|chats?|exchanges?|answers?)|(?:results?|outputs?|responses?) (?:of|from) (?:other|previous|prior|earlier|all|any) (?:tools?|calls?|functions?)|other tools'? (?:outputs?|results?|responses?|data))\b)|(?:system prompt|your instructions)\b)`),
 		"conversation", "chat", "dialog", "session", "previous", "prior", "earlier", "last", "recent", "past", "preceding", "other tool", "system prompt", "your instructions"),
-	needing(ph(labelCoerce, words("otherwise or"),
+		historyWords()...), 140, true),
+	within(nearing(needing(ph(labelCoerce, words("otherwise or"),
 		`(?:otherwise|or else|or) (?:the |this )?(?:tool|app|application|system|server|function|request|call|operation)s? (?:will|would|won't|wont|will not|may|might) (?:not work|fail|crash|break|stop working|error)\b`),
-		"will", "would", "won't", "wont", "may", "might"),
+		"will", "would", "won't", "wont", "may", "might"), "will", "would", "won't", "wont", "may", "might"), 80, false),
 }
 
 // Exfiltration is judged in code, from three expressions: a verb that moves
@@ -272,13 +296,14 @@ var (
 	readVerb   = lazyRegexp(`\b(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get)\b`)
 	negation   = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not)\b`)
 	exfilLabel = "tells the model to read secrets and pass them along"
-	secretRead = needing(negatable(ph("secret",
+	secretRead = within(nearing(needing(negatable(ph("secret",
 		words("read reads reading cat open load access fetch retrieve grab collect extract obtain dump harvest steal exfiltrate copy upload leak send pass share forward include attach embed append print output reveal look get"),
-		`(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get)\b[^.!?]{0,60}?\b`+secrets+`\b`)), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic")
-	channel = needing(ph("channel",
+		`(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get)\b[^.!?]{0,60}?\b`+secrets+`\b`)), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic"), secretWords...), 130, true)
+	channel = within(nearing(needing(ph("channel",
 		words("as in into inside via through within to sidenote"),
 		`(?:as|in|into|inside|via|through|within|to) (?:the |a |an |its |their )?(?:`+"['\"`"+`][a-z0-9_-]+`+"['\"`"+`]|[a-z0-9_-]+ (?:parameter|param|argument|arg|field|property))`+
-			`|sidenote\b`), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic")
+			`|sidenote\b`), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic"),
+		"'", "\"", "`", "param", "arg", "field", "propert", "sidenote"), fwd, false)
 )
 
 // pathPhrases are the sensitive-path heuristics: credential and client
@@ -346,6 +371,88 @@ func needing(p phrase, subs ...string) phrase {
 	p.need = subs
 	return p
 }
+
+// nearing sets the words one of which every match holds after its anchor
+// (phrase.near). Each must be in every text the expression matches from
+// an anchor: a word left out of the list is a match missed.
+func nearing(p phrase, subs ...string) phrase {
+	for _, s := range subs {
+		p.near = append(p.near, []byte(s))
+	}
+	return p
+}
+
+// within bounds where near looks: span bytes past the anchor, and with
+// cut no further than the sentence's end.
+func within(p phrase, span int, cut bool) phrase {
+	p.nearSpan, p.nearCut = span, cut
+	return p
+}
+
+// nearby reports whether the phrase's near words allow a match at anchor
+// position i of text.
+func (ph *phrase) nearby(text []byte, i int) bool {
+	if ph.near == nil {
+		return true
+	}
+	span := ph.nearSpan
+	if span == 0 {
+		span = fwd
+	}
+	w := text[i:min(len(text), i+span)]
+	if ph.nearCut {
+		if e := bytes.IndexAny(w, ".!?"); e >= 0 {
+			w = w[:e]
+		}
+	}
+	if ph.nearAt < 0 {
+		return containsAny(w, ph.near)
+	}
+	for _, n := range ph.near {
+		if j := bytes.Index(w, n); j >= 0 && j <= ph.nearAt {
+			return true
+		}
+	}
+	return false
+}
+
+// startingAt sets phrase.nearAt.
+func startingAt(p phrase, at int) phrase {
+	p.nearAt = at
+	return p
+}
+
+// historyWords are the near words of the pass-along-the-conversation
+// phrase: every noun phrase its expression ends in, as the word pairs
+// that start it. Single words ("last", "result") are everywhere in tool
+// documentation; the pairs ("last message", "results of other") are not.
+func historyWords() []string {
+	out := []string{"conversation", "system prompt", "your instructions", "other tool"}
+	for _, a := range []string{"chat", "dialog", "dialogue", "session"} {
+		for _, b := range []string{"history", "log", "transcript"} {
+			out = append(out, a+" "+b)
+		}
+	}
+	for _, a := range []string{"previous", "prior", "earlier", "last", "recent", "past", "preceding"} {
+		for _, b := range []string{"message", "tool", "call", "conversation", "context", "chat", "exchange", "answer"} {
+			out = append(out, a+" "+b)
+		}
+	}
+	for _, a := range []string{"result", "output", "response"} {
+		for _, b := range []string{"of", "from"} {
+			out = append(out, a+" "+b+" ", a+"s "+b+" ")
+		}
+	}
+	return out
+}
+
+// userWords and secretWords are the near lists of the phrases whose match
+// ends in a person (who) or a credential noun (secrets).
+var (
+	userWords   = []string{"user", "human", "operator", "requester"}
+	secretWords = []string{"secret", "credential", "password", "passphrase", "private key", "ssh key", "api", "access", "auth",
+		"bearer", "session", "cookie", "env", "seed phrase", "mnemonic", "wallet key"}
+)
 
 // Compile compiles every expression now instead of at first use, for a
 // caller with time to spare before it inspects (the check, while its
