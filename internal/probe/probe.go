@@ -81,6 +81,13 @@ type Observation struct {
 	// PromptArgs holds the arguments sent for each prompt whose prompts/get
 	// got a result (not an error): what pin-prompts pins the answer for.
 	PromptArgs map[string]json.RawMessage
+	// ResourceReads holds the answer to resources/read for the listed
+	// resources the probe read in this phase (the first MaxResourceReads
+	// in list order), keyed by uri; an error answer is recorded as
+	// {"error": {code, message}}. What a resource holds is text the model
+	// reads, so it is inspected, but not pinned: a resource's contents are
+	// data, and change with it.
+	ResourceReads map[string]json.RawMessage
 }
 
 // Call is one warm-up tools/call.
@@ -186,7 +193,20 @@ type Options struct {
 	ExtraLaunches int
 	// NoPromptGets turns off the prompts/get session pin.
 	NoPromptGets bool
+	// MaxResourceReads bounds the resources read in each phase (0:
+	// DefaultResourceReads; negative: none).
+	MaxResourceReads int
 }
+
+// DefaultResourceReads is how many listed resources a phase reads when
+// Options.MaxResourceReads is not set: enough for a server's documents
+// and status resources, not a file server's whole tree every phase.
+const DefaultResourceReads = 32
+
+// resourceReadWait bounds one resources/read: a resource may stand for a
+// slow backend (a database, a remote file) the sandbox cuts off, and a
+// read that does not answer is noted, never a reason to hold the server.
+const resourceReadWait = 5 * time.Second
 
 func (o *Options) defaults() {
 	if o.Launches <= 0 {
@@ -206,6 +226,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxListChanged <= 0 {
 		o.MaxListChanged = 10
+	}
+	if o.MaxResourceReads == 0 {
+		o.MaxResourceReads = DefaultResourceReads
 	}
 	if o.Identity.Name == "" {
 		// Who a probe without an identity claims to be is config's
@@ -848,6 +871,9 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 			return err
 		}
 	}
+	if err := l.resourceReads(ctx, &obs); err != nil {
+		return err
+	}
 	l.res.Observations = append(l.res.Observations, obs)
 	if l.opts.Observed != nil {
 		l.opts.Observed(obs)
@@ -899,6 +925,73 @@ func (l *launchRun) promptGets(ctx context.Context, obs *Observation) error {
 // server listing hundreds of prompts is not sent hundreds of requests in
 // one burst.
 const maxParallelGets = 8
+
+// resourceReads reads the first MaxResourceReads listed resources, a few
+// at a time, each answer kept under its uri. A poisoned server puts its
+// payload where no definition shows it, in what a resource holds, and may
+// do so only after some calls: every phase reads again. A read that gets
+// no answer within resourceReadWait is noted and skipped; an error answer
+// is recorded; a broken connection ends the probe as any request's does.
+func (l *launchRun) resourceReads(ctx context.Context, obs *Observation) error {
+	res := obs.Lists[KindResource]
+	if l.opts.MaxResourceReads < 0 || len(res) == 0 {
+		return nil
+	}
+	if len(res) > l.opts.MaxResourceReads {
+		l.note(fmt.Sprintf("the server lists %d resources; each phase reads the first %d", len(res), l.opts.MaxResourceReads))
+		res = res[:l.opts.MaxResourceReads]
+	}
+	answers := make([]json.RawMessage, len(res))
+	errs := make([]error, len(res))
+	sem := make(chan struct{}, maxParallelGets)
+	var wg sync.WaitGroup
+	for i, r := range res {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			answers[i], errs[i] = l.resourceRead(ctx, r.Key)
+		}()
+	}
+	wg.Wait()
+	obs.ResourceReads = map[string]json.RawMessage{}
+	for i, r := range res {
+		switch {
+		case errors.Is(errs[i], errNoAnswer):
+			l.note(fmt.Sprintf("resources/read %q got no answer within %s: not read, so not inspected, in that phase", clip(r.Key, 120), min(resourceReadWait, l.opts.RequestTimeout)))
+		case errs[i] != nil:
+			return errs[i]
+		case len(answers[i]) > maxKeptResult:
+			l.note(fmt.Sprintf("resources/read %q answered %d bytes, over the %d KiB kept for inspection: not inspected", clip(r.Key, 120), len(answers[i]), maxKeptResult>>10))
+		default:
+			obs.ResourceReads[r.Key] = answers[i]
+		}
+	}
+	return nil
+}
+
+// errNoAnswer is a read the server did not answer in time.
+var errNoAnswer = errors.New("no answer")
+
+// resourceRead reads one resource; an error answer is recorded as
+// {"error": {code, message}}.
+func (l *launchRun) resourceRead(ctx context.Context, uri string) (json.RawMessage, error) {
+	rctx, cancel := context.WithTimeout(ctx, min(resourceReadWait, l.opts.RequestTimeout))
+	defer cancel()
+	raw, err := l.s.call(rctx, "resources/read", map[string]any{"uri": uri})
+	if err != nil {
+		var rpc *RPCError
+		switch {
+		case errors.As(err, &rpc):
+			b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": rpc.Err.Code, "message": rpc.Err.Message}})
+			return b, nil
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			return nil, errNoAnswer
+		}
+		return nil, err
+	}
+	return raw, nil
+}
 
 // promptGet asks for one prompt; an error answer is recorded as
 // {"error": {code, message}}. args are the arguments it sent, nil when the
@@ -1020,15 +1113,15 @@ func (l *launchRun) callTool(ctx context.Context, c Call) (string, json.RawMessa
 		IsError bool `json:"isError"`
 	}
 	_ = json.Unmarshal(raw, &r)
+	outcome := "ok"
 	if r.IsError {
-		return "tool-error", keep(raw), nil
+		outcome = "tool-error"
 	}
-	return "ok", keep(raw), nil
-}
-
-func keep(raw json.RawMessage) json.RawMessage {
 	if len(raw) > maxKeptResult {
-		return nil
+		// Said, not passed over: an answer the checker did not read is
+		// not one it found clean.
+		l.note(fmt.Sprintf("warm-up tools/call %q answered %d bytes, over the %d KiB kept for inspection: not inspected", c.Tool, len(raw), maxKeptResult>>10))
+		return outcome, nil, nil
 	}
-	return raw
+	return outcome, raw, nil
 }
