@@ -681,7 +681,9 @@ func TestResourceReadSilence(t *testing.T) {
 	if len(res.Observations) != 1 || len(res.Observations[0].ResourceReads) != 0 {
 		t.Fatalf("observations %+v", res.Observations)
 	}
-	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "resources/read") && strings.Contains(n, "not inspected") }) {
+	if !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "resources/read") && strings.Contains(n, "not inspected")
+	}) {
 		t.Errorf("notes %q", res.Notes)
 	}
 }
