@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -75,6 +76,7 @@ func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *repor
 		}
 		if l.Refused == "" {
 			l.Server = buildEntry(run, nil, who)
+			pinPrompts(l.Server, run, nil, who, opts.pinPromptsFor(name))
 			l.Server.Acknowledgements = nil
 			// A version npm's cache no longer shows is unknown, not
 			// changed: keep the approved one.
@@ -191,6 +193,42 @@ func Changes(server string, prev, live *lock.Server) []Change {
 			}
 		}
 		out = append(out, pairRenames(added, removed)...)
+	}
+	return append(out, answerChanges(server, prev, live, out)...)
+}
+
+// answerChanges lists the prompts whose pinned prompts/get answer differs
+// between prev and live while their definitions do not (a prompt whose
+// definition changed carries its answer along, ApplyChanges): approving a
+// prompt approves what it expands to as well, since check reports a
+// changed answer as prompt-changed. The fields are the answer's, under
+// "prompts/get" as check's findings name them.
+func answerChanges(server string, prev, live *lock.Server, defs []Change) []Change {
+	if live == nil {
+		return nil
+	}
+	var prevAnswers map[string]*lock.PromptAnswer
+	if prev != nil {
+		prevAnswers = prev.PromptAnswers
+	}
+	var out []Change
+	for _, name := range sortedKeys(live.PromptAnswers) {
+		a, b := prevAnswers[name], live.PromptAnswers[name]
+		if a != nil && a.SHA256 == b.SHA256 && string(a.Arguments) == string(b.Arguments) {
+			continue
+		}
+		if slices.ContainsFunc(defs, func(c Change) bool { return c.Kind == lock.KindPrompt && c.Name == name }) {
+			continue
+		}
+		c := Change{Server: server, Kind: lock.KindPrompt, Name: name, Op: OpChanged, After: b.Canonical().Bytes}
+		if a != nil {
+			c.Before = a.Canonical().Bytes
+		}
+		for _, fc := range lock.FieldDiff(c.Before, c.After) {
+			fc.Path = lock.JoinFieldPaths("prompts/get", fc.Path)
+			c.Fields = append(c.Fields, fc)
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -379,7 +417,27 @@ func ApplyChanges(lk *lock.File, server string, live *lock.Server, changes []Cha
 			delete(m, c.From)
 			m[c.Name] = approved(live.Entries(c.Kind, false)[c.Name])
 		default:
-			m[c.Name] = approved(live.Entries(c.Kind, false)[c.Name])
+			if e := live.Entries(c.Kind, false)[c.Name]; e != nil {
+				m[c.Name] = approved(e)
+			}
+		}
+		if c.Kind == lock.KindPrompt {
+			// A prompt's approval covers what it expands to.
+			if c.Op == OpRenamed {
+				delete(cur.PromptAnswers, c.From)
+			}
+			delete(cur.PromptAnswers, c.Name)
+			if a := live.PromptAnswers[c.Name]; a != nil && c.Op != OpRemoved {
+				na := *a
+				na.ApprovedBy, na.ApprovedAt = who.By, at
+				if cur.PromptAnswers == nil {
+					cur.PromptAnswers = map[string]*lock.PromptAnswer{}
+				}
+				cur.PromptAnswers[c.Name] = &na
+			}
+			if len(cur.PromptAnswers) == 0 {
+				cur.PromptAnswers = nil
+			}
 		}
 	}
 	for _, kind := range lock.Kinds[1:] {

@@ -58,7 +58,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			for _, s := range run.snaps {
 				fs = append(fs, compare(name, ref, s, s.obs.Phase, false)...)
 			}
-			fs = append(fs, promptAnswerFindings(name, ls, run)...)
+			fs = append(fs, promptAnswerFindings(name, ls, run, opts.pinPromptsFor(name))...)
 		}
 		fs = append(fs, launchHygiene(run, ls)...)
 		if n := missingIdentity(run, ls); n != "" {

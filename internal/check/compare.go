@@ -141,8 +141,8 @@ func (c *canonCache) redactor() *redact.Redactor {
 	return c.red
 }
 
-// redactObservation redacts the handshake values and prompts/get answers
-// of an observation; definitions are redacted as they are canonicalized.
+// redactObservation redacts the handshake values, prompts/get answers and
+// resources/read answers of an observation; definitions are redacted as they are canonicalized.
 func (c *canonCache) redactObservation(o probe.Observation) probe.Observation {
 	r := c.redactor()
 	o.ServerInfo = r.JSON(o.ServerInfo)
@@ -154,6 +154,13 @@ func (c *canonCache) redactObservation(o probe.Observation) probe.Observation {
 			pg[r.String(k)] = r.JSON(v)
 		}
 		o.PromptGets = pg
+	}
+	if len(o.ResourceReads) > 0 {
+		rr := make(map[string]json.RawMessage, len(o.ResourceReads))
+		for k, v := range o.ResourceReads {
+			rr[r.String(k)] = r.JSON(v)
+		}
+		o.ResourceReads = rr
 	}
 	return o
 }

@@ -729,7 +729,8 @@ func (in *inspector) add(s *snapshot) {
 		seen["s"+s.serverInfo.SHA256] = true
 		in.job(&inspectJob{subject: inspect.Subject{Server: server, Kind: finding.KindServer, Name: "serverInfo", Raw: s.obs.ServerInfo, Phase: s.obs.Phase}, sum: s.serverInfo.SHA256, prefix: "serverInfo"})
 	}
-	// What a prompt expands to is model input as much as its listing.
+	// What a prompt expands to is model input as much as its listing:
+	// text its authors wrote for the model, judged as a definition is.
 	for _, name := range sortedKeys(s.obs.PromptGets) {
 		raw := s.obs.PromptGets[name]
 		sum := lock.Sum(raw)
@@ -737,7 +738,18 @@ func (in *inspector) add(s *snapshot) {
 			continue
 		}
 		seen["g"+name+sum] = true
-		in.job(&inspectJob{subject: inspect.Subject{Server: server, Kind: finding.KindPrompt, Name: name, Raw: raw, Phase: s.obs.Phase}, sum: sum, prefix: "prompts/get"})
+		in.job(&inspectJob{subject: inspect.Subject{Server: server, Kind: finding.KindPrompt, Name: name, Raw: raw, Phase: s.obs.Phase}, sum: sum, prefix: "prompts/get", answer: &inspect.AnswerOptions{}})
+	}
+	// So is what a resource holds: data the server read, judged by the
+	// same rules but for a credential path named alone (AnswerOptions).
+	for _, uri := range sortedKeys(s.obs.ResourceReads) {
+		raw := s.obs.ResourceReads[uri]
+		sum := lock.Sum(raw)
+		if seen["r"+uri+"\x00"+sum] {
+			continue
+		}
+		seen["r"+uri+"\x00"+sum] = true
+		in.job(&inspectJob{subject: inspect.Subject{Server: server, Kind: finding.KindResource, Name: uri, Raw: raw, Phase: s.obs.Phase}, sum: sum, prefix: "resources/read", answer: &inspect.AnswerOptions{Data: true}})
 	}
 	for _, kind := range probe.Kinds {
 		for _, key := range s.order[kind] {
@@ -766,11 +778,11 @@ func (in *inspector) addCalls(calls []probe.CallRecord) {
 		}
 		raw := in.red.JSON(c.Result)
 		sum := lock.Sum(raw)
-		if in.seen["r"+c.Tool+sum] {
+		if in.seen["c"+c.Tool+"\x00"+sum] {
 			continue
 		}
-		in.seen["r"+c.Tool+sum] = true
-		in.job(&inspectJob{subject: inspect.Subject{Server: in.server, Kind: finding.KindTool, Name: c.Tool, Raw: raw, Phase: c.Phase}, sum: sum, prefix: "tools/call result", result: true})
+		in.seen["c"+c.Tool+"\x00"+sum] = true
+		in.job(&inspectJob{subject: inspect.Subject{Server: in.server, Kind: finding.KindTool, Name: c.Tool, Raw: raw, Phase: c.Phase}, sum: sum, prefix: "tools/call result", answer: &inspect.AnswerOptions{Data: true}})
 	}
 }
 
@@ -790,15 +802,26 @@ type inspectJob struct {
 	subject inspect.Subject
 	sum     string
 	prefix  string // put before each finding's field path
-	// result marks the answer to a warm-up call: see resultFindings.
-	result bool
+	// answer, when set, marks an answer (a warm-up call's result, a
+	// prompts/get or resources/read answer): inspect.Answer reads it,
+	// with the text encoded in it, under these options.
+	answer *inspect.AnswerOptions
 	out    []finding.Finding // set by run
 }
 
+// run inspects the job's subject. An answer gets the definitions' rules
+// at the definitions' levels: what the guard refuses in a session (hidden
+// text, control sequences) fails the check that sees it, and what it
+// logs is a warning here too. It cannot be pinned, and an answer that
+// varies from run to run is not acknowledged for good by one hash: a
+// server whose answers need that is one to run behind the guard in
+// sanitize mode.
 func (j *inspectJob) run() {
-	fs := withHash(inspect.Definition(j.subject), j.sum)
-	if j.result {
-		fs = resultFindings(fs)
+	var fs []finding.Finding
+	if j.answer != nil {
+		fs = withHash(inspect.Answer(j.subject, *j.answer), j.sum)
+	} else {
+		fs = withHash(inspect.Definition(j.subject), j.sum)
 	}
 	if p := j.prefix; p != "" {
 		for k := range fs {
@@ -808,30 +831,6 @@ func (j *inspectJob) run() {
 		}
 	}
 	j.out = fs
-}
-
-// resultFindings keeps what inspecting a warm-up call's answer may say. The
-// answer is not pinned text: the checker provoked it with arguments of its
-// own, it varies from run to run (an error naming the run's HOME, a
-// listing of the sandbox's planted files), and no acknowledgement bound to
-// its hash would ever match twice. So what it shows is for a reviewer's
-// eye, at most a warning (hidden characters, control sequences, text
-// addressed to the model), and sensitive-path, a judgement about the text
-// a server wrote for the model to read, does not apply: a listing of the
-// planted ~/.ssh is the bait answering, not a server pointing at it.
-func resultFindings(fs []finding.Finding) []finding.Finding {
-	out := fs[:0]
-	for _, f := range fs {
-		if f.Rule == finding.SensitivePath {
-			continue
-		}
-		if f.Severity > finding.Warning {
-			f.Severity = finding.Warning
-			f.Message += " (in the answer to a warm-up call: not pinned text, so a warning)"
-		}
-		out = append(out, f)
-	}
-	return out
 }
 
 // withHash binds inspection findings to the canonical hash of their

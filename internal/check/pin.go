@@ -67,11 +67,7 @@ func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.R
 			srv.Status = report.StatusDrift
 		default:
 			next.Servers[name] = buildEntry(run, prev, who)
-			if opts.PerServer != nil {
-				if pp := opts.PerServer(name).PinPrompts; pp != nil && *pp {
-					pinPrompts(next.Servers[name], run, prev, who)
-				}
-			}
+			pinPrompts(next.Servers[name], run, prev, who, opts.pinPromptsFor(name))
 		}
 		r.Servers = append(r.Servers, srv)
 	}

@@ -136,7 +136,7 @@ func durOr(v, d time.Duration) time.Duration {
 // Effective is the settings in force for one server: for each setting the
 // stricter of the base's and the pull request's (more warm-up calls, more
 // launches, the stricter sandbox, the shorter time-out, the higher rule
-// level), the base's warm-up calls followed by any the pull request adds
+// level, more prompt answers pinned), the base's warm-up calls followed by any the pull request adds
 // (with the count raised by as many, so they displace none of the base's),
 // and only the pass-env names both allow. As with Policy.Effective, a
 // setting the caller fixed is left unset.
@@ -202,6 +202,10 @@ func (c *Combined) Effective(name string, fixed Fixed) Settings {
 			out.PassEnv = append(out.PassEnv, e)
 		}
 	}
+	if br, pr := pinRank(b.PinPrompts), pinRank(p.PinPrompts); max(br, pr) != pinRank(nil) {
+		v := max(br, pr) == pinRank(&yes)
+		out.PinPrompts = &v
+	}
 	for _, id := range ruleIDs(b, p) {
 		bl, _ := level(b, id)
 		pl, _ := level(p, id)
@@ -215,6 +219,33 @@ func (c *Combined) Effective(name string, fixed Fixed) Settings {
 	}
 	clearFixed(&out, fixed)
 	return out
+}
+
+// yes is true, to point at.
+var yes = true
+
+// pinRank orders pin-prompts from pinning least to pinning most: false
+// (none), unset (the prompts without required arguments), true (every
+// prompt).
+func pinRank(p *bool) int {
+	switch {
+	case p == nil:
+		return 1
+	case *p:
+		return 2
+	}
+	return 0
+}
+
+// pinText names a pin-prompts setting for a reviewer.
+func pinText(p *bool) string {
+	switch pinRank(p) {
+	case 0:
+		return "false"
+	case 2:
+		return "true"
+	}
+	return "unset (prompts without required arguments)"
 }
 
 func cmpOr(l, d sandbox.Level) sandbox.Level {
@@ -409,6 +440,11 @@ func (c *Combined) weakenings(name string) []weakening {
 	if bl, pl := cmpOr(b.Sandbox, c.Run.Sandbox), cmpOr(p.Sandbox, c.Run.Sandbox); SandboxRank(pl) < SandboxRank(bl) {
 		out = append(out, weakening{where("sandbox", func(s *Server) bool { return s.Sandbox != "" }), string(bl), string(pl),
 			fmt.Sprintf("this pull request weakens the sandbox for %s from %s to %s", who, bl, pl)})
+	}
+
+	if pinRank(p.PinPrompts) < pinRank(b.PinPrompts) {
+		out = append(out, weakening{where("pin-prompts", func(s *Server) bool { return s.PinPrompts != nil }), pinText(b.PinPrompts), pinText(p.PinPrompts),
+			fmt.Sprintf("this pull request pins fewer prompts/get answers for %s (pin-prompts %s, was %s): check would no longer compare them with the lock, nor the guard hold a session's first answer to it", who, pinText(p.PinPrompts), pinText(b.PinPrompts))})
 	}
 
 	var added []string

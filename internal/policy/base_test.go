@@ -212,6 +212,37 @@ func TestCombined(t *testing.T) {
 			want:   "profile=deep warmup=50 launches=- sandbox= env=[] rules=map[] calls=0",
 			weak:   []string{"servers.fs.profile deep -> quick @3", "servers.fs.warmup-calls 50 -> 7 @4"},
 		},
+		{
+			// Unset pins the answers of prompts without required
+			// arguments: false in the pull request pins none.
+			name:   "pin-prompts turned off against the default",
+			pr:     "version: 1\nservers:\n  fs:\n    pin-prompts: false\n",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0",
+			weak:   []string{"servers.fs.pin-prompts unset (prompts without required arguments) -> false @4"},
+		},
+		{
+			name:   "pin-prompts true in the base dropped in the defaults",
+			base:   "version: 1\ndefaults:\n  pin-prompts: true\n",
+			pr:     "version: 1\ndefaults:\n  launches: 2\n",
+			server: "fs",
+			want:   "warmup=- launches=2 sandbox= env=[] rules=map[] calls=0 pin-prompts=true",
+			weak:   []string{"defaults.pin-prompts true -> unset (prompts without required arguments) @2"},
+		},
+		{
+			name:   "pin-prompts raised is in force, and not a weakening",
+			base:   "version: 1\nservers:\n  fs:\n    pin-prompts: false\n",
+			pr:     "version: 1\nservers:\n  fs:\n    pin-prompts: true\n",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0 pin-prompts=true",
+		},
+		{
+			name:   "pin-prompts false on both sides stays false",
+			base:   "version: 1\nservers:\n  fs:\n    pin-prompts: false\n",
+			pr:     "version: 1\nservers:\n  fs:\n    pin-prompts: false\n",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0 pin-prompts=false",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -254,6 +285,9 @@ func summarize(s Settings) string {
 	}
 	if s.CallTimeout > 0 {
 		out += " call-timeout=" + s.CallTimeout.String()
+	}
+	if s.PinPrompts != nil {
+		out += fmt.Sprintf(" pin-prompts=%v", *s.PinPrompts)
 	}
 	return out
 }

@@ -146,9 +146,14 @@ type Settings struct {
 	Sandbox        sandbox.Level
 	Timeout        time.Duration
 	RequestTimeout time.Duration
-	// PinPrompts makes pin record each prompts/get answer in the lock, so
-	// the guard holds even a session's first answer to it (opt-in: a
-	// prompt whose expansion legitimately varies cannot be pinned).
+	// PinPrompts says which prompts/get answers pin records in the lock,
+	// so that check compares them and the guard holds even a session's
+	// first answer to them. Unset (nil), the default, pins the answers of
+	// prompts that take no required argument: the answer a client gets
+	// when it sends none. true pins every prompt's answer, for the
+	// arguments pin sends (required ones filled with "example"); false
+	// pins none, for a server whose prompt expansions legitimately vary
+	// in more than the time of the request.
 	PinPrompts *bool
 	// CallTimeout bounds one warm-up tools/call: a server whose tools are
 	// slow to answer (a backend to reach) can be given more.
