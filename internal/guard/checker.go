@@ -18,10 +18,13 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
-// errorRules are the inspection rules the guard enforces: the error-level
-// ones whose finding does not depend on judgement (invisible characters and
-// terminal control sequences). The phrase heuristics are warnings that feed
-// a human's review in check, not a reason to cut a session.
+// errorRules are the inspection rules whose findings are errors: they say
+// what the text is (invisible characters, terminal control sequences), not
+// what it means, so they refuse a message with no human to review it, and
+// --mode sanitize can strip exactly what they flag. The phrase heuristics
+// (model-instruction, sensitive-path) are warnings: the guard runs them on
+// every answer and logs what they find, and the answer goes on, as check
+// reports them for a human's review and still passes.
 var errorRules = map[finding.RuleID]bool{finding.HiddenCharacters: true, finding.TerminalEscape: true}
 
 // maxAccepted bounds the cache of definitions already checked; past it the
@@ -55,6 +58,11 @@ type checker struct {
 	promptPins map[string]lock.Canonical
 	// logged avoids repeating a warning (serverInfo, capabilities).
 	logged map[string]bool
+	// warnings counts the answer warnings logged, by rule, subject and
+	// field (warnAnswer): the first of each is logged whole, the rest
+	// counted, so a chatty tool cannot flood the client's log.
+	warnings     map[string]int
+	warningLines int
 	// warn takes warning-level differences, which are logged, not refused.
 	warn io.Writer
 	// red redacts live text the way pin redacted what it recorded: a
@@ -100,6 +108,9 @@ type problem struct {
 	// msg and detail are an inspection finding's message and detail
 	// (escaped by inspect): the decoded hidden text, the sequences found.
 	msg, detail string
+	// phase is where in the session an answer's finding was made
+	// (pendingReq.where); "" for drift from the lock.
+	phase string
 }
 
 // refusal is a refused answer: every problem found in it.
@@ -175,6 +186,7 @@ func (r *refusal) data() any {
 		Kind    lock.Kind      `json:"kind"`
 		Subject string         `json:"subject"`
 		Fields  []string       `json:"fields,omitempty"`
+		Phase   string         `json:"phase,omitempty"`
 	}
 	d := struct {
 		Server  string `json:"server"`
@@ -183,7 +195,7 @@ func (r *refusal) data() any {
 		Refused []item `json:"refused"`
 	}{Server: r.server, Lock: r.lockPath, Method: r.method}
 	for _, p := range r.problems {
-		d.Refused = append(d.Refused, item{p.rule, p.kind, p.subject, p.fields})
+		d.Refused = append(d.Refused, item{p.rule, p.kind, p.subject, p.fields, p.phase})
 	}
 	return d
 }
@@ -206,7 +218,11 @@ func (r *refusal) logAs(w io.Writer, verb string) {
 		fmt.Fprintf(w, "mcp-lockcheck guard: %s: %s answer from server %s differs from %s:\n", verb, escape(r.method), quote(r.server), r.lockPath)
 	}
 	for _, p := range r.problems {
-		fmt.Fprintf(w, "  %s %s [%s]\n", p.kind, p.label(), p.rule)
+		fmt.Fprintf(w, "  %s %s [%s]", p.kind, p.label(), p.rule)
+		if p.phase != "" {
+			fmt.Fprintf(w, " in %s", escape(p.phase))
+		}
+		fmt.Fprintln(w)
 		if p.msg != "" {
 			fmt.Fprintf(w, "    %s\n", clip(inert.Composed(p.msg)))
 		}
@@ -248,15 +264,16 @@ func (c *checker) answer(p pendingReq, result []byte) *refusal {
 	case "initialize", "server/discover":
 		ps = c.initialize(result)
 	case "prompts/get":
-		ps = c.promptGet(p.params, result)
+		ps = c.promptGet(p.params, result, p.n)
 	case "":
 		return nil // an answer to no request the guard recorded
 	default:
 		spec, ok := lock.InfoOfMethod(p.method)
 		if !ok {
 			// A tool result, a resource's contents, a completion: text
-			// the model reads that no lock can pin.
-			return c.content("result", p.method, p.method, result)
+			// the model reads that no lock can pin, and data the server
+			// read or computed for the request.
+			return c.content("result", p, result, inspect.AnswerOptions{Data: true})
 		}
 		if c.knownPage(p.method, result) {
 			return nil
@@ -307,21 +324,104 @@ func (c *checker) rememberPage(method string, result []byte) {
 	c.pageBytes += len(result)
 }
 
-// content runs the no-judgement inspection rules over text the lock does
-// not pin: part is what the text is ("result", "error", "request"),
-// subject names it (the method), method is the request it belongs to.
-func (c *checker) content(part, subject, method string, raw []byte) *refusal {
-	var ps []problem
-	for _, f := range inspect.Controls(inspect.Subject{Server: c.server, Kind: lock.Kind(part), Name: subject, Raw: raw}) {
-		if f.Severity < finding.Error {
-			continue
-		}
-		ps = append(ps, problem{rule: f.Rule, kind: lock.Kind(part), subject: subject, fields: []string{f.Field}, what: f.Message, msg: f.Message, detail: f.Detail})
+// content runs the text rules over what the lock does not pin (inspect.
+// Answer under o): part is what the text is ("result", "error",
+// "request", "notification"), p the request it answers (its method, what
+// it named, its place in the session). Error-level findings refuse the
+// message, unless the lock acknowledges that content; warnings are logged
+// and the message goes on.
+func (c *checker) content(part string, p pendingReq, raw []byte, o inspect.AnswerOptions) *refusal {
+	subject := p.subject
+	if subject == "" {
+		subject = p.method
 	}
+	kind := answerKind(p.method)
+	ps := c.answerProblems(lock.Kind(part), kind, subject, p, raw, o, "")
 	if len(ps) == 0 {
 		return nil
 	}
-	return &refusal{server: c.server, lockPath: c.lockPath, method: method, problems: ps, content: true}
+	return &refusal{server: c.server, lockPath: c.lockPath, method: p.method, problems: ps, content: true}
+}
+
+// answerKind is the lock kind an answer's acknowledgement names: the tool
+// a tools/call result is from, the prompt of prompts/get, the resource of
+// resources/read ("" for any other).
+func answerKind(method string) lock.Kind {
+	switch method {
+	case "tools/call":
+		return lock.KindTool
+	case "prompts/get":
+		return lock.KindPrompt
+	case "resources/read":
+		return lock.KindResource
+	}
+	return ""
+}
+
+// answerProblems inspects one answer with inspect.Answer: each error-level
+// finding the lock does not acknowledge is a problem of kind shown; each
+// warning is logged (warnAnswer). The content an acknowledgement binds to
+// is the answer's hash as check computes it (the redacted bytes), or sum
+// when the caller has the canonical one (a prompt answer).
+func (c *checker) answerProblems(shown, kind lock.Kind, subject string, p pendingReq, raw []byte, o inspect.AnswerOptions, sum string) []problem {
+	fs := inspect.Answer(inspect.Subject{Server: c.server, Kind: kind, Name: subject, Raw: raw, Phase: p.where()}, o)
+	if len(fs) == 0 {
+		return nil
+	}
+	var ps []problem
+	var redacted string
+	for _, f := range fs {
+		if f.Severity < finding.Error {
+			c.warnAnswer(p, subject, f)
+			continue
+		}
+		if kind != "" {
+			if redacted == "" {
+				redacted = lock.Sum(c.red.JSON(raw))
+			}
+			if c.acked(f.Rule, kind, subject, redacted) || sum != "" && c.acked(f.Rule, kind, subject, sum) {
+				continue
+			}
+		}
+		ps = append(ps, problem{rule: f.Rule, kind: shown, subject: subject, fields: []string{f.Field}, what: f.Message, msg: f.Message, detail: f.Detail, phase: p.where()})
+	}
+	return ps
+}
+
+// maxWarningLines bounds the answer warnings logged whole in a session;
+// past it each distinct one is still logged once, in one line.
+const maxWarningLines = 200
+
+// warnAnswer logs a warning-level finding on an answer that is forwarded:
+// the first for each rule, subject and field whole (message and the
+// offending text, escaped), then a count every 100.
+func (c *checker) warnAnswer(p pendingReq, subject string, f finding.Finding) {
+	if c.warn == nil {
+		return
+	}
+	if c.warnings == nil || len(c.warnings) >= 10000 {
+		c.warnings = map[string]int{}
+	}
+	k := string(f.Rule) + "\x00" + subject + "\x00" + f.Field
+	c.warnings[k]++
+	n := c.warnings[k]
+	switch {
+	case n == 1 && c.warningLines < maxWarningLines:
+		c.warningLines++
+		fmt.Fprintf(c.warn, "mcp-lockcheck guard: warning (forwarded): %s answer %s from server %s, %s [%s] in %s:\n    %s\n", escape(p.method), quote(subject), quote(c.server), escape(orWhole(f.Field)), f.Rule, escape(p.where()), clip(inert.Composed(f.Message)))
+		if f.Detail != "" {
+			fmt.Fprintf(c.warn, "    %s\n", clip(inert.Composed(f.Detail)))
+		}
+	case n == 1 || n%100 == 0:
+		fmt.Fprintf(c.warn, "mcp-lockcheck guard: warning (forwarded): %s answer %s from server %s, %s [%s] (%d so far)\n", escape(p.method), quote(subject), quote(c.server), escape(orWhole(f.Field)), f.Rule, n)
+	}
+}
+
+func orWhole(field string) string {
+	if field == "" {
+		return "the whole answer"
+	}
+	return field
 }
 
 // list checks one page of a list answer. Every definition on it must be in
@@ -495,7 +595,7 @@ func stringOr(b []byte) string {
 // for given arguments is remembered, a different later one is drift. The
 // params are compared in canonical form without _meta (a progress token
 // differs per request); the answer is compared whole.
-func (c *checker) promptGet(params, result []byte) []problem {
+func (c *checker) promptGet(params, result []byte, n int) []problem {
 	name, pkey := "", ""
 	var args []byte
 	if len(bytes.TrimSpace(params)) > 0 {
@@ -535,7 +635,14 @@ func (c *checker) promptGet(params, result []byte) []problem {
 	// The lock's pin (pin-prompts): the answer pin saw for the same
 	// arguments, across sessions, first answer included.
 	if want := c.ls.PromptAnswers[name]; want != nil && string(lock.CanonicalArguments(args)) == string(want.Arguments) {
-		if ch, ok := lock.DiffOne(lock.KindPrompt, name, want.Canonical(), live); ok {
+		if pinned := want.Canonical(); pinned.SHA256 != live.SHA256 && onlyTimes(pinned, live) {
+			// The time of the request, as between two answers of a
+			// session: the pin was made at another time.
+			if !c.logged["lock-time"+name] && c.warn != nil {
+				c.logged["lock-time"+name] = true
+				fmt.Fprintf(c.warn, "mcp-lockcheck guard: server %s: prompts/get %s differs from the answer pinned in %s only in timestamp-shaped tokens: forwarded\n", quote(c.server), quote(name), c.lockPath)
+			}
+		} else if ch, ok := lock.DiffOne(lock.KindPrompt, name, pinned, live); ok {
 			p := problem{rule: finding.PromptChanged, kind: lock.KindPrompt, subject: name, what: "differs from the answer pinned in the lock"}
 			p.fill(ch)
 			out = append(out, p)
@@ -558,7 +665,10 @@ func (c *checker) promptGet(params, result []byte) []problem {
 		}
 		out = append(out, p)
 	}
-	return append(out, c.inspect(lock.KindPrompt, name, result, live.SHA256)...)
+	// What the prompt expands to is text its authors wrote for the model:
+	// every rule, the first answer of a session included.
+	p := pendingReq{method: "prompts/get", subject: name, n: n}
+	return append(out, c.answerProblems(lock.KindPrompt, lock.KindPrompt, name, p, result, inspect.AnswerOptions{}, live.SHA256)...)
 }
 
 // onlyTimes reports whether two answers differ only in timestamp-shaped

@@ -16,23 +16,28 @@
 //     lock with the same canonical (JCS) hash. A page may be partial, so a
 //     definition missing from one page is not drift.
 //   - prompts/get: a session pin. The first answer for given arguments is
-//     remembered; a different later answer is drift. With pin-prompts in
-//     the policy, the answer pin recorded in the lock holds too, so the
-//     first answer of a session is held as well.
+//     remembered; a different later answer is drift. The answer pin
+//     recorded in the lock holds too (pin records those of prompts without
+//     required arguments by default), so the first answer of a session is
+//     held as well.
 //   - the inspection rules that are errors and need no judgement
-//     (hidden-characters, terminal-escape), unless the lock acknowledges
-//     the content; and the same two rules on everything else the model
-//     reads that no lock can pin: tool results, resource contents, errors,
-//     the params of the server's own requests (sampling, elicitation) and
-//     notifications.
+//     (hidden-characters, terminal-escape) on definitions, unless the lock
+//     acknowledges the content.
+//   - every text rule (inspect.Answer) on every answer the model reads that
+//     no lock can pin: tool results, resource contents, prompt answers,
+//     errors, the params of the server's own requests (sampling,
+//     elicitation), and the text encoded in them (base64, data: URIs). An
+//     error-level finding refuses the answer (or, in sanitize mode, is
+//     stripped); a warning is logged and the answer forwarded.
+//     Notifications get the two no-judgement rules only.
 //
 // A refused answer is replaced by a JSON-RPC error (code [CodeRefused],
 // naming the definition and the changed fields: "summarize (description)"),
 // the diff goes to stderr, nothing after it is forwarded, and the server
 // is stopped: stdin closed, then SIGTERM, then SIGKILL, to its whole
 // process group. Hidden text in a message the lock does not pin refuses
-// that message alone ([Sanitize] strips it instead). [Warn] forwards and
-// logs.
+// that message alone ([Sanitize] strips it instead, when it sits in a
+// JSON string). [Warn] forwards and logs.
 //
 // Every server message is exactly one of request, notification or
 // response, decided by the JSON-RPC members spelled as the specification

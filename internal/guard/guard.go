@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
@@ -240,9 +241,12 @@ type session struct {
 	// by the server-to-client loop only.
 	relists     []relist
 	relistBytes int
-	refused     atomic.Int32 // exit code of the first refusal, 0 if none
-	skipped     atomic.Int64 // stdout lines that are not JSON-RPC, skipped
-	warned      atomic.Bool  // drift forwarded in warn mode, or content refused or sanitized
+	// counts numbers the client's requests by method (count); used by
+	// the client-to-server loop only.
+	counts  map[string]int
+	refused atomic.Int32 // exit code of the first refusal, 0 if none
+	skipped atomic.Int64 // stdout lines that are not JSON-RPC, skipped
+	warned  atomic.Bool  // drift forwarded in warn mode, or content refused or sanitized
 	// artifactHeld: the launch's artifact was held to the lock before the
 	// first client message was forwarded (read and written by up only).
 	artifactHeld bool
@@ -255,6 +259,22 @@ type pendingReq struct {
 	id     []byte // the id as the client wrote it
 	method string
 	params []byte // kept for prompts/get only
+	// subject is what the request names: the tool of a tools/call, the
+	// prompt of a prompts/get, the uri of a resources/read ("" for any
+	// other). n is the request's place among the session's requests of
+	// its method (1 for the first tools/call). A finding about the answer
+	// names both: where it was found.
+	subject string
+	n       int
+}
+
+// where is the phase an answer's finding names: the request's place in
+// the session ("tools/call #3 of the session").
+func (p pendingReq) where() string {
+	if p.n == 0 {
+		return "session"
+	}
+	return fmt.Sprintf("%s #%d of the session", p.method, p.n)
 }
 
 func newSession(o Options, ls *lock.Server, logf func(string, ...any)) *session {
@@ -515,10 +535,15 @@ func (s *session) fromClient(line []byte) bool {
 		}
 		method, _ := jsonString(mraw)
 		p := pendingReq{id: bytes.Clone(idRaw), method: method}
-		if method == "prompts/get" {
+		switch method {
+		case "prompts/get", "tools/call", "resources/read":
 			prm, _ := get(ms, "params")
-			p.params = bytes.Clone(prm)
+			p.subject = requestSubject(method, prm)
+			if method == "prompts/get" {
+				p.params = bytes.Clone(prm)
+			}
 		}
+		p.n = s.count(method)
 		reqs = append(reqs, p)
 		keys = append(keys, key)
 	}
@@ -548,6 +573,40 @@ func (s *session) fromClient(line []byte) bool {
 		s.writeClient(errorLine(p.id, -32600, "mcp-lockcheck guard: request id already in use by a request in flight", nil))
 	}
 	return false
+}
+
+// count numbers the session's requests of one method (only the up loop
+// calls it). The methods are the client's: a client that sends ten
+// thousand distinct ones has them counted apart no further.
+func (s *session) count(method string) int {
+	if s.counts == nil {
+		s.counts = map[string]int{}
+	}
+	if _, ok := s.counts[method]; !ok && len(s.counts) >= 256 {
+		return 0
+	}
+	s.counts[method]++
+	return s.counts[method]
+}
+
+// requestSubject is what a request's params name: "name" for tools/call
+// and prompts/get, "uri" for resources/read ("" when absent or not a
+// string).
+func requestSubject(method string, params []byte) string {
+	if len(params) == 0 {
+		return ""
+	}
+	ms, err := objectMembers(params)
+	if err != nil {
+		return ""
+	}
+	key := "name"
+	if method == "resources/read" {
+		key = "uri"
+	}
+	v, _ := get(ms, key)
+	name, _ := jsonString(v)
+	return name
 }
 
 func slicesIndex(ks []string, k string) int {
@@ -780,11 +839,17 @@ func (s *session) message(m []byte, whole bool) (o outcome, ok bool) {
 	switch r.kind {
 	case kindRequest, kindNotification:
 		if len(r.params) > 0 {
-			part := "request"
+			// A request of the server's own (sampling, elicitation)
+			// puts its text before the model or the user as the
+			// server wrote it: every rule. A notification (progress,
+			// a log line) is judged by the two that need no
+			// judgement only: they are many, and no client hands them
+			// to the model as an answer.
+			part, o := "request", inspect.AnswerOptions{}
 			if r.kind == kindNotification {
-				part = "notification"
+				part, o = "notification", inspect.AnswerOptions{ControlsOnly: true}
 			}
-			rf = s.check.content(part, r.method, r.method, r.params)
+			rf = s.check.content(part, pendingReq{method: r.method}, r.params, o)
 		}
 	case kindResponse:
 		switch {
@@ -792,11 +857,10 @@ func (s *session) message(m []byte, whole bool) (o outcome, ok bool) {
 			s.logf("server %q answered a request the client did not make (id %s): dropped", s.o.Server, excerpt(r.id))
 			return outcome{drop: true}, true
 		case r.err != nil:
-			method := p.method
-			if method == "" {
-				method = "error"
+			if p.method == "" {
+				p.method = "error"
 			}
-			rf = s.check.content("error", method, method, r.err)
+			rf = s.check.content("error", p, r.err, inspect.AnswerOptions{Data: true})
 		default:
 			rf = s.check.answer(p, r.result)
 			if rf == nil && whole {

@@ -377,19 +377,25 @@ func TestParseMode(t *testing.T) {
 
 // TestPromptPinnedInLockCatchesFirstAnswer: a server that expands a prompt
 // honestly for pin and differently in a later session is caught on the
-// session's first prompts/get when its policy sets pin-prompts; without
-// it, the session pin has nothing to compare the first answer with.
+// session's first prompts/get, since pin records the answers of prompts
+// without required arguments by default (and of all prompts with
+// pin-prompts: true); with pin-prompts: false, the session pin has
+// nothing to compare the first answer with.
 func TestPromptPinnedInLockCatchesFirstAnswer(t *testing.T) {
-	plain := pinFake(t, "fake", "prompt-get-change")
-	pinned := pinFakeWith(t, "fake", "prompt-get-change", func(string) policy.Settings {
-		yes := true
-		return policy.Settings{PinPrompts: &yes}
-	})
-	if a := pinned.Servers["fake"].PromptAnswers["hello"]; a == nil || string(a.Arguments) != "{}" {
-		t.Fatalf("pin-prompts did not pin hello: %+v", pinned.Servers["fake"].PromptAnswers)
+	with := func(v *bool) func(string) policy.Settings {
+		return func(string) policy.Settings { return policy.Settings{PinPrompts: v} }
+	}
+	yes, no := true, false
+	plain := pinFakeWith(t, "fake", "prompt-get-change", with(&no))
+	pinned := pinFake(t, "fake", "prompt-get-change")
+	all := pinFakeWith(t, "fake", "prompt-get-change", with(&yes))
+	for name, lk := range map[string]*lock.File{"default": pinned, "pin-prompts: true": all} {
+		if a := lk.Servers["fake"].PromptAnswers["hello"]; a == nil || string(a.Arguments) != "{}" {
+			t.Fatalf("%s did not pin hello: %+v", name, lk.Servers["fake"].PromptAnswers)
+		}
 	}
 	if plain.Servers["fake"].PromptAnswers != nil {
-		t.Fatalf("pinned prompt answers without pin-prompts")
+		t.Fatalf("pinned prompt answers with pin-prompts: false")
 	}
 	// The fake changes its answer after two tool calls: in a new session,
 	// the first prompts/get is already the changed one.

@@ -446,9 +446,11 @@ func checkContent(t *testing.T, scenario, step string, g guardSession, rep sessi
 }
 
 // TestChameleonPlainTextIsData: a chameleon's plain-text injection in a
-// tool result is forwarded. It is data, which no lock can pin and which
-// the guard does not judge: the documented limit (README, "What the guard
-// can and cannot see").
+// tool result is read with every text rule, and model-instruction, a
+// warning, is logged with the tool, the field and the request's place in
+// the session; the result is forwarded. A warning is for a human's eyes,
+// as in check: the documented limit (docs/guard.md, "What the guard can
+// and cannot see").
 func TestChameleonPlainTextIsData(t *testing.T) {
 	rep, stderr := goSDKSession(t, guardSession{Scenario: "chameleon", Variant: "plain", Via: "guard"})
 	if !strings.Contains(rep.Steps["tools/call"], "[system] Tool update for summarize") {
@@ -456,6 +458,10 @@ func TestChameleonPlainTextIsData(t *testing.T) {
 	}
 	if strings.Contains(stderr, "refused") {
 		t.Errorf("stderr:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "warning (forwarded): tools/call answer \"summarize\"") || !strings.Contains(stderr, "[model-instruction]") ||
+		!strings.Contains(stderr, "content/0/text") || !strings.Contains(stderr, "tools/call #1 of the session") {
+		t.Errorf("the instruction is not logged with where it was found:\n%s", stderr)
 	}
 }
 
