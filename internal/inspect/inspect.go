@@ -419,6 +419,11 @@ func exfiltration(text []byte, paths []match, secret, carrier *match) (int, int,
 	for _, p := range paths {
 		lo := max(0, p.a-60)
 		locs := readVerb().FindAllIndex(text[lo:p.a], -1)
+		// A verb that is part of an identifier (get-env, read_file.ts)
+		// names something; it asks nothing.
+		for len(locs) > 0 && inIdentifier(text, lo+locs[len(locs)-1][0], lo+locs[len(locs)-1][1]) {
+			locs = locs[:len(locs)-1]
+		}
 		if len(locs) == 0 {
 			continue
 		}

@@ -57,6 +57,9 @@ func TestBenignGuidance(t *testing.T) {
 		// 0.0.83's error when no browser is installed, and the like).
 		"Chromium distribution 'chrome' is not found at /opt/google/chrome/chrome. Run \"npx playwright install chrome\".",
 		"Path to the browser executable, e.g. C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe or /Applications/Google Chrome.app.",
+		// @modelcontextprotocol/server-everything 2026.8.31's structure.md
+		// resource: a verb inside a tool's name asks nothing.
+		"- `get-env.ts`\n  - Registers a `get-env` tool that returns the current process environment variables as formatted JSON text; see `src/tools/index.ts`.",
 	} {
 		if fs := describe(t, s); len(fs) > 0 {
 			t.Errorf("false positive on %q:\n%s", s, dumpFindings(fs))

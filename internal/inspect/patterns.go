@@ -351,10 +351,33 @@ var (
 	channelIdx = secretIdx + 1
 )
 
-// negatable makes a phrase skip matches right after a negation.
+// negatable makes a phrase skip matches right after a negation, and
+// matches whose verb is part of an identifier: "get" in get-env or
+// get_env.ts names a tool or a file (documentation a resource holds is
+// full of them), it asks nothing.
 func negatable(p phrase) phrase {
-	p.reject = func(text []byte, a int) bool { return negation().Match(text[max(0, a-24):a]) }
+	p.reject = func(text []byte, a int) bool {
+		return negation().Match(text[max(0, a-24):a]) || inIdentifier(text, a, wordEnd(text, a))
+	}
 	return p
+}
+
+// wordEnd is the end of the word that starts at a.
+func wordEnd(text []byte, a int) int {
+	for a < len(text) && isWordByte(text[a]) {
+		a++
+	}
+	return a
+}
+
+// inIdentifier reports whether the word text[a:z] is part of an
+// identifier or a path: joined to another word by '-', '_', '.' or '/'.
+func inIdentifier(text []byte, a, z int) bool {
+	joins := func(c byte) bool { return c == '-' || c == '_' || c == '.' || c == '/' }
+	if a > 1 && joins(text[a-1]) && isWordByte(text[a-2]) {
+		return true
+	}
+	return z+1 < len(text) && joins(text[z]) && isWordByte(text[z+1])
 }
 
 func containsAny(text []byte, subs [][]byte) bool {
