@@ -306,3 +306,45 @@ func TestRealServersNoCheckerNoise(t *testing.T) {
 	}
 	t.Logf("%s", dumpFindings(r))
 }
+
+// TestRealPromptsPinAndCheckTwice: server-everything's prompts, with the
+// answers pin records by default, and its resources, read every phase,
+// pin and check clean twice in a row: the answer of the prompt without
+// arguments is pinned and matches, nothing in a prompt's or a
+// resource's answer is reported, and no answer was left unread.
+func TestRealPromptsPinAndCheckTwice(t *testing.T) {
+	if testproc.Parallel(t) {
+		return
+	}
+	if testing.Short() {
+		t.Skip("real npm servers: not in -short")
+	}
+	opts := realOptions(realServer(t, "everything"))
+	lk, data := pinReal(t, opts)
+	answers := lk.Servers["everything"].PromptAnswers
+	if answers["simple-prompt"] == nil || string(answers["simple-prompt"].Arguments) != "{}" {
+		t.Fatalf("simple-prompt's answer is not pinned: %+v", answers)
+	}
+	if answers["args-prompt"] != nil {
+		t.Errorf("args-prompt takes a required argument: its answer to a made-up one is not pinned by default")
+	}
+	opts.Lock, opts.LockData = lk, data
+	for i := 1; i <= 2; i++ {
+		r := Check(context.Background(), opts)
+		if r.Summary.ExitCode != report.ExitOK {
+			t.Fatalf("check %d: exit %d:\n%s", i, r.Summary.ExitCode, dumpFindings(r))
+		}
+		for _, f := range r.Findings() {
+			if (f.Kind == finding.KindPrompt || f.Kind == finding.KindResource) && f.Severity >= finding.Warning || f.Rule == finding.UnstableManifest {
+				t.Errorf("check %d: %s %s %s %s: %s", i, f.Severity, f.Rule, f.Subject, f.Field, f.Message)
+			}
+		}
+		for _, s := range r.Servers {
+			for _, n := range s.Notes {
+				if strings.Contains(n, "not inspected") || strings.Contains(n, "pins no answer") {
+					t.Errorf("check %d: note %q", i, n)
+				}
+			}
+		}
+	}
+}

@@ -101,3 +101,69 @@ func TestRealFilesystemServer(t *testing.T) {
 		}
 	})
 }
+
+// TestRealEverythingAnswers guards @modelcontextprotocol/server-everything
+// 2026.8.31, pinned by check.Pin with its prompt answers: a session that
+// gets the pinned prompt, reads every listed resource and calls the tools
+// whose answers carry images, embedded text and blob resources and
+// structured content is forwarded whole, with no refusal and no warning:
+// the answer rules do not cry wolf on a real server.
+func TestRealEverythingAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real npm server: not in -short")
+	}
+	d := npmtest.Servers(t)
+	srv := config.Server{Name: "everything", Type: "stdio", Command: d.Bin("mcp-server-everything"), File: ".mcp.json", Line: 4, Client: "claude-code"}
+	lk, r := check.Pin(context.Background(), check.Options{
+		Servers: []config.Server{srv}, All: true, LockPath: "mcp-lock.json",
+		Probe:         probe.Options{Launches: 1, RequestTimeout: 30 * time.Second},
+		ServerTimeout: 2 * time.Minute,
+		Sandbox:       sandbox.Options{Level: sandbox.Off},
+		FailOn:        finding.Error, Jobs: 1,
+	}, check.Approval{By: "test@example.com", At: time.Unix(0, 0)})
+	if lk == nil {
+		t.Fatalf("pin failed: %+v", r.Findings())
+	}
+	if lk.Servers["everything"].PromptAnswers["simple-prompt"] == nil {
+		t.Fatal("simple-prompt's answer is not pinned")
+	}
+	c := startGuard(t, guardSpec{lock: lk, server: "everything", command: srv.Command})
+	c.initialize()
+	id := 1
+	next := func(method string, params any) json.RawMessage {
+		id++
+		return c.result(id, method, params)
+	}
+	if res := next("prompts/get", map[string]any{"name": "simple-prompt"}); !strings.Contains(string(res), "simple prompt") {
+		t.Errorf("simple-prompt: %s", res)
+	}
+	var list struct {
+		Resources []struct {
+			URI string `json:"uri"`
+		} `json:"resources"`
+	}
+	json.Unmarshal(next("resources/list", nil), &list)
+	if len(list.Resources) == 0 {
+		t.Fatal("no resources listed")
+	}
+	for _, res := range list.Resources {
+		next("resources/read", map[string]any{"uri": res.URI})
+	}
+	for _, call := range []map[string]any{
+		{"name": "get-tiny-image", "arguments": map[string]any{}},
+		{"name": "get-annotated-message", "arguments": map[string]any{"messageType": "error", "includeImage": true}},
+		{"name": "get-resource-reference", "arguments": map[string]any{"resourceType": "Text", "resourceId": 1}},
+		{"name": "get-resource-reference", "arguments": map[string]any{"resourceType": "Blob", "resourceId": 2}},
+		{"name": "get-resource-links", "arguments": map[string]any{"count": 3}},
+		{"name": "get-structured-content", "arguments": map[string]any{"location": "New York"}},
+		{"name": "echo", "arguments": map[string]any{"message": "hello"}},
+	} {
+		next("tools/call", call)
+	}
+	if code := c.close(); code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, c.stderr.String())
+	}
+	if log := c.stderr.String(); strings.Contains(log, "warning (forwarded)") || strings.Contains(log, "refused") {
+		t.Errorf("stderr:\n%s", log)
+	}
+}
