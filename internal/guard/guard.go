@@ -440,8 +440,6 @@ func (s *session) stop() {
 	}
 }
 
-// up forwards client lines to the server, recording each request's id and
-// method on the way.
 // artifactNow is artifactMismatch after the start, for up (Warn: logged,
 // never refused).
 func (s *session) artifactNow() (finding.RuleID, string) {
@@ -456,6 +454,8 @@ func (s *session) artifactNow() (finding.RuleID, string) {
 	return rule, why
 }
 
+// up forwards client lines to the server, recording each request's id and
+// method on the way.
 func (s *session) up() {
 	lr := newLineReader(s.o.Stdin, s.o.MaxMessageBytes)
 	for {
