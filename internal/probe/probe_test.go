@@ -674,7 +674,7 @@ func TestResourceReads(t *testing.T) {
 // a backend the sandbox cuts off).
 func TestResourceReadSilence(t *testing.T) {
 	target, _ := fake(t, "answers", "FAKE_READ=silent")
-	res := Run(context.Background(), target, Options{RequestTimeout: time.Second})
+	res := Run(context.Background(), target, Options{RequestTimeout: time.Second, StartTimeout: 30 * time.Second})
 	if res.Err != nil {
 		t.Fatalf("held: %v", res.Err)
 	}
