@@ -73,15 +73,12 @@ func answerCases() []answerCase {
 	}
 	// The trigger: honest for the pin and the first calls, poisoned from
 	// the second on, in each carrier.
-	for _, c := range []answerCase{
+	return append(out, []answerCase{
 		{carrier: "call", field: "text", variant: "tags", after: 2},
 		{carrier: "resource", field: "blob", variant: "instruction", after: 2},
 		{carrier: "prompt", field: "text", variant: "ansi", after: 2},
 		{carrier: "prompt", field: "resource-blob", variant: "exfil", after: 2},
-	} {
-		out = append(out, c)
-	}
-	return out
+	}...)
 }
 
 // answersServer is the answers fake under name with the case's env; every
