@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -77,6 +78,29 @@ func (f *folder) fold(s string, withOffsets bool) []byte {
 			break
 		}
 	}
+	if ascii && !withOffsets {
+		// The common case, a table lookup a byte: every answer of a
+		// guarded session is folded, and most are ASCII prose.
+		f.text = slices.Grow(f.text, len(s))
+		space := f.space
+		for i := 0; i < len(s); i++ {
+			m := asciiFold[s[i]]
+			switch m {
+			case 0:
+				continue
+			case ' ':
+				if space {
+					continue
+				}
+				space = true
+			default:
+				space = false
+			}
+			f.text = append(f.text, m)
+		}
+		f.space = space
+		return f.text
+	}
 	if ascii {
 		for i := 0; i < len(s); i++ {
 			c := s[i]
@@ -112,6 +136,24 @@ func (f *folder) fold(s string, withOffsets bool) []byte {
 	}
 	return f.text
 }
+
+// asciiFold is what folder.rune makes of each ASCII byte: lower case, one
+// space for every blank, 0 for what is dropped ('*', controls).
+var asciiFold = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		switch r := rune(c); {
+		case r == '*':
+		case isSpaceRune(r):
+			t[c] = ' '
+		case r < 0x20 || r == 0x7F:
+		case 'A' <= r && r <= 'Z':
+			t[c] = byte(r + 'a' - 'A')
+		default:
+			t[c] = byte(r)
+		}
+	}
+	return t
+}()
 
 func (f *folder) emit(c byte, at int) {
 	if c == ' ' {

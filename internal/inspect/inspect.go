@@ -74,6 +74,8 @@ type scan struct {
 	// via says how the text being scanned was decoded from the string
 	// its path names ("decoded from base64"); "" for the string itself.
 	via string
+	// occ is phraseSet.find's scratch, reused from string to string.
+	occ [][]span
 }
 
 type hit struct {
@@ -139,8 +141,34 @@ func (sc *scan) text(r textRef) {
 	if sc.controlsOnly {
 		return
 	}
-	sc.padding(r, s)
+	if !plain || mayPad(s) {
+		sc.padding(r, s)
+	}
 	sc.phrases(r, s, false)
+}
+
+// mayPad reports whether printable ASCII text s (tabs and newlines
+// allowed) holds a run padding would look at: padSpaces blanks, or
+// padNewlines line breaks with only blanks between them. A byte loop, so
+// that ordinary prose skips padding's rune by rune walk.
+func mayPad(s string) bool {
+	blanks, lines := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t':
+			if blanks++; blanks >= padSpaces {
+				return true
+			}
+		case '\n':
+			blanks = 0
+			if lines++; lines >= padNewlines {
+				return true
+			}
+		default:
+			blanks, lines = 0, 0
+		}
+	}
+	return false
 }
 
 func (sc *scan) terminal(r textRef, s string) {
@@ -338,7 +366,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	text := sc.f.fold(s, false)
 	var instr, paths []match
 	var secret, carrier *match
-	for _, m := range allPhrases().find(text) {
+	for _, m := range allPhrases().find(text, &sc.occ) {
 		switch {
 		case m.phrase < firstPath:
 			instr = append(instr, m)

@@ -102,9 +102,18 @@ func isWordByte(c byte) bool {
 type phraseSet struct {
 	list    []phrase
 	anchors map[string]uint64 // word -> bit set of phrases anchored there
+	// words is anchors as an open-addressed table: every token of every
+	// text is looked up, and a Go map's lookup is most of a short word's
+	// cost.
+	words wordTable
 	gates   []int             // phrase -> index of its need list in needs, or -1
 	needs   [][]string        // distinct need lists, checked once per text
 	needb   [][][]byte        // needs as bytes
+	// lits finds the words of every need list (sets 0..len(needs)-1)
+	// and every near list (set nearSet[k] for phrase k, or -1) in one
+	// pass over a text.
+	lits    *litSearch
+	nearSet []int
 }
 
 func newPhraseSet(list []phrase) *phraseSet {
@@ -131,7 +140,72 @@ func newPhraseSet(list []phrase) *phraseSet {
 		}
 		ps.gates = append(ps.gates, g)
 	}
+	ps.words = newWordTable(ps.anchors)
+	sets := slices.Clone(ps.needb)
+	for _, p := range list {
+		ns := -1
+		if p.near != nil {
+			ns = len(sets)
+			sets = append(sets, p.near)
+		}
+		ps.nearSet = append(ps.nearSet, ns)
+	}
+	ps.lits = newLitSearch(sets)
 	return ps
+}
+
+// wordTable maps words to bit sets, open-addressed with linear probing,
+// at most a quarter full.
+type wordTable struct {
+	slots []wordSlot
+	mask  uint32
+}
+
+type wordSlot struct {
+	word string // "" marks an empty slot
+	bits uint64
+}
+
+func newWordTable(m map[string]uint64) wordTable {
+	n := 16
+	for n < 4*len(m) {
+		n *= 2
+	}
+	t := wordTable{slots: make([]wordSlot, n), mask: uint32(n - 1)}
+	for w, bits := range m {
+		h := wordHash([]byte(w)) & t.mask
+		for t.slots[h].word != "" {
+			h = (h + 1) & t.mask
+		}
+		t.slots[h] = wordSlot{w, bits}
+	}
+	return t
+}
+
+// get is the bit set of word (0: none).
+func (t *wordTable) get(word []byte) uint64 {
+	if len(word) == 0 {
+		return 0
+	}
+	for h := wordHash(word) & t.mask; ; h = (h + 1) & t.mask {
+		s := &t.slots[h]
+		if s.word == "" {
+			return 0
+		}
+		if s.word == string(word) {
+			return s.bits
+		}
+	}
+}
+
+// wordHash is FNV-1a.
+func wordHash(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return h
 }
 
 // match is the first match of one phrase.
@@ -141,12 +215,23 @@ type match struct {
 }
 
 // find returns the first match of each phrase that matches text, in phrase
-// order.
-func (ps *phraseSet) find(text []byte) []match {
+// order. occ is scratch space for the words the gates look for, reused
+// from text to text.
+func (ps *phraseSet) find(text []byte, occ *[][]span) []match {
 	var done uint64
 	var first [64]match
 	var skipped uint64     // phrases whose need failed
 	var gated, open uint64 // need lists checked / satisfied
+	words := (*[][]span)(nil)
+	found := func() [][]span {
+		// The words are looked for at the first anchor that needs them:
+		// most texts have none.
+		if words == nil {
+			*occ = ps.lits.scan(text, *occ)
+			words = occ
+		}
+		return *words
+	}
 	for i := 0; i < len(text); {
 		c := text[i]
 		var tok []byte
@@ -163,7 +248,11 @@ func (ps *phraseSet) find(text []byte) []match {
 			i++
 			continue
 		}
-		if bits := ps.anchors[string(bytes.TrimRight(tok, "'"))] &^ done; bits != 0 {
+		word := tok
+		for len(word) > 0 && word[len(word)-1] == '\'' {
+			word = word[:len(word)-1]
+		}
+		if bits := ps.words.get(word) &^ done; bits != 0 {
 			for k := range ps.list {
 				if bits&(1<<k) == 0 || skipped&(1<<k) != 0 {
 					continue
@@ -173,7 +262,7 @@ func (ps *phraseSet) find(text []byte) []match {
 					// list: most texts never get that far.
 					if gated&(1<<g) == 0 {
 						gated |= 1 << g
-						if containsAny(text, ps.needb[g]) {
+						if len(found()[g]) > 0 {
 							open |= 1 << g
 						}
 					}
@@ -182,7 +271,7 @@ func (ps *phraseSet) find(text []byte) []match {
 						continue
 					}
 				}
-				if !ps.list[k].nearby(text, i) {
+				if ns := ps.nearSet[k]; ns >= 0 && !ps.list[k].nearby(text, i, found()[ns]) {
 					continue
 				}
 				if a, z, ok := ps.list[k].try(text, i); ok && (ps.list[k].reject == nil || !ps.list[k].reject(text, a)) {
@@ -413,26 +502,25 @@ func within(p phrase, span int, cut bool) phrase {
 }
 
 // nearby reports whether the phrase's near words allow a match at anchor
-// position i of text.
-func (ph *phrase) nearby(text []byte, i int) bool {
-	if ph.near == nil {
-		return true
+// position i of text: one of them, among the occurrences found in text
+// (ordered by start), lies within the phrase's reach of i.
+func (ph *phrase) nearby(text []byte, i int, found []span) bool {
+	reach := ph.nearSpan
+	if reach == 0 {
+		reach = fwd
 	}
-	span := ph.nearSpan
-	if span == 0 {
-		span = fwd
-	}
-	w := text[i:min(len(text), i+span)]
+	end := min(len(text), i+reach)
 	if ph.nearCut {
-		if e := bytes.IndexAny(w, ".!?"); e >= 0 {
-			w = w[:e]
+		if e := bytes.IndexAny(text[i:end], ".!?"); e >= 0 {
+			end = i + e
 		}
 	}
-	if ph.nearAt < 0 {
-		return containsAny(w, ph.near)
-	}
-	for _, n := range ph.near {
-		if j := bytes.Index(w, n); j >= 0 && j <= ph.nearAt {
+	j, _ := slices.BinarySearchFunc(found, int32(i), func(s span, t int32) int { return int(s.a - t) })
+	for ; j < len(found) && int(found[j].a) < end; j++ {
+		if int(found[j].z) > end {
+			continue
+		}
+		if ph.nearAt < 0 || int(found[j].a)-i <= ph.nearAt {
 			return true
 		}
 	}

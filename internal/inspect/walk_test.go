@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
 
@@ -69,4 +71,57 @@ func TestWalkDecodedText(t *testing.T) {
 	if !has(fs, finding.ModelInstruction, "") {
 		t.Errorf("raw control character: want the raw scan to find the instruction:\n%s", dumpFindings(fs))
 	}
+}
+
+// TestSimpleUnquoteAgrees: the fast decoder decodes what it takes exactly
+// as jsontext does, and declines the rest (a \u escape, non-ASCII text).
+func TestSimpleUnquoteAgrees(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{`plain text`, true},
+		{`line\nbreak\ttab \"quoted\" back\\slash \/ \b\f\r`, true},
+		{`\\n is not a newline`, true},
+		{`\u200b zero width`, false},
+		{`caf\u00e9`, false},
+		{"café", false},
+		{`ends with \\`, true},
+		{``, true},
+	} {
+		raw := []byte(`"` + tc.in + `"`)
+		got, ok := appendSimpleUnquote(nil, raw[1:len(raw)-1])
+		if ok != tc.ok {
+			t.Errorf("%q: ok %v, want %v", tc.in, ok, tc.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		want, err := jsontext.AppendUnquote(nil, raw)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%q: %q, want %q", tc.in, got, want)
+		}
+	}
+}
+
+// FuzzSimpleUnquote: on any valid JSON string the fast decoder takes, it
+// agrees with jsontext.
+func FuzzSimpleUnquote(f *testing.F) {
+	for _, s := range []string{`"a\nb"`, `"\\\""`, `"x\/y"`, `"\u0041"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		want, err := jsontext.AppendUnquote(nil, raw)
+		if err != nil || len(raw) < 2 || raw[0] != '"' || !jsontext.Value(raw).IsValid() {
+			return
+		}
+		if got, ok := appendSimpleUnquote(nil, raw[1:len(raw)-1]); ok && string(got) != string(want) {
+			t.Errorf("%q: %q, want %q", raw, got, want)
+		}
+	})
 }
