@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -60,9 +61,19 @@ type checker struct {
 	logged map[string]bool
 	// warnings counts the answer warnings logged, by rule, subject and
 	// field (warnAnswer): the first of each is logged whole, the rest
-	// counted, so a chatty tool cannot flood the client's log.
+	// counted, so a chatty tool cannot flood the client's log. wmu
+	// guards them: warnings come from the forwarding loop and from the
+	// judge.
+	wmu          sync.Mutex
 	warnings     map[string]int
 	warningLines int
+	// judge, when set, takes the answers whose warnings are looked for
+	// off the forwarding path (startJudge). jmu lets stopJudge close it
+	// while a forwarding loop that outlived the session might still
+	// queue.
+	jmu       sync.RWMutex
+	judge     chan judgement
+	judgeDone chan struct{}
 	// warn takes warning-level differences, which are logged, not refused.
 	warn io.Writer
 	// red redacts live text the way pin redacted what it recorded: a
@@ -330,17 +341,76 @@ func (c *checker) rememberPage(method string, result []byte) {
 // it named, its place in the session). Error-level findings refuse the
 // message, unless the lock acknowledges that content; warnings are logged
 // and the message goes on.
+//
+// What decides whether the message goes out, the error-level rules on the
+// text and the text encoded in it, runs before it does. The judgement
+// rules, whose findings are warnings and never hold a message, run after,
+// on the judge (startJudge), when there is one: they cost several times
+// what the error-level rules cost, and a session's answers need not wait
+// for a log line. Every answer is still judged, in order; the queue is
+// bounded and the forwarding loop waits for room, so none is skipped.
 func (c *checker) content(part string, p pendingReq, raw []byte, o inspect.AnswerOptions) *refusal {
 	subject := p.subject
 	if subject == "" {
 		subject = p.method
 	}
 	kind := answerKind(p.method)
-	ps := c.answerProblems(lock.Kind(part), kind, subject, p, raw, o, "")
+	var ps []problem
+	c.jmu.RLock()
+	if c.judge == nil || o.ControlsOnly {
+		c.jmu.RUnlock()
+		ps = c.answerProblems(lock.Kind(part), kind, subject, p, raw, o, "")
+	} else {
+		decide := o
+		decide.ControlsOnly = true
+		ps = c.answerProblems(lock.Kind(part), kind, subject, p, raw, decide, "")
+		c.judge <- judgement{p: p, kind: kind, subject: subject, raw: bytes.Clone(raw), o: o}
+		c.jmu.RUnlock()
+	}
 	if len(ps) == 0 {
 		return nil
 	}
 	return &refusal{server: c.server, lockPath: c.lockPath, method: p.method, problems: ps, content: true}
+}
+
+// judgement is an answer the judge reads for warnings.
+type judgement struct {
+	p       pendingReq
+	kind    lock.Kind
+	subject string
+	raw     []byte
+	o       inspect.AnswerOptions
+}
+
+// startJudge starts the goroutine that reads answers with every text rule
+// and logs their warnings, in the order the answers came; stopJudge waits
+// for it to finish what was queued.
+func (c *checker) startJudge() {
+	queue, done := make(chan judgement, 256), make(chan struct{})
+	c.judge, c.judgeDone = queue, done
+	go func() {
+		defer close(done)
+		for j := range queue {
+			for _, f := range inspect.Answer(inspect.Subject{Server: c.server, Kind: j.kind, Name: j.subject, Raw: j.raw, Phase: j.p.where()}, j.o) {
+				if f.Severity < finding.Error {
+					c.warnAnswer(j.p, j.subject, f)
+				}
+			}
+		}
+	}()
+}
+
+func (c *checker) stopJudge() {
+	c.jmu.Lock()
+	if c.judge == nil {
+		c.jmu.Unlock()
+		return
+	}
+	close(c.judge)
+	c.judge = nil
+	done := c.judgeDone
+	c.jmu.Unlock()
+	<-done
 }
 
 // answerKind is the lock kind an answer's acknowledgement names: the tool
@@ -399,6 +469,8 @@ func (c *checker) warnAnswer(p pendingReq, subject string, f finding.Finding) {
 	if c.warn == nil {
 		return
 	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	if c.warnings == nil || len(c.warnings) >= 10000 {
 		c.warnings = map[string]int{}
 	}

@@ -233,7 +233,16 @@ type session struct {
 
 	omu     sync.Mutex // serializes writes to the client and stopped
 	stopped atomic.Bool
-	out     io.Writer
+	out     *bufio.Writer
+	// more is set while the server-to-client loop handles a line with
+	// another whole line already read behind it; upMore is the same for
+	// the client-to-server loop. Lines are written to the client (the
+	// server) through a buffer that is flushed when no whole line
+	// waits: under load one write carries many lines (one system call a
+	// line was most of what the guard cost a pipelined session), and a
+	// line never waits in the buffer while the guard waits for input.
+	more, upMore atomic.Bool
+	sw           *bufio.Writer // the server's stdin, buffered (imu)
 
 	events   chan event
 	downDone chan struct{}
@@ -285,7 +294,7 @@ func newSession(o Options, ls *lock.Server, logf func(string, ...any)) *session 
 		o: o, ls: ls, logf: logf,
 		check:    c,
 		pending:  map[string]pendingReq{},
-		out:      o.Stdout,
+		out:      bufio.NewWriterSize(o.Stdout, 64<<10),
 		events:   make(chan event, 8),
 		downDone: make(chan struct{}),
 		exited:   make(chan struct{}),
@@ -293,6 +302,10 @@ func newSession(o Options, ls *lock.Server, logf func(string, ...any)) *session 
 }
 
 func (s *session) run(ctx context.Context) int {
+	// Every answer's warnings are logged before the session's exit code
+	// is: the judge finishes what was queued first.
+	s.check.startJudge()
+	defer s.check.stopJudge()
 	if s.o.Remote != nil {
 		return s.runRemote(ctx)
 	}
@@ -342,6 +355,7 @@ func (s *session) run(ctx context.Context) int {
 	inR.Close()
 	outW.Close()
 	s.cmd, s.serverIn = cmd, inW
+	s.sw = bufio.NewWriterSize(inW, 64<<10)
 	if s.o.Started != nil {
 		s.o.Started(cmd.Process.Pid)
 	}
@@ -409,10 +423,14 @@ func (s *session) run(ctx context.Context) int {
 }
 
 // refuse records the session's exit code (the first one wins) and stops
-// every further forward. It does not wait for the server.
+// every further forward, after what was already forwarded is out. It does
+// not wait for the server.
 func (s *session) refuse(code int) {
 	s.refused.CompareAndSwap(0, int32(code))
 	s.omu.Lock()
+	if !s.stopped.Load() {
+		s.out.Flush()
+	}
 	s.stopped.Store(true)
 	s.omu.Unlock()
 }
@@ -460,6 +478,7 @@ func (s *session) up() {
 	lr := newLineReader(s.o.Stdin, s.o.MaxMessageBytes)
 	for {
 		line, err := lr.next()
+		s.upMore.Store(err == nil && lr.hasLine())
 		if len(line) > 0 && !s.stopped.Load() {
 			fwd := s.fromClient(line)
 			if !s.artifactHeld {
@@ -480,6 +499,9 @@ func (s *session) up() {
 					s.logf("writing to server %q: %v", s.o.Server, werr)
 				}
 			}
+		}
+		if !s.upMore.Load() {
+			s.flushServer()
 		}
 		if err != nil {
 			if errors.Is(err, errLineTooLong) {
@@ -636,7 +658,9 @@ func idKey(raw []byte) (string, bool) {
 }
 
 // writeServer writes one line to the server: the client's lines, and the
-// guard's own answers to server requests it refused.
+// guard's own answers to server requests it refused. It is flushed at
+// once unless the client-to-server loop has another whole line behind it
+// (upMore).
 func (s *session) writeServer(line []byte) error {
 	if s.remote != nil {
 		// The bridge ends the session itself on a failure.
@@ -645,11 +669,30 @@ func (s *session) writeServer(line []byte) error {
 	}
 	s.imu.Lock()
 	defer s.imu.Unlock()
-	_, err := s.serverIn.Write(line)
-	return err
+	if _, err := s.sw.Write(line); err != nil {
+		return err
+	}
+	if s.upMore.Load() {
+		return nil
+	}
+	return s.sw.Flush()
+}
+
+// flushServer writes out what the server's buffer holds.
+func (s *session) flushServer() {
+	if s.remote != nil {
+		return
+	}
+	s.imu.Lock()
+	defer s.imu.Unlock()
+	if err := s.sw.Flush(); err != nil && !s.stopped.Load() {
+		s.logf("writing to server %q: %v", s.o.Server, err)
+	}
 }
 
 // writeClient writes one line to the client unless the session stopped.
+// It is flushed at once unless the server-to-client loop has another whole
+// line behind it (more).
 func (s *session) writeClient(line []byte) bool {
 	s.omu.Lock()
 	defer s.omu.Unlock()
@@ -659,7 +702,19 @@ func (s *session) writeClient(line []byte) bool {
 	if _, err := s.out.Write(line); err != nil {
 		return false
 	}
+	if !s.more.Load() {
+		return s.out.Flush() == nil
+	}
 	return true
+}
+
+// flushClient writes out what the client's buffer holds.
+func (s *session) flushClient() {
+	s.omu.Lock()
+	defer s.omu.Unlock()
+	if !s.stopped.Load() {
+		s.out.Flush()
+	}
 }
 
 // down forwards server lines to the client, checking every answer that
@@ -667,8 +722,10 @@ func (s *session) writeClient(line []byte) bool {
 func (s *session) down(r io.Reader) {
 	defer close(s.downDone)
 	lr := newLineReader(r, s.o.MaxMessageBytes)
+	defer s.flushClient()
 	for {
 		line, err := lr.next()
+		s.more.Store(err == nil && lr.hasLine())
 		if len(line) > 0 {
 			if s.stopped.Load() {
 				// Drain so the server is not blocked writing while it is
@@ -676,6 +733,9 @@ func (s *session) down(r io.Reader) {
 			} else {
 				s.fromServer(line)
 			}
+		}
+		if !s.more.Load() {
+			s.flushClient()
 		}
 		if err != nil {
 			if errors.Is(err, errLineTooLong) && !s.stopped.Load() {
@@ -1035,6 +1095,7 @@ func (s *session) drift(rs []*refusal, ids [][]byte, line []byte) {
 		for _, p := range others {
 			s.out.Write(errorLine(p.id, CodeRefused, "mcp-lockcheck guard: the session with server "+quote(s.o.Server)+" ended: "+rs[0].message(), nil))
 		}
+		s.out.Flush()
 	}
 	s.stopped.Store(true)
 	s.omu.Unlock()
@@ -1055,6 +1116,17 @@ type lineReader struct {
 
 func newLineReader(r io.Reader, max int) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// hasLine reports whether a whole line is already read behind the one next
+// returned: what is buffered holds a newline.
+func (l *lineReader) hasLine() bool {
+	n := l.r.Buffered()
+	if n == 0 {
+		return false
+	}
+	b, _ := l.r.Peek(n)
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 func (l *lineReader) next() ([]byte, error) {

@@ -510,6 +510,7 @@ func (s *session) runRemote(ctx context.Context) int {
 		// long as a stdio server would have to exit (StopWait).
 		s.waitPending(s.o.StopWait)
 		s.omu.Lock()
+		s.out.Flush()
 		s.stopped.Store(true)
 		s.omu.Unlock()
 	}

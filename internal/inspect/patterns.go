@@ -106,9 +106,9 @@ type phraseSet struct {
 	// text is looked up, and a Go map's lookup is most of a short word's
 	// cost.
 	words wordTable
-	gates   []int             // phrase -> index of its need list in needs, or -1
-	needs   [][]string        // distinct need lists, checked once per text
-	needb   [][][]byte        // needs as bytes
+	gates []int      // phrase -> index of its need list in needs, or -1
+	needs [][]string // distinct need lists, checked once per text
+	needb [][][]byte // needs as bytes
 	// lits finds the words of every need list (sets 0..len(needs)-1)
 	// and every near list (set nearSet[k] for phrase k, or -1) in one
 	// pass over a text.
