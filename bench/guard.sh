@@ -7,6 +7,9 @@
 #   what a plain pass-through process adds
 #   tools/list answers of 100 tools: guard vs pass-through throughput
 #   peak RSS of the guard process over a 10,000-message session
+#   pipelined tools/call: calls/s direct, through a pass-through process and
+#   through the guard, with answers of 3.7 KB of prose and of one word, and
+#   the CPU each chain's server-side process spends per call
 #
 # Usage: bench/guard.sh [COUNT]   (COUNT runs of each, default 1)
 set -eu
@@ -17,6 +20,7 @@ trap 'rm -f "$out"' EXIT
 go test -run '^$' -bench 'GuardRoundTrip|GuardToolsList100' -benchtime 10000x -count "$count" ./internal/guard/ >"$out"
 go test -run '^$' -bench 'GuardPeakRSS|GuardCheckList100Cold' -benchtime 1x -count "$count" ./internal/guard/ >>"$out"
 go test -run '^$' -bench 'GuardRelist100Warm' -benchtime 10000x -count "$count" ./internal/guard/ >>"$out"
+go test -run '^$' -bench 'GuardCalls$' -benchtime 20000x -count "$count" ./internal/guard/ >>"$out"
 awk '
 /^BenchmarkGuardRoundTrip\/direct/ { for (i=1;i<=NF;i++) { if ($(i+1)=="median-µs") dm+= $i; if ($(i+1)=="p99-µs") dp+= $i }; dn++ }
 /^BenchmarkGuardRoundTrip\/guard/  { for (i=1;i<=NF;i++) { if ($(i+1)=="median-µs") gm+= $i; if ($(i+1)=="p99-µs") gp+= $i }; gn++ }
@@ -27,6 +31,11 @@ awk '
 /^BenchmarkGuardPeakRSS/ { for (i=1;i<=NF;i++) if ($(i+1)=="peak-RSS-MiB") { if ($i > rss) rss = $i } }
 /^BenchmarkGuardCheckList100Cold/ { cold = $3 / 1000 }
 /^BenchmarkGuardRelist100Warm/ { warm += $3 / 1000; wn++ }
+/^BenchmarkGuardCalls\// {
+  split($1, k, "/"); key = k[2] "/" k[3]; sub(/-[0-9]+$/, "", key)
+  for (i=1;i<=NF;i++) { if ($(i+1)=="calls/s") cs[key] += $i; if ($(i+1)=="cpu-µs/call") cu[key] += $i }
+  cn[key]++
+}
 END {
   printf "%-52s %12s %12s\n", "measure", "value", "target"
   printf "%-52s %9.1f µs %12s\n", "tools/call round trip, direct, median", dm/dn, ""
@@ -42,4 +51,14 @@ END {
   printf "%-52s %9.0f µs %12s\n", "first check of a 100-tool page (cold)", cold, ""
   printf "%-52s %9.1f µs %12s\n", "re-list of an accepted 100-tool page (in process)", warm/wn, ""
   printf "%-52s %8.1f MiB %12s\n", "guard peak RSS, 10,000-message session", rss, "< 30 MB"
+  split("prose short", ans, " ")
+  for (a=1; a<=2; a++) {
+    d = ans[a] "/direct"; g = ans[a] "/guard"; p = ans[a] "/pass-through"
+    if (!cn[d]) continue
+    printf "%-52s %9.0f /s %12s\n", "tools/call pipelined, " ans[a] " answers, direct", cs[d]/cn[d], ""
+    printf "%-52s %9.0f /s %12s\n", "tools/call pipelined, " ans[a] " answers, pass-through", cs[p]/cn[p], ""
+    printf "%-52s %9.0f /s %12s\n", "tools/call pipelined, " ans[a] " answers, guard", cs[g]/cn[g], ""
+    printf "%-52s %10.2fx %12s\n", "guard / direct calls/s, " ans[a] " answers", (cs[g]/cn[g])/(cs[d]/cn[d]), ">= 0.5x"
+    printf "%-52s %9.1f µs %12s\n", "guard CPU per call over direct, " ans[a] " answers", cu[g]/cn[g] - cu[d]/cn[d], ""
+  }
 }' "$out"

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -253,7 +254,8 @@ func BenchmarkGuardToolsList100(b *testing.B) {
 
 // BenchmarkGuardCalls sends pipelined tools/call requests whose answers
 // carry about 3.7 KB of documentation prose (text content and
-// structuredContent), straight to the fake server, through a plain
+// structuredContent; "prose") or one word ("short"), straight to the fake
+// server, through a plain
 // pass-through process and through the guard, side by side in one run, and
 // reports the calls answered per second. Pipelined, not one at a time: a
 // client with calls in flight is limited by the slowest process of the
@@ -261,45 +263,56 @@ func BenchmarkGuardToolsList100(b *testing.B) {
 // trip at a time measures the pipes' latency (BenchmarkGuardRoundTrip).
 // bench/guard.sh prints the guard's calls/s against direct's.
 func BenchmarkGuardCalls(b *testing.B) {
-	lockPath := benchLock(b, "prose-call")
-	for _, via := range []string{"direct", "pass-through", "guard"} {
-		b.Run(via, func(b *testing.B) {
-			p := startPeer(b, via, "prose-call", lockPath)
-			size := len(p.roundTrip(b, fmt.Sprintf(benchCall, 1)))
-			b.SetBytes(int64(size))
-			b.ResetTimer()
-			t0 := time.Now()
-			done := make(chan error, 1)
-			go func() {
-				w := bufio.NewWriterSize(p.in, 64<<10)
-				for i := 0; i < b.N; i++ {
-					if _, err := fmt.Fprintf(w, benchCall+"\n", i+2); err != nil {
-						done <- err
-						return
-					}
-				}
-				done <- w.Flush()
-			}()
-			for i := 0; i < b.N; i++ {
-				line, err := p.out.ReadSlice('\n')
-				for err == bufio.ErrBufferFull {
-					_, err = p.out.ReadSlice('\n')
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				if bytes.Contains(line, []byte(`"error"`)) {
-					b.Fatalf("error answer: %.300s", line)
-				}
+	for _, answer := range []struct{ name, scenario string }{{"prose", "prose-call"}, {"short", "honest"}} {
+		lockPath := benchLock(b, answer.scenario)
+		for _, via := range []string{"direct", "pass-through", "guard"} {
+			b.Run(answer.name+"/"+via, func(b *testing.B) { benchCalls(b, via, answer.scenario, lockPath) })
+		}
+	}
+}
+
+// benchCalls is one chain of BenchmarkGuardCalls.
+func benchCalls(b *testing.B, via, scenario, lockPath string) {
+	p := startPeer(b, via, scenario, lockPath)
+	size := len(p.roundTrip(b, fmt.Sprintf(benchCall, 1)))
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	t0 := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriterSize(p.in, 64<<10)
+		for i := 0; i < b.N; i++ {
+			if _, err := fmt.Fprintf(w, benchCall+"\n", i+2); err != nil {
+				done <- err
+				return
 			}
-			elapsed := time.Since(t0)
-			b.StopTimer()
-			if err := <-done; err != nil {
-				b.Fatal(err)
-			}
-			p.close(b)
-			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
-		})
+		}
+		done <- w.Flush()
+	}()
+	for i := 0; i < b.N; i++ {
+		line, err := p.out.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			_, err = p.out.ReadSlice('\n')
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if bytes.Contains(line, []byte(`"error"`)) {
+			b.Fatalf("error answer: %.300s", line)
+		}
+	}
+	elapsed := time.Since(t0)
+	b.StopTimer()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	p.close(b)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+	// CPU time is what a loaded machine does not distort: the
+	// process's own and its waited-for children's (the guard's
+	// server), over the whole session, per call.
+	if st := p.cmd.ProcessState; st != nil {
+		b.ReportMetric(float64((st.UserTime()+st.SystemTime()).Microseconds())/float64(b.N+1), "cpu-µs/call")
 	}
 }
 
@@ -382,6 +395,8 @@ func BenchmarkGuardCallWork(b *testing.B) {
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	for i := 0; i < b.N; i++ {
 		if !s.fromClient(req) {
 			b.Fatal("request not forwarded")
@@ -391,4 +406,7 @@ func BenchmarkGuardCallWork(b *testing.B) {
 			b.Fatal("refused")
 		}
 	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
 }
