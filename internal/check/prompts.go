@@ -165,7 +165,7 @@ func unstablePrompts(run *serverRun, ls *lock.Server) (unstable, matched map[str
 	for _, s := range run.snaps {
 		for name, raw := range s.obs.PromptGets {
 			c := lock.Canonicalize(raw)
-			if a := ls.PromptAnswers[name]; a != nil && a.SHA256 == c.SHA256 {
+			if a := ls.PromptAnswers[name]; a != nil && a.Canonical().SHA256 == c.SHA256 {
 				matched[name] = true
 			}
 			p, ok := prev[name]

@@ -202,6 +202,50 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 		a.Inspection = append(a.Inspection, withHash(fs, pc.SHA256)...)
 	}
 
+	// What a prompt expands to is pinned with it (promptAnswers): a new
+	// or changed pinned answer is an approval as a definition is, and its
+	// text is inspected as check inspects a live answer, or a pull
+	// request could approve a poisoned expansion nobody read.
+	for _, name := range sortedKeys(ps.PromptAnswers) {
+		pa := ps.PromptAnswers[name]
+		after := pa.Canonical()
+		var before lock.Canonical
+		ba := bs.PromptAnswers[name]
+		if ba != nil {
+			before = ba.Canonical()
+			if before.SHA256 == after.SHA256 && string(ba.Arguments) == string(pa.Arguments) {
+				continue
+			}
+		}
+		who := ""
+		if pa.ApprovedBy != "" || pa.ApprovedAt != "" {
+			who = strings.TrimSpace("recorded as approved by " + pa.ApprovedBy + " " + pa.ApprovedAt)
+		}
+		add := func(rule finding.RuleID, field, msg, b, a string) {
+			f := note(rule, lock.KindPrompt, name, field, msg, b, a)
+			f.ContentSHA256, f.Detail = after.SHA256, who
+		}
+		switch {
+		case ba == nil:
+			add(finding.ApprovalAdded, "prompts/get", fmt.Sprintf("prompt %q's answer to prompts/get %s is pinned in this pull request's lock", name, pa.Arguments), "", string(after.Bytes))
+		case string(ba.Arguments) != string(pa.Arguments) || before.Ambiguous != "" || after.Ambiguous != "":
+			add(finding.ApprovalChanged, "prompts/get", fmt.Sprintf("prompt %q's pinned answer changes in this pull request's lock", name), string(before.Bytes), string(after.Bytes))
+		default:
+			for i, fc := range lock.FieldDiff(before.Bytes, after.Bytes) {
+				if i == lock.MaxFieldChanges {
+					add(finding.ApprovalChanged, "prompts/get", fmt.Sprintf("prompt %q's pinned answer: more changed fields not listed", name), "", "")
+					break
+				}
+				add(finding.ApprovalChanged, lock.JoinFieldPaths("prompts/get", fc.Path), fmt.Sprintf("prompt %q's pinned answer changes in this pull request's lock (%s)", name, orWhole(fc.Path)), fc.Before, fc.After)
+			}
+		}
+		fs := withHash(inspect.Answer(inspect.Subject{Server: a.Server, Kind: lock.KindPrompt, Name: name, Raw: after.Bytes}, inspect.AnswerOptions{}), after.SHA256)
+		for i := range fs {
+			fs[i].Field = lock.JoinFieldPaths("prompts/get", fs[i].Field)
+		}
+		a.Inspection = append(a.Inspection, fs...)
+	}
+
 	// An acknowledgement silences a finding: adding one is an approval
 	// too, and reviewers should read its reason.
 	for _, k := range ps.Acknowledgements {
