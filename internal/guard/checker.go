@@ -364,7 +364,12 @@ func (c *checker) content(part string, p pendingReq, raw []byte, o inspect.Answe
 		decide := o
 		decide.ControlsOnly = true
 		ps = c.answerProblems(lock.Kind(part), kind, subject, p, raw, decide, "")
-		c.judge <- judgement{p: p, kind: kind, subject: subject, raw: bytes.Clone(raw), o: o}
+		if len(ps) == 0 {
+			// An answer refused (or stripped) for an error-level
+			// finding is not judged further: its refusal names what
+			// was found, hidden text decoded.
+			c.judge <- judgement{p: p, kind: kind, subject: subject, raw: bytes.Clone(raw), o: o}
+		}
 		c.jmu.RUnlock()
 	}
 	if len(ps) == 0 {
