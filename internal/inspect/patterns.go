@@ -469,15 +469,6 @@ func inIdentifier(text []byte, a, z int) bool {
 	return z+1 < len(text) && joins(text[z]) && isWordByte(text[z+1])
 }
 
-func containsAny(text []byte, subs [][]byte) bool {
-	for _, n := range subs {
-		if bytes.Contains(text, n) {
-			return true
-		}
-	}
-	return false
-}
-
 // needing sets a phrase's gate.
 func needing(p phrase, subs ...string) phrase {
 	p.need = subs
