@@ -359,11 +359,15 @@ func (c *checker) content(part string, p pendingReq, raw []byte, o inspect.Answe
 	c.jmu.RLock()
 	if c.judge == nil || o.ControlsOnly {
 		c.jmu.RUnlock()
-		ps = c.answerProblems(lock.Kind(part), kind, subject, p, raw, o, "")
+		var warns []finding.Finding
+		ps, warns = c.answerProblems(lock.Kind(part), kind, subject, p, raw, o, "")
+		if len(ps) == 0 {
+			c.warnAnswers(p, subject, warns)
+		}
 	} else {
 		decide := o
 		decide.ControlsOnly = true
-		ps = c.answerProblems(lock.Kind(part), kind, subject, p, raw, decide, "")
+		ps, _ = c.answerProblems(lock.Kind(part), kind, subject, p, raw, decide, "")
 		if len(ps) == 0 {
 			// An answer refused (or stripped) for an error-level
 			// finding is not judged further: its refusal names what
@@ -396,11 +400,13 @@ func (c *checker) startJudge() {
 	go func() {
 		defer close(done)
 		for j := range queue {
+			var warns []finding.Finding
 			for _, f := range inspect.Answer(inspect.Subject{Server: c.server, Kind: j.kind, Name: j.subject, Raw: j.raw, Phase: j.p.where()}, j.o) {
 				if f.Severity < finding.Error {
-					c.warnAnswer(j.p, j.subject, f)
+					warns = append(warns, f)
 				}
 			}
+			c.warnAnswers(j.p, j.subject, warns)
 		}
 	}()
 }
@@ -434,20 +440,20 @@ func answerKind(method string) lock.Kind {
 }
 
 // answerProblems inspects one answer with inspect.Answer: each error-level
-// finding the lock does not acknowledge is a problem of kind shown; each
-// warning is logged (warnAnswer). The content an acknowledgement binds to
-// is the answer's hash as check computes it (the redacted bytes), or sum
-// when the caller has the canonical one (a prompt answer).
-func (c *checker) answerProblems(shown, kind lock.Kind, subject string, p pendingReq, raw []byte, o inspect.AnswerOptions, sum string) []problem {
+// finding the lock does not acknowledge is a problem of kind shown; the
+// warnings are returned, for the caller to log once it knows the answer
+// goes out (warnAnswers). The content an acknowledgement binds to is the
+// answer's hash as check computes it (the redacted bytes), or sum when
+// the caller has the canonical one (a prompt answer).
+func (c *checker) answerProblems(shown, kind lock.Kind, subject string, p pendingReq, raw []byte, o inspect.AnswerOptions, sum string) (ps []problem, warns []finding.Finding) {
 	fs := inspect.Answer(inspect.Subject{Server: c.server, Kind: kind, Name: subject, Raw: raw, Phase: p.where()}, o)
 	if len(fs) == 0 {
-		return nil
+		return nil, nil
 	}
-	var ps []problem
 	var redacted string
 	for _, f := range fs {
 		if f.Severity < finding.Error {
-			c.warnAnswer(p, subject, f)
+			warns = append(warns, f)
 			continue
 		}
 		if kind != "" {
@@ -460,7 +466,14 @@ func (c *checker) answerProblems(shown, kind lock.Kind, subject string, p pendin
 		}
 		ps = append(ps, problem{rule: f.Rule, kind: shown, subject: subject, fields: []string{f.Field}, what: f.Message, msg: f.Message, detail: f.Detail, phase: p.where()})
 	}
-	return ps
+	return ps, warns
+}
+
+// warnAnswers logs the warnings of an answer that goes out (warnAnswer).
+func (c *checker) warnAnswers(p pendingReq, subject string, fs []finding.Finding) {
+	for _, f := range fs {
+		c.warnAnswer(p, subject, f)
+	}
 }
 
 // maxWarningLines bounds the answer warnings logged whole in a session;
@@ -745,7 +758,11 @@ func (c *checker) promptGet(params, result []byte, n int) []problem {
 	// What the prompt expands to is text its authors wrote for the model:
 	// every rule, the first answer of a session included.
 	p := pendingReq{method: "prompts/get", subject: name, n: n}
-	return append(out, c.answerProblems(lock.KindPrompt, lock.KindPrompt, name, p, result, inspect.AnswerOptions{}, live.SHA256)...)
+	ps, warns := c.answerProblems(lock.KindPrompt, lock.KindPrompt, name, p, result, inspect.AnswerOptions{}, live.SHA256)
+	if out = append(out, ps...); len(out) == 0 {
+		c.warnAnswers(p, name, warns)
+	}
+	return out
 }
 
 // onlyTimes reports whether two answers differ only in timestamp-shaped
