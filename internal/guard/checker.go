@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -74,6 +75,11 @@ type checker struct {
 	jmu       sync.RWMutex
 	judge     chan judgement
 	judgeDone chan struct{}
+	// judgeBytes counts the bytes of the answers queued for the judge:
+	// past maxJudgeBytes an answer is judged where it is, on the
+	// forwarding path, so a server sending large answers fast cannot
+	// make the queue hold gigabytes.
+	judgeBytes atomic.Int64
 	// warn takes warning-level differences, which are logged, not refused.
 	warn io.Writer
 	// red redacts live text the way pin redacted what it recorded: a
@@ -347,8 +353,10 @@ func (c *checker) rememberPage(method string, result []byte) {
 // rules, whose findings are warnings and never hold a message, run after,
 // on the judge (startJudge), when there is one: they cost several times
 // what the error-level rules cost, and a session's answers need not wait
-// for a log line. Every answer is still judged, in order; the queue is
-// bounded and the forwarding loop waits for room, so none is skipped.
+// for a log line. Every answer is still judged, none skipped: the queue
+// is bounded, in answers (the forwarding loop waits for room) and in bytes
+// (past maxJudgeBytes the forwarding loop judges the answer itself, its
+// warnings then logged ahead of some queued before it).
 func (c *checker) content(part string, p pendingReq, raw []byte, o inspect.AnswerOptions) *refusal {
 	subject := p.subject
 	if subject == "" {
@@ -368,10 +376,15 @@ func (c *checker) content(part string, p pendingReq, raw []byte, o inspect.Answe
 		decide := o
 		decide.ControlsOnly = true
 		ps, _ = c.answerProblems(lock.Kind(part), kind, subject, p, raw, decide, "")
-		if len(ps) == 0 {
+		switch {
+		case len(ps) > 0:
 			// An answer refused (or stripped) for an error-level
 			// finding is not judged further: its refusal names what
 			// was found, hidden text decoded.
+		case c.judgeBytes.Add(int64(len(raw))) > maxJudgeBytes:
+			c.judgeBytes.Add(-int64(len(raw)))
+			c.judgeNow(judgement{p: p, kind: kind, subject: subject, raw: raw, o: o})
+		default:
 			c.judge <- judgement{p: p, kind: kind, subject: subject, raw: bytes.Clone(raw), o: o}
 		}
 		c.jmu.RUnlock()
@@ -400,15 +413,25 @@ func (c *checker) startJudge() {
 	go func() {
 		defer close(done)
 		for j := range queue {
-			var warns []finding.Finding
-			for _, f := range inspect.Answer(inspect.Subject{Server: c.server, Kind: j.kind, Name: j.subject, Raw: j.raw, Phase: j.p.where()}, j.o) {
-				if f.Severity < finding.Error {
-					warns = append(warns, f)
-				}
-			}
-			c.warnAnswers(j.p, j.subject, warns)
+			c.judgeNow(j)
+			c.judgeBytes.Add(-int64(len(j.raw)))
 		}
 	}()
+}
+
+// maxJudgeBytes bounds the answer bytes queued for the judge (a variable
+// for the tests).
+var maxJudgeBytes int64 = 64 << 20
+
+// judgeNow reads one answer with every text rule and logs its warnings.
+func (c *checker) judgeNow(j judgement) {
+	var warns []finding.Finding
+	for _, f := range inspect.Answer(inspect.Subject{Server: c.server, Kind: j.kind, Name: j.subject, Raw: j.raw, Phase: j.p.where()}, j.o) {
+		if f.Severity < finding.Error {
+			warns = append(warns, f)
+		}
+	}
+	c.warnAnswers(j.p, j.subject, warns)
 }
 
 func (c *checker) stopJudge() {
