@@ -63,8 +63,14 @@ type Launch struct {
 	// says which are missing.
 	//
 	// Integrity is the npm tarball's integrity ("sha512-..."), as the
-	// registry's dist.integrity gives it and npm's install records it.
+	// registry's dist.integrity gives it and npm's install records it;
+	// for uvx / pipx run, "sha256:" and the hex sha256 of Distribution,
+	// as the Python index gives it.
 	Integrity string `json:"integrity,omitempty"`
+	// Distribution is the file name of the Python distribution a uvx /
+	// pipx run launch installs (a pure wheel, else the sdist): a release
+	// can gain files, and the name says which one Integrity is of.
+	Distribution string `json:"distribution,omitempty"`
 	// Digest is the image digest ("sha256:...") a docker / podman run's
 	// reference resolved to.
 	Digest string `json:"digest,omitempty"`
@@ -81,7 +87,7 @@ type Launch struct {
 // WithoutArtifact is l without what was read from the artifact (Resolved
 // and the identity fields): the launch as configured, plus the spec.
 func (l Launch) WithoutArtifact() Launch {
-	l.Resolved, l.Integrity, l.Digest, l.File, l.FileSHA256, l.Tracked = "", "", "", "", "", false
+	l.Resolved, l.Integrity, l.Distribution, l.Digest, l.File, l.FileSHA256, l.Tracked = "", "", "", "", "", "", false
 	return l
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/launchid"
+
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
@@ -38,11 +40,17 @@ type artifact struct {
 	// (resolveRegistry); RegistryErr why it could not be asked.
 	Registry    *registryAnswer
 	RegistryErr string
+	// Distribution is the Python distribution's file name (uvx / pipx
+	// run); Py is what its index answered before the launch, PyErr why
+	// it could not be asked or read.
+	Distribution string
+	Py           *launchid.PyRelease
+	PyErr        string
 }
 
 // record writes the identity into a lock launch.
 func (a *artifact) record(l *lock.Launch) {
-	l.Resolved, l.Integrity, l.Digest = a.Version, a.Integrity, a.Digest
+	l.Resolved, l.Integrity, l.Distribution, l.Digest = a.Version, a.Integrity, a.Distribution, a.Digest
 	l.File, l.FileSHA256, l.Tracked = a.File, a.FileSHA256, a.Tracked
 }
 
@@ -83,10 +91,20 @@ func readArtifact(ctx context.Context, t *stdioTarget, a *artifact) {
 			if err != nil {
 				a.Unidentified = fmt.Sprintf("%s %s: the image digest could not be read: %v", pkg.Manager, pkg.Spec, err)
 			}
+		case pkg.Manager == "uvx" || pkg.Manager == "pipx run":
+			if a.Py == nil {
+				a.Unidentified = fmt.Sprintf("%s %s: %s, so its bytes are not pinned", pkg.Manager, pkg.Spec, orUnknown(a.PyErr))
+				return
+			}
+			a.Version, a.Integrity, a.Distribution = a.Py.Version, a.Py.Integrity(), a.Py.File
 		default:
-			// uvx / pipx run / pnpm dlx / bunx: their installs keep no
-			// record this checker reads reliably yet.
-			a.Unidentified = fmt.Sprintf("%s %s: this checker does not read the artifact %s installs, so its bytes are not pinned; pin an exact version, or launch an installed file", pkg.Manager, pkg.Spec, strings.Fields(pkg.Manager)[0])
+			// pnpm dlx / bunx: what the registry resolves the spec to
+			// today, the release a fresh install runs.
+			if a.Registry == nil {
+				a.Unidentified = fmt.Sprintf("%s %s: the registry could not be asked (%s), so its bytes are not pinned", pkg.Manager, pkg.Spec, orUnknown(a.RegistryErr))
+				return
+			}
+			a.Version, a.Integrity = a.Registry.Version, a.Registry.Integrity
 		}
 		return
 	}
@@ -132,6 +150,8 @@ func ArtifactSwapped(prev, next *lock.Server) string {
 	switch {
 	case was.Resolved != now.Resolved:
 		return "" // a new version: package-changed, approved as usual
+	case was.Distribution != "" && now.Distribution != "" && was.Distribution != now.Distribution:
+		return "" // another file of the release (a wheel added later): reviewed as a new file
 	case was.Integrity != "" && now.Integrity != "" && was.Integrity != now.Integrity:
 		return fmt.Sprintf("%s: %s@%s has integrity %s, the lock %s", finding.ArtifactChanged, now.Package, now.Resolved, now.Integrity, was.Integrity)
 	case was.Digest != "" && now.Digest != "" && was.Digest != now.Digest:

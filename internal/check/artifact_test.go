@@ -417,21 +417,30 @@ func git(t *testing.T, dir string, args ...string) {
 	}
 }
 
-// TestUnidentifiedLaunchWarns: a launch whose artifact is not read says so
-// as a warning naming it, without failing.
+// TestUnidentifiedLaunchWarns: a launch whose artifact cannot be read
+// says so as a warning naming the launch and why, without failing.
 func TestUnidentifiedLaunchWarns(t *testing.T) {
+	closed := "http://127.0.0.1:1/simple/" // nothing listens on port 1
 	for _, tc := range []struct {
 		command string
 		args    []string
+		env     map[string]string
 		want    string
 	}{
-		{"uvx", []string{"mcp-server-fetch"}, "uvx mcp-server-fetch"},
-		{"pipx", []string{"run", "mcp-server-fetch==1.0"}, "pipx run mcp-server-fetch==1.0"},
-		{"npx", []string{"-y", "github:o/r"}, "not a registry package"},
-		{"npx", []string{"-y", "https://example.com/x.tgz"}, "not a registry package"},
+		{"uvx", []string{"mcp-server-fetch"}, map[string]string{"UV_EXTRA_INDEX_URL": "http://extra.invalid/"}, "uvx mcp-server-fetch: the launch can also install from another source (UV_EXTRA_INDEX_URL)"},
+		{"uvx", []string{"--find-links", "/opt/wheels", "mcp-server-fetch"}, nil, "another source (--find-links)"},
+		{"pipx", []string{"run", "mcp-server-fetch==1.0"}, map[string]string{"PIP_INDEX_URL": closed}, "pipx run mcp-server-fetch==1.0: the index could not be read"},
+		{"uvx", []string{"${PKG}"}, nil, "not an index package"},
+		{"uvx", []string{"--from", "git+https://github.com/o/r", "srv"}, nil, "not an index package"},
+		{"pnpm", []string{"dlx", "github:o/r"}, nil, "pnpm dlx github:o/r: the registry could not be asked (the spec is not a registry package"},
+		{"bunx", []string{"fixture-absent-mcp"}, map[string]string{"npm_config_registry": closed, "npm_config_fetch_retries": "0"}, "bunx fixture-absent-mcp: the registry could not be asked (npm view"},
+		{"npx", []string{"-y", "github:o/r"}, nil, "not a registry package"},
+		{"npx", []string{"-y", "https://example.com/x.tgz"}, nil, "not a registry package"},
 	} {
-		run := &serverRun{cfg: config.Server{Name: "s", Type: "stdio", Command: tc.command, Args: tc.args}}
-		tgt := &stdioTarget{s: run.cfg, opts: &Options{}, command: tc.command, args: tc.args}
+		run := &serverRun{cfg: config.Server{Name: "s", Type: "stdio", Command: tc.command, Args: tc.args, Env: tc.env}}
+		opts := &Options{Sandbox: sandbox.Options{CacheDir: t.TempDir()}}
+		tgt := &stdioTarget{s: run.cfg, opts: opts, command: tc.command, args: tc.args, env: tc.env}
+		resolveElsewhere(context.Background(), tc.command, tc.args, tc.env, tc.env, opts, &run.art)
 		readArtifact(context.Background(), tgt, &run.art)
 		var got *finding.Finding
 		for _, f := range launchHygiene(run, nil) {
@@ -441,6 +450,33 @@ func TestUnidentifiedLaunchWarns(t *testing.T) {
 		}
 		if got == nil || got.Severity != finding.Warning || !strings.Contains(got.Message, tc.want) {
 			t.Errorf("%s %v: %+v", tc.command, tc.args, got)
+		}
+	}
+}
+
+// TestRegistryLaunchersIdentified: pnpm dlx and bunx install from the npm
+// registry themselves; the identity pinned is what the registry the
+// launch names resolves the spec to (the checker's own npm asks it).
+func TestRegistryLaunchersIdentified(t *testing.T) {
+	m := newMailFixture(t)
+	tarball := npmreg.Tarball("fixture-mail-mcp", "1.0.0", npmreg.MailServer(""))
+	for _, tc := range []struct {
+		command string
+		args    []string
+	}{
+		{"pnpm", []string{"dlx", "fixture-mail-mcp"}},
+		{"pnpm", []string{"dlx", "fixture-mail-mcp@1.0.0"}},
+		{"bunx", []string{"fixture-mail-mcp"}},
+		{"bun", []string{"x", "fixture-mail-mcp"}},
+	} {
+		env := m.srv.Env
+		run := &serverRun{cfg: config.Server{Name: "s", Type: "stdio", Command: tc.command, Args: tc.args, Env: env}}
+		opts := &Options{Sandbox: sandbox.Options{Level: sandbox.Basic, CacheDir: t.TempDir()}}
+		tgt := &stdioTarget{s: run.cfg, opts: opts, command: tc.command, args: tc.args, env: env}
+		note := resolveElsewhere(context.Background(), tc.command, tc.args, env, env, opts, &run.art)
+		readArtifact(context.Background(), tgt, &run.art)
+		if run.art.Version != "1.0.0" || run.art.Integrity != npmreg.Integrity(tarball) || run.art.Unidentified != "" || !strings.Contains(note, "resolved by the registry") {
+			t.Errorf("%s %v: %+v, note %q", tc.command, tc.args, run.art, note)
 		}
 	}
 }
@@ -472,6 +508,7 @@ func TestLockGrowth(t *testing.T) {
 		{Type: "stdio", Command: "npx", Args: []string{"-y", "fixture-mail-mcp"}, Package: "fixture-mail-mcp", Resolved: "1.0.1", Integrity: npmreg.Integrity([]byte("x"))},
 		{Type: "stdio", Command: "node", Args: []string{"/opt/x/server.mjs"}, File: "/opt/x/server.mjs", FileSHA256: strings.Repeat("a", 64)},
 		{Type: "stdio", Command: "docker", Args: []string{"run", "-i", "ghcr.io/acme/mcp:1"}, Package: "ghcr.io/acme/mcp:1", Digest: "sha256:" + strings.Repeat("b", 64)},
+		{Type: "stdio", Command: "uvx", Args: []string{"mcp-server-fetch"}, Package: "mcp-server-fetch", Resolved: "2025.4.7", Integrity: "sha256:" + strings.Repeat("c", 64), Distribution: "mcp_server_fetch-2025.4.7-py3-none-any.whl"},
 	} {
 		with := &lock.File{LockfileVersion: 1, Servers: map[string]*lock.Server{"s": {Launch: l, Tools: map[string]*lock.Entry{}}}}
 		without := &lock.File{LockfileVersion: 1, Servers: map[string]*lock.Server{"s": {Launch: l.WithoutArtifact(), Tools: map[string]*lock.Entry{}}}}

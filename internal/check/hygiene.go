@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/launchid"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -48,6 +49,9 @@ func launchHygiene(run *serverRun, ls *lock.Server) []finding.Finding {
 		f.Message = fmt.Sprintf("%s resolved to %s; the lock has %s: new code runs under the same tools, so review it before approving", pkg.Name, now.Version, was.Resolved)
 		f.Before, f.After = was.Resolved, now.Version
 		f.Detail = reviewLinks(pkg.Name, was.Resolved, now.Version, now.Repository, now.Registry)
+		if now.Py != nil {
+			f.Detail = pyReviewLinks(pkg.Name, was.Resolved, now.Version, now.Py.Page)
+		}
 		out = append(out, f)
 		return out
 	}
@@ -63,6 +67,10 @@ func launchHygiene(run *serverRun, ls *lock.Server) []finding.Finding {
 		out = append(out, f)
 	}
 	switch {
+	case was.Distribution != "" && now.Distribution != "" && was.Distribution != now.Distribution:
+		changed("distribution", was.Distribution, now.Distribution, fmt.Sprintf("%s %s now installs %s (sha256 %s); the lock has %s: the release gained or lost a file (a wheel uploaded after the sdist, say), so other code runs under the same version. Review the new file before approving.", pkg.Name, now.Version, now.Distribution, strings.TrimPrefix(now.Integrity, "sha256:"), was.Distribution))
+	case was.Integrity != "" && now.Integrity != "" && was.Integrity != now.Integrity && now.Distribution != "":
+		changed("integrity", was.Integrity, now.Integrity, fmt.Sprintf("%s of %s %s was served with other bytes than the lock's: Python indexes never let a file name be uploaded twice, so the same file with a different sha256 means a compromised index, mirror or cache. Do not approve it unless you know why.", now.Distribution, pkg.Name, now.Version))
 	case was.Integrity != "" && now.Integrity != "" && was.Integrity != now.Integrity:
 		changed("integrity", was.Integrity, now.Integrity, fmt.Sprintf("%s@%s was served with other bytes than the lock's: npm never lets a published version be republished, so the same version with a different integrity means a compromised registry, mirror or cache. Do not approve it unless you know why.", pkg.Name, now.Version))
 	case was.Digest != "" && now.Digest != "" && was.Digest != now.Digest:
@@ -88,7 +96,11 @@ func missingIdentity(run *serverRun, ls *lock.Server) string {
 	}
 	l := ls.Launch
 	add(l.Resolved != "", run.art.Version, "the package version")
-	add(l.Integrity != "", run.art.Integrity, "the tarball integrity")
+	if run.art.Distribution != "" {
+		add(l.Integrity != "", run.art.Integrity, "the distribution's sha256")
+	} else {
+		add(l.Integrity != "", run.art.Integrity, "the tarball integrity")
+	}
 	add(l.Digest != "", run.art.Digest, "the image digest")
 	add(l.FileSHA256 != "", run.art.FileSHA256, "the file's sha256")
 	if len(miss) == 0 {
@@ -112,6 +124,16 @@ func reviewLinks(name, before, after, repo string, reg *registryAnswer) string {
 		l = append(l, "registry tarball of "+after+": "+reg.Tarball)
 	}
 	return strings.Join(l, "; ")
+}
+
+// pyReviewLinks are the Python counterpart of reviewLinks: PyPI's pages
+// of both versions for the public index, the index's project page
+// otherwise.
+func pyReviewLinks(name, before, after, page string) string {
+	if strings.HasPrefix(page, launchid.DefaultPyIndex) {
+		return fmt.Sprintf("PyPI: https://pypi.org/project/%s/%s/ and https://pypi.org/project/%s/%s/", name, before, name, after)
+	}
+	return "index page: " + page
 }
 
 // launchRecord is the launch identity the lock records for a probed

@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/launchid"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
 
@@ -118,4 +120,58 @@ func prefetch(ctx context.Context, command string, args []string, env map[string
 	}
 	return ans, "", fmt.Sprintf("%s was resolved by the registry (%s) to %s and fetched into the npm cache the launch used, without running its install scripts (%s)",
 		pkg.Spec, ans.Tarball, ans.Version, time.Since(start).Round(100*time.Millisecond))
+}
+
+// resolveElsewhere asks, before the launch and outside the sandbox, what
+// a uvx / pipx run launch's Python index or a pnpm dlx / bunx launch's
+// npm registry resolves its spec to today: the release a client on a
+// fresh machine runs, which the lock then pins (readArtifact). Nothing is
+// installed and no package code runs. It fills a's Py / PyErr or
+// Registry / RegistryErr, and returns a note for the report. env is the
+// config's, launchEnv the whole environment the launch gets.
+func resolveElsewhere(ctx context.Context, command string, args []string, env, launchEnv map[string]string, opts *Options, a *artifact) string {
+	pkg, ok := PackageOf(command, args)
+	if !ok {
+		return ""
+	}
+	unreadable := strings.Contains(pkg.Spec, "${") || strings.Contains(pkg.Spec, "://") || strings.HasPrefix(pkg.Spec, "git+")
+	switch pkg.Manager {
+	case "uvx", "pipx run":
+		if unreadable {
+			a.PyErr = "the spec is not an index package (a URL, a git reference or a placeholder)"
+			return ""
+		}
+		index, more := launchid.PyIndex(pkg.Manager, args, launchEnv)
+		if more != "" {
+			a.PyErr = fmt.Sprintf("the launch can also install from another source (%s), and which one wins is the installer's choice", more)
+			return ""
+		}
+		start := time.Now()
+		rel, err := launchid.ResolvePy(ctx, nil, index, pkg.Spec)
+		if err != nil {
+			a.PyErr = "the index could not be read: " + err.Error()
+			return ""
+		}
+		a.Py = &rel
+		return fmt.Sprintf("%s was resolved by the index (%s) to %s, distribution %s sha256 %s (%s)",
+			pkg.Spec, rel.Page, rel.Version, rel.File, rel.SHA256, time.Since(start).Round(time.Millisecond))
+	case "pnpm dlx", "bunx":
+		if unreadable || strings.Contains(pkg.Spec, ":") {
+			a.RegistryErr = "the spec is not a registry package (a URL, a git reference, an alias or a placeholder)"
+			return ""
+		}
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			a.RegistryErr = "npm is not installed where the checker runs"
+			return ""
+		}
+		ans, err := resolveRegistry(ctx, npm, pkg.Spec, npmEnv(env, npmCacheDir(opts, env)))
+		if err != nil {
+			a.RegistryErr = err.Error()
+			return ""
+		}
+		a.Registry = ans
+		return fmt.Sprintf("%s was resolved by the registry (%s) to %s; %s installs from the registry itself", pkg.Spec, ans.Tarball, ans.Version, strings.Fields(pkg.Manager)[0])
+	}
+	return ""
 }

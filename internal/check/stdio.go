@@ -64,6 +64,9 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 	if note != "" {
 		run.notes = append(run.notes, note)
 	}
+	if note := resolveElsewhere(ctx, command, args, env, sb.Environ(env), opts, &run.art); note != "" {
+		run.notes = append(run.notes, note)
+	}
 	switch {
 	case coldPackage(command, args, npmCacheDir(opts, env)):
 		popts.StartTimeout = coldStartTimeout

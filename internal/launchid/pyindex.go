@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -37,17 +36,13 @@ type PyRelease struct {
 func (r PyRelease) Integrity() string { return "sha256:" + r.SHA256 }
 
 // PyIndex is the simple index a uvx / pipx run launch installs from: the
-// launch's own option, else its environment (env first, then the
-// checker's), else PyPI. more is non-empty when the launch can also
-// install from other sources (an extra index, find-links): which source
-// wins is then the installer's choice, and the identity is not read.
+// launch's own option, else its environment (env: the whole environment
+// the launch gets, see sandbox.Run.Environ), else PyPI. more is
+// non-empty when the launch can also install from other sources (an
+// extra index, find-links): which source wins is then the installer's
+// choice, and the identity is not read.
 func PyIndex(manager string, args []string, env map[string]string) (index, more string) {
-	get := func(k string) string {
-		if v, ok := env[k]; ok {
-			return v
-		}
-		return os.Getenv(k)
-	}
+	get := func(k string) string { return env[k] }
 	uv := strings.HasPrefix(manager, "uv")
 	var keys, extra []string
 	if uv {

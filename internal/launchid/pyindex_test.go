@@ -95,16 +95,13 @@ func TestPyIndex(t *testing.T) {
 		{"uvx", []string{"--extra-index-url", "http://e.invalid/", "x"}, nil, DefaultPyIndex, true},
 		{"uvx", []string{"x"}, map[string]string{"UV_EXTRA_INDEX_URL": "http://e.invalid/"}, DefaultPyIndex, true},
 		{"uvx", []string{"x"}, map[string]string{"PIP_INDEX_URL": "http://p.invalid/"}, DefaultPyIndex, false},
+		{"pipx run", []string{"x"}, map[string]string{"PIP_FIND_LINKS": "/opt/wheels"}, DefaultPyIndex, true},
 		{"pipx run", []string{"x"}, map[string]string{"PIP_INDEX_URL": "http://p.invalid/"}, "http://p.invalid/", false},
 		{"pipx run", []string{"--pip-args=--index-url http://q.invalid/", "x"}, nil, "http://q.invalid/", false},
 		{"pipx run", []string{"--pip-args", "--extra-index-url=http://r.invalid/", "x"}, nil, DefaultPyIndex, true},
 		// Options after the package belong to the server.
 		{"uvx", []string{"x", "--index-url", "http://s.invalid/"}, nil, DefaultPyIndex, false},
 	} {
-		// The checker's own environment must not decide these cases.
-		for _, k := range []string{"UV_DEFAULT_INDEX", "UV_INDEX_URL", "UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"} {
-			t.Setenv(k, "")
-		}
 		index, more := PyIndex(tc.manager, tc.args, tc.env)
 		if index != tc.index || (more != "") != tc.more {
 			t.Errorf("%s %q %v: %q, %q", tc.manager, tc.args, tc.env, index, more)

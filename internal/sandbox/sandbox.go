@@ -416,20 +416,7 @@ func (r *Run) command(ctx context.Context, command string, args []string, env ma
 	if command == "" {
 		return nil, errors.New("sandbox: empty command")
 	}
-	var childEnv map[string]string
-	if r.opts.Level == Off {
-		childEnv = make(map[string]string)
-		for _, kv := range os.Environ() {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				childEnv[k] = v
-			}
-		}
-		for k, v := range env {
-			childEnv[k] = v
-		}
-	} else {
-		childEnv = r.environ(env)
-	}
+	childEnv := r.Environ(env)
 
 	dir := cwd
 	if dir == "" && r.opts.Level != Off {
@@ -534,6 +521,27 @@ func (r *Run) Start(cmd *exec.Cmd) error {
 	}
 	cmd.Env = env
 	return startDirect(cmd, p)
+}
+
+// Environ is the environment a launch with the config's env gets at this
+// level (see Command): the checker's whole environment and env under
+// Off, the allowed subset, the run's own directories and env otherwise.
+// What decides a launch's install source (a Python index variable, say)
+// is read from it, not from the checker's environment.
+func (r *Run) Environ(env map[string]string) map[string]string {
+	if r.opts.Level != Off {
+		return r.environ(env)
+	}
+	e := make(map[string]string)
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			e[k] = v
+		}
+	}
+	for k, v := range env {
+		e[k] = v
+	}
+	return e
 }
 
 // environ builds the Basic/Strict environment as documented on Command.
