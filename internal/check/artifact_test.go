@@ -2,9 +2,11 @@ package check
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -495,6 +497,54 @@ func BenchmarkReadArtifact(b *testing.B) {
 				readArtifact(context.Background(), tgt, &run.art)
 				if run.art.FileSHA256 == "" {
 					b.Fatalf("no identity: %+v", run.art)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRegistryQuestion is the other part of reading a package
+// launch's identity: the question check asks the registry before each
+// npx launch (`npm view SPEC --prefer-online`, which revalidates the
+// packument), per real server of bench/servers and testdata/npm, at the
+// versions they pin. It needs the public registry, so it skips without
+// one; it is the figure issue 39 asks for, not a test.
+func BenchmarkRegistryQuestion(b *testing.B) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		b.Skip("npm is not installed")
+	}
+	var specs []string
+	for _, file := range []string{"../../bench/servers/package.json", "../../testdata/npm/package.json"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var p struct{ Dependencies map[string]string }
+		if err := json.Unmarshal(data, &p); err != nil {
+			b.Fatalf("%s: %v", file, err)
+		}
+		for name, v := range p.Dependencies {
+			if alias, ok := strings.CutPrefix(v, "npm:"); ok {
+				name, v, _ = strings.Cut(alias[1:], "@")
+				name = alias[:1] + name
+			}
+			if strings.Contains(name, "sarif") || name == "@modelcontextprotocol/sdk" {
+				continue // test data, not servers
+			}
+			specs = append(specs, name+"@"+v)
+		}
+	}
+	slices.Sort(specs)
+	env := npmEnv(nil, b.TempDir())
+	if _, err := resolveRegistry(context.Background(), npm, specs[0], env); err != nil {
+		b.Skipf("the registry cannot be asked here: %v", err)
+	}
+	for _, spec := range specs {
+		b.Run(strings.ReplaceAll(spec, "/", "~"), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := resolveRegistry(context.Background(), npm, spec, env); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
