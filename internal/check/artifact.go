@@ -101,7 +101,7 @@ func readArtifact(ctx context.Context, t *stdioTarget, a *artifact) {
 			// pnpm dlx / bunx: what the registry resolves the spec to
 			// today, the release a fresh install runs.
 			if a.Registry == nil {
-				a.Unidentified = fmt.Sprintf("%s %s: the registry could not be asked (%s), so its bytes are not pinned", pkg.Manager, pkg.Spec, orUnknown(a.RegistryErr))
+				a.Unidentified = fmt.Sprintf("%s %s: %s, so its bytes are not pinned", pkg.Manager, pkg.Spec, orUnknown(a.RegistryErr))
 				return
 			}
 			a.Version, a.Integrity = a.Registry.Version, a.Registry.Integrity

@@ -1,9 +1,8 @@
 package check
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,55 +14,11 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
 
-// registryAnswer is what the registry resolved a spec to before the
-// launch: the version a client's `npx -y SPEC` runs today.
-type registryAnswer struct {
-	Version   string `json:"version"`
-	Integrity string `json:"dist.integrity"`
-	Tarball   string `json:"dist.tarball"`
-}
+// registryAnswer is launchid.RegistryAnswer: what the registry resolved
+// a spec to before the launch.
+type registryAnswer = launchid.RegistryAnswer
 
-// resolveRegistry asks the registry the launch would use which version
-// and tarball the spec names today, outside the sandbox and running no
-// package code (`npm view --prefer-online`: it revalidates the cached
-// packument instead of trusting it). This is what a client's `npx -y
-// SPEC` runs; a warm cache (a laptop, a runner that restores its cache)
-// would otherwise rerun an older release under prefer-offline.
-func resolveRegistry(ctx context.Context, npm, spec string, env []string) (*registryAnswer, error) {
-	ctx, cancel := context.WithTimeout(ctx, prefetchTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "view", "--json", "--prefer-online", "--loglevel=error", spec, "version", "dist.integrity", "dist.tarball")
-	cmd.Env = env
-	cmd.Dir = os.TempDir()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("npm view %s: %v: %s", spec, err, oneLine(truncate(stderr.String()+string(out), 300)))
-	}
-	return parseView(out, spec)
-}
-
-// parseView reads `npm view --json SPEC version dist.integrity
-// dist.tarball`: one object, or an array of them when a range matches
-// several versions (ascending; npx runs the highest, the last).
-func parseView(out []byte, spec string) (*registryAnswer, error) {
-	out = bytes.TrimSpace(out)
-	var a registryAnswer
-	if len(out) > 0 && out[0] == '[' {
-		var all []registryAnswer
-		if err := json.Unmarshal(out, &all); err != nil || len(all) == 0 {
-			return nil, fmt.Errorf("npm view %s: unreadable answer", spec)
-		}
-		a = all[len(all)-1]
-	} else if err := json.Unmarshal(out, &a); err != nil {
-		return nil, fmt.Errorf("npm view %s: unreadable answer", spec)
-	}
-	if a.Version == "" {
-		return nil, fmt.Errorf("npm view %s: no version matches", spec)
-	}
-	return &a, nil
-}
+var resolveRegistry = launchid.ResolveRegistry
 
 // prefetch resolves an npx / npm exec launch against its registry and
 // makes the cache the launch will use hold exactly that version, outside
@@ -124,54 +79,33 @@ func prefetch(ctx context.Context, command string, args []string, env map[string
 
 // resolveElsewhere asks, before the launch and outside the sandbox, what
 // a uvx / pipx run launch's Python index or a pnpm dlx / bunx launch's
-// npm registry resolves its spec to today: the release a client on a
-// fresh machine runs, which the lock then pins (readArtifact). Nothing is
-// installed and no package code runs. It fills a's Py / PyErr or
-// Registry / RegistryErr, and returns a note for the report. env is the
-// config's, launchEnv the whole environment the launch gets.
+// npm registry resolves its spec to today (launchid.ResolveRelease): the
+// release a client on a fresh machine runs, which the lock then pins
+// (readArtifact). Nothing is installed and no package code runs. It
+// fills a's Py / PyErr or Registry / RegistryErr, and returns a note for
+// the report. env is the config's, launchEnv the whole environment the
+// launch gets.
 func resolveElsewhere(ctx context.Context, command string, args []string, env, launchEnv map[string]string, opts *Options, a *artifact) string {
 	pkg, ok := PackageOf(command, args)
 	if !ok {
 		return ""
 	}
-	unreadable := strings.Contains(pkg.Spec, "${") || strings.Contains(pkg.Spec, "://") || strings.HasPrefix(pkg.Spec, "git+")
-	switch pkg.Manager {
-	case "uvx", "pipx run":
-		if unreadable {
-			a.PyErr = "the spec is not an index package (a URL, a git reference or a placeholder)"
-			return ""
-		}
-		index, more := launchid.PyIndex(pkg.Manager, args, launchEnv)
-		if more != "" {
-			a.PyErr = fmt.Sprintf("the launch can also install from another source (%s), and which one wins is the installer's choice", more)
-			return ""
-		}
-		start := time.Now()
-		rel, err := launchid.ResolvePy(ctx, nil, index, pkg.Spec)
-		if err != nil {
-			a.PyErr = "the index could not be read: " + err.Error()
-			return ""
-		}
-		a.Py = &rel
+	start := time.Now()
+	rel, err := launchid.ResolveRelease(ctx, command, args, env, launchEnv, npmCacheDir(opts, env))
+	switch {
+	case errors.Is(err, launchid.ErrNotInstaller):
+		return ""
+	case err != nil && (pkg.Manager == "uvx" || pkg.Manager == "pipx run"):
+		a.PyErr = err.Error()
+	case err != nil:
+		a.RegistryErr = err.Error()
+	case rel.Py != nil:
+		a.Py = rel.Py
 		return fmt.Sprintf("%s was resolved by the index (%s) to %s, distribution %s sha256 %s (%s)",
-			pkg.Spec, rel.Page, rel.Version, rel.File, rel.SHA256, time.Since(start).Round(time.Millisecond))
-	case "pnpm dlx", "bunx":
-		if unreadable || strings.Contains(pkg.Spec, ":") {
-			a.RegistryErr = "the spec is not a registry package (a URL, a git reference, an alias or a placeholder)"
-			return ""
-		}
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			a.RegistryErr = "npm is not installed where the checker runs"
-			return ""
-		}
-		ans, err := resolveRegistry(ctx, npm, pkg.Spec, npmEnv(env, npmCacheDir(opts, env)))
-		if err != nil {
-			a.RegistryErr = err.Error()
-			return ""
-		}
-		a.Registry = ans
-		return fmt.Sprintf("%s was resolved by the registry (%s) to %s; %s installs from the registry itself", pkg.Spec, ans.Tarball, ans.Version, strings.Fields(pkg.Manager)[0])
+			pkg.Spec, rel.Py.Page, rel.Py.Version, rel.Py.File, rel.Py.SHA256, time.Since(start).Round(time.Millisecond))
+	default:
+		a.Registry = rel.Registry
+		return fmt.Sprintf("%s was resolved by the registry (%s) to %s; %s installs from the registry itself", pkg.Spec, rel.Registry.Tarball, rel.Registry.Version, strings.Fields(pkg.Manager)[0])
 	}
 	return ""
 }
