@@ -130,6 +130,9 @@ type guardSpec struct {
 	command  string
 	args     []string
 	env      map[string]string
+	// sandbox isolates the server (the zero value: off, the run-time
+	// default).
+	sandbox sandbox.Options
 }
 
 func startGuard(t *testing.T, g guardSpec) *client {
@@ -147,7 +150,7 @@ func startGuard(t *testing.T, g guardSpec) *client {
 	}
 	o := Options{
 		Lock: g.lock, LockPath: "mcp-lock.json", Server: g.server, Mode: g.mode,
-		Command: command, Args: g.args, Env: env,
+		Command: command, Args: g.args, Env: env, Sandbox: g.sandbox,
 		Stdin: inR, Stdout: outW, Stderr: c.stderr,
 		Started: func(pid int) { c.pid <- pid },
 	}
