@@ -300,22 +300,38 @@ func init() {
 	}
 }
 
-// imageSpec finds the image of a docker run launch: the first argument
-// that is not an option. Only a digest pins an image: a tag, even one that
-// looks like a version, can be moved to other bytes by whoever can push.
-func imageSpec(manager string, args []string) (Package, bool) {
-	ref := ""
+// imageArg finds the image reference among a docker run's arguments (those
+// after "run"): the first argument that is not an option or an option's
+// value. platform is the --platform the run names before it.
+func imageArg(args []string) (index int, platform string, ok bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if strings.HasPrefix(a, "-") {
+			if v, found := strings.CutPrefix(a, "--platform="); found {
+				platform = v
+			}
 			if !strings.Contains(a, "=") && dockerValueFlags[a] && i+1 < len(args) {
+				if a == "--platform" {
+					platform = args[i+1]
+				}
 				i++
 			}
 			continue
 		}
-		ref = a
-		break
+		return i, platform, true
 	}
+	return 0, "", false
+}
+
+// imageSpec finds the image of a docker run launch: the first argument
+// that is not an option. Only a digest pins an image: a tag, even one that
+// looks like a version, can be moved to other bytes by whoever can push.
+func imageSpec(manager string, args []string) (Package, bool) {
+	i, _, ok := imageArg(args)
+	if !ok {
+		return Package{}, false
+	}
+	ref := args[i]
 	if ref == "" {
 		return Package{}, false
 	}
@@ -561,6 +577,60 @@ func LookPathIn(command string, env map[string]string, cwd string) (string, erro
 	return "", fmt.Errorf("%s: not found on the launch's PATH", command)
 }
 
+// ImageRun is where a docker / podman run launch names its container CLI
+// and its image.
+type ImageRun struct {
+	// CLI is the container command as the launch names it (docker,
+	// podman, or a path to one).
+	CLI string
+	// Index is the position of the image reference in the launch's args;
+	// Ref is that reference and Name the image name without tag or digest.
+	Index     int
+	Ref, Name string
+	// Platform is the --platform the run asks for ("" when none).
+	Platform string
+}
+
+// ImageLaunch finds the CLI and the image of a docker / podman run (or
+// container run) launch, as PackageOf does; ok is false for any other
+// launch.
+func ImageLaunch(command string, args []string) (ImageRun, bool) {
+	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(command), ".cmd"), ".exe")
+	if base == "cmd" && len(args) >= 2 && strings.EqualFold(args[0], "/c") {
+		r, ok := ImageLaunch(args[1], args[2:])
+		r.Index += 2
+		return r, ok
+	}
+	if base != "docker" && base != "podman" {
+		return ImageRun{}, false
+	}
+	skip := 0
+	switch {
+	case len(args) > 0 && args[0] == "run":
+		skip = 1
+	case len(args) >= 2 && args[0] == "container" && args[1] == "run":
+		skip = 2
+	default:
+		return ImageRun{}, false
+	}
+	pkg, ok := imageSpec(base+" run", args[skip:])
+	if !ok {
+		return ImageRun{}, false
+	}
+	i, platform, _ := imageArg(args[skip:])
+	return ImageRun{CLI: command, Index: skip + i, Ref: pkg.Spec, Name: pkg.Name, Platform: platform}, true
+}
+
+// ErrInspect is the error of a container CLI's image inspect that failed
+// (no such image, no engine to ask): ImageDigest's error wraps it, and not
+// when the CLI answered output that names no digest.
+var ErrInspect = errors.New("image inspect failed")
+
+type inspectError struct{ msg string }
+
+func (e *inspectError) Error() string        { return e.msg }
+func (e *inspectError) Is(target error) bool { return target == ErrInspect }
+
 // imageInspect is the part of `docker image inspect` / `podman image
 // inspect` output read here: an array of images with their id, the
 // registry digests their references resolved to, and (podman) Digest.
@@ -577,16 +647,52 @@ var digestOnly = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // repository is preferred (what `docker pull NAME@DIGEST` fetches); an
 // image only built locally has none, and its image id stands in.
 func ImageDigest(ctx context.Context, cli, ref, name string) (string, error) {
+	return ImageDigestEnv(ctx, cli, ref, name, nil)
+}
+
+// ImageDigestEnv is ImageDigest with the CLI run in env (nil: this
+// process's environment), where DOCKER_HOST, DOCKER_CONTEXT or
+// CONTAINER_HOST choose the engine that is asked.
+func ImageDigestEnv(ctx context.Context, cli, ref, name string, env []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, cli, "image", "inspect", ref)
+	cmd.Env = env
 	cmd.Stderr = &stderr
+	// A credential helper the CLI started and left holding the pipe
+	// does not hold the read past the deadline.
+	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("%s image inspect %s: %v: %s", filepath.Base(cli), ref, err, strings.TrimSpace(Truncate(stderr.String(), 300)))
+		return "", &inspectError{fmt.Sprintf("%s image inspect %s: %v: %s", filepath.Base(cli), ref, err, strings.TrimSpace(Truncate(stderr.String(), 300)))}
 	}
 	return ParseImageInspect(out, name)
+}
+
+// ImagePull pulls ref (for platform, when one is given) with the
+// container CLI, in env (nil: this process's environment), bounded by
+// PrefetchTimeout. A pull fetches the image's manifest and layers and
+// checks them against their digests; it runs nothing of the image. Its
+// progress output is kept, and the end of it told on failure.
+func ImagePull(ctx context.Context, cli, ref, platform string, env []string) error {
+	ctx, cancel := context.WithTimeout(ctx, PrefetchTimeout)
+	defer cancel()
+	args := []string{"pull"}
+	if platform != "" {
+		args = append(args, "--platform", platform)
+	}
+	cmd := exec.CommandContext(ctx, cli, append(args, ref)...)
+	cmd.Env = env
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s pull %s: no answer within %s", filepath.Base(cli), ref, PrefetchTimeout)
+	}
+	if err != nil {
+		return fmt.Errorf("%s pull %s: %v: %s", filepath.Base(cli), ref, err, OneLine(Truncate(string(out), 300)))
+	}
+	return nil
 }
 
 // ParseImageInspect picks the digest from inspect output (see ImageDigest).
