@@ -2,6 +2,7 @@ package guard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,21 +39,22 @@ func npmCache(o Options) string {
 }
 
 // artifactMismatch holds the launch's artifact, as it lies on disk, to the
-// lock's identity (version, integrity, file hash): the rule id and why on
-// a mismatch, "" when it matches or the lock records nothing to hold it
-// to. Before the start (prefetch true) an npm package not installed yet is
-// installed without running its code, so that the comparison is made
+// lock's identity (version, integrity, image digest, file hash): the rule
+// id and why on a mismatch, "" when it matches or the lock records nothing
+// to hold it to. Before the start (prefetch true) an npm package not
+// installed yet is installed without running its code, and an image not
+// present is pulled (imageMismatch), so that the comparison is made
 // before any of it runs. A file the project's repository tracks
 // (lock.Tracked) differs only with a warning: its change is reviewed in
 // the pull request, as check treats it.
 func artifactMismatch(ctx context.Context, o Options, l lock.Launch, prefetch bool, logf func(string, ...any)) (finding.RuleID, string) {
+	if run, ok := launchid.ImageLaunch(o.Command, o.Args); ok {
+		return imageMismatch(ctx, o, l, run, prefetch, logf)
+	}
 	if l.Resolved == "" && l.Integrity == "" && l.FileSHA256 == "" {
 		return "", ""
 	}
-	cwd := o.Dir
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
+	cwd := launchDir(o)
 	cache := npmCache(o)
 	cur, npm, err := launchid.LaunchArtifact(o.Command, o.Args, o.Env, cwd, cache)
 	if err != nil {
@@ -78,6 +80,93 @@ func artifactMismatch(ctx context.Context, o Options, l lock.Launch, prefetch bo
 		return finding.ArtifactChanged, msg
 	}
 	return "", ""
+}
+
+// imageMismatch holds a docker / podman run launch to the lock's image
+// digest: the digest its image reference resolves to in the local image
+// store, read with the launch's own CLI (found on the launch's PATH, run in
+// the launch's environment, so that the engine asked is the one the
+// launch will use). Before the start (pull true) an image that cannot be
+// inspected is pulled first and read again: a pull fetches the manifest
+// and the layers and checks them against their digests, and runs nothing
+// of the image. With a digest in the lock, a digest that cannot be read
+// (a placeholder the client left unexpanded, no engine, a pull that
+// failed) refuses the session: nothing else says what would run. A lock
+// without a digest holds nothing here.
+func imageMismatch(ctx context.Context, o Options, l lock.Launch, run launchid.ImageRun, pull bool, logf func(string, ...any)) (finding.RuleID, string) {
+	if l.Digest == "" {
+		return "", ""
+	}
+	what := filepath.Base(run.CLI) + " run " + run.Ref
+	if strings.Contains(run.Ref, "${") {
+		return finding.ArtifactChanged, fmt.Sprintf("%s: the image comes from a placeholder the client left unexpanded, so what it names cannot be held to the lock's digest %s", what, l.Digest)
+	}
+	unreadable := func(err error) (finding.RuleID, string) {
+		return finding.ArtifactChanged, fmt.Sprintf("%s: the image's digest cannot be read to hold it to the lock's %s: %v", what, l.Digest, err)
+	}
+	cli, err := launchid.LookPathIn(run.CLI, o.Env, launchDir(o))
+	if err != nil {
+		return unreadable(err)
+	}
+	env := launchEnv(o.Env)
+	d, err := launchid.ImageDigestEnv(ctx, cli, run.Ref, run.Name, env)
+	if err != nil && pull && errors.Is(err, launchid.ErrInspect) {
+		logf("server %q: %s cannot be inspected (%v): pulling it, which runs none of its code, to hold it to the lock before starting", o.Server, run.Ref, err)
+		if perr := launchid.ImagePull(ctx, cli, run.Ref, run.Platform, env); perr != nil {
+			return finding.ArtifactChanged, fmt.Sprintf("%s: the image is not present and could not be pulled to verify it before starting: %v", what, perr)
+		}
+		d, err = launchid.ImageDigestEnv(ctx, cli, run.Ref, run.Name, env)
+	}
+	if err != nil {
+		return unreadable(err)
+	}
+	if d != l.Digest {
+		return finding.ArtifactChanged, fmt.Sprintf("%s resolves to %s; the lock pins %s: other bytes than those approved (a tag moved by a push, or a compromised registry; run mcp-lockcheck check, review the image, then approve)", what, d, l.Digest)
+	}
+	return "", ""
+}
+
+// launchDir is the launch's working directory: the config's, else the
+// guard's.
+func launchDir(o Options) string {
+	if o.Dir != "" {
+		return o.Dir
+	}
+	cwd, _ := os.Getwd()
+	return cwd
+}
+
+// launchEnv is the environment the launch's container CLI is asked in:
+// the guard's own with the launch's env on top, as an unsandboxed launch
+// has it (DOCKER_HOST, DOCKER_CONTEXT, CONTAINER_HOST choose the engine).
+func launchEnv(env map[string]string) []string {
+	e := os.Environ()
+	for k, v := range env {
+		e = append(e, k+"="+v)
+	}
+	return e
+}
+
+// neverPull makes a docker / podman run held to a digest run the image the
+// guard verified in the local store: --pull=never, inserted right before
+// the image reference, so that it is the last --pull given and wins over
+// the config's own (--pull=always would fetch whatever the tag names by
+// then). An image gone by the start fails the launch instead of being
+// fetched unverified. The reference itself is left as the client gave it:
+// the lock's digest may be a registry digest recorded under another name,
+// or a local image id, and neither is a reference every engine runs.
+func neverPull(o *Options, l lock.Launch) {
+	if l.Digest == "" {
+		return
+	}
+	run, ok := launchid.ImageLaunch(o.Command, o.Args)
+	if !ok {
+		return
+	}
+	args := make([]string, 0, len(o.Args)+1)
+	args = append(args, o.Args[:run.Index]...)
+	args = append(args, "--pull=never")
+	o.Args = append(args, o.Args[run.Index:]...)
 }
 
 func orNone(s string) string {

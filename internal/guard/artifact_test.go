@@ -2,7 +2,10 @@ package guard
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -164,4 +167,240 @@ func TestGuardHoldsNpmIntegrity(t *testing.T) {
 			})
 		}
 	})
+}
+
+// The stand-in container CLI's answers, in the real CLI's shapes:
+// `docker image inspect` (docker 27; trimmed to what is read, as in
+// internal/check's fixtures) and `docker pull`. It keeps its image store
+// in a directory: digest is what the local tag resolves to (absent: no
+// such image), registry what a pull brings (absent: the pull is denied),
+// next what the tag resolves to after the first inspect (a tag moved
+// while the server starts), inspect raw output to print instead. calls
+// lists the inspects and pulls it answered. Its run execs the test
+// binary as the fake server, after saying on stderr how it was run.
+const standInDocker = `#!/bin/sh
+state=@STATE@
+case "$1 $2" in
+"image inspect")
+	echo "image inspect $3" >>"$state/calls"
+	if [ -f "$state/inspect" ]; then cat "$state/inspect"; exit 0; fi
+	if [ ! -f "$state/digest" ]; then
+		echo "Error response from daemon: No such image: $3" >&2
+		exit 1
+	fi
+	d=$(cat "$state/digest")
+	if [ -f "$state/next" ]; then mv "$state/next" "$state/digest"; fi
+	cat <<EOF
+[
+    {
+        "Id": "sha256:91ef0af61f39ece4d6710e465df5ed6ca12112358344fd51ae6a3b886634148b",
+        "RepoTags": ["ghcr.io/acme/mcp:1"],
+        "RepoDigests": ["ghcr.io/acme/mcp@$d"],
+        "Parent": "",
+        "Architecture": "amd64"
+    }
+]
+EOF
+	exit 0
+	;;
+esac
+case "$1" in
+pull)
+	shift
+	echo "pull $*" >>"$state/calls"
+	if [ ! -f "$state/registry" ]; then
+		echo "Error response from daemon: pull access denied for ghcr.io/acme/mcp, repository does not exist or may require 'docker login': denied: requested access to the resource is denied" >&2
+		exit 1
+	fi
+	d=$(cat "$state/registry")
+	echo "1: Pulling from acme/mcp"
+	echo "c6a83fedfae6: Pull complete"
+	echo "Digest: $d"
+	echo "Status: Downloaded newer image for ghcr.io/acme/mcp:1"
+	echo "ghcr.io/acme/mcp:1"
+	cp "$state/registry" "$state/digest"
+	exit 0
+	;;
+run)
+	echo "stand-in docker: $*" >&2
+	exec @SELF@
+	;;
+esac
+echo "stand-in docker: unexpected $*" >&2
+exit 125
+`
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestGuardHoldsImageDigest: a docker run launch is held to the lock's
+// image digest before anything of it runs, through a stand-in docker on
+// the launch's PATH (no engine runs here): the digest the tag resolves to
+// locally is read with the launch's CLI, an image not present is pulled
+// first, and a different or unreadable digest refuses the session with
+// artifact-changed naming the launch. A session held to a digest runs
+// with --pull=never, so docker cannot fetch other bytes between the
+// check and the run. A tag moved after the check is caught again before
+// the client's first message reaches the server: the client gets -32001
+// with the rule, and nothing of the server. Under basic and strict: the
+// digest is read outside the sandbox, and the launch runs inside.
+func TestGuardHoldsImageDigest(t *testing.T) {
+	const ref = "ghcr.io/acme/mcp:1"
+	locked := "sha256:" + strings.Repeat("a1", 32)
+	moved := "sha256:" + strings.Repeat("b2", 32)
+	base := pinFake(t, "img", "honest")
+	atLevels(t, func(t *testing.T, lvl sandbox.Level) {
+		for _, tc := range []struct {
+			name string
+			// lock is the lock's digest ("": none recorded); local the
+			// digest the tag resolves to locally ("": not present);
+			// registry what a pull brings ("": the pull fails); next
+			// the local digest after the first inspect; inspect raw
+			// inspect output; image the launch's image ("": ref), opts
+			// run options before it besides -i --rm.
+			lock, local, registry, next, inspect, image string
+			opts                                        []string
+			// refused is what the session is refused with, before the
+			// start ("": it runs); late: at the client's first message
+			// instead, the server started.
+			refused string
+			late    bool
+			// calls are the inspects and pulls the stand-in answered.
+			calls []string
+		}{
+			{name: "matching digest", lock: locked, local: locked,
+				calls: []string{"image inspect " + ref, "image inspect " + ref}},
+			{name: "tag moved to other bytes", lock: locked, local: moved,
+				refused: "docker run " + ref + " resolves to " + moved + "; the lock pins " + locked,
+				calls:   []string{"image inspect " + ref}},
+			{name: "absent, pulled", lock: locked, registry: locked,
+				calls: []string{"image inspect " + ref, "pull " + ref, "image inspect " + ref, "image inspect " + ref}},
+			{name: "absent, pulled for the run's platform", lock: locked, registry: locked, opts: []string{"--platform", "linux/arm64"},
+				calls: []string{"image inspect " + ref, "pull --platform linux/arm64 " + ref, "image inspect " + ref, "image inspect " + ref}},
+			{name: "absent, the pull brings other bytes", lock: locked, registry: moved,
+				refused: "docker run " + ref + " resolves to " + moved,
+				calls:   []string{"image inspect " + ref, "pull " + ref, "image inspect " + ref}},
+			{name: "absent, the pull fails", lock: locked,
+				refused: "docker run " + ref + ": the image is not present and could not be pulled to verify it before starting: docker pull " + ref + ": exit status 1: Error response from daemon: pull access denied",
+				calls:   []string{"image inspect " + ref, "pull " + ref}},
+			{name: "unreadable digest", lock: locked, inspect: `[{"Id":"not-a-digest","RepoDigests":[]}]`,
+				refused: "docker run " + ref + ": the image's digest cannot be read to hold it to the lock's " + locked + ": image inspect names no sha256 digest",
+				calls:   []string{"image inspect " + ref}},
+			{name: "placeholder image", lock: locked, local: locked, image: "${IMAGE}",
+				refused: "docker run ${IMAGE}: the image comes from a placeholder"},
+			{name: "no digest in the lock", local: moved},
+			{name: "tag moved after the start", lock: locked, local: locked, next: moved,
+				refused: "docker run " + ref + " resolves to " + moved, late: true,
+				calls: []string{"image inspect " + ref, "image inspect " + ref}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				bin, state := t.TempDir(), t.TempDir()
+				script := strings.NewReplacer("@STATE@", shellQuote(state), "@SELF@", shellQuote(self(t))).Replace(standInDocker)
+				if err := os.WriteFile(filepath.Join(bin, "docker"), []byte(script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for f, v := range map[string]string{"digest": tc.local, "registry": tc.registry, "next": tc.next, "inspect": tc.inspect} {
+					if v == "" {
+						continue
+					}
+					if err := os.WriteFile(filepath.Join(state, f), []byte(v+"\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				image := ref
+				if tc.image != "" {
+					image = tc.image
+				}
+				args := append(append([]string{"run", "-i", "--rm"}, tc.opts...), image)
+				lk := withLaunch(base, "img", func(l *lock.Launch) {
+					l.Command, l.Args, l.Package, l.Digest = "docker", args, image, tc.lock
+					l.File, l.FileSHA256 = "", ""
+				})
+				c := startGuard(t, guardSpec{lock: lk, server: "img", command: "docker", args: args,
+					env: map[string]string{"PATH": bin + string(os.PathListSeparator) + os.Getenv("PATH"), "FAKE_SCENARIO": "honest"},
+					// The stand-in execs the test binary, which strict
+					// grants only as a launch's own command.
+					sandbox: sandbox.Options{Level: lvl, ReadOnly: []string{self(t)}}})
+				switch {
+				case tc.refused != "" && !tc.late:
+					refusedBeforeStart(t, c, finding.ArtifactChanged, tc.refused)
+				case tc.late:
+					we := c.refused(0, "initialize", map[string]any{
+						"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+						"clientInfo": map[string]any{"name": "claude-code", "version": "2.0.0"},
+					})
+					if !strings.Contains(we.Message, string(finding.ArtifactChanged)+": "+tc.refused) {
+						t.Fatalf("refusal %q", we.Message)
+					}
+					if code := c.exit(); code != ExitRefused {
+						t.Fatalf("exit %d, want %d\n%s", code, ExitRefused, c.stderr.String())
+					}
+					if s := c.stderr.String(); !strings.Contains(s, string(finding.ArtifactChanged)+": "+tc.refused) || !strings.Contains(s, "refusing the session") {
+						t.Fatalf("stderr:\n%s", s)
+					}
+					// The refusal is all the client got: nothing of the
+					// server was forwarded.
+					if msgs := c.drain(); len(msgs) != 0 {
+						t.Fatalf("after the refusal the client got %d more messages: %q", len(msgs), c.raw.String())
+					}
+				default:
+					c.initialize()
+					if code := c.close(); code != ExitOK {
+						t.Fatalf("exit %d\n%s", code, c.stderr.String())
+					}
+					// Held to a digest, docker runs the verified image
+					// and never fetches one; with nothing to hold, the
+					// launch is the client's.
+					run := strings.Join(args, " ")
+					if tc.lock != "" {
+						run = strings.Join(args[:len(args)-1], " ") + " --pull=never " + image
+					}
+					run = "stand-in docker: " + run
+					if s := c.stderr.String(); !strings.Contains(s, run+"\n") {
+						t.Fatalf("stderr lacks %q:\n%s", run, s)
+					}
+				}
+				// A pull's progress is the CLI's, never the client's.
+				if strings.Contains(c.raw.String(), "Pulling from") {
+					t.Fatalf("the pull's output reached the client: %q", c.raw.String())
+				}
+				var calls []string
+				if b, err := os.ReadFile(filepath.Join(state, "calls")); err == nil {
+					calls = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+				}
+				if !reflect.DeepEqual(calls, tc.calls) {
+					t.Fatalf("the stand-in answered %q, want %q\n%s", calls, tc.calls, c.stderr.String())
+				}
+			})
+		}
+	})
+}
+
+// TestArtifactNeverPull: --pull=never goes right before the image, after
+// every option the config gives (the last --pull wins in docker's and
+// podman's flag parsing), and only into a run held to a digest.
+func TestArtifactNeverPull(t *testing.T) {
+	digest := lock.Launch{Digest: "sha256:" + strings.Repeat("c", 64)}
+	for _, tc := range []struct {
+		command string
+		args    []string
+		l       lock.Launch
+		want    []string
+	}{
+		{"docker", []string{"run", "-i", "--rm", "mcp/fetch:1"}, digest, []string{"run", "-i", "--rm", "--pull=never", "mcp/fetch:1"}},
+		{"docker", []string{"run", "--pull", "always", "-e", "TOKEN", "ghcr.io/o/s:1", "--port", "1"}, digest,
+			[]string{"run", "--pull", "always", "-e", "TOKEN", "--pull=never", "ghcr.io/o/s:1", "--port", "1"}},
+		{"/usr/bin/podman", []string{"container", "run", "--platform=linux/arm64", "-i", "quay.io/o/s"}, digest,
+			[]string{"container", "run", "--platform=linux/arm64", "-i", "--pull=never", "quay.io/o/s"}},
+		{"cmd", []string{"/c", "docker", "run", "-i", "mcp/fetch"}, digest, []string{"/c", "docker", "run", "-i", "--pull=never", "mcp/fetch"}},
+		{"docker", []string{"run", "-i", "mcp/fetch"}, lock.Launch{}, []string{"run", "-i", "mcp/fetch"}},
+		{"docker", []string{"compose", "up"}, digest, []string{"compose", "up"}},
+		{"npx", []string{"-y", "pkg"}, digest, []string{"-y", "pkg"}},
+	} {
+		o := Options{Command: tc.command, Args: append([]string(nil), tc.args...)}
+		neverPull(&o, tc.l)
+		if !reflect.DeepEqual(o.Args, tc.want) {
+			t.Errorf("%s %q: %q, want %q", tc.command, tc.args, o.Args, tc.want)
+		}
+	}
 }

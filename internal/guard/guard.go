@@ -188,8 +188,9 @@ func Run(ctx context.Context, o Options) int {
 
 	if o.Remote == nil {
 		// What runs is held to the lock before any of it runs: a new
-		// version, or the same one with other bytes, is refused here, not
-		// started silently.
+		// version, or the same one with other bytes (an npm integrity, an
+		// image digest, a file's hash), is refused here, not started
+		// silently. The launch is then made to run what was verified.
 		if rule, why := artifactMismatch(ctx, o, ls.Launch, true, logf); rule != "" {
 			if o.Mode != Warn {
 				logf("server %q: %s: %s: refusing to start it", o.Server, rule, why)
@@ -198,6 +199,7 @@ func Run(ctx context.Context, o Options) int {
 			logf("warning: server %q: %s: %s", o.Server, rule, why)
 		}
 		preferInstalled(&o)
+		neverPull(&o, ls.Launch)
 	}
 
 	s := newSession(o, ls, logf)
