@@ -61,7 +61,6 @@ func ParseView(out []byte, spec string) (*RegistryAnswer, error) {
 	return &a, nil
 }
 
-
 // Release is what the index or registry of a uvx / pipx run / pnpm dlx /
 // bunx launch resolves its spec to today: the release a client on a fresh
 // machine installs. Exactly one of Py and Registry is set.
