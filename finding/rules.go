@@ -7,9 +7,9 @@ import (
 )
 
 // RuleID is a stable rule id ("tool-changed"). The ids are a contract
-// (DESIGN.md): every one is in Rules, and text that names a rule (the
-// policy file, approve --ack RULE, a JSON report read back) becomes a
-// RuleID only through ParseRuleID or a Valid check.
+// (docs/design.md#rule-ids): every one is in Rules, and text that names a
+// rule (the policy file, approve --ack RULE, a JSON report read back)
+// becomes a RuleID only through ParseRuleID or a Valid check.
 type RuleID string
 
 // Valid reports whether id is a registered rule.
@@ -40,7 +40,7 @@ type Rule struct {
 	Help  string
 }
 
-// Rule ids. They are a contract (DESIGN.md): never rename one.
+// Rule ids. They are a contract (docs/design.md#rule-ids): never rename one.
 const (
 	ToolAdded               RuleID = "tool-added"
 	ToolRemoved             RuleID = "tool-removed"

@@ -23,8 +23,9 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
 
-// Exit codes (DESIGN.md): 0 ok, 1 drift or a finding at --fail-on,
-// 2 the tool could not run as asked, 3 a server was held. Precedence 2 > 1 > 3.
+// Exit codes (docs/design.md#exit-codes): 0 ok, 1 drift or a finding at
+// --fail-on, 2 the tool could not run as asked, 3 a server was held.
+// Precedence 2 > 1 > 3.
 // 130 is a run stopped by Ctrl-C (or SIGTERM, or SIGHUP), as shells report it: no
 // verdict, nothing written.
 // The first four are the report's (report.ExitOK ...), defined there once.

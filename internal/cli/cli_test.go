@@ -28,7 +28,8 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script: each is a
-// small, readable session with the tool (see testdata/README.md).
+// small, readable session with the tool (docs/development.md says what
+// the scripts' own commands, remotemcp and exitcode, do).
 func TestScripts(t *testing.T) {
 	// Every script runs mcp-lockcheck as a process of its own, so the
 	// scripts run beside the other parallel tests (testproc).

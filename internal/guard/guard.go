@@ -25,9 +25,9 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
-// Exit codes of a guarded session. They follow DESIGN.md's contract: 1 is
-// drift, 2 is "could not run as asked". A server's own exit status never
-// becomes the guard's.
+// Exit codes of a guarded session. They follow the exit code contract
+// (docs/design.md#exit-codes): 1 is drift, 2 is "could not run as asked". A
+// server's own exit status never becomes the guard's.
 const (
 	// ExitOK: the client closed the session and nothing was refused.
 	ExitOK = 0
@@ -439,8 +439,8 @@ func (s *session) refuse(code int) {
 
 // stop ends the server: close its stdin, wait StopWait, SIGTERM the whole
 // process group, wait TermWait, SIGKILL the group. The group is signalled
-// even when the server itself has exited: DESIGN's fact is that grandchildren
-// (`npx` -> node, `sh` -> server) outlive a plain kill.
+// even when the server itself has exited: grandchildren (`npx` -> node,
+// `sh` -> server) outlive a plain kill (docs/design.md#measured-facts).
 func (s *session) stop() {
 	s.serverIn.Close()
 	select {

@@ -10,10 +10,11 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
 
-// Status is a server's result in a report: one of StatusOK, StatusDrift
-// or StatusHeld. It is a contract of the JSON report (DESIGN.md), and a
-// report read back from a file (merge, comment) may name any string, so
-// text becomes a Status only through ParseStatus or a Valid check.
+// Status is a server's result in a report: one of StatusOK, StatusDrift or
+// StatusHeld. It is a contract of the JSON report
+// (docs/design.md#the-json-report), and a report read back from a file
+// (merge, comment) may name any string, so text becomes a Status only
+// through ParseStatus or a Valid check.
 type Status string
 
 // Server statuses.
@@ -42,7 +43,8 @@ func ParseStatus(s string) (Status, error) {
 }
 
 // Report is what one check run found, in a deterministic order.
-// Its JSON form is the `--format json` contract of DESIGN.md.
+// Its JSON form is the `--format json` contract
+// (docs/design.md#the-json-report, docs/report.schema.json).
 type Report struct {
 	LockfileVersion int `json:"lockfileVersion"`
 	// Warnings are about the run as a whole, shown first by every

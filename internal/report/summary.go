@@ -2,11 +2,11 @@ package report
 
 import "github.com/mcp-lockcheck/mcp-lockcheck/finding"
 
-// Exit codes (DESIGN.md), defined here once: the exit code is part of a
-// run's result, beside its summary, so every command that makes or reads
-// a report (check, pin, approve, diff, merge, comment, issue, repin)
-// reaches the same verdict through Summarize. Precedence: Usage > Drift >
-// Held.
+// Exit codes (docs/design.md#exit-codes), defined here once: the exit code
+// is part of a run's result, beside its summary, so every command that
+// makes or reads a report (check, pin, approve, diff, merge, comment,
+// issue, repin) reaches the same verdict through Summarize. Precedence:
+// Usage > Drift > Held.
 const (
 	// ExitOK: every server matches its lock and no finding reaches the
 	// run's fail-on threshold.

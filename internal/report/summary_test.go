@@ -7,8 +7,9 @@ import (
 )
 
 // Summarize is the one place a run's exit code is made: these are the
-// precedences DESIGN.md states (drift over held, never 0 when held), the
-// findings that cannot fail a run, and the run's own refusal.
+// precedences docs/design.md#exit-codes states (drift over held, never 0
+// when held), the findings that cannot fail a run, and the run's own
+// refusal.
 func TestSummarize(t *testing.T) {
 	t.Parallel()
 	f := func(rule finding.RuleID, sev finding.Severity, acked bool) finding.Finding {

@@ -16,13 +16,13 @@
 //     prefixes, read-write run directory only, no /proc) and a new user and
 //     network namespace whose loopback is down: no network at all.
 //
-// Strict fails closed. DESIGN's measured facts: "Landlock TCP rules are not a
-// network deny: UDP is uncovered before ABI 10 and an MPTCP socket connected
-// past the TCP rule here", so the namespace is the real deny; where it cannot
-// be created (GitHub's ubuntu-24.04 runners set
-// kernel.apparmor_restrict_unprivileged_userns=1), [New] refuses with
-// [ErrNoUserNamespace] instead of running with less isolation, and without
-// Landlock it refuses with [ErrNoLandlock].
+// Strict fails closed. A measured fact (docs/design.md#measured-facts):
+// "Landlock TCP rules are not a network deny: UDP is uncovered before ABI
+// 10 and an MPTCP socket connected past the TCP rule here", so the
+// namespace is the real deny; where it cannot be created (GitHub's
+// ubuntu-24.04 runners set kernel.apparmor_restrict_unprivileged_userns=1),
+// [New] refuses with [ErrNoUserNamespace] instead of running with less
+// isolation, and without Landlock it refuses with [ErrNoLandlock].
 //
 // The helper is the checker's own executable re-executed with a marker:
 // every main that launches servers (and the TestMain of every test binary

@@ -9,10 +9,11 @@ import (
 )
 
 // KillGroup sends sig to the process group of cmd's process. Every cmd from
-// [Run.Command] has Setpgid, so the group id is the process id and the group
-// holds the server and everything it forked: DESIGN's fact is that the SDK's
-// CommandTransport "leaves grandchildren (`sh` -> server, `npx` -> node)
-// running". A group that no longer exists is not an error.
+// [Run.Command] has Setpgid, so the group id is the process id and the
+// group holds the server and everything it forked: a measured fact
+// (docs/design.md#measured-facts) is that the SDK's CommandTransport
+// "leaves grandchildren (`sh` -> server, `npx` -> node) running". A group
+// that no longer exists is not an error.
 func KillGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 	if cmd == nil || cmd.Process == nil {
 		return errors.New("sandbox: KillGroup on a process that was not started")

@@ -7,13 +7,14 @@ import (
 	"strings"
 )
 
-// systemRO are the system paths Strict makes readable and executable.
-// DESIGN: node "needs /usr, /lib64, its install prefix (the whole npm
-// prefix: hoisted dependencies), and /etc/ssl/openssl.cnf readable (denying
-// it is fatal, a missing file is fine); npx needs all of /usr". /etc is
-// narrowed to what the C library, TLS, time zones and interpreters read:
-// /etc as a whole holds host keys (/etc/ssh), /etc/shadow (readable by a
-// root sandboxee) and service credentials. Missing entries are skipped.
+// systemRO are the system paths Strict makes readable and executable. As
+// measured (docs/design.md#measured-facts), node "needs /usr, /lib64, its
+// install prefix (the whole npm prefix: hoisted dependencies), and
+// /etc/ssl/openssl.cnf readable (denying it is fatal, a missing file is
+// fine); npx needs all of /usr". /etc is narrowed to what the C library,
+// TLS, time zones and interpreters read: /etc as a whole holds host keys
+// (/etc/ssh), /etc/shadow (readable by a root sandboxee) and service
+// credentials. Missing entries are skipped.
 var systemRO = []string{
 	"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/nix/store",
 	"/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/crypto-policies",

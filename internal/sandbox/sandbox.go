@@ -342,8 +342,9 @@ const defaultPATH = "/usr/local/bin:/usr/bin:/bin"
 //
 // The child's environment, later entries winning: the allowlist above from
 // the checker; HOME, XDG_*, TMPDIR in the run directory; the package caches
-// with npm_config_prefer_offline=true (DESIGN: `npx -y` in the sandbox takes
-// 71 s by default and 0.9 s offline); the canary variables not named by the
+// (npm itself is set to prefer-offline in the sandbox HOME's .npmrc:
+// `npx -y` in the sandbox takes 71 s by default and 0.9 s offline,
+// docs/design.md#measured-facts); the canary variables not named by the
 // config or PassEnv; PassEnv; the config's env (it wins, HOME and TMPDIR
 // included, because that is what the client would do).
 //
