@@ -3,7 +3,8 @@ package lock
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -145,7 +146,7 @@ func Diff(ref, live *Manifest) []Change {
 	}
 	for _, kind := range Kinds {
 		refs, lives := ref.Entries[kind], live.Entries[kind]
-		for _, key := range sortedKeys(lives) {
+		for _, key := range slices.Sorted(maps.Keys(lives)) {
 			rc, ok := refs[key]
 			if !ok {
 				out = append(out, Change{Kind: kind, Name: key, Op: Added, After: lives[key]})
@@ -155,7 +156,7 @@ func Diff(ref, live *Manifest) []Change {
 				out = append(out, c)
 			}
 		}
-		for _, key := range sortedKeys(refs) {
+		for _, key := range slices.Sorted(maps.Keys(refs)) {
 			if _, ok := lives[key]; !ok {
 				out = append(out, Change{Kind: kind, Name: key, Op: Removed, Before: refs[key]})
 			}
@@ -257,7 +258,7 @@ func walkDiff(path string, a, b any, out *[]FieldChange) {
 		for k := range bm {
 			keys[k] = true
 		}
-		for _, k := range sortedKeys(keys) {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			p := AppendFieldPath(path, k)
 			av, ina := am[k]
 			bv, inb := bm[k]
@@ -315,13 +316,4 @@ func render(v any) string {
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
 	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -212,7 +213,7 @@ func answerChanges(server string, prev, live *lock.Server, defs []Change) []Chan
 		prevAnswers = prev.PromptAnswers
 	}
 	var out []Change
-	for _, name := range sortedKeys(live.PromptAnswers) {
+	for _, name := range slices.Sorted(maps.Keys(live.PromptAnswers)) {
 		a, b := prevAnswers[name], live.PromptAnswers[name]
 		if a != nil && a.SHA256 == b.SHA256 && string(a.Arguments) == string(b.Arguments) {
 			continue

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,7 +152,7 @@ func sortedStrings(s []string) []string {
 	for _, x := range s {
 		m[x] = true
 	}
-	return sortedKeys(m)
+	return slices.Sorted(maps.Keys(m))
 }
 
 func markdown(t *testing.T, r *report.Report) string {

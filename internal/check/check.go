@@ -3,6 +3,8 @@ package check
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -84,7 +86,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		for _, s := range opts.Servers {
 			configured[s.Name] = true
 		}
-		for _, name := range sortedKeys(opts.Lock.Servers) {
+		for _, name := range slices.Sorted(maps.Keys(opts.Lock.Servers)) {
 			if configured[name] {
 				continue
 			}

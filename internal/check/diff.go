@@ -1,7 +1,8 @@
 package check
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -36,17 +37,8 @@ func newInputProperties(c lock.FieldChange) []string {
 		base = "inputSchema/properties"
 	}
 	var out []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, lock.AppendFieldPath(base, k))
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

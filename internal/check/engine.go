@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -619,7 +620,7 @@ func promptGetFindings(run *serverRun) []finding.Finding {
 	var out []finding.Finding
 	firstSeen := map[string]lock.Canonical{}
 	for _, s := range run.snaps {
-		for _, name := range sortedKeys(s.obs.PromptGets) {
+		for _, name := range slices.Sorted(maps.Keys(s.obs.PromptGets)) {
 			c := lock.Canonicalize(s.obs.PromptGets[name])
 			prev, ok := firstSeen[name]
 			if !ok {
@@ -731,7 +732,7 @@ func (in *inspector) add(s *snapshot) {
 	}
 	// What a prompt expands to is model input as much as its listing:
 	// text its authors wrote for the model, judged as a definition is.
-	for _, name := range sortedKeys(s.obs.PromptGets) {
+	for _, name := range slices.Sorted(maps.Keys(s.obs.PromptGets)) {
 		raw := s.obs.PromptGets[name]
 		sum := lock.Sum(raw)
 		if seen["g"+name+sum] {
@@ -742,7 +743,7 @@ func (in *inspector) add(s *snapshot) {
 	}
 	// So is what a resource holds: data the server read, judged by the
 	// same rules but for a credential path named alone (AnswerOptions).
-	for _, uri := range sortedKeys(s.obs.ResourceReads) {
+	for _, uri := range slices.Sorted(maps.Keys(s.obs.ResourceReads)) {
 		raw := s.obs.ResourceReads[uri]
 		sum := lock.Sum(raw)
 		if seen["r"+uri+"\x00"+sum] {
@@ -862,7 +863,7 @@ func acrossRuns(runs []*serverRun, lk *lock.File) []finding.Finding {
 		if len(s.obs.Instructions) > 0 {
 			subjects = append(subjects, inspect.Subject{Server: r.cfg.Name, Kind: finding.KindServer, Name: "instructions", Raw: s.obs.Instructions, Phase: s.obs.Phase})
 		}
-		for _, name := range sortedKeys(s.obs.PromptGets) {
+		for _, name := range slices.Sorted(maps.Keys(s.obs.PromptGets)) {
 			subjects = append(subjects, inspect.Subject{Server: r.cfg.Name, Kind: promptGetKind, Name: name, Raw: s.obs.PromptGets[name], Phase: s.obs.Phase})
 		}
 	}

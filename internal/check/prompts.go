@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -110,7 +112,7 @@ func promptAnswerFindings(server string, ls *lock.Server, run *serverRun, mode P
 	var out []finding.Finding
 	now := time.Now()
 	for _, s := range run.snaps {
-		for _, name := range sortedKeys(s.obs.PromptGets) {
+		for _, name := range slices.Sorted(maps.Keys(s.obs.PromptGets)) {
 			want := ls.PromptAnswers[name]
 			args, ok := s.obs.PromptArgs[name]
 			if want == nil {

@@ -16,7 +16,8 @@ package review
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -61,7 +62,7 @@ func Approvals(base, pr *lock.File, lockPath string, lockData []byte) []ServerAp
 	// live check reports the rest.
 	changed := map[string]string{} // server\x00kind\x00key -> canonical sha256
 	at := map[string]int{}         // server -> index in out
-	for _, name := range sortedKeys(pr.Servers) {
+	for _, name := range slices.Sorted(maps.Keys(pr.Servers)) {
 		ps := pr.Servers[name]
 		var bs *lock.Server
 		if base != nil {
@@ -79,11 +80,11 @@ func Approvals(base, pr *lock.File, lockPath string, lockData []byte) []ServerAp
 	// the PR's lock, as the live check judges them against every
 	// configured server.
 	var subjects []inspect.Subject
-	for _, name := range sortedKeys(pr.Servers) {
+	for _, name := range slices.Sorted(maps.Keys(pr.Servers)) {
 		ps := pr.Servers[name]
 		for _, kind := range []lock.Kind{lock.KindTool, lock.KindPrompt} {
 			entries := ps.Entries(kind, false)
-			for _, key := range sortedKeys(entries) {
+			for _, key := range slices.Sorted(maps.Keys(entries)) {
 				subjects = append(subjects, inspect.Subject{Server: name, Kind: kind, Name: key, Raw: entries[key].Canonical().Bytes})
 			}
 		}
@@ -206,7 +207,7 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 	// or changed pinned answer is an approval as a definition is, and its
 	// text is inspected as check inspects a live answer, or a pull
 	// request could approve a poisoned expansion nobody read.
-	for _, name := range sortedKeys(ps.PromptAnswers) {
+	for _, name := range slices.Sorted(maps.Keys(ps.PromptAnswers)) {
 		pa := ps.PromptAnswers[name]
 		after := pa.Canonical()
 		var before lock.Canonical
@@ -389,13 +390,4 @@ func lastElem(p string) string {
 		return p[i+1:]
 	}
 	return p
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

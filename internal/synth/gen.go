@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -522,7 +524,7 @@ func (g *gen) object(f *flat, depth, n int) ([]any, error) {
 		}
 	}
 	if f.minProps > len(names) {
-		for _, name := range sortedKeys(f.props) {
+		for _, name := range slices.Sorted(maps.Keys(f.props)) {
 			if len(names) >= f.minProps {
 				break
 			}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -349,7 +351,7 @@ func realistic(g *gen, minimal json.RawMessage, round int, v Values) (json.RawMe
 	// is not called.
 	orig, _ := decode(minimal)
 	origObj, _ := orig.(map[string]any)
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if o, had := origObj[k]; had && jsonEqual(o, obj[k]) {
 			if why := harmfulIn(obj[k], 0); why != "" {
 				return nil, why
@@ -379,7 +381,7 @@ func harmfulIn(v any, depth int) Reason {
 			}
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if why := harmfulIn(v[k], depth+1); why != "" {
 				return why
 			}

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -474,7 +476,7 @@ func (f *flat) own(g *gen, m map[string]any) error {
 			if !ok {
 				return errors.New("patternProperties is not an object")
 			}
-			for _, pat := range sortedKeys(p) {
+			for _, pat := range slices.Sorted(maps.Keys(p)) {
 				if _, err := g.regexp(pat); err != nil {
 					return err
 				}
@@ -515,7 +517,7 @@ func (f *flat) own(g *gen, m map[string]any) error {
 				}
 				continue
 			}
-			for _, name := range sortedKeys(d) {
+			for _, name := range slices.Sorted(maps.Keys(d)) {
 				list, ok := d[name].([]any)
 				if !ok {
 					continue // dependencies' schema form: left to validation
@@ -727,15 +729,6 @@ func kindOf(v any) string {
 		return "object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func containsString(list []string, s string) bool {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -159,7 +161,7 @@ func forgetUnknownDrafts(s any, depth int) {
 	}
 	for _, k := range schemaMapKeywords {
 		if subs, ok := m[k].(map[string]any); ok {
-			for _, name := range sortedKeys(subs) {
+			for _, name := range slices.Sorted(maps.Keys(subs)) {
 				forgetUnknownDrafts(subs[name], depth+1)
 			}
 		}
@@ -228,7 +230,7 @@ func (v *validator) index(x any, ptr string, depth int, n *counts) error {
 	switch x := x.(type) {
 	case map[string]any:
 		v.at[reflect.ValueOf(x).Pointer()] = ptr
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			tok := strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 			if err := v.index(x[k], ptr+"/"+url.PathEscape(tok), depth+1, n); err != nil {
 				return err
@@ -398,10 +400,10 @@ func (c *coster) cost(s *jsonschema.Schema, value any, at string) (int, error) {
 	inPlace = append(inPlace, s.AllOf...)
 	inPlace = append(inPlace, s.AnyOf...)
 	inPlace = append(inPlace, s.OneOf...)
-	for _, name := range sortedKeys(s.DependentSchemas) {
+	for _, name := range slices.Sorted(maps.Keys(s.DependentSchemas)) {
 		inPlace = append(inPlace, s.DependentSchemas[name])
 	}
-	for _, name := range sortedKeys(s.Dependencies) {
+	for _, name := range slices.Sorted(maps.Keys(s.Dependencies)) {
 		if d, ok := s.Dependencies[name].(*jsonschema.Schema); ok {
 			inPlace = append(inPlace, d)
 		}
@@ -421,7 +423,7 @@ func (c *coster) cost(s *jsonschema.Schema, value any, at string) (int, error) {
 			all = append(all, ap)
 		}
 		all = append(all, s.UnevaluatedProperties)
-		for _, name := range sortedKeys(value) {
+		for _, name := range slices.Sorted(maps.Keys(value)) {
 			child := at + "/" + strconv.Quote(name)
 			subs := append([]*jsonschema.Schema{s.Properties[name]}, all...)
 			for _, sub := range subs {
