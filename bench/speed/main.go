@@ -51,6 +51,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -316,7 +317,7 @@ func measure(bin, dir string, s server, command, mode string) (d, calls time.Dur
 	}
 	srv := r.Servers[0]
 	if srv.Status == "held" {
-		return d, calls, mode + " held: " + clip(srv.Reason, 80), nil
+		return d, calls, mode + " held: " + clip.Bytes(srv.Reason, 80), nil
 	}
 	timedOut := 0
 	for _, c := range srv.Calls {
@@ -482,15 +483,8 @@ func medianF(fs []float64) float64 {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
-
 func oneLine(s string) string {
-	return clip(strings.Join(strings.Fields(strings.ReplaceAll(s, "|", "/")), " "), 160)
+	return clip.Bytes(strings.Join(strings.Fields(strings.ReplaceAll(s, "|", "/")), " "), 160)
 }
 
 func fail(err error) {

@@ -41,6 +41,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 )
 
@@ -437,7 +438,7 @@ func printTable(w *os.File, results []*result) {
 		for _, rn := range r.Runs {
 			for _, s := range rn.Servers {
 				if s.Status == "held" {
-					held[s.Name+": "+clip(s.Reason, 100)] = true
+					held[s.Name+": "+clip.Bytes(s.Reason, 100)] = true
 				}
 			}
 		}
@@ -542,13 +543,6 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // cell makes text safe in a markdown table cell: server text (a held

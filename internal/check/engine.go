@@ -16,9 +16,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
@@ -508,17 +508,6 @@ func (run *serverRun) note(n string) {
 	}
 }
 
-// clip cuts s to n bytes at a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
-}
-
 // redactNotes redacts the run's notes: they quote what the server said.
 func (run *serverRun) redactNotes(r *redact.Redactor) {
 	for i, n := range run.notes {
@@ -631,7 +620,7 @@ func promptGetFindings(run *serverRun) []finding.Finding {
 				continue
 			}
 			if before, after, ok := timestamps.OnlyDiffer(prev.Bytes, c.Bytes, time.Now()); ok {
-				run.note(fmt.Sprintf("prompts/get %q answers differently between reads only in timestamp-shaped tokens (%q, then %q): read as the time of the request, not as a change", name, clip(before, 60), clip(after, 60)))
+				run.note(fmt.Sprintf("prompts/get %q answers differently between reads only in timestamp-shaped tokens (%q, then %q): read as the time of the request, not as a change", name, clip.Bytes(before, 60), clip.Bytes(after, 60)))
 				firstSeen[name] = c
 				continue
 			}

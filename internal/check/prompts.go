@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/timestamps"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
@@ -133,7 +134,7 @@ func promptAnswerFindings(server string, ls *lock.Server, run *serverRun, mode P
 				continue
 			}
 			if before, after, same := timestamps.OnlyDiffer(pinned.Bytes, live.Bytes, now); ok && same {
-				run.note(fmt.Sprintf("prompts/get %q differs from the answer pinned in the lock only in timestamp-shaped tokens (%q, then %q): read as the time of the request, not as a change", name, clip(before, 60), clip(after, 60)))
+				run.note(fmt.Sprintf("prompts/get %q differs from the answer pinned in the lock only in timestamp-shaped tokens (%q, then %q): read as the time of the request, not as a change", name, clip.Bytes(before, 60), clip.Bytes(after, 60)))
 				continue
 			}
 			changes := lock.FieldDiff(pinned.Bytes, live.Bytes)

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -565,13 +566,6 @@ func (l *launchRun) note(s string) {
 	l.res.Notes = append(l.res.Notes, s)
 }
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
-
 // answer responds to requests from the server so it never stalls on us.
 func (l *launchRun) answer(method string, _ json.RawMessage) (any, *jsonrpc.Error) {
 	switch method {
@@ -958,11 +952,11 @@ func (l *launchRun) resourceReads(ctx context.Context, obs *Observation) error {
 	for i, r := range res {
 		switch {
 		case errors.Is(errs[i], errNoAnswer):
-			l.note(fmt.Sprintf("resources/read %q got no answer within %s: not read, so not inspected, in that phase", clip(r.Key, 120), min(resourceReadWait, l.opts.RequestTimeout)))
+			l.note(fmt.Sprintf("resources/read %q got no answer within %s: not read, so not inspected, in that phase", clip.Bytes(r.Key, 120), min(resourceReadWait, l.opts.RequestTimeout)))
 		case errs[i] != nil:
 			return errs[i]
 		case len(answers[i]) > maxKeptResult:
-			l.note(fmt.Sprintf("resources/read %q answered %d bytes, over the %d KiB kept for inspection: not inspected", clip(r.Key, 120), len(answers[i]), maxKeptResult>>10))
+			l.note(fmt.Sprintf("resources/read %q answered %d bytes, over the %d KiB kept for inspection: not inspected", clip.Bytes(r.Key, 120), len(answers[i]), maxKeptResult>>10))
 		default:
 			obs.ResourceReads[r.Key] = answers[i]
 		}
@@ -1051,7 +1045,7 @@ func (l *launchRun) list(ctx context.Context, kind lock.Kind) ([]Def, error) {
 			return defs, nil
 		}
 		if seen[next] {
-			return nil, fmt.Errorf("%s: cursor loop: page %d returned cursor %q again", spec.method, page, clip(next, 60))
+			return nil, fmt.Errorf("%s: cursor loop: page %d returned cursor %q again", spec.method, page, clip.Bytes(next, 60))
 		}
 		seen[next] = true
 		cursor = next

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -269,7 +270,7 @@ func (p *process) Explain(err error) error {
 			return fmt.Errorf("%w (%s)", err, why)
 		}
 		if line := nonJSONLine(p.stdout.Tail()); line != "" {
-			return fmt.Errorf("%w (stdout is not JSON-RPC: %q)", err, clip(line, 200))
+			return fmt.Errorf("%w (stdout is not JSON-RPC: %q)", err, clip.Bytes(line, 200))
 		}
 		if done, werr := p.exited(); done {
 			return fmt.Errorf("%w (%v)", err, errExited(werr))
@@ -296,7 +297,7 @@ func helperFailure(p *process) string {
 	}
 	for _, l := range strings.Split(p.stderr.String(), "\n") {
 		if strings.HasPrefix(l, helperPrefix) {
-			return "sandbox: " + clip(strings.TrimPrefix(l, helperPrefix), 300)
+			return "sandbox: " + clip.Bytes(strings.TrimPrefix(l, helperPrefix), 300)
 		}
 	}
 	return ""

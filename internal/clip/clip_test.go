@@ -1,0 +1,33 @@
+package clip
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestBytes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc..."},
+		{"abcd", 0, "..."},
+		// "é" is two bytes: a cut inside it falls back to before it.
+		{"aé", 2, "a..."},
+		{"aéb", 3, "aé..."},
+		// A 4-byte rune at the start leaves nothing before it.
+		{"😀x", 2, "..."},
+	} {
+		got := Bytes(tt.s, tt.n)
+		if got != tt.want {
+			t.Errorf("Bytes(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("Bytes(%q, %d) = %q: not valid UTF-8", tt.s, tt.n, got)
+		}
+	}
+}
