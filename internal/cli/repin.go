@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/atomicfile"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
@@ -119,10 +119,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	fmt.Fprintf(env.Stderr, "mcp-lockcheck: re-pinned %s\n", c.lockPath)
 	if c.mdOut != "" {
-		if err := report.WriteFileAtomic(c.path(env, c.mdOut), func(w io.Writer) error {
-			_, err := w.Write([]byte(body))
-			return err
-		}); err != nil {
+		if err := atomicfile.Write(c.path(env, c.mdOut), []byte(body)); err != nil {
 			return ExitUsage, err
 		}
 	}

@@ -38,6 +38,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/atomicfile"
 )
 
 // RelDir is the directory, relative to the module root, that holds the npm
@@ -301,7 +303,7 @@ func ensure(src, base string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("npm ci succeeded but left no node_modules/.package-lock.json: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(tmp, "node_modules", stampName), []byte(want+"\n"+hidden+"\n")); err != nil {
+	if err := atomicfile.Write(filepath.Join(tmp, "node_modules", stampName), []byte(want+"\n"+hidden+"\n")); err != nil {
 		return "", err
 	}
 	if err := os.Rename(tmp, root); err != nil {
@@ -420,27 +422,6 @@ func npmCI(root string) error {
 			err = fmt.Errorf("%w after %v", err, installTimeout)
 		}
 		return fmt.Errorf("npm %s in %s failed (%v): %v\n%s", strings.Join(args, " "), root, time.Since(start).Round(time.Millisecond), err, out.Bytes())
-	}
-	return nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames it
-// into place, so a reader sees the old stamp or the whole new one.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,28 +225,6 @@ func TestWriteAllReportsEveryFailure(t *testing.T) {
 	}
 	if _, statErr := os.Stat(tg.Markdown); statErr != nil {
 		t.Errorf("a failing target stopped the others: %v", statErr)
-	}
-}
-
-func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "r.json")
-	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	boom := errors.New("render failed")
-	err := WriteFileAtomic(path, func(w io.Writer) error {
-		_, _ = w.Write([]byte("half"))
-		return boom
-	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("err = %v", err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != "old" {
-		t.Errorf("file = %q after a failed write, want the old content", b)
-	}
-	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp*")); len(left) > 0 {
-		t.Errorf("temporary files left behind: %v", left)
 	}
 }
 

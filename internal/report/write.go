@@ -1,16 +1,14 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/atomicfile"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 )
@@ -202,58 +200,14 @@ func WriteAll(r *Report, t Targets, opts Options) error {
 		if x.path == "" {
 			continue
 		}
-		err := WriteFileAtomic(x.path, func(w io.Writer) error { return Write(w, x.f, r, opts) })
+		// Through atomicfile, not go-sarif's WriteFile, which opens without
+		// O_TRUNC: a shorter report would keep the tail of a longer one.
+		err := atomicfile.WriteFunc(x.path, func(w io.Writer) error { return Write(w, x.f, r, opts) })
 		if err != nil {
 			errs = append(errs, fmt.Errorf("writing %s report: %w", x.f, err))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// WriteFileAtomic writes a file through a temporary file in the same
-// directory and a rename, so a reader (an upload step, a rerun) sees the old
-// file or the whole new one, never a prefix, and a shorter report never
-// leaves the tail of a longer one behind (go-sarif's WriteFile opens without
-// O_TRUNC). The file gets mode 0644, or the mode of the file it replaces.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	mode := os.FileMode(0o644)
-	if fi, statErr := os.Stat(path); statErr == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s: not a regular file", path)
-		}
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriter(tmp)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // counts tallies findings by severity.
