@@ -15,11 +15,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/atomicfile"
 )
 
 // Version is the lockfileVersion this package reads and writes.
@@ -498,42 +499,12 @@ func LineCol(data []byte, off int) (line, col int) {
 }
 
 // WriteAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a reader (or a crash) sees the old lock or the
-// new one, never a half-written file. The file keeps an existing mode.
-func WriteAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+// directory and a rename (atomicfile.Write), so a reader (or a crash) sees
+// the old lock or the new one, never a half-written file. The file keeps
+// an existing mode; a path that is not a regular file is refused.
+func WriteAtomic(path string, data []byte) error {
+	if err := atomicfile.Write(path, data); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }
