@@ -19,3 +19,12 @@ func peakRSS(ps *os.ProcessState) int64 {
 	}
 	return ru.Maxrss * 1024
 }
+
+// processCPU is this process's user and system CPU time in nanoseconds.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
