@@ -51,6 +51,12 @@ func artifactMismatch(ctx context.Context, o Options, l lock.Launch, prefetch bo
 	if run, ok := launchid.ImageLaunch(o.Command, o.Args); ok {
 		return imageMismatch(ctx, o, l, run, prefetch, logf)
 	}
+	if pkg, ok := launchid.PackageOf(o.Command, o.Args); ok && installerManagers[pkg.Manager] {
+		if !prefetch {
+			return "", "" // the question was asked before the start
+		}
+		return releaseMismatch(ctx, o, l, pkg)
+	}
 	if l.Resolved == "" && l.Integrity == "" && l.FileSHA256 == "" {
 		return "", ""
 	}
@@ -80,6 +86,61 @@ func artifactMismatch(ctx context.Context, o Options, l lock.Launch, prefetch bo
 		return finding.ArtifactChanged, msg
 	}
 	return "", ""
+}
+
+// installerManagers are the launchers whose installs the guard does not
+// read from disk: what their index or registry resolves the spec to is
+// what the lock pins (launchid.ResolveRelease), as check records it.
+var installerManagers = map[string]bool{"uvx": true, "pipx run": true, "pnpm dlx": true, "bunx": true}
+
+// releaseMismatch holds a uvx / pipx run / pnpm dlx / bunx launch to the
+// lock before it starts: the release its index or registry resolves the
+// spec to now (the version, the distribution and its hash) must be the
+// one pinned. A question that cannot be answered refuses the session, as
+// an npm package that cannot be fetched does: nothing else says what
+// would run. The installer itself then checks the download against the
+// same hash; a cache of its own holding another release is not read.
+func releaseMismatch(ctx context.Context, o Options, l lock.Launch, pkg launchid.Package) (finding.RuleID, string) {
+	if l.Resolved == "" && l.Integrity == "" {
+		return "", ""
+	}
+	rel, err := launchid.ResolveRelease(ctx, o.Command, o.Args, o.Env, installEnv(o), npmCache(o))
+	if err != nil {
+		return finding.PackageChanged, fmt.Sprintf("%s %s: %v, so what it would run cannot be held to the lock before starting", pkg.Manager, pkg.Spec, err)
+	}
+	switch {
+	case l.Resolved != "" && rel.Version() != l.Resolved:
+		return finding.PackageChanged, fmt.Sprintf("%s %s would install version %s; the lock pins %s (run mcp-lockcheck check, then approve)", pkg.Manager, pkg.Spec, rel.Version(), l.Resolved)
+	case l.Distribution != "" && rel.Distribution() != l.Distribution:
+		return finding.ArtifactChanged, fmt.Sprintf("%s %s would install %s; the lock pins %s of the same version (a file added to the release)", pkg.Manager, pkg.Spec, rel.Distribution(), l.Distribution)
+	case l.Integrity != "" && rel.Integrity() != l.Integrity:
+		return finding.ArtifactChanged, fmt.Sprintf("%s %s %s has integrity %s; the lock pins %s: the same version with other bytes should never happen", pkg.Manager, pkg.Spec, l.Resolved, rel.Integrity(), l.Integrity)
+	}
+	return "", ""
+}
+
+// installEnv is the whole environment the guarded launch gets, as far as
+// it decides where an installer installs from: unsandboxed, the guard's
+// own with the launch's on top; sandboxed, only what the sandbox passes
+// (the config's env and the PassEnv variables; see sandbox.Run.Environ).
+func installEnv(o Options) map[string]string {
+	env := make(map[string]string, len(o.Env))
+	if o.Sandbox.Level == sandbox.Off {
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				env[k] = v
+			}
+		}
+	}
+	for _, k := range o.Sandbox.PassEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	for k, v := range o.Env {
+		env[k] = v
+	}
+	return env
 }
 
 // imageMismatch holds a docker / podman run launch to the lock's image

@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmreg"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pyindex"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -403,4 +404,75 @@ func TestArtifactNeverPull(t *testing.T) {
 			t.Errorf("%s %q: %q, want %q", tc.command, tc.args, o.Args, tc.want)
 		}
 	}
+}
+
+// TestGuardHoldsPythonRelease: a uvx launch (a stand-in under uvx's name
+// that is the mail server itself: uv is not on a fresh machine, and the
+// guard's question goes to the index, not to uv) is held to the release
+// the lock pins, under basic and strict: the pinned release runs; a new
+// release, the same wheel with other bytes and a wheel added to the
+// pinned release each refuse the session before the server starts, as
+// does an index that cannot be read.
+func TestGuardHoldsPythonRelease(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	atLevels(t, func(t *testing.T, lvl sandbox.Level) {
+		idx := pyindex.New(t)
+		idx.Publish("fixture-mail-mcp", "1.0.0", "fixture_mail_mcp-1.0.0.tar.gz", []byte("sdist 1.0.0"))
+		uvx := filepath.Join(t.TempDir(), "uvx")
+		body := "#!" + node + "\n" + strings.TrimPrefix(npmreg.MailServer(""), "#!/usr/bin/env node\n")
+		if err := os.WriteFile(uvx, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		env := map[string]string{"UV_INDEX_URL": idx.URL}
+		srv := config.Server{Name: "mail", Type: "stdio", Command: uvx, Args: []string{"fixture-mail-mcp"},
+			Env: env, File: ".mcp.json", Line: 1, Client: "claude-code"}
+		opts := check.Options{
+			Servers: []config.Server{srv}, All: true, LockPath: "mcp-lock.json",
+			Probe:         probe.Options{Launches: 1, RequestTimeout: 30 * time.Second},
+			ServerTimeout: 2 * time.Minute, Sandbox: sandbox.Options{Level: lvl},
+			FailOn: finding.Error, Jobs: 1,
+		}
+		lk, r := check.Pin(context.Background(), opts, check.Approval{By: "t@example.com", At: time.Unix(0, 0)})
+		if lk == nil || lk.Servers["mail"].Launch.Distribution != "fixture_mail_mcp-1.0.0.tar.gz" {
+			t.Fatalf("pin: %+v", r.Findings())
+		}
+		session := func(env map[string]string) *client {
+			return startGuard(t, guardSpec{lock: lk, server: "mail", command: uvx, args: []string{"fixture-mail-mcp"}, env: env,
+				sandbox: sandbox.Options{Level: lvl}})
+		}
+		c := session(env)
+		c.initialize()
+		if code := c.close(); code != ExitOK {
+			t.Fatalf("pinned: exit %d\n%s", code, c.stderr.String())
+		}
+		for _, tc := range []struct {
+			name    string
+			publish func()
+			env     map[string]string
+			rule    finding.RuleID
+			also    string
+		}{
+			{"index unreadable", func() {}, map[string]string{"UV_INDEX_URL": "http://127.0.0.1:1/simple/"}, finding.PackageChanged, "the index could not be read"},
+			{"extra index", func() {}, map[string]string{"UV_INDEX_URL": idx.URL, "UV_EXTRA_INDEX_URL": "http://extra.invalid/"}, finding.PackageChanged, "another source"},
+			{"wheel added to the release", func() {
+				idx.Publish("fixture-mail-mcp", "1.0.0", "fixture_mail_mcp-1.0.0-py3-none-any.whl", []byte("wheel 1.0.0"))
+			}, env, finding.ArtifactChanged, "fixture_mail_mcp-1.0.0-py3-none-any.whl"},
+			{"same file, other bytes", func() {
+				idx.Publish("fixture-mail-mcp", "1.0.0", "fixture_mail_mcp-1.0.0-py3-none-any.whl", []byte("wheel 1.0.0"))
+				lk.Servers["mail"].Launch.Distribution = "fixture_mail_mcp-1.0.0-py3-none-any.whl"
+				idx.Publish("fixture-mail-mcp", "1.0.0", "fixture_mail_mcp-1.0.0-py3-none-any.whl", []byte("wheel 1.0.0, and a bcc"))
+			}, env, finding.ArtifactChanged, "should never happen"},
+			{"new release", func() {
+				idx.Publish("fixture-mail-mcp", "1.0.1", "fixture_mail_mcp-1.0.1-py3-none-any.whl", []byte("wheel 1.0.1"))
+			}, env, finding.PackageChanged, "would install version 1.0.1"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				tc.publish()
+				refusedBeforeStart(t, session(tc.env), tc.rule, tc.also)
+			})
+		}
+	})
 }
