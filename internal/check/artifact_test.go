@@ -361,53 +361,55 @@ func TestLocalFileSwapped(t *testing.T) {
 		{"executable outside the project", false, true},
 		{"script tracked in the project", true, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			project := t.TempDir()
-			if tc.tracked {
-				dir = project
-				git(t, project, "init", "-q")
-			}
-			file := filepath.Join(dir, "server.js")
-			write := func(extra string) {
-				body := npmreg.MailServer(extra)
-				if tc.exec {
-					body = "#!" + node + "\n" + strings.TrimPrefix(body, "#!/usr/bin/env node\n")
-				}
-				if err := os.WriteFile(file, []byte(body), 0o755); err != nil {
-					t.Fatal(err)
-				}
+		for _, lvl := range []sandbox.Level{sandbox.Basic, sandbox.Strict} {
+			t.Run(tc.name+"/"+string(lvl), func(t *testing.T) {
+				dir := t.TempDir()
+				project := t.TempDir()
 				if tc.tracked {
-					git(t, project, "add", "server.js")
-					git(t, project, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "server")
+					dir = project
+					git(t, project, "init", "-q")
 				}
-			}
-			write("")
-			s := config.Server{Name: "mail", Type: "stdio", Command: node, Args: []string{file}, File: ".mcp.json", Line: 3, Client: "claude-code"}
-			if tc.exec {
-				s.Command, s.Args = file, nil
-			}
-			opts := artifactOptions(t, sandbox.Basic, "", s)
-			opts.BaseDir = project
-			lk, data := pinWith(t, opts)
-			l := lk.Servers["mail"].Launch
-			if len(l.FileSHA256) != 64 || l.File != file || l.Tracked != tc.tracked {
-				t.Fatalf("pinned launch %+v", l)
-			}
-			write(bcc)
-			r := checkWith(opts, lk, data)
-			f := findingOf(r, finding.ArtifactChanged)
-			if f == nil || f.Field != "launch/fileSha256" {
-				t.Fatalf("no artifact-changed\n%s", dumpFindings(r))
-			}
-			want, sev := report.ExitDrift, finding.Error
-			if tc.tracked {
-				want, sev = report.ExitOK, finding.Note
-			}
-			if r.Summary.ExitCode != want || f.Severity != sev {
-				t.Fatalf("exit %d (want %d), severity %s (want %s)\n%s", r.Summary.ExitCode, want, f.Severity, sev, dumpFindings(r))
-			}
-		})
+				file := filepath.Join(dir, "server.js")
+				write := func(extra string) {
+					body := npmreg.MailServer(extra)
+					if tc.exec {
+						body = "#!" + node + "\n" + strings.TrimPrefix(body, "#!/usr/bin/env node\n")
+					}
+					if err := os.WriteFile(file, []byte(body), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if tc.tracked {
+						git(t, project, "add", "server.js")
+						git(t, project, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "server")
+					}
+				}
+				write("")
+				s := config.Server{Name: "mail", Type: "stdio", Command: node, Args: []string{file}, File: ".mcp.json", Line: 3, Client: "claude-code"}
+				if tc.exec {
+					s.Command, s.Args = file, nil
+				}
+				opts := artifactOptions(t, lvl, "", s)
+				opts.BaseDir = project
+				lk, data := pinWith(t, opts)
+				l := lk.Servers["mail"].Launch
+				if len(l.FileSHA256) != 64 || l.File != file || l.Tracked != tc.tracked {
+					t.Fatalf("pinned launch %+v", l)
+				}
+				write(bcc)
+				r := checkWith(opts, lk, data)
+				f := findingOf(r, finding.ArtifactChanged)
+				if f == nil || f.Field != "launch/fileSha256" {
+					t.Fatalf("no artifact-changed\n%s", dumpFindings(r))
+				}
+				want, sev := report.ExitDrift, finding.Error
+				if tc.tracked {
+					want, sev = report.ExitOK, finding.Note
+				}
+				if r.Summary.ExitCode != want || f.Severity != sev {
+					t.Fatalf("exit %d (want %d), severity %s (want %s)\n%s", r.Summary.ExitCode, want, f.Severity, sev, dumpFindings(r))
+				}
+			})
+		}
 	}
 }
 
