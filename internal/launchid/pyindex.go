@@ -263,7 +263,14 @@ func parseIndexHTML(body []byte, page string) ([]indexFile, error) {
 
 // fileVersion is the version a distribution file of project name carries,
 // "" for a file that is not one of its distributions.
+// A file name is index text; one with other characters than a
+// distribution's name can hold is not taken (it would reach the report).
 func fileVersion(name, file string) (version string, wheel, pure bool) {
+	if file == "" || strings.ContainsFunc(file, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._+!-", r))
+	}) {
+		return "", false, false
+	}
 	norm := pyNormalize(name)
 	switch {
 	case strings.HasSuffix(file, ".whl"):

@@ -124,7 +124,13 @@ func TestResolvePy(t *testing.T) {
 			idx.Publish("fixture_mail.mcp", "2.0rc1", "fixture_mail_mcp-2.0rc1-py3-none-any.whl", []byte("rc"))
 			idx.Publish("fixture_mail.mcp", "1.2.0", "fixture_mail_mcp-1.2.0-py3-none-any.whl", []byte("yanked"))
 			idx.Yank("fixture_mail_mcp-1.2.0-py3-none-any.whl")
+			// A file whose name carries a terminal escape is not a
+			// distribution: it never reaches the report.
+			idx.Publish("escape-mcp", "1.0", "escape_mcp-1.0-py3-none-any\x1b]8;;http://x.invalid\x07.whl", []byte("esc"))
 			idx.Publish("native-mcp", "3.0", "native_mcp-3.0-cp312-cp312-manylinux_2_17_x86_64.whl", []byte("so"))
+			// A file whose name carries a terminal escape is not a
+			// distribution: it never reaches the report.
+			idx.Publish("escape-mcp", "1.0", "escape_mcp-1.0-py3-none-any\x1b]8;;http://x.invalid\x07.whl", []byte("esc"))
 			idx.Publish("native-mcp", "3.0", "native_mcp-3.0-cp312-cp312-macosx_11_0_arm64.whl", []byte("dylib"))
 			for _, tc := range []struct {
 				spec, version, file, err string
@@ -138,6 +144,7 @@ func TestResolvePy(t *testing.T) {
 				{spec: "fixture-mail-mcp>=1.5", version: "2.0rc1", file: "fixture_mail_mcp-2.0rc1-py3-none-any.whl"},
 				{spec: "fixture-mail-mcp>=3", err: "no release"},
 				{spec: "native-mcp", err: "platform wheels only"},
+				{spec: "escape-mcp", err: "no release"},
 				{spec: "absent-mcp", err: "404"},
 			} {
 				rel, err := ResolvePy(context.Background(), nil, idx.URL, tc.spec)
