@@ -154,7 +154,7 @@ func AnswerWith(carrier, field, variant, encoding string) string {
 	str := func() string { // the payload as a JSON string in a text field
 		switch encoding {
 		case "escaped":
-			return asciiJSON(p)
+			return ASCIIJSON(p)
 		case "data-uri":
 			return strconvQuote("data:text/plain;base64," + base64.StdEncoding.EncodeToString([]byte(p)))
 		}
@@ -234,10 +234,11 @@ func AnswerFieldPath(carrier, field string) string {
 	}[carrier+"/"+field]
 }
 
-// asciiJSON writes s as a JSON string with every rune outside printable
+// ASCIIJSON writes s as a JSON string with every rune outside printable
 // ASCII escaped (\u00XX, surrogate pairs for astral runes): the same text
-// to a decoder, no byte of it to a reader of raw bytes.
-func asciiJSON(s string) string {
+// to a decoder, no byte of it to a reader of raw bytes. The inspect tests
+// write payloads the same way.
+func ASCIIJSON(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -91,7 +92,7 @@ var plainEncodings = []struct {
 	via  string
 }{
 	{"utf-8", jsonString, ""},
-	{"json escapes", func(t *testing.T, s string) string { return asciiJSON(s) }, ""},
+	{"json escapes", func(t *testing.T, s string) string { return fakeserver.ASCIIJSON(s) }, ""},
 	{"data: URI, base64", func(t *testing.T, s string) string {
 		return jsonString(t, "data:text/plain;base64,"+base64.StdEncoding.EncodeToString([]byte(s)))
 	}, "data: URI (base64)"},
@@ -122,31 +123,8 @@ var blobEncodings = []struct {
 		return base64.StdEncoding.EncodeToString([]byte(s[:7])) + base64.StdEncoding.EncodeToString([]byte(s[7:]))
 	}},
 	{"json in the blob", func(s string) string {
-		return base64.StdEncoding.EncodeToString([]byte(`{"note":` + asciiJSON(s) + `}`))
+		return base64.StdEncoding.EncodeToString([]byte(`{"note":` + fakeserver.ASCIIJSON(s) + `}`))
 	}},
-}
-
-// asciiJSON is s as a JSON string with every non-ASCII rune and control
-// escaped as \u, astral runes as surrogate pairs: what the text looks like
-// to a rule that reads the bytes without decoding them.
-func asciiJSON(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteString(`\` + string(r))
-		case r < 0x20 || r >= 0x7f && r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case r >= 0x10000:
-			c := r - 0x10000
-			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xD800+(c>>10), 0xDC00+(c&0x3FF))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // TestAnswerFindsPayloadEverywhere: every class of payload is found in every
