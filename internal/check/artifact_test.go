@@ -373,7 +373,7 @@ func TestLocalFileSwapped(t *testing.T) {
 				write := func(extra string) {
 					body := npmreg.MailServer(extra)
 					if tc.exec {
-						body = "#!" + node + "\n" + strings.TrimPrefix(body, "#!/usr/bin/env node\n")
+						body = npmreg.MailExecutable(node, extra)
 					}
 					if err := os.WriteFile(file, []byte(body), 0o755); err != nil {
 						t.Fatal(err)

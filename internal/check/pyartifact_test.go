@@ -30,7 +30,7 @@ func standInInstaller(t *testing.T, name string) string {
 	// installer's name: strict grants the command's own file, not what
 	// a wrapper script would read.
 	cmd := filepath.Join(t.TempDir(), name)
-	body := "#!" + node + "\n" + strings.TrimPrefix(npmreg.MailServer(""), "#!/usr/bin/env node\n")
+	body := npmreg.MailExecutable(node, "")
 	if err := os.WriteFile(cmd, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}

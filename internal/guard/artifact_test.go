@@ -422,7 +422,7 @@ func TestGuardHoldsPythonRelease(t *testing.T) {
 		idx := pyindex.New(t)
 		idx.Publish("fixture-mail-mcp", "1.0.0", "fixture_mail_mcp-1.0.0.tar.gz", []byte("sdist 1.0.0"))
 		uvx := filepath.Join(t.TempDir(), "uvx")
-		body := "#!" + node + "\n" + strings.TrimPrefix(npmreg.MailServer(""), "#!/usr/bin/env node\n")
+		body := npmreg.MailExecutable(node, "")
 		if err := os.WriteFile(uvx, []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}

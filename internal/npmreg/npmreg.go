@@ -138,6 +138,14 @@ func Tarball(name, version, indexJS string) []byte {
 	return buf.Bytes()
 }
 
+// MailExecutable is MailServer as an executable run by node at its
+// absolute path: a stand-in for a launcher that is not installed (uvx,
+// pipx) or a local binary. Strict grants the command's own file, which
+// holds the whole server.
+func MailExecutable(node, extra string) string {
+	return "#!" + node + "\n" + strings.TrimPrefix(MailServer(extra), "#!/usr/bin/env node\n")
+}
+
 // MailServer is a tiny MCP server in node that lists one send_email tool,
 // the same in every version; extra is a line of code that differs between
 // releases (the postmark-mcp case: same tools, new code).
