@@ -37,6 +37,14 @@ func launchHygiene(run *serverRun, ls *lock.Server) []finding.Finding {
 		f := finding.New(finding.ArtifactUnidentified, name)
 		f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
 		f.Message = run.art.Unidentified
+		// The lock pins an identity and nothing of it could be read
+		// now: nothing was compared, so the check does not pass on
+		// that account (fail closed).
+		if ls != nil && (ls.Launch.Resolved != "" || ls.Launch.Integrity != "" || ls.Launch.Digest != "" || ls.Launch.FileSHA256 != "") &&
+			run.art.Version == "" && run.art.Integrity == "" && run.art.Digest == "" && run.art.FileSHA256 == "" {
+			f.Severity = finding.Error
+			f.Message += "; the lock pins what this launch runs, and none of it could be compared"
+		}
 		out = append(out, f)
 	}
 	if ls == nil || run.held != "" {

@@ -70,6 +70,16 @@ func TestPythonNewReleaseSameTools(t *testing.T) {
 					t.Fatalf("control on 1.0.0: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 				}
 
+				// The index cannot be read: nothing the lock pins is
+				// compared, so the check fails rather than passes.
+				down := opts
+				down.Servers = []config.Server{s}
+				down.Servers[0].Env = map[string]string{mgr.env: "http://127.0.0.1:1/simple/"}
+				r0 := checkWith(down, lk, data)
+				if f := findingOf(r0, finding.ArtifactUnidentified); r0.Summary.ExitCode != report.ExitDrift || f == nil || f.Severity != finding.Error {
+					t.Fatalf("index unreadable: exit %d, artifact-unidentified %+v\n%s", r0.Summary.ExitCode, f, dumpFindings(r0))
+				}
+
 				// 1.0.1 is published, same tools.
 				idx.Publish("fixture-mail-mcp", "1.0.1", "fixture_mail_mcp-1.0.1-py3-none-any.whl", []byte("wheel 1.0.1"))
 				r := checkWith(opts, lk, data)
