@@ -209,7 +209,7 @@ func (sc *scan) decoded(segs []string, text []byte, via string, depth int) {
 		// after all is judged as text instead, without half a walk's
 		// findings.
 		var inner encodings
-		trial := scan{subject: sc.subject, index: map[string]int{}, controlsOnly: sc.controlsOnly, via: via}
+		trial := scan{subject: sc.subject, index: map[string]int{}, controlsOnly: sc.controlsOnly, via: via, intent: sc.intent, depth: sc.depth}
 		if walkStrings(text, func(r textRef) {
 			r.segs = withPrefix(segs, r.segs)
 			trial.text(r)
@@ -236,6 +236,7 @@ func (sc *scan) merge(o *scan) {
 			g.addLabel(l)
 		}
 		g.detail = append(g.detail, h.detail...)
+		g.raise(h.sev)
 		if g.extra == "" {
 			g.extra = h.extra
 		}

@@ -22,7 +22,10 @@ type attack struct {
 	Name         string                    `json:"name"`
 	Expect       map[finding.RuleID]string `json:"expect"`
 	ExpectAcross map[finding.RuleID]string `json:"expectAcross"`
-	Definition   json.RawMessage           `json:"definition"`
+	// Severity is the least severity the worst finding must have
+	// (default error: an attack fails the check from its first pin).
+	Severity   *finding.Severity `json:"severity"`
+	Definition json.RawMessage   `json:"definition"`
 }
 
 // benignNeighbours are the servers an attacker's server is configured
@@ -49,6 +52,15 @@ func has(fs []finding.Finding, rule finding.RuleID, field string) bool {
 		}
 	}
 	return false
+}
+
+// worst is the highest severity among fs (Note when there are none).
+func worst(fs []finding.Finding) finding.Severity {
+	w := finding.Note
+	for _, f := range fs {
+		w = max(w, f.Severity)
+	}
+	return w
 }
 
 func dumpFindings(fs []finding.Finding) string {
@@ -86,9 +98,16 @@ func TestAttackFiles(t *testing.T) {
 				if f.Server != a.Server || f.Kind != a.Kind || f.Subject != a.Name || f.Phase != "launch-1/initial" || len(f.ContentSHA256) != 64 {
 					t.Errorf("finding not attributed: %+v", f)
 				}
-				if f.Severity != finding.DefaultSeverity(f.Rule) {
+				if f.Severity != finding.DefaultSeverity(f.Rule) && f.Rule != finding.ModelInstruction {
 					t.Errorf("severity %s for %s", f.Severity, f.Rule)
 				}
+			}
+			want := finding.Error
+			if a.Severity != nil {
+				want = *a.Severity
+			}
+			if worst(fs) < want {
+				t.Errorf("worst finding %s, want %s:\n%s", worst(fs), want, dumpFindings(fs))
 			}
 			if len(a.ExpectAcross) > 0 {
 				fa := Across(append(benignNeighbours(), s))

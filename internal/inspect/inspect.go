@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -53,11 +54,12 @@ const (
 // cannot hide text from the scan.
 func Definition(s Subject) []finding.Finding {
 	sum := sha256.Sum256(s.Raw)
-	sc := scan{subject: s, sha: hex.EncodeToString(sum[:]), index: map[string]int{}}
+	sc := scan{subject: s, sha: hex.EncodeToString(sum[:]), index: map[string]int{}, intent: true}
 	if err := walkStrings(s.Raw, sc.text); err != nil {
 		sc.index, sc.hits = map[string]int{}, nil
 		sc.text(textRef{b: s.Raw})
 	}
+	sc.settleIntent()
 	return sc.findings()
 }
 
@@ -76,6 +78,16 @@ type scan struct {
 	via string
 	// occ is phraseSet.find's scratch, reused from string to string.
 	occ [][]span
+	// intent grades model-instruction by what it asks (intent.go): for a
+	// definition, text its authors wrote. An answer keeps the rule's
+	// warning: it is data a tool was asked for (a page of documentation
+	// about prompt injection quotes the attacks), and the guard, which
+	// blocks an answer's errors, logs its warnings.
+	intent bool
+	// ident marks the words of an identifier being judged (the parameter
+	// is the channel); depth counts the decodings of encoded runs.
+	ident bool
+	depth int
 }
 
 type hit struct {
@@ -87,6 +99,12 @@ type hit struct {
 	hidden bool // every match was in decoded hidden text
 	extra  string
 	via    string // how the text was decoded from its field (scan.via)
+	// sev is a model-instruction hit's severity: the highest its labels'
+	// classes carry (intent.go).
+	sev finding.Severity
+	// style marks a terminal-escape hit whose every sequence only sets
+	// colour or style (styleOnly).
+	style bool
 }
 
 func (sc *scan) get(rule finding.RuleID, field string, key bool) *hit {
@@ -127,7 +145,14 @@ func (sc *scan) text(r textRef) {
 	if word || plain && len(b) < 4 {
 		// A bare word ("string", "owner") or a scrap of printable ASCII:
 		// every rule needs a control, a non-ASCII code point, a space or
-		// punctuation, or more text than this.
+		// punctuation, or more text than this. A long one may still be
+		// camelCase words or an encoded sentence (hidden.go).
+		if word && sc.intent && len(b) >= 12 {
+			sc.identifier(r, b)
+			if len(b) >= minEncoded {
+				sc.encoded(r, b)
+			}
+		}
 		return
 	}
 	if plain && sc.controlsOnly {
@@ -144,7 +169,18 @@ func (sc *scan) text(r textRef) {
 	if !plain || mayPad(s) {
 		sc.padding(r, s)
 	}
+	if strings.Contains(s, "<!--") {
+		sc.htmlComments(r, s)
+	}
 	sc.phrases(r, s, false)
+	if sc.intent {
+		if plain && bytes.IndexByte(b, ' ') < 0 {
+			sc.identifier(r, b)
+		}
+		if len(b) >= minEncoded {
+			sc.encoded(r, b)
+		}
+	}
 }
 
 // mayPad reports whether printable ASCII text s (tabs and newlines
@@ -177,6 +213,10 @@ func (sc *scan) terminal(r textRef, s string) {
 		return
 	}
 	h := sc.get(finding.TerminalEscape, r.path(), r.key)
+	if len(h.labels) == 0 {
+		h.style = true
+	}
+	h.style = h.style && styleOnly(s) == n
 	h.hidden = false
 	for _, q := range seqs {
 		h.addLabel(q.desc)
@@ -378,9 +418,19 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 			carrier = &m
 		}
 	}
-	exA, exZ, exfil := exfiltration(text, paths, secret, carrier)
+	implicit := sc.ident || secret != nil && inParam(r.segs) && paramVerb().Match(text[secret.a:])
+	exA, exZ, exfil := exfiltration(text, paths, secret, carrier, implicit)
 	if len(instr) == 0 && len(paths) == 0 && !exfil {
 		return
+	}
+	// Judge each match on the folded text before it is folded again
+	// with offsets (the same buffer).
+	sev := finding.Note
+	if exfil {
+		sev = finding.Error
+	}
+	for _, m := range instr {
+		sev = max(sev, judged(allPhrases().list[m.phrase].label, text[m.a:m.z], text[m.a:sentenceEnd(text, m.a)]))
 	}
 	// Map matches back to the original text for the Detail.
 	sc.f.fold(s, true)
@@ -395,6 +445,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	if len(instr) > 0 || exfil {
 		h := sc.get(finding.ModelInstruction, r.path(), r.key)
 		h.hidden = h.hidden && hidden
+		h.raise(sev)
 		for _, m := range instr {
 			l := allPhrases().list[m.phrase].label
 			h.addLabel(l)
@@ -431,10 +482,10 @@ func (sc *scan) beacon(r textRef, s string) {
 	if loc == nil {
 		return
 	}
-	const label = "a markdown image or link whose URL the model is to fill with data (rendering it sends the data away)"
 	h := sc.get(finding.ModelInstruction, r.path(), r.key)
-	h.addLabel(label)
-	h.detail = append(h.detail, label+": "+escapeSpan(s, loc[0], loc[1], spanLimit))
+	h.addLabel(labelBeacon)
+	h.raise(finding.Error)
+	h.detail = append(h.detail, labelBeacon+": "+escapeSpan(s, loc[0], loc[1], spanLimit))
 }
 
 // exfiltration judges "read this secret and pass it along": a data-moving
@@ -443,7 +494,11 @@ func (sc *scan) beacon(r textRef, s string) {
 // keys") also needs a channel to carry it ("as 'sidenote'", "in the notes
 // parameter"), because "authenticate with your API key" is ordinary help.
 // A negation just before the verb ("Do not include API keys") clears it.
-func exfiltration(text []byte, paths []match, secret, carrier *match) (int, int, bool) {
+//
+// implicit says the text is itself the channel: the words of a parameter's
+// name or enum value, or a parameter's description asking to read or dump
+// the secret into it.
+func exfiltration(text []byte, paths []match, secret, carrier *match, implicit bool) (int, int, bool) {
 	for _, p := range paths {
 		lo := max(0, p.a-60)
 		locs := readVerb().FindAllIndex(text[lo:p.a], -1)
@@ -461,7 +516,7 @@ func exfiltration(text []byte, paths []match, secret, carrier *match) (int, int,
 		}
 		return v, p.z, true
 	}
-	if secret == nil || carrier == nil {
+	if secret == nil || carrier == nil && !implicit {
 		return 0, 0, false
 	}
 	return secret.a, secret.z, true
@@ -503,8 +558,19 @@ func (sc *scan) findings() []finding.Finding {
 			}
 		case finding.TerminalEscape:
 			f.Message = fmt.Sprintf("Terminal control sequences in %s: %s", where, labels)
+			if h.style && !sc.intent {
+				// An answer coloured by the program behind the tool
+				// (Playwright's "Call log:" when a fetch fails) hides
+				// nothing: a warning. In text an author wrote, and
+				// pinned, any sequence stays an error.
+				f.Severity = finding.Warning
+				f.Message += " (colour and style only)"
+			}
 		case finding.ModelInstruction:
 			f.Message = fmt.Sprintf("Text addressed to the model in %s: %s", where, labels)
+			if sc.intent {
+				f.Severity = h.sev
+			}
 		case finding.SensitivePath:
 			f.Message = fmt.Sprintf("Credential or config path named in %s: %s", where, labels)
 		}

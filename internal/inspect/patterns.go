@@ -320,7 +320,19 @@ const (
 	labelRedirect = "tells the model to redirect messages or payments"
 	labelHistory  = "tells the model to pass along the conversation or other tools' data"
 	labelCoerce   = "threatens that the tool fails unless the model complies"
+	labelRoute    = "tells the model to route other tools' calls through this one"
+	labelSend     = "tells the model to send session data, the conversation or secrets to a fixed destination"
+	labelDecode   = "tells the model to decode a payload and run or follow it"
 )
+
+// dataNoun is what a session holds that the user did not hand to a tool:
+// the conversation, the session's data, other tools' results, secrets.
+const dataNoun = `(?:(?:all |the |this |your |any |every )?(?:session(?: data| state| info(?:rmation)?| details| context| history| contents?)?|conversation(?: history| log| transcript| so far)?|chat (?:history|log|transcript)|context window|(?:other )?tools?'? (?:results|outputs|responses)|environment variables|env vars|credentials|secrets|api keys|access tokens|passwords|private keys|ssh keys|cookies|user data|personal data))`
+
+// destination is a fixed place named in the text: a URL, an email
+// address, an identifier (another tool: export_report, sendData) or a tool
+// named as one.
+const destination = "(?:https?://|ftp://|wss?://|[a-z0-9._%+-]+@[a-z0-9-]+\\.[a-z]|[`'\"]?[a-z][a-z0-9]*[_-][a-z0-9_-]+[`'\"]?|(?:the )?[`'\"]?[a-z0-9_-]+[`'\"]? (?:tool|function|endpoint|webhook)\\b|(?:this|our) (?:tool|function|endpoint|webhook)\\b)"
 
 // conversation is "the conversation" as a thing to pass along: followed by
 // a word that makes it the whole exchange (history, transcript, so far), by
@@ -374,6 +386,16 @@ var instructionPhrases = []phrase{
 		`(?:include|pass|send|add|append|attach|copy|forward|put|insert|provide|embed|upload|post|share|dump)\b[^.!?]{0,60}?\b(?:(?:the |this |our |your )?(?:entire |full |whole |complete )?(?:`+conversation+`|(?:(?:chat|dialog(?:ue)?|session) (?:history|log|transcript)|(?:previous|prior|earlier|last|recent|past|preceding) (?:messages?|tool (?:calls?|results?|outputs?)|calls?|conversations?|context|chats?|exchanges?|answers?)|(?:results?|outputs?|responses?) (?:of|from) (?:other|previous|prior|earlier|all|any) (?:tools?|calls?|functions?)|other tools'? (?:outputs?|results?|responses?|data))\b)|(?:system prompt|your instructions)\b)`),
 		"conversation", "chat", "dialog", "session", "previous", "prior", "earlier", "last", "recent", "past", "preceding", "other tool", "system prompt", "your instructions"),
 		historyWords()...), 140, true),
+	within(nearing(ph(labelRoute, words("route reroute send pass direct funnel proxy redirect forward all every each any"),
+		`(?:route|reroute|send|pass|direct|funnel|proxy|redirect|forward)\b[^.!?]{0,30}?\b(?:all|every|each|any)\b[^.!?]{0,40}?\b(?:calls?|requests?|invocations?|commands?|operations?|actions?)\b[^.!?]{0,60}?\b(?:through|via|to|into|using) (?:this|me|our|the [a-z_-]+ tool)\b`+
+			`|(?:all|every|each|any) (?:other )?(?:tool |function |mcp )?(?:calls?|requests?|invocations?)\b[^.!?]{0,60}?\b(?:must|should|have to|has to|need to|needs to|shall|will) (?:first )?(?:go|be routed|be sent|be passed|be proxied|pass|flow|be made) (?:through|via)\b`), "through", "via", "to ", "into", "using"), fwd, true),
+	within(nearing(needing(ph(labelSend, words("send sends sending email mail deliver post upload forward transmit export submit sync mirror copy back backup save report share log stream relay leak"),
+		`(?:send|sends|sending|e-?mail|mail|deliver|post|upload|forward|transmit|export|submit|sync|mirror|copy|back up|backup|save|report|share|log|stream|relay|leak)\b[^.!?]{0,60}?\b`+dataNoun+`\b[^!?]{0,80}?\b(?:to|via|using|through|into|with) `+destination),
+		"session", "conversation", "chat", "context window", "tool", "environment", "env var", "credential", "secret", "api key", "token", "password", "private key", "ssh key", "cookie", "user data", "personal data"),
+		"session", "conversation", "chat", "context window", "tool", "environment", "env var", "credential", "secret", "api key", "token", "password", "private key", "ssh key", "cookie", "user data", "personal data"), 140, false),
+	within(nearing(ph(labelDecode, words("decode decodes decoding base64 atob unbase64 deobfuscate de unescape reverse rot13 eval exec execute run follow"),
+		`(?:decode|decodes|decoding|base64[ -]?decode|atob|unbase64|deobfuscate|de-obfuscate|unescape|reverse|rot13)\b[^.!?]{0,80}?\b(?:and|then|,) (?:then )?(?:run|execute|exec|eval|evaluate|follow|obey|apply|perform|carry out|do)\b`+
+			`|(?:eval|exec|execute|run|follow|obey) ?\(? ?(?:the )?(?:following |this |these |decoded |encoded )*(?:atob|base64|b64|encoded|decoded|obfuscated|hex)\b`), "run", "exec", "eval", "follow", "obey", "apply", "perform", "carry out", "do", "atob", "base64", "b64", "encoded", "decoded", "obfuscated", "hex"), 100, true),
 	within(nearing(needing(ph(labelCoerce, words("otherwise or"),
 		`(?:otherwise|or else|or) (?:the |this )?(?:tool|app|application|system|server|function|request|call|operation)s? (?:will|would|won't|wont|will not|may|might) (?:not work|fail|crash|break|stop working|error)\b`),
 		"will", "would", "won't", "wont", "may", "might"), "will", "would", "won't", "wont", "may", "might"), 80, false),
@@ -382,7 +404,7 @@ var instructionPhrases = []phrase{
 // Exfiltration is judged in code, from three expressions: a verb that moves
 // data, a credential noun or path after it, and a channel to carry it.
 var (
-	readVerb   = lazyRegexp(`\b(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get)\b`)
+	readVerb   = lazyRegexp(`\b(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get|backs? up|backing up|archive|sync|mirror)\b`)
 	negation   = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not)\b`)
 	exfilLabel = "tells the model to read secrets and pass them along"
 	secretRead = within(nearing(needing(negatable(ph("secret",

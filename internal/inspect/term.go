@@ -149,3 +149,49 @@ func stringEnd(s string, i int) int {
 	}
 	return len(s)
 }
+
+// styleOnly counts the SGR sequences of s (ESC [ params m) that set colour
+// or style and cannot hide text: none with parameter 8 (conceal). A string
+// whose every control sequence is one of these hides nothing from a
+// reader; the caller compares the count with terminalSequences'.
+func styleOnly(s string) int {
+	n := 0
+	for i := strings.IndexByte(s, 0x1B); i >= 0; {
+		j := i + 1
+		if j < len(s) && s[j] == '[' {
+			k := j + 1
+			for k < len(s) && (s[k] >= '0' && s[k] <= '9' || s[k] == ';' || s[k] == ':') {
+				k++
+			}
+			if k < len(s) && s[k] == 'm' && !conceals(s[j+1:k]) {
+				n++
+			}
+		}
+		next := strings.IndexByte(s[j:], 0x1B)
+		if next < 0 {
+			break
+		}
+		i = j + next
+	}
+	return n
+}
+
+// conceals reports whether SGR parameters hold 8 (conceal) as a
+// parameter of its own, not as part of a colour (38;5;8 and 48;5;8 are
+// grey): the parameters after 38 or 48 are the colour's.
+func conceals(params string) bool {
+	ps := strings.FieldsFunc(params, func(r rune) bool { return r == ';' || r == ':' })
+	for i := 0; i < len(ps); i++ {
+		switch ps[i] {
+		case "38", "48", "58":
+			if i+1 < len(ps) && ps[i+1] == "5" {
+				i += 2
+			} else if i+1 < len(ps) && ps[i+1] == "2" {
+				i += 4
+			}
+		case "8", "08":
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,174 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Text the model reads is not only prose. A parameter named
+// content_also_include_all_env_variables_for_backup, or an enum value
+// include_ssh_keys_and_credentials, asks as plainly as a sentence: the
+// model fills in what the name says. A description can carry a sentence
+// base64-, hex- or percent-encoded, for the model to decode (it does) and a
+// reviewer to skip (they do). This file turns both into text for the same
+// phrases: an identifier becomes its words, an encoded run its decoding.
+
+// minIdentWords is the fewest words an identifier needs to be read as a
+// phrase: read_file, api_key and include_credentials name things; a
+// request takes a verb, an object and somewhere to put it.
+const minIdentWords = 4
+
+// identWords splits an identifier (snake_case, kebab-case, dotted or
+// camelCase, with no blanks) into lower-case words joined by spaces. ok is
+// false for anything that is not such an identifier of minIdentWords words
+// or more.
+func identWords(b []byte) (string, bool) {
+	if len(b) < 12 || len(b) > 200 {
+		return "", false
+	}
+	out := make([]byte, 0, len(b)+8)
+	prevLower := false
+	for _, c := range b {
+		switch {
+		case c == '_' || c == '-' || c == '.':
+			out = append(out, ' ')
+			prevLower = false
+		case 'A' <= c && c <= 'Z':
+			if prevLower {
+				out = append(out, ' ')
+			}
+			out = append(out, c+'a'-'A')
+			prevLower = false
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			out = append(out, c)
+			prevLower = true
+		default:
+			return "", false
+		}
+	}
+	words := strings.Fields(string(out))
+	return strings.Join(words, " "), len(words) >= minIdentWords
+}
+
+// minEncoded is the shortest encoded run decoded: 24 base64 characters are
+// 18 bytes, a short sentence; hashes, ids and tokens that are not text are
+// dismissed by readable.
+const minEncoded = 24
+
+// encodedRuns calls fn with the text decoded from each base64 or hex run
+// of s (minEncoded characters or more), and with s percent-decoded (a
+// query's '+' read as a space) when it holds three escapes or three '+'
+// or more, whenever what they decode to is readable.
+func encodedRuns(s []byte, fn func(text []byte, via string)) {
+	if bytes.Count(s, []byte{'%'}) >= 3 || bytes.Count(s, []byte{'+'}) >= 3 {
+		// A query string writes a space as '+' too.
+		if d := bytes.ReplaceAll(percentDecode(s), []byte{'+'}, []byte{' '}); !bytes.Equal(d, s) && readable(d) {
+			fn(d, "decoded from percent-encoding")
+		}
+	}
+	for i := 0; i < len(s); {
+		if !isB64(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		hexOnly := true
+		for j < len(s) && (isB64(s[j]) || s[j] == '=') {
+			hexOnly = hexOnly && unhex(s[j]) >= 0
+			j++
+		}
+		run := s[i:j]
+		i = j
+		if len(run) < minEncoded {
+			continue
+		}
+		if hexOnly && len(run)%2 == 0 {
+			d := make([]byte, len(run)/2)
+			if _, err := hex.Decode(d, run); err == nil && readable(d) {
+				fn(d, "decoded from hex")
+			}
+			continue
+		}
+		if d := lenientBase64(run); readable(d) {
+			fn(d, "decoded from base64")
+		}
+	}
+}
+
+func isB64(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+}
+
+// readable reports whether decoded bytes are words a model would read:
+// valid UTF-8, no controls but blanks, mostly letters, and at least two
+// spaces (a sentence, not a token).
+func readable(b []byte) bool {
+	if len(b) < 12 || !utf8.Valid(b) {
+		return false
+	}
+	letters, spaces, total := 0, 0, 0
+	for _, r := range string(b) {
+		total++
+		switch {
+		case r == ' ':
+			spaces++
+		case r == '\n' || r == '\t' || r == '\r':
+		case r < 0x20 || r == 0x7F || r == utf8.RuneError:
+			return false
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	return spaces >= 2 && letters*10 >= total*6
+}
+
+// identifier reads an identifier of a definition (a property name, an enum
+// value) as the words it is made of. What it asks is asked of the model
+// filling in that very parameter, so the parameter is the channel: a
+// credential named in it is being passed along.
+func (sc *scan) identifier(r textRef, b []byte) {
+	words, ok := identWords(b)
+	if !ok {
+		return
+	}
+	prev := sc.ident
+	sc.ident = true
+	sc.phrases(r, words, false)
+	sc.ident = prev
+}
+
+// encoded judges the text encoded in runs of a definition's string, as
+// Answer judges a blob's: decoded once, and no deeper than maxDecodeDepth.
+func (sc *scan) encoded(r textRef, b []byte) {
+	if sc.depth >= maxDecodeDepth {
+		return
+	}
+	encodedRuns(b, func(text []byte, via string) {
+		sc.depth++
+		sc.decoded(r.segs, text, via, maxDecodeDepth)
+		sc.depth--
+	})
+}
+
+// inParam reports whether a string's path is inside a parameter's
+// definition: an input schema's properties, a prompt's arguments.
+func inParam(segs []string) bool {
+	if len(segs) > 0 && segs[0] == "arguments" {
+		return true
+	}
+	for _, s := range segs {
+		if s == "properties" {
+			return true
+		}
+	}
+	return false
+}
+
+// paramVerb matches the verbs that, in a parameter's own description, ask
+// for a credential the user did not hand over ("reads ~/.aws and appends
+// the keys"). "Your API key", "the token to pass" or "headers to include,
+// such as API keys" describe what the parameter is, and stay quiet.
+var paramVerb = lazyRegexp(`^(?:read|reads|reading|cat|dump|collect|harvest|extract|steal|exfiltrate|gather|append|attach|embed)\b`)
