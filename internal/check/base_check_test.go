@@ -121,6 +121,7 @@ func TestCheckReviewsBase(t *testing.T) {
 		opts, lk := pinned(t, "desc-hidden")
 		var hidden *finding.Finding
 		r := Check(context.Background(), withLock(t, opts, lk))
+		live := r.Servers[0].Findings
 		for i, f := range r.Servers[0].Findings {
 			if f.Rule == finding.HiddenCharacters {
 				hidden = &r.Servers[0].Findings[i]
@@ -143,7 +144,14 @@ func TestCheckReviewsBase(t *testing.T) {
 
 		// The PR's lock acknowledges it: live and review both silenced,
 		// and the acknowledgement itself is listed for reviewers.
+		// What the hidden text asks is judged too (model-instruction, an
+		// error for what it asks): both are acknowledged.
 		lk.Servers["s"].Acknowledgements = []lock.Ack{{Rule: string(hidden.Rule), Kind: hidden.Kind, Subject: hidden.Subject, SHA256: hidden.ContentSHA256, Reason: "reviewed"}}
+		for _, f := range live {
+			if f.Rule != finding.HiddenCharacters && f.Severity >= finding.Error && f.ContentSHA256 != "" {
+				lk.Servers["s"].Acknowledgements = append(lk.Servers["s"].Acknowledgements, lock.Ack{Rule: string(f.Rule), Kind: f.Kind, Subject: f.Subject, SHA256: f.ContentSHA256, Reason: "reviewed"})
+			}
+		}
 		opts = withLock(t, opts, lk)
 		opts.Base = &BaseLock{}
 		r = Check(context.Background(), opts)

@@ -420,14 +420,19 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	}
 	implicit := sc.ident || secret != nil && inParam(r.segs) && paramVerb().Match(text[secret.a:])
 	exA, exZ, exfil := exfiltration(text, paths, secret, carrier, implicit)
+	// "Reads ~/.aws/credentials" says what the tool does; "read
+	// ~/.aws/credentials" or "... and pass it as 'notes'" tells the model.
+	told := exfil && (carrier != nil || implicit || !describes(text[exA:]))
 	if len(instr) == 0 && len(paths) == 0 && !exfil {
 		return
 	}
 	// Judge each match on the folded text before it is folded again
 	// with offsets (the same buffer).
 	sev := finding.Note
-	if exfil {
+	if told {
 		sev = finding.Error
+	} else if exfil {
+		sev = finding.Warning
 	}
 	for _, m := range instr {
 		sev = max(sev, judged(allPhrases().list[m.phrase].label, text[m.a:m.z], text[m.a:sentenceEnd(text, m.a)]))

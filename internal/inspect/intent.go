@@ -186,3 +186,16 @@ func commentHides(body string) bool {
 	}
 	return len(strings.Fields(body)) >= 5
 }
+
+// describes reports whether a verb (the start of text) is in the third
+// person or a gerund: the tool's own doing, described ("Reads
+// ~/.aws/credentials to sign requests", "Backs up ~/.ssh"), not an order
+// to the model.
+func describes(text []byte) bool {
+	for _, w := range []string{"reads", "reading", "backs up", "backing up"} {
+		if bytes.HasPrefix(text, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
