@@ -197,29 +197,31 @@ func combining(s string) string {
 	return b.String()
 }
 
+// attackEncodings are the ways TestAttackEncodings hides each payload.
+var attackEncodings = []struct {
+	name   string
+	encode func(string) string
+	hidden bool // expect hidden-characters as well
+}{
+	{"plain", func(s string) string { return s }, false},
+	{"tags", func(s string) string { return "Returns the weather." + tagEncode(s) }, true},
+	{"zero-width-space", func(s string) string { return zeroWidthSplit(s, 0x200B) }, true},
+	{"word-joiner", func(s string) string { return zeroWidthSplit(s, 0x2060) }, true},
+	{"soft-hyphen", func(s string) string { return zeroWidthSplit(s, 0x00AD) }, true},
+	{"zwnj-latin", func(s string) string { return zeroWidthSplit(s, 0x200C) }, true},
+	{"bidi-override", func(s string) string { return "Returns the weather. \u202E" + s + "\u202C" }, true},
+	{"bidi-isolate", func(s string) string { return "Returns the weather. \u2067" + s + "\u2069" }, true},
+	{"homoglyphs", homoglyphs, false},
+	{"fullwidth", fullwidth, false},
+	{"upper-case-and-spacing", func(s string) string { return strings.ReplaceAll(strings.ToUpper(s), " ", " \n\t  ") }, false},
+	{"combining-marks", combining, false},
+	{"variation-selectors", func(s string) string { return "Returns the weather. " + variationEncode(s) }, true},
+	{"private-use", func(s string) string { return "\uE000" + s }, true},
+}
+
 func TestAttackEncodings(t *testing.T) {
 	t.Parallel()
-	encodings := []struct {
-		name   string
-		encode func(string) string
-		hidden bool // expect hidden-characters as well
-	}{
-		{"plain", func(s string) string { return s }, false},
-		{"tags", func(s string) string { return "Returns the weather." + tagEncode(s) }, true},
-		{"zero-width-space", func(s string) string { return zeroWidthSplit(s, 0x200B) }, true},
-		{"word-joiner", func(s string) string { return zeroWidthSplit(s, 0x2060) }, true},
-		{"soft-hyphen", func(s string) string { return zeroWidthSplit(s, 0x00AD) }, true},
-		{"zwnj-latin", func(s string) string { return zeroWidthSplit(s, 0x200C) }, true},
-		{"bidi-override", func(s string) string { return "Returns the weather. \u202E" + s + "\u202C" }, true},
-		{"bidi-isolate", func(s string) string { return "Returns the weather. \u2067" + s + "\u2069" }, true},
-		{"homoglyphs", homoglyphs, false},
-		{"fullwidth", fullwidth, false},
-		{"upper-case-and-spacing", func(s string) string { return strings.ReplaceAll(strings.ToUpper(s), " ", " \n\t  ") }, false},
-		{"combining-marks", combining, false},
-		{"variation-selectors", func(s string) string { return "Returns the weather. " + variationEncode(s) }, true},
-		{"private-use", func(s string) string { return "\uE000" + s }, true},
-	}
-	for _, enc := range encodings {
+	for _, enc := range attackEncodings {
 		for i, p := range payloads {
 			t.Run(fmt.Sprintf("%s/%d", enc.name, i), func(t *testing.T) {
 				raw, _ := json.Marshal(map[string]any{"name": "weather", "description": enc.encode(p)})

@@ -435,7 +435,12 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 		sev = finding.Warning
 	}
 	for _, m := range instr {
-		sev = max(sev, judged(allPhrases().list[m.phrase].label, text[m.a:m.z], text[m.a:sentenceEnd(text, m.a)]))
+		l := allPhrases().list[m.phrase].label
+		sev = max(sev, judged(l, text[m.a:m.z], text[m.a:sentenceEnd(text, m.a)]))
+		if l == labelHide && hasAddress(text) {
+			// Kept from the user beside an address: where data goes.
+			sev = finding.Error
+		}
 	}
 	// Map matches back to the original text for the Detail.
 	sc.f.fold(s, true)

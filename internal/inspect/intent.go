@@ -159,10 +159,21 @@ func (sc *scan) htmlComments(r textRef, s string) {
 			return
 		}
 		rest = rest[i+4:]
+		if strings.HasPrefix(rest, "[if") || strings.HasPrefix(rest, "[endif") {
+			// Outlook's conditional comments: markup an email tool
+			// talks about (Resend: "add <!--[if mso]> conditionals").
+			continue
+		}
 		body := rest
 		if j := strings.Index(rest, "-->"); j >= 0 {
 			body, rest = rest[:j], rest[j+3:]
 		} else {
+			// Unterminated: a renderer hides the rest, but the text
+			// after its line is judged as text anyway; the comment is
+			// its line.
+			if j := strings.IndexByte(rest, '\n'); j >= 0 {
+				body = rest[:j]
+			}
 			rest = ""
 		}
 		if commentHides(body) {

@@ -45,6 +45,7 @@ func TestIntentSeverity(t *testing.T) {
 		{"jwt example", tool("A token like eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 is accepted."), finding.Note, finding.Note},
 		{"hash", tool("Pinned at sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855."), finding.Note, finding.Note},
 		{"html comment marker", tool("Lists files. <!-- prettier-ignore -->"), finding.Note, finding.Note},
+		{"outlook conditional", tool("Email HTML.\n- Add <!--[if mso]> conditionals where needed for Outlook rendering\n- Use tables for layout, with inline styles and role attributes everywhere."), finding.Note, finding.Note},
 		// Form without a dangerous request: a warning a reviewer reads.
 		{"firewall override", tool("Override existing firewall rules with the given set."), finding.Warning, finding.Note},
 		{"connected", tool("You are now connected to the database."), finding.Warning, finding.Note},
