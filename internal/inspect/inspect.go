@@ -462,8 +462,12 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
 		}
 		if exfil {
-			h.addLabel(exfilLabel)
-			h.detail = append(h.detail, exfilLabel+where+": "+show(exA, exZ))
+			l := exfilLabel
+			if !told {
+				l = labelReadsItself
+			}
+			h.addLabel(l)
+			h.detail = append(h.detail, l+where+": "+show(exA, exZ))
 		}
 	}
 	if len(paths) > 0 {

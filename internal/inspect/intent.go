@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -36,24 +37,30 @@ import (
 const (
 	labelBeacon  = "a markdown image or link whose URL the model is to fill with data (rendering it sends the data away)"
 	labelComment = "text in an HTML comment: hidden where the description is rendered, read by the model"
+	// labelReadsItself is "Reads ~/.aws/credentials": a description of
+	// what the tool does with a credential, which the sandbox sees; not
+	// an order to the model, so not exfilLabel, whose words name an
+	// error.
+	labelReadsItself = "says the tool reads a credential file itself"
 )
 
 // labelSeverity is the severity each label's class carries on its own;
 // judged adds the ones that depend on the matched text.
 var labelSeverity = map[string]finding.Severity{
-	exfilLabel:    finding.Error,
-	labelHistory:  finding.Error,
-	labelSend:     finding.Error,
-	labelRoute:    finding.Error,
-	labelDecode:   finding.Error,
-	labelBeacon:   finding.Error,
-	labelComment:  finding.Error,
-	labelRedirect: finding.Warning, // Error with a named address: judged
-	labelOverride: finding.Warning, // Error aimed at instructions: judged
-	labelTag:      finding.Warning,
-	labelCoerce:   finding.Warning,
-	labelTool:     finding.Note,
-	labelHide:     finding.Note, // Error beside anything else: findings
+	exfilLabel:       finding.Error,
+	labelHistory:     finding.Error,
+	labelSend:        finding.Error,
+	labelRoute:       finding.Error,
+	labelDecode:      finding.Error,
+	labelBeacon:      finding.Error,
+	labelComment:     finding.Error,
+	labelRedirect:    finding.Warning, // Error with a named address: judged
+	labelOverride:    finding.Warning, // Error aimed at instructions: judged
+	labelTag:         finding.Warning,
+	labelCoerce:      finding.Warning,
+	labelTool:        finding.Note,
+	labelHide:        finding.Note, // Error beside anything else: findings
+	labelReadsItself: finding.Warning,
 }
 
 // judged is the severity of a label whose class depends on what the match
@@ -131,19 +138,10 @@ func (sc *scan) settleIntent() {
 		}
 	}
 	for _, h := range sc.hits {
-		if h.rule == finding.ModelInstruction && other && containsString(h.labels, labelHide) {
+		if h.rule == finding.ModelInstruction && other && slices.Contains(h.labels, labelHide) {
 			h.raise(finding.Error)
 		}
 	}
-}
-
-func containsString(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // htmlComments judges what s hides in HTML comments: a renderer drops
