@@ -575,9 +575,9 @@ func (sc *scan) findings() []finding.Finding {
 			if h.style && !sc.intent {
 				// An answer coloured by the program behind the tool
 				// (Playwright's "Call log:" when a fetch fails) hides
-				// nothing: a warning. In text an author wrote, and
-				// pinned, any sequence stays an error.
-				f.Severity = finding.Warning
+				// nothing and asks nothing: a note. In text an author
+				// wrote, and pinned, any sequence stays an error.
+				f.Severity = finding.Note
 				f.Message += " (colour and style only)"
 			}
 		case finding.ModelInstruction:

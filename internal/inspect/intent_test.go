@@ -108,3 +108,47 @@ func TestIdentWords(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerStyleOnly: an answer coloured by the program behind a tool
+// hides nothing (a note); a sequence that conceals or moves the cursor,
+// or any sequence in pinned text, stays an error.
+func TestAnswerStyleOnly(t *testing.T) {
+	t.Parallel()
+	answer := func(text string) string {
+		raw, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+		return string(raw)
+	}
+	for _, c := range []struct {
+		name, raw string
+		answer    bool
+		want      finding.Severity
+	}{
+		{"colour in an answer", answer("Call log:\n  \x1b[2m- navigating to \"https://example.invalid/\"\x1b[22m\n"), true, finding.Note},
+		{"256 colours, grey 8", answer("\x1b[38;5;8mdim\x1b[0m text"), true, finding.Note},
+		{"true colour", answer("\x1b[38;2;8;8;8mdark\x1b[0m text"), true, finding.Note},
+		{"conceal", answer("shown \x1b[8mhidden from the terminal\x1b[28m"), true, finding.Error},
+		{"conceal among others", answer("\x1b[1;8mhidden\x1b[0m"), true, finding.Error},
+		{"cursor up", answer("ok\x1b[1Aoverwritten"), true, finding.Error},
+		{"colour and erase", answer("\x1b[31mred\x1b[0m\x1b[2K"), true, finding.Error},
+		{"colour in a definition", `{"name":"t","description":"\u001b[31mred\u001b[0m tool"}`, false, finding.Error},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := Subject{Server: "s", Kind: finding.KindTool, Name: "t", Raw: []byte(c.raw)}
+			var fs []finding.Finding
+			if c.answer {
+				fs = Answer(s, AnswerOptions{Data: true})
+			} else {
+				fs = Definition(s)
+			}
+			var got *finding.Finding
+			for i := range fs {
+				if fs[i].Rule == finding.TerminalEscape {
+					got = &fs[i]
+				}
+			}
+			if got == nil || got.Severity != c.want {
+				t.Errorf("want terminal-escape at %s:\n%s", c.want, dumpFindings(fs))
+			}
+		})
+	}
+}
