@@ -3,7 +3,6 @@ package inspect
 import (
 	"bytes"
 	"encoding/hex"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -29,28 +28,53 @@ func identWords(b []byte) (string, bool) {
 	if len(b) < 12 || len(b) > 200 {
 		return "", false
 	}
-	out := make([]byte, 0, len(b)+8)
-	prevLower := false
+	// Count the words first: most keys and values are one to three
+	// words (additionalProperties, read_file), and are dismissed without
+	// an allocation.
+	words, inWord, prevLower := 0, false, false
 	for _, c := range b {
 		switch {
 		case c == '_' || c == '-' || c == '.':
-			out = append(out, ' ')
-			prevLower = false
+			inWord, prevLower = false, false
 		case 'A' <= c && c <= 'Z':
-			if prevLower {
-				out = append(out, ' ')
+			if !inWord || prevLower {
+				words++
 			}
-			out = append(out, c+'a'-'A')
-			prevLower = false
+			inWord, prevLower = true, false
 		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-			out = append(out, c)
-			prevLower = true
+			if !inWord {
+				words++
+			}
+			inWord, prevLower = true, true
 		default:
 			return "", false
 		}
 	}
-	words := strings.Fields(string(out))
-	return strings.Join(words, " "), len(words) >= minIdentWords
+	if words < minIdentWords {
+		return "", false
+	}
+	out := make([]byte, 0, len(b)+words)
+	inWord, prevLower = false, false
+	for _, c := range b {
+		switch {
+		case c == '_' || c == '-' || c == '.':
+			inWord, prevLower = false, false
+			continue
+		case 'A' <= c && c <= 'Z':
+			if (!inWord || prevLower) && len(out) > 0 {
+				out = append(out, ' ')
+			}
+			out = append(out, c+'a'-'A')
+			inWord, prevLower = true, false
+		default:
+			if !inWord && len(out) > 0 {
+				out = append(out, ' ')
+			}
+			out = append(out, c)
+			inWord, prevLower = true, true
+		}
+	}
+	return string(out), true
 }
 
 // minEncoded is the shortest encoded run decoded: 24 base64 characters are
@@ -92,10 +116,30 @@ func encodedRuns(s []byte, fn func(text []byte, via string)) {
 			}
 			continue
 		}
+		if !mixedCase(run) {
+			// A path or a word run (org/draft/2020-12/schema): base64
+			// of text is a fifth upper case or more.
+			continue
+		}
 		if d := lenientBase64(run); readable(d) {
 			fn(d, "decoded from base64")
 		}
 	}
+}
+
+// mixedCase reports whether a run holds upper and lower case letters, each
+// a tenth of it or more.
+func mixedCase(run []byte) bool {
+	upper, lower := 0, 0
+	for _, c := range run {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			upper++
+		case 'a' <= c && c <= 'z':
+			lower++
+		}
+	}
+	return upper*10 >= len(run) && lower*10 >= len(run)
 }
 
 func isB64(c byte) bool {
