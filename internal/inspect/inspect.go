@@ -88,6 +88,9 @@ type scan struct {
 	// is the channel); depth counts the decodings of encoded runs.
 	ident bool
 	depth int
+	// params are the definition's parameter names: the keys of its
+	// input schema's properties, met during the walk.
+	params []string
 }
 
 type hit struct {
@@ -105,6 +108,8 @@ type hit struct {
 	// style marks a terminal-escape hit whose every sequence only sets
 	// colour or style (styleOnly).
 	style bool
+	// texts are a sensitive-path hit's folded texts (definitions only).
+	texts [][]byte
 }
 
 func (sc *scan) get(rule finding.RuleID, field string, key bool) *hit {
@@ -142,6 +147,9 @@ func (sc *scan) text(r textRef) {
 			word = false
 		}
 	}
+	if sc.intent && r.key && len(r.segs) >= 2 && r.segs[len(r.segs)-2] == "properties" && len(b) >= 3 {
+		sc.params = append(sc.params, strings.ToLower(string(b)))
+	}
 	if word || plain && len(b) < 4 {
 		// A bare word ("string", "owner") or a scrap of printable ASCII:
 		// every rule needs a control, a non-ASCII code point, a space or
@@ -176,6 +184,10 @@ func (sc *scan) text(r textRef) {
 	if sc.intent {
 		if plain && bytes.IndexByte(b, ' ') < 0 {
 			sc.identifier(r, b)
+		} else if !plain && !bytes.ContainsAny(b, " \t\n") {
+			// An identifier with look-alike letters or invisible
+			// characters in it: read once they are folded away.
+			sc.identifier(r, bytes.Clone(sc.f.fold(s, false)))
 		}
 		if len(b) >= minEncoded {
 			sc.encoded(r, b)
@@ -473,6 +485,11 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	if len(paths) > 0 {
 		h := sc.get(finding.SensitivePath, r.path(), r.key)
 		h.hidden = h.hidden && hidden
+		if sc.intent {
+			// Kept for settleIntent, which looks for the tool's own
+			// parameters beside the path, in any language.
+			h.texts = append(h.texts, bytes.Clone(sc.f.text))
+		}
 		for _, m := range paths {
 			l := allPhrases().list[m.phrase].label
 			h.addLabel(l)
