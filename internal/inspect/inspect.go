@@ -91,6 +91,15 @@ type scan struct {
 	// params are the definition's parameter names: the keys of its
 	// input schema's properties, met during the walk.
 	params []string
+	// asks are credentials asked for with no channel named (settleIntent).
+	asks []ask
+}
+
+// ask is one request for a credential that names nowhere to put it.
+type ask struct {
+	field string
+	key   bool
+	span  string
 }
 
 type hit struct {
@@ -432,6 +441,11 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	}
 	implicit := sc.ident || secret != nil && inParam(r.segs) && paramVerb().Match(text[secret.a:])
 	exA, exZ, exfil := exfiltration(text, paths, secret, carrier, implicit)
+	if secret != nil && !exfil && sc.intent {
+		// A credential asked for with nowhere named to put it: judged
+		// with the rest of the definition (settleIntent).
+		sc.asks = append(sc.asks, ask{field: r.path(), key: r.key, span: escapeSpan(string(text), secret.a, secret.z, spanLimit)})
+	}
 	// "Reads ~/.aws/credentials" says what the tool does; "read
 	// ~/.aws/credentials" or "... and pass it as 'notes'" tells the model.
 	told := exfil && (carrier != nil || implicit || !describes(text[exA:]))

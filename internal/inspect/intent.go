@@ -48,20 +48,21 @@ const (
 // labelSeverity is the severity each label's class carries on its own;
 // judged adds the ones that depend on the matched text.
 var labelSeverity = map[string]finding.Severity{
-	exfilLabel:       finding.Error,
-	labelHistory:     finding.Error,
-	labelSend:        finding.Error,
-	labelRoute:       finding.Error,
-	labelDecode:      finding.Error,
-	labelBeacon:      finding.Error,
-	labelComment:     finding.Error,
-	labelRedirect:    finding.Warning, // Error with a named address: judged
-	labelOverride:    finding.Warning, // Error aimed at instructions: judged
-	labelTag:         finding.Warning,
-	labelCoerce:      finding.Warning,
-	labelTool:        finding.Note,
-	labelHide:        finding.Note, // Error beside anything else: findings
-	labelReadsItself: finding.Warning,
+	exfilLabel:          finding.Error,
+	labelHistory:        finding.Error,
+	labelSend:           finding.Error,
+	labelRoute:          finding.Error,
+	labelDecode:         finding.Error,
+	labelSessionSecrets: finding.Error,
+	labelBeacon:         finding.Error,
+	labelComment:        finding.Error,
+	labelRedirect:       finding.Warning, // Error with a named address: judged
+	labelOverride:       finding.Warning, // Error aimed at instructions: judged
+	labelTag:            finding.Warning,
+	labelCoerce:         finding.Warning,
+	labelTool:           finding.Note,
+	labelHide:           finding.Note, // Error beside anything else: findings
+	labelReadsItself:    finding.Warning,
 }
 
 // judged is the severity of a label whose class depends on what the match
@@ -143,6 +144,19 @@ func (sc *scan) settleIntent() {
 			h.raise(finding.Error)
 		}
 	}
+	// A credential asked for with nowhere named to put it ("include any
+	// environment variables or access tokens") is usage help in plain
+	// prose ("get your API key"), and an order in a block addressed to
+	// the model or beside a request to keep it from the user: the tool's
+	// own call is then the channel.
+	if len(sc.asks) > 0 && addressed(sc.hits) {
+		for _, a := range sc.asks {
+			m := sc.get(finding.ModelInstruction, a.field, a.key)
+			m.addLabel(labelSecretAsk)
+			m.raise(finding.Error)
+			m.detail = append(m.detail, labelSecretAsk+": "+a.span)
+		}
+	}
 	// A credential path and, in the same text, one of the tool's own
 	// parameters quoted or written as an identifier: the path's content
 	// is to go into that parameter, in whatever language the verbs are
@@ -162,6 +176,28 @@ func (sc *scan) settleIntent() {
 			}
 		}
 	}
+}
+
+// labelSecretAsk is a credential asked for inside text addressed to the
+// model.
+const labelSecretAsk = "asks the model for credentials in text addressed to it"
+
+// addressed reports whether a definition's hits include a form addressed
+// to the model: a tag block, an override, a threat, or keeping something
+// from the user.
+func addressed(hits []*hit) bool {
+	for _, h := range hits {
+		if h.rule != finding.ModelInstruction {
+			continue
+		}
+		for _, l := range h.labels {
+			switch l {
+			case labelTag, labelOverride, labelCoerce, labelHide:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // labelPathToParam is a credential path named beside a parameter of the

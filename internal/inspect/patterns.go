@@ -303,7 +303,7 @@ const (
 	// ident is a distinctive tool-like identifier: words joined by _ - or .
 	ident = "[`'\"(]?(?:[a-z][a-z0-9]*[_.-])+[a-z0-9]+[`'\")]?"
 	// secrets are nouns that name credentials.
-	secrets = `(?:secrets?|credentials?|passwords?|passphrases?|private keys?|ssh keys?|api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)? tokens?|bearer tokens?|session (?:cookies?|tokens?)|cookies|env(?:ironment)? var(?:iable)?s|environment variables|seed phrases?|mnemonics?|wallet keys?)`
+	secrets = `(?:secrets?|credentials?|passwords?|passphrases?|private keys?|ssh keys?|api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)? tokens?|bearer tokens?|session (?:cookies?|tokens?)|cookies|env(?:ironment)? var(?:iable)?s|environment variables|seed phrases?|mnemonics?|wallet keys?|confidential (?:company )?(?:information|data|records|documents?))`
 )
 
 // instructionPhrases are the model-instruction heuristics. Each one looks for
@@ -313,16 +313,17 @@ const (
 // within allowed directories", "You must call X first", "Pass the cursor
 // from a previous response") matches none of them.
 const (
-	labelHide     = "tells the model to keep something from the user"
-	labelOverride = "tells the model to ignore or override its instructions"
-	labelTag      = "an <IMPORTANT>-style block addressed to the model"
-	labelTool     = "tells the model how to use another tool"
-	labelRedirect = "tells the model to redirect messages or payments"
-	labelHistory  = "tells the model to pass along the conversation or other tools' data"
-	labelCoerce   = "threatens that the tool fails unless the model complies"
-	labelRoute    = "tells the model to route other tools' calls through this one"
-	labelSend     = "tells the model to send session data, the conversation or secrets to a fixed destination"
-	labelDecode   = "tells the model to decode a payload and run or follow it"
+	labelHide           = "tells the model to keep something from the user"
+	labelOverride       = "tells the model to ignore or override its instructions"
+	labelTag            = "an <IMPORTANT>-style block addressed to the model"
+	labelTool           = "tells the model how to use another tool"
+	labelRedirect       = "tells the model to redirect messages or payments"
+	labelHistory        = "tells the model to pass along the conversation or other tools' data"
+	labelCoerce         = "threatens that the tool fails unless the model complies"
+	labelRoute          = "tells the model to route other tools' calls through this one"
+	labelSend           = "tells the model to send session data, the conversation or secrets to a fixed destination"
+	labelDecode         = "tells the model to decode a payload and run or follow it"
+	labelSessionSecrets = "asks the model for credentials from its session or context"
 )
 
 // dataNoun is what a session holds that the user did not hand to a tool:
@@ -355,6 +356,12 @@ var instructionPhrases = []phrase{
 		who+` (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|needn't|cannot|can't|won't|will not|is not to|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`),
 	within(nearing(needing(ph(labelHide, words("keep hide conceal mask"),
 		`(?:keep|hide|conceal|mask)\b[^.!?]{0,40}? from (?:the )?`+who+`\b`), users...), userWords...), 70, true),
+	within(nearing(ph(labelHide, words("do don't dont never without"),
+		`(?:do not|don't|dont|never|without)(?: ever)?(?: explicitly)? (?:mention|mentioning|reveal|revealing|disclose|disclosing|indicate|indicating|acknowledge|acknowledging|admit|admitting|say|saying)(?: to anyone)? (?:that|this|it|the fact|where|how|what you(?:'re| are)?)\b`),
+		"that", "this", "it", "the fact", "where", "how", "what you"), 60, false),
+	within(nearing(ph(labelHide, words("present format disguise dress pass make"),
+		`(?:present|format|disguise|dress|pass|make)\b[^.!?]{0,40}? (?:as if|as though|to look like|to appear as|look like part of|seem like part of)\b`),
+		"as if", "as though", "look like", "appear as", "seem like"), 70, true),
 	within(nearing(needing(ph(labelHide, words("invisible hidden not"),
 		`(?:invisible|hidden|not (?:be )?(?:visible|shown|displayed)) (?:to|from) (?:the )?`+who+`\b`), users...), "user", "human", "operator", "requester"), 60, false),
 	within(nearing(ph(labelOverride, words("ignore disregard forget override overrule bypass supersede"),
@@ -396,6 +403,15 @@ var instructionPhrases = []phrase{
 	within(nearing(ph(labelDecode, words("decode decodes decoding base64 atob unbase64 deobfuscate de unescape reverse rot13 eval exec execute run follow"),
 		`(?:decode|decodes|decoding|base64[ -]?decode|atob|unbase64|deobfuscate|de-obfuscate|unescape|reverse|rot13)\b[^.!?]{0,80}?\b(?:and|then|,) (?:then )?(?:run|execute|exec|eval|evaluate|follow|obey|apply|perform|carry out|do)\b`+
 			`|(?:eval|exec|execute|run|follow|obey) ?\(? ?(?:the )?(?:following |this |these |decoded |encoded )*(?:atob|base64|b64|encoded|decoded|obfuscated|hex)\b`), "run", "exec", "eval", "follow", "obey", "apply", "perform", "carry out", "do", "atob", "base64", "b64", "encoded", "decoded", "obfuscated", "hex"), 100, true),
+	within(nearing(toolsOwn(ph(labelSessionSecrets, words("any all every"),
+		`(?:any|all|every)(?: other| the| of the)? (?:collected|gathered|harvested|found|available|stored|cached|saved|known|discovered)\b[^.!?]{0,30}?\b`+secrets+`\b`)),
+		secretWords...), 90, true),
+	within(nearing(toolsOwn(ph(labelSessionSecrets, words("secret secrets credential credentials password passwords passphrase passphrases key keys token tokens cookies variables vars"),
+		`(?:secrets?|credentials?|passwords?|passphrases?|keys?|tokens?|cookies|variables|vars)\b(?: (?:that|which))? (?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|might (?:have|find)|came across)|(?:are |is )?(?:available|present|visible|stored|loaded|set) (?:in|to|on) (?:the |your |this )?(?:current )?(?:session|context|conversation|environment|workspace|machine|system|chat))\b`)),
+		"you ", "available", "present", "visible", "stored", "loaded", "set "), 60, false),
+	within(nearing(needing(ph(labelSend, words("use call invoke"),
+		`(?:use|call|invoke) `+"[`'\"]?[a-z][a-z0-9]*[_.-][a-z0-9_.-]+[`'\"]?"+`(?: tool)? to (?:save|send|upload|export|deliver|post|forward|sync|report|push|submit|mirror|stream|copy)\b[^!?]{0,100}?\b(?:to|at|into) (?:https?|ftp|wss?)://`),
+		"http", "ftp", "ws"), "http", "ftp", "ws"), fwd, false),
 	within(nearing(needing(ph(labelCoerce, words("otherwise or"),
 		`(?:otherwise|or else|or) (?:the |this )?(?:tool|app|application|system|server|function|request|call|operation)s? (?:will|would|won't|wont|will not|may|might) (?:not work|fail|crash|break|stop working|error)\b`),
 		"will", "would", "won't", "wont", "may", "might"), "will", "would", "won't", "wont", "may", "might"), 80, false),
@@ -408,13 +424,14 @@ var (
 	negation   = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not)\b`)
 	exfilLabel = "tells the model to read secrets and pass them along"
 	secretRead = within(nearing(needing(negatable(ph("secret",
-		words("read reads reading cat open load access fetch retrieve grab collect extract obtain dump harvest steal exfiltrate copy upload leak send pass share forward include attach embed append print output reveal look get"),
-		`(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get)\b[^.!?]{0,60}?\b`+secrets+`\b`)), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic"), secretWords...), 130, true)
+		words("read reads reading cat open load access fetch retrieve grab collect extract obtain dump harvest steal exfiltrate copy upload leak send pass share forward include attach embed append print output reveal look get submit return"),
+		`(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get|submit|return)\b[^.!?]{0,60}?\b`+secrets+`\b`)), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic", "confidential"), secretWords...), 130, true)
 	channel = within(nearing(needing(ph("channel",
 		words("as in into inside via through within to sidenote"),
 		`(?:as|in|into|inside|via|through|within|to) (?:the |a |an |its |their )?(?:`+"['\"`"+`][a-z0-9_-]+`+"['\"`"+`]|[a-z0-9_-]+ (?:parameter|param|argument|arg|field|property))`+
-			`|sidenote\b`), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic"),
-		"'", "\"", "`", "param", "arg", "field", "propert", "sidenote"), fwd, false)
+			`|(?:in|into|to|with|as part of) (?:your|the|each|every) (?:final |next )?(?:response|answer|reply|output)s?\b`+
+			`|sidenote\b`), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic", "confidential"),
+		"'", "\"", "`", "param", "arg", "field", "propert", "sidenote", "response", "answer", "reply", "output"), fwd, false)
 )
 
 // pathPhrases are the sensitive-path heuristics: credential and client
@@ -490,6 +507,23 @@ func inIdentifier(text []byte, a, z int) bool {
 	}
 	return z+1 < len(text) && joins(text[z]) && isWordByte(text[z+1])
 }
+
+// toolsOwn makes a phrase skip matches in a sentence that says what the
+// tool itself does ("Returns the environment variables available in the
+// session"): a description, not a request.
+func toolsOwn(p phrase) phrase {
+	p.reject = func(text []byte, a int) bool {
+		lo := max(0, a-80)
+		if i := bytes.LastIndexAny(text[lo:a], ".!?"); i >= 0 {
+			lo += i + 1
+		}
+		return ownVerb().Match(text[lo:a])
+	}
+	return p
+}
+
+// ownVerb is a verb in the third person: what the tool does.
+var ownVerb = lazyRegexp(`\b(?:returns|lists|shows|prints|displays|gets|reads|fetches|retrieves|reports|exposes|outputs|dumps|manages|rotates|revokes|creates|deletes)\b`)
 
 // needing sets a phrase's gate.
 func needing(p phrase, subs ...string) phrase {
@@ -575,7 +609,7 @@ func historyWords() []string {
 var (
 	userWords   = []string{"user", "human", "operator", "requester"}
 	secretWords = []string{"secret", "credential", "password", "passphrase", "private key", "ssh key", "api", "access", "auth",
-		"bearer", "session", "cookie", "env", "seed phrase", "mnemonic", "wallet key"}
+		"bearer", "session", "cookie", "env", "seed phrase", "mnemonic", "wallet key", "confidential"}
 )
 
 // Compile compiles every expression now instead of at first use, for a
