@@ -11,7 +11,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Canary is one planted secret: where the server could find it and the
@@ -257,6 +261,25 @@ func stripWire(b []byte) []byte {
 	return out
 }
 
+// CanaryPath is the file a canary was planted in, absolute ("" for an
+// environment canary or one this run did not plant).
+func (r *Run) CanaryPath(where string) string {
+	switch {
+	case strings.HasPrefix(where, "env:") || where == "":
+		return ""
+	case where == "~" || strings.HasPrefix(where, "~/"):
+		return filepath.Join(r.home, filepath.FromSlash(strings.TrimPrefix(where[1:], "/")))
+	}
+	return filepath.Join(r.work, filepath.FromSlash(where))
+}
+
+// Home is the fake HOME the run's servers get; WorkDir is their working
+// directory when the config names none.
+func (r *Run) Home() string { return r.home }
+
+// WorkDir: see Home.
+func (r *Run) WorkDir() string { return r.work }
+
 // Canaries lists every canary of the run, files first, in a stable order.
 // Off plants none.
 func (r *Run) Canaries() []Canary {
@@ -269,30 +292,180 @@ func (r *Run) Canaries() []Canary {
 
 // Leaks reports which canaries appear in b: verbatim, hex-encoded (either
 // case), base64-encoded (standard or URL alphabet, any alignment), or with
-// separators inserted (whitespace, punctuation, JSON escapes). Each canary
-// is reported once, in Canaries order.
+// separators inserted (whitespace, punctuation, JSON escapes). When b is
+// JSON, also in its strings decoded (a token written with \u escapes),
+// and in the "text" strings joined in order (a token split over two
+// content blocks, or over two messages of a prompt). Each canary is
+// reported once, in Canaries order.
 func (r *Run) Leaks(b []byte) []Canary {
+	m := r.matchers.get(r.canary)
+	found := make([]bool, len(r.canary))
+	m.forms.find(b, found)
+	m.stripped.find(stripWire(b), found)
+	if !all(found) && bytes.IndexByte(b, '"') >= 0 {
+		strs, text := jsonStrings(b)
+		m.forms.find(strs, found)
+		m.forms.find(text, found)
+		m.stripped.find(stripWire(text), found)
+	}
 	var out []Canary
-	var stripped []byte
-	for _, c := range r.canary {
-		found := false
-		for _, f := range c.forms {
-			if bytes.Contains(b, []byte(f)) {
-				found = true
-				break
-			}
-		}
-		if !found && len(c.stripped) >= 16 {
-			if stripped == nil {
-				stripped = stripWire(b)
-			}
-			found = bytes.Contains(stripped, []byte(c.stripped))
-		}
-		if found {
+	for i, c := range r.canary {
+		if found[i] {
 			out = append(out, c.Canary)
 		}
 	}
 	return out
+}
+
+func all(found []bool) bool {
+	for _, f := range found {
+		if !f {
+			return false
+		}
+	}
+	return true
+}
+
+// matcherOnce builds a run's matchers once; Leaks runs on every server's
+// reader goroutine at once.
+type matcherOnce struct {
+	once sync.Once
+	m    struct{ forms, stripped *needles }
+}
+
+func (o *matcherOnce) get(cs []canaryEntry) *struct{ forms, stripped *needles } {
+	o.once.Do(func() {
+		o.m.forms, o.m.stripped = &needles{}, &needles{}
+		for i, c := range cs {
+			for _, f := range c.forms {
+				o.m.forms.add(f, i)
+			}
+			if len(c.stripped) >= 16 {
+				o.m.stripped.add(c.stripped, i)
+			}
+		}
+	})
+	return &o.m
+}
+
+// needles finds many strings of at least 8 bytes in one pass: each
+// position's next 8 bytes are hashed into a bitmap of the needles' first
+// 8 (one multiply, one shift, one bit test a byte), and only a hit is
+// looked up and compared. Every form of every canary costs the same one
+// pass, not a pass each.
+type needles struct {
+	bits  [1 << 16 / 64]uint64
+	heads map[uint64][]needle
+}
+
+type needle struct {
+	s      string
+	canary int
+}
+
+func needleHash(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> 48 }
+
+func (n *needles) add(s string, canary int) {
+	if len(s) < 8 {
+		return // forms are 16 bytes or more; nothing shorter is a canary
+	}
+	if n.heads == nil {
+		n.heads = map[uint64][]needle{}
+	}
+	k := binary.LittleEndian.Uint64([]byte(s[:8]))
+	h := needleHash(k)
+	n.bits[h/64] |= 1 << (h % 64)
+	n.heads[k] = append(n.heads[k], needle{s, canary})
+}
+
+// find sets found[i] for every canary i one of whose needles is in b.
+func (n *needles) find(b []byte, found []bool) {
+	if n.heads == nil {
+		return
+	}
+	for i := 0; i+8 <= len(b); i++ {
+		k := binary.LittleEndian.Uint64(b[i:])
+		h := needleHash(k)
+		if n.bits[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		for _, x := range n.heads[k] {
+			if !found[x.canary] && len(b)-i >= len(x.s) && string(b[i:i+len(x.s)]) == x.s {
+				found[x.canary] = true
+			}
+		}
+	}
+}
+
+// jsonStrings reads b as JSON text, leniently (it is the server's, and may
+// be cut or not JSON at all), and returns every string in it decoded,
+// each followed by a NUL, and the strings of "text" members (content
+// blocks, a prompt's messages, a resource's text contents) joined with
+// nothing between them. One pass, no allocation beyond the two results.
+func jsonStrings(b []byte) (all, text []byte) {
+	all = make([]byte, 0, len(b)/2)
+	var lastKey []byte
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		start := len(all)
+		i++
+		for ; i < len(b) && b[i] != '"'; i++ {
+			c := b[i]
+			if c != '\\' || i+1 >= len(b) {
+				all = append(all, c)
+				continue
+			}
+			i++
+			switch b[i] {
+			case 'n':
+				all = append(all, '\n')
+			case 't':
+				all = append(all, '\t')
+			case 'r':
+				all = append(all, '\r')
+			case 'b', 'f':
+				all = append(all, ' ')
+			case 'u':
+				if i+4 < len(b) {
+					if v, err := strconv.ParseUint(string(b[i+1:i+5]), 16, 32); err == nil {
+						i += 4
+						if utf16.IsSurrogate(rune(v)) && i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+							if w, err := strconv.ParseUint(string(b[i+3:i+7]), 16, 32); err == nil {
+								if r := utf16.DecodeRune(rune(v), rune(w)); r != utf8.RuneError {
+									all = utf8.AppendRune(all, r)
+									i += 6
+									continue
+								}
+							}
+						}
+						all = utf8.AppendRune(all, rune(v))
+						continue
+					}
+				}
+				all = append(all, 'u')
+			default:
+				all = append(all, b[i])
+			}
+		}
+		s := all[start:]
+		// A string followed by a colon is a member's name.
+		j := i + 1
+		for j < len(b) && (b[j] == ' ' || b[j] == '\n' || b[j] == '\r' || b[j] == '\t') {
+			j++
+		}
+		if j < len(b) && b[j] == ':' {
+			lastKey = append(lastKey[:0], s...)
+		} else {
+			if string(lastKey) == "text" {
+				text = append(text, s...)
+			}
+			lastKey = lastKey[:0]
+		}
+		all = append(all, 0)
+	}
+	return all, text
 }
 
 // Redact replaces every canary token in s, verbatim or encoded as Leaks

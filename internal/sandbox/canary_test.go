@@ -5,6 +5,8 @@ package sandbox
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,6 +72,15 @@ func TestLeaks(t *testing.T) {
 		"dashed":         tok[:4] + "-" + tok[4:8] + "-" + tok[8:],
 		"netrc base64":   base64.StdEncoding.EncodeToString(file),
 		"netrc embedded": "cat ~/.netrc:\n" + string(file),
+		// Split over two content blocks of one answer, over two
+		// messages of a prompt, over two text members of
+		// structuredContent.
+		"split blocks":   `{"content":[{"type":"text","text":"x ` + tok[:15] + `"},{"type":"text","text":"` + tok[15:] + ` y"}]}`,
+		"split messages": `{"messages":[{"role":"user","content":{"type":"text","text":"` + tok[:9] + `"}},{"role":"user","content":{"type":"text","text":"` + tok[9:] + `"}}]}`,
+		"structured":     `{"content":[],"structuredContent":{"notes":[{"id":1,"text":"` + tok[:20] + `"},{"id":2,"text":"` + tok[20:] + `"}]}}`,
+		"structured b64": `{"content":[],"structuredContent":{"blob":"` + base64.RawURLEncoding.EncodeToString([]byte("abc"+tok)) + `"}}`,
+		// Every character \u-escaped: one string decoded.
+		"unicode escaped": `{"text":"` + uEscape(tok) + `"}`,
 	}
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -105,6 +116,58 @@ func TestLeaks(t *testing.T) {
 	}
 	if strings.Contains(red, hex.EncodeToString([]byte(tok))) || !strings.Contains(red, "[canary:env:GITHUB_TOKEN]") {
 		t.Errorf("Redact: %s", red)
+	}
+}
+
+// TestLeaksSplitKey: the planted private key split over two content
+// blocks at every place within its token line is still the canary.
+func TestLeaksSplitKey(t *testing.T) {
+	r := newRun(t, Basic, Options{})
+	key, err := os.ReadFile(filepath.Join(r.Dir(), "home", homeUser(), ".ssh", "id_rsa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := canaryFor(t, r, "~/.ssh/id_rsa")
+	at := strings.Index(string(key), tok)
+	for cut := at; cut <= at+len(tok); cut += 7 {
+		a, _ := json.Marshal(string(key[:cut]))
+		b, _ := json.Marshal(string(key[cut:]))
+		answer := `{"content":[{"type":"text","text":` + string(a) + `},{"type":"text","text":` + string(b) + `}],"isError":false}`
+		if got := r.Leaks([]byte(answer)); len(got) != 1 || got[0].Where != "~/.ssh/id_rsa" {
+			t.Errorf("split at %d: Leaks = %v", cut-at, got)
+		}
+	}
+}
+
+func uEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		fmt.Fprintf(&b, "\\u%04x", c)
+	}
+	return b.String()
+}
+
+// BenchmarkLeaks: the matcher on a 64 KiB answer that holds no canary,
+// the common case and the worst (every form of every canary is looked
+// for, in the bytes and in the JSON's strings).
+func BenchmarkLeaks(b *testing.B) {
+	r := newRun(b, Basic, Options{})
+	var page strings.Builder
+	page.WriteString(`{"tools":[`)
+	for i := 0; page.Len() < 64<<10; i++ {
+		if i > 0 {
+			page.WriteString(",")
+		}
+		fmt.Fprintf(&page, `{"name":"tool_%d","description":"Reads the record %d and returns it as JSON; see https://docs.invalid/tools/%d. Token-free \u00e9 text.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}`, i, i, i)
+	}
+	page.WriteString(`]}`)
+	payload := []byte(page.String())
+	b.SetBytes(int64(len(payload)))
+	b.ResetTimer()
+	for b.Loop() {
+		if got := r.Leaks(payload); len(got) != 0 {
+			b.Fatalf("false positive: %v", got)
+		}
 	}
 }
 

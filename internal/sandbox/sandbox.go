@@ -138,6 +138,7 @@ type Run struct {
 	baseRO   []string // Strict: read-only paths that do not depend on the command
 	cacheRW  bool     // Strict: caches are read-write (Options.CacheDir set)
 	canary   []canaryEntry
+	matchers matcherOnce       // built from canary on first use
 	envCan   map[string]string // env var -> canary token
 	realHome string
 	// endpoints are the loopback listeners planted credentials point
