@@ -1,25 +1,45 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"net/url"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/synth"
 )
 
-// The sandbox's bait is the checker's business. A planted secret that comes
-// back in the answer to a read the checker itself asked for (a warm-up
-// tools/call of a tool that reads or lists, a prompts/get, a resources/read)
-// says what the tool does with what it is given: server-everything's
-// get-env prints its environment, a file tool lists the fake HOME. That is
-// canary-returned, a note. The same secret anywhere else (a definition, the
-// instructions, a notification or request of the server's own, stdout or
-// stderr, the answer of a tool that has no business returning it) is
-// canary-leak, an error: the server read credentials nothing asked for.
+// The sandbox's bait is the checker's business, but a planted secret comes
+// back "asked for" only when the request pointed at it. canary-returned, a
+// note, is a canary in the answer to a tools/call, prompts/get or
+// resources/read whose own arguments named the canary: a string (at any
+// depth) that is its file, a directory holding it from the sandbox's run
+// directory down (the fake HOME, ~), a file:// URI of either, or a glob
+// that matches one; or, for an environment canary, a call of a tool whose
+// description as listed says it returns environment variables
+// (server-everything's get-env), or an argument that names the variable.
+// Arguments count only where the checker chose them: a call the policy
+// file names (the user wrote them), the probe's own prompt arguments, the
+// uri of a resource read. The warm-up planner's arguments never point at a
+// canary of their own (its paths lie in the sandbox's tmp directory, which
+// holds none): one that does came from the tool's schema (an example, an
+// enum, a default), that is from the server, and does not count.
+//
+// The same secret anywhere else (a definition, the instructions, a
+// notification or request of the server's own, stdout or stderr, the
+// answer of a call that did not point at it, whatever the tool is called)
+// is canary-leak, an error: the server read credentials nothing asked for.
+// A tool's name is no test: a read_note that answers with ~/.ssh/id_rsa
+// was asked for a note.
 
 // leakLog collects the canaries seen in a server's output while it is
 // probed (the probe's tap runs on its reader goroutine); findings turns
@@ -34,41 +54,284 @@ type leakEvent struct {
 	phase   string
 	method  string // the method answered or sent, "stderr", "stdout"
 	subject string // for an answer: the tool, prompt or uri asked for
-	foreign bool   // the canary was planted for another server
+	asked   bool   // the request pointed at this canary (see above)
 }
 
-func (l *leakLog) add(cs []sandbox.Canary, phase, method, subject string) {
-	l.addEvents(cs, phase, method, subject, false)
-}
-
-// addForeign records canaries planted for other servers (sandboxes.foreign).
-func (l *leakLog) addForeign(cs []sandbox.Canary, phase, method, subject string) {
-	l.addEvents(cs, phase, method, subject, true)
-}
-
-func (l *leakLog) addEvents(cs []sandbox.Canary, phase, method, subject string, foreign bool) {
+// add records canaries seen in one payload; asked, when not nil, says
+// which of them the request pointed at.
+func (l *leakLog) add(cs []sandbox.Canary, phase, method, subject string, asked func(sandbox.Canary) bool) {
 	if len(cs) == 0 {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, c := range cs {
-		l.events = append(l.events, leakEvent{where: c.Where, phase: phase, method: method, subject: subject, foreign: foreign})
+		l.events = append(l.events, leakEvent{where: c.Where, phase: phase, method: method, subject: subject, asked: asked != nil && asked(c)})
 	}
 }
 
-// asked reports whether e is the answer to a read the checker asked for.
-func (e leakEvent) asked() bool {
-	if e.foreign {
-		return false // another server's secret: nothing asked for it
+// addForeign records canaries planted for other servers (sandboxes.foreign):
+// nothing this server was asked points at another's secrets.
+func (l *leakLog) addForeign(cs []sandbox.Canary, phase, method, subject string) {
+	l.add(cs, phase, method, subject, nil)
+}
+
+// bait judges whether a request pointed at a canary of one server's
+// sandbox: see the comment at the top of this file.
+type bait struct {
+	sb    *sandbox.Run
+	cwd   string       // the server's working directory
+	named []probe.Call // the calls the policy file names
+
+	mu    sync.Mutex
+	descs map[string]string // tool name: its description as last listed
+}
+
+func newBait(sb *sandbox.Run, cwd string, named []probe.Call) *bait {
+	if cwd == "" {
+		cwd = sb.WorkDir()
 	}
-	switch e.method {
-	case "prompts/get", "resources/read":
-		return true
+	return &bait{sb: sb, cwd: cwd, named: named, descs: map[string]string{}}
+}
+
+// listed remembers the descriptions of a tools/list answer.
+func (b *bait) listed(payload []byte) {
+	var page struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(payload, &page) != nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, t := range page.Tools {
+		b.descs[t.Name] = t.Description
+	}
+}
+
+// asked returns the judge of one answer: which canaries the request it
+// answers pointed at. nil when it answers no read of the checker's.
+func (b *bait) asked(method, subject string, request json.RawMessage) func(sandbox.Canary) bool {
+	var params struct {
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	_ = json.Unmarshal(request, &params)
+	var args []string
+	envTool := false
+	switch method {
 	case "tools/call":
-		return readsOrLists(e.subject)
+		if b.isNamed(subject, params.Arguments) {
+			args = stringsIn(params.Arguments)
+		}
+		b.mu.Lock()
+		envTool = returnsEnv(b.descs[subject])
+		b.mu.Unlock()
+	case "prompts/get":
+		args = stringsIn(params.Arguments)
+	case "resources/read":
+		args = []string{subject}
+	default:
+		return nil
+	}
+	return func(c sandbox.Canary) bool {
+		if name, ok := strings.CutPrefix(c.Where, "env:"); ok {
+			if envTool {
+				return true
+			}
+			for _, a := range args {
+				if a = strings.TrimSpace(a); a == name || a == "$"+name || a == "${"+name+"}" {
+					return true
+				}
+			}
+			return false
+		}
+		file := b.sb.CanaryPath(c.Where)
+		if file == "" {
+			return false
+		}
+		for _, a := range args {
+			if b.pointsAt(a, file) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// isNamed reports whether a tools/call is one the policy file names, with
+// the same arguments.
+func (b *bait) isNamed(tool string, args json.RawMessage) bool {
+	for _, c := range b.named {
+		if c.Tool != tool {
+			continue
+		}
+		want := c.Arguments
+		if len(want) == 0 {
+			want = json.RawMessage("{}")
+		}
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		var x, y any
+		if json.Unmarshal(want, &x) == nil && json.Unmarshal(args, &y) == nil && reflect.DeepEqual(x, y) {
+			return true
+		}
 	}
 	return false
+}
+
+// maxArgStrings bounds the strings read out of one request's arguments.
+const maxArgStrings = 256
+
+// stringsIn is every string in a JSON value, keys aside, to a bounded
+// depth and count.
+func stringsIn(raw json.RawMessage) []string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if depth > 32 || len(out) >= maxArgStrings {
+			return
+		}
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, x := range v {
+				walk(x, depth+1)
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				walk(v[k], depth+1)
+			}
+		}
+	}
+	walk(v, 0)
+	return out
+}
+
+// pointsAt reports whether arg, a path, a file:// URI or a glob as a
+// server would read it (~ and $HOME its HOME, relative to its working
+// directory), names file or a directory holding it at or below the
+// sandbox's run directory. A directory higher up ("/", /tmp) is not
+// pointing: it holds the user's world, not the bait.
+func (b *bait) pointsAt(arg, file string) bool {
+	p := strings.TrimSpace(arg)
+	if len(p) == 0 || len(p) > 4096 {
+		return false
+	}
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		u, err := url.Parse("file://" + rest)
+		if err != nil {
+			return false
+		}
+		p = u.Path
+	}
+	home := b.sb.Home()
+	switch {
+	case p == "~" || p == "$HOME" || p == "${HOME}":
+		p = home
+	case strings.HasPrefix(p, "~/"):
+		p = home + p[1:]
+	case strings.HasPrefix(p, "$HOME/"):
+		p = home + p[5:]
+	case strings.HasPrefix(p, "${HOME}/"):
+		p = home + p[7:]
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(b.cwd, p)
+	}
+	// The file and the directories that hold it, up to the run dir.
+	run := b.sb.Dir()
+	targets := []string{file}
+	for d := filepath.Dir(file); within(d, run); d = filepath.Dir(d) {
+		targets = append(targets, d)
+		if d == run {
+			break
+		}
+	}
+	if strings.ContainsAny(p, "*?[") {
+		re, err := globRegexp(p)
+		if err != nil {
+			return false
+		}
+		for _, t := range targets {
+			if re.MatchString(t) {
+				return true
+			}
+		}
+		return false
+	}
+	p = filepath.Clean(p)
+	return slices.Contains(targets, p)
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// globRegexp reads a glob as shells and glob libraries do: ** any path,
+// * and ? within one name, [...] a class.
+func globRegexp(glob string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
+		switch c {
+		case '*':
+			if i+1 < len(glob) && glob[i+1] == '*' {
+				i++
+				if i+1 < len(glob) && glob[i+1] == '/' {
+					i++
+					b.WriteString("(?:.*/)?") // **/ also matches no directory
+				} else {
+					b.WriteString(".*")
+				}
+			} else {
+				b.WriteString("[^/]*")
+			}
+		case '?':
+			b.WriteString("[^/]")
+		case '[':
+			j := strings.IndexByte(glob[i+1:], ']')
+			if j < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			class := glob[i+1 : i+1+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += j + 1
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
+}
+
+// envVerbs before "environment variables" (a few words apart at most) say
+// a tool returns them: "Returns all environment variables", "Print the
+// env vars". A tool that merely needs one ("requires the API_KEY
+// environment variable") does not say so.
+var envVerbs = regexp.MustCompile(`(?i)\b(?:return|returns|returning|print|prints|list|lists|show|shows|dump|dumps|get|gets|output|outputs|display|displays|expose|exposes|read|reads|echo|echoes)(?:\s+[\w'-]+){0,3}?\s+(?:environment|env)(?:\s+|-)?(?:variables?|vars?)?\b`)
+
+// returnsEnv reports whether a tool's description says it returns
+// environment variables.
+func returnsEnv(desc string) bool {
+	if len(desc) > 64<<10 {
+		desc = desc[:64<<10]
+	}
+	return envVerbs.MatchString(desc)
 }
 
 // findings is one canary-leak error per canary seen unasked (at the first
@@ -84,7 +347,7 @@ func (l *leakLog) findings(server string) []finding.Finding {
 	firstPhase := map[read]string{}
 	var order []read
 	for _, e := range l.events {
-		if !e.asked() {
+		if !e.asked {
 			if !leaked[e.where] {
 				leaked[e.where] = true
 				out = append(out, leakFinding(server, e.where, e.phase, methodOf(e), "the server sent back the canary secret planted as %s (in %s)"))
@@ -134,15 +397,6 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-// readsOrLists reports whether a tool's name reads as a read or a listing,
-// by the rule warm-up calls are chosen by (synth.ClassifyName). The name is the test, not the
-// readOnlyHint annotation: read-only says a tool changes nothing, not that
-// it returns what it reads (a read-only "summarize" has no business
-// returning ~/.ssh/id_rsa).
-func readsOrLists(tool string) bool {
-	return synth.ClassifyName(tool) == synth.Read
 }
 
 // sandboxes are the sandboxes of one run's servers, so that each server's

@@ -261,10 +261,13 @@ func TestRealServersSandboxLevels(t *testing.T) {
 
 // TestRealServersNoCheckerNoise: what the checker's own bait provokes in
 // real servers is never a warning or an error. server-everything's get-env
-// prints the planted canary variables (canary-returned, a note);
-// server-filesystem's directory_tree and list_directory with a path of ""
-// (what the synthesizer chose) list the sandbox's fake HOME with its
-// planted files (not sensitive-path: that is for definitions).
+// prints the planted canary variables, and says it returns environment
+// variables (canary-returned, a note); server-filesystem's read_text_file
+// at the path the policy's call chose, ~/.ssh/id_rsa, returns the planted
+// key (canary-returned: the call pointed at it); its directory_tree and
+// list_directory with a path of "" (what the synthesizer chose) list the
+// sandbox's fake HOME with its planted files, names and no secret (not
+// sensitive-path: that is for definitions).
 func TestRealServersNoCheckerNoise(t *testing.T) {
 	if testproc.Parallel(t) {
 		return
@@ -284,13 +287,15 @@ func TestRealServersNoCheckerNoise(t *testing.T) {
 		{Tool: "directory_tree", Arguments: json.RawMessage(`{"path":""}`)},
 		{Tool: "list_directory", Arguments: json.RawMessage(`{"path":".."}`)},
 		{Tool: "directory_tree", Arguments: json.RawMessage(`{"path":".."}`)},
+		{Tool: "read_text_file", Arguments: json.RawMessage(`{"path":"~/.ssh/id_rsa"}`)},
 	}
+	opts.Probe.WarmupCalls = 7
 	r := Check(context.Background(), opts)
-	returned := false
+	returned := map[string]bool{}
 	for _, s := range r.Servers {
 		for _, f := range s.Findings {
 			if f.Rule == finding.CanaryReturned {
-				returned = true
+				returned[s.Name+"/"+f.Subject] = true
 				continue
 			}
 			if f.Severity >= finding.Warning && (f.Rule == finding.CanaryLeak || f.Rule == finding.SensitivePath || f.Rule == finding.HiddenCharacters) {
@@ -298,8 +303,10 @@ func TestRealServersNoCheckerNoise(t *testing.T) {
 			}
 		}
 	}
-	if !returned {
-		t.Errorf("get-env was called but no canary-returned note:\n%s", dumpFindings(r))
+	for _, want := range []string{"everything/get-env", "fs/read_text_file"} {
+		if !returned[want] {
+			t.Errorf("%s was called but no canary-returned note:\n%s", want, dumpFindings(r))
+		}
 	}
 	if r.Summary.ExitCode != report.ExitOK {
 		t.Errorf("check exit %d:\n%s", r.Summary.ExitCode, dumpFindings(r))

@@ -2,6 +2,7 @@ package check
 
 import (
 	"crypto/x509"
+	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func newRemoteTarget(s config.Server, opts *Options, popts *probe.Options, run *
 	if root, err := filepath.Abs(projectRoot(configFile(s, opts))); err == nil && s.File != "" {
 		popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
 	}
-	popts.Tap = func(phase, method, _ string, payload []byte) {
+	popts.Tap = func(phase, method, _ string, _ json.RawMessage, payload []byte) {
 		if method == "tools/call" {
 			// A call's result is not pinned; a tool that tells the user
 			// who they are logged in as is not leaking into the lock.

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -30,7 +31,7 @@ type stdioTarget struct {
 	cwd     string
 	env     map[string]string
 	leaks   *leakLog
-	tap     func(phase, method, subject string, payload []byte)
+	tap     func(phase, method, subject string, request json.RawMessage, payload []byte)
 	red     *redact.Redactor
 }
 
@@ -89,8 +90,14 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 	}
 	popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
 	opts.sandboxes.add(s.Name, sb)
-	t.tap = func(phase, method, subject string, payload []byte) {
-		t.leaks.add(sb.Leaks(payload), phase, method, subject)
+	judge := newBait(sb, cwd, popts.Calls)
+	t.tap = func(phase, method, subject string, request json.RawMessage, payload []byte) {
+		if method == "tools/list" {
+			judge.listed(payload)
+		}
+		if found := sb.Leaks(payload); len(found) > 0 {
+			t.leaks.add(found, phase, method, subject, judge.asked(method, subject, request))
+		}
 		t.leaks.addForeign(opts.sandboxes.foreign(s.Name, payload), phase, method, subject)
 	}
 	popts.Tap = t.tap
@@ -192,7 +199,7 @@ func (t *stdioTarget) finish(run *serverRun) {
 		f.Message = fmt.Sprintf("the server connected %d time(s) to %s, the endpoint the credentials planted in %s name: it tried credentials it had no reason to read", u.Connections, u.Address, u.Where)
 		run.findings = append(run.findings, f)
 	}
-	t.tap(run.res.Phase, "stderr", "", []byte(run.res.Stderr))
+	t.tap(run.res.Phase, "stderr", "", nil, []byte(run.res.Stderr))
 	run.findings = append(run.findings, t.leaks.findings(t.s.Name)...)
 }
 

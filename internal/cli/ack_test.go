@@ -85,12 +85,13 @@ func TestEveryFindingCanBeAcknowledged(t *testing.T) {
 			pinFirst: []string{},
 			raise:    "check",
 		},
-		// A read-only tool whose name does not read as a read returns a
-		// planted key: nothing asked for it (canary-leak). The same
-		// answer from read_key is the bait answering (canary-returned, a
-		// note, raised with --fail-on note).
+		// A read-only tool returns a planted key no argument pointed at:
+		// nothing asked for it (canary-leak). A tool that says it
+		// returns environment variables returning the canary variables
+		// is the bait answering (canary-returned, a note, raised with
+		// --fail-on note).
 		finding.CanaryLeak:           {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "read-key", "FAKE_TOOL_NAME": "summarize"}}}, flags: []string{"--warmup-calls", "1"}, raise: "pin"},
-		finding.CanaryReturned:       {servers: map[string]ackServer{"s": scenario("read-key")}, flags: []string{"--warmup-calls", "1"}, failOn: "note", raise: "pin"},
+		finding.CanaryReturned:       {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "canary-bait", "FAKE_VARIANT": "env"}}}, flags: []string{"--warmup-calls", "1"}, failOn: "note", raise: "pin"},
 		finding.CanaryUsed:           {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "custom", "FAKE_DIAL_KUBE": "1", "FAKE_TOOLS": tools(def("t", "A tool."))}}}, raise: "pin"},
 		finding.AmbiguousJSON:        {servers: map[string]ackServer{"s": scenario("lone-surrogate")}, raise: "pin"},
 		finding.UnpinnedPackage:      {servers: map[string]ackServer{"s": {env: map[string]string{"FAKE_SCENARIO": "honest"}, command: "npx", args: []string{"-y", "@acme/notes-mcp"}}}, raise: "pin"},

@@ -283,7 +283,7 @@ func (s *server) fail(id json.RawMessage, code int, msg string) {
 }
 
 func (s *server) request(id json.RawMessage, method string, params json.RawMessage) {
-	if s.answersRequest(id, method, params) || s.guardRequest(id, method, params) || s.hostile(id, method, params) {
+	if s.answersRequest(id, method, params) || s.guardRequest(id, method, params) || s.hostile(id, method, params) || s.canaryBait(id, method, params) {
 		return
 	}
 	if s.scenario == "silent-lists" && method != "initialize" && method != "ping" && !strings.HasPrefix(method, "tools/") {

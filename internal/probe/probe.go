@@ -180,8 +180,10 @@ type Options struct {
 	// Tap sees every payload the server sends, with the current phase, the
 	// method it answers or notifies, and for an answer to our tools/call,
 	// prompts/get or resources/read the tool, prompt or uri it named
-	// (canary detection tells a read the probe asked for from the rest).
-	Tap func(phase, method, subject string, payload []byte)
+	// (canary detection tells a read the probe asked for from the rest),
+	// and for an answer the params of the request it answers (nil
+	// otherwise): what exactly was asked for.
+	Tap func(phase, method, subject string, request json.RawMessage, payload []byte)
 	// Observed, when set, is given each observation as soon as it is
 	// recorded, in order, from the probe's goroutine (the engine
 	// canonicalizes and inspects it while the probe goes on).
@@ -281,7 +283,7 @@ func Run(ctx context.Context, target Target, opts Options) *Result {
 	defer reaps.Wait()
 	drops := &dropLog{}
 	if opts.Tap != nil {
-		drops.tap = func(phase string, line []byte) { opts.Tap(phase, "stdout", "", line) }
+		drops.tap = func(phase string, line []byte) { opts.Tap(phase, "stdout", "", nil, line) }
 	}
 	defer func() {
 		drops.close()

@@ -33,7 +33,9 @@ type session struct {
 	// An answer is tapped after its caller has it (a tap scans the whole
 	// payload for canaries: milliseconds for a large tools/list that the
 	// probe need not wait for); run returns only after its last tap.
-	tap   func(phase, method, subject string, payload []byte)
+	// request is the params of our request an answer answers (nil for
+	// anything else): what the checker asked for.
+	tap   func(phase, method, subject string, request json.RawMessage, payload []byte)
 	phase func() string
 
 	mu      sync.Mutex
@@ -52,6 +54,7 @@ func newSession(conn mcp.Connection) *session {
 type pendingCall struct {
 	method  string
 	subject string // the tool, prompt or uri the request named (callSubject)
+	params  json.RawMessage
 	ch      chan *jsonrpc.Response
 }
 
@@ -99,15 +102,15 @@ func (s *session) run(ctx context.Context) {
 			}
 			if s.tap != nil {
 				if m.Result != nil {
-					s.tap(phase, pc.method, pc.subject, m.Result)
+					s.tap(phase, pc.method, pc.subject, pc.params, m.Result)
 				}
 				if m.Error != nil {
-					s.tap(phase, pc.method, pc.subject, []byte(m.Error.Error()))
+					s.tap(phase, pc.method, pc.subject, pc.params, []byte(m.Error.Error()))
 				}
 			}
 		case *jsonrpc.Request:
 			if s.tap != nil && m.Params != nil {
-				s.tap(s.phaseNow(), m.Method, "", m.Params)
+				s.tap(s.phaseNow(), m.Method, "", nil, m.Params)
 			}
 			if !m.IsCall() {
 				s.mu.Lock()
@@ -206,7 +209,7 @@ func (s *session) call(ctx context.Context, method string, params map[string]any
 	s.nextID++
 	id, _ := jsonrpc.MakeID(float64(s.nextID))
 	ch := make(chan *jsonrpc.Response, 1)
-	s.pending[id] = pendingCall{method: method, subject: callSubject(method, params), ch: ch}
+	s.pending[id] = pendingCall{method: method, subject: callSubject(method, params), params: raw, ch: ch}
 	s.mu.Unlock()
 
 	req := &jsonrpc.Request{ID: id, Method: method, Params: raw}

@@ -30,7 +30,7 @@ func TestSessionAnswersBeforeTap(t *testing.T) {
 	s := newSession(client)
 	release := make(chan struct{})
 	var tapped atomic.Value
-	s.tap = func(phase, method, _ string, _ []byte) {
+	s.tap = func(phase, method, _ string, _ json.RawMessage, _ []byte) {
 		<-release
 		tapped.Store(phase + " " + method)
 	}

@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"sync"
@@ -99,7 +100,7 @@ func TestStdoutNoiseNoted(t *testing.T) {
 	launch, _ := fake(t, "stdout-noise")
 	var mu sync.Mutex
 	var stdout []string
-	res := Run(context.Background(), launch, Options{WarmupCalls: 1, Calls: []Call{{Tool: "summarize"}}, Tap: func(phase, method, _ string, b []byte) {
+	res := Run(context.Background(), launch, Options{WarmupCalls: 1, Calls: []Call{{Tool: "summarize"}}, Tap: func(phase, method, _ string, _ json.RawMessage, b []byte) {
 		if method == "stdout" {
 			mu.Lock()
 			stdout = append(stdout, phase)
