@@ -27,7 +27,8 @@ var (
 
 // WriteAnnotations writes one workflow command per finding (::error,
 // ::warning or ::notice), pointing at the finding's file and line, or the
-// lock at line 1, so the runner shows it on the pull request's diff.
+// lock at line 1, so the runner shows it on the pull request's diff; one
+// for the same finding on several subjects of a server (groupSame).
 // Acknowledged findings are left out: they never fail the run, and an
 // annotation on every run for an accepted finding teaches reviewers to
 // ignore annotations.
@@ -51,10 +52,17 @@ func WriteAnnotations(w io.Writer, r *Report, opts Options) (err error) {
 		}
 	}()
 	gh := githubactions.New(githubactions.WithWriter(w))
+	var fs []finding.Finding
 	for _, f := range r.Findings() {
-		if f.Acknowledged {
-			continue
+		if !f.Acknowledged {
+			fs = append(fs, f)
 		}
+	}
+	// The same finding on many subjects of one server is one annotation,
+	// at the first one's line, naming them all: the runner shows only the
+	// first ten of each level per step.
+	fs, same := groupSame(fs)
+	for _, f := range fs {
 		file, line := f.File, f.Line
 		if file == "" {
 			file, line = opts.LockPath, 1
@@ -67,7 +75,7 @@ func WriteAnnotations(w io.Writer, r *Report, opts Options) (err error) {
 			"line":  strconv.Itoa(line),
 			"title": "mcp-lockcheck " + escape(string(f.Rule)),
 		})
-		msg := sarifMessage(f)
+		msg := messageAbout(f, same.subjectText(f))
 		switch {
 		case f.Severity >= finding.Error:
 			a.Errorf("%s", msg)

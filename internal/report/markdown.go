@@ -131,7 +131,7 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 			return
 		}
 		for _, f := range fs {
-			if !d.add(mdFinding(f, st, f.Server != "")) {
+			if !d.add(mdFinding(f, st, f.Server != "", nil)) {
 				d.omitted++
 			}
 		}
@@ -196,7 +196,7 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 				break
 			}
 			opened = true
-			if !d.add(mdFinding(f, st, false)) {
+			if !d.add(mdFinding(f, st, false, s.same)) {
 				d.omitted++
 			}
 		}
@@ -232,6 +232,7 @@ const serversHead = "### Servers\n\n| Server | Status | Findings | Sandbox |\n| 
 type mdSection struct {
 	open, list string
 	fs         []finding.Finding
+	same       sameGroups // the subjects each of fs stands for
 }
 
 // Folding the findings shown in full; the summary is our text only.
@@ -259,16 +260,18 @@ func planSections(r *Report, st mdStyle) []mdSection {
 			sec.open += "Held: " + codeSpan(escape(reason)) + "\n\n"
 		}
 		var list strings.Builder
-		entries := groupEntries(fs)
+		fs, same := groupSame(fs)
+		entries := groupEntries(fs, same)
 		if len(entries) > 0 {
 			fmt.Fprintf(&list, "Changed and flagged (%s):\n\n", plural(len(entries), "entry", "entries"))
 			for _, e := range entries {
-				list.WriteString(mdCompact(e) + "\n")
+				list.WriteString(mdCompact(e, same) + "\n")
 			}
 			list.WriteString("\n")
 		}
 		sec.list = list.String()
 		sec.fs = fullDiffFindings(entries)
+		sec.same = same
 		out = append(out, sec)
 	}
 	return out
@@ -277,7 +280,7 @@ func planSections(r *Report, st mdStyle) []mdSection {
 // mdCompact is one line for one entry: mark, subject, rules and the
 // changed fields (+added ~changed -removed), every piece of server text in
 // a code span.
-func mdCompact(e entry) string {
+func mdCompact(e entry, same sameGroups) string {
 	f0 := e.fs[0]
 	top := f0
 	var rules, fields, inputs []string
@@ -310,21 +313,36 @@ func mdCompact(e entry) string {
 		}
 		fields = append(fields, mark+f.Field)
 	}
-	subject := subjectText(f0)
-	if subject == "" {
-		subject = f0.Server
+	subject := codeSpan(escape(subjectText(f0)))
+	if subjectText(f0) == "" {
+		subject = codeSpan(escape(f0.Server))
 	}
-	line := "- " + strings.SplitN(severityMark(top), " ", 2)[0] + " " + codeSpan(escape(subject)) + " · " + codeSpan(escape(strings.Join(rules, ", ")))
+	if g := same.of(f0); g != nil {
+		subject = mdSubjects(f0, same)
+	}
+	line := "- " + strings.SplitN(severityMark(top), " ", 2)[0] + " " + subject + " · " + codeSpan(escape(strings.Join(rules, ", ")))
 	if len(fields) > 0 {
 		line += " · " + codeSpan(escape(strings.Join(fields, " ")))
 	}
 	if len(inputs) > 0 {
 		line += " · new inputs " + codeSpan(escape(strings.Join(inputs, ", ")))
 	}
-	if len(fields) == 0 && len(inputs) == 0 && len(e.fs) == 1 {
+	// A group is said whole by its line: its message, once.
+	if len(fields) == 0 && len(inputs) == 0 && len(e.fs) == 1 || same.of(f0) != nil {
 		line += " · " + codeSpan(inert.Composed(truncate(f0.Message, 160)))
 	}
 	return line
+}
+
+// mdSubjects names the subjects of a group: "8 tools: `a`, `b`, ...",
+// each in its own code span.
+func mdSubjects(f finding.Finding, same sameGroups) string {
+	names := same.names(f)
+	spans := make([]string, len(names))
+	for i, n := range names {
+		spans[i] = codeSpan(escape(n))
+	}
+	return fmt.Sprintf("%d %ss: %s", len(names), escape(string(f.Kind)), strings.Join(spans, ", "))
 }
 
 // fullDiffFindings are the findings shown in full below the compact list:
@@ -430,10 +448,12 @@ func severityMark(f finding.Finding) string {
 // before/after. Self-contained means a cut after it leaves valid markdown.
 // withServer names the server, for findings listed outside their server's
 // section.
-func mdFinding(f finding.Finding, st mdStyle, withServer bool) string {
+func mdFinding(f finding.Finding, st mdStyle, withServer bool, same sameGroups) string {
 	var b strings.Builder
 	b.WriteString("**" + severityMark(f) + "** " + codeSpan(escape(string(f.Rule))))
-	if f.Subject != "" {
+	if same.of(f) != nil {
+		b.WriteString(" · " + mdSubjects(f, same))
+	} else if f.Subject != "" {
 		kind := string(f.Kind)
 		if f.Kind == "" || f.Kind == finding.KindServer {
 			kind = "subject"

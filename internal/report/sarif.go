@@ -164,10 +164,14 @@ func sarifResult(f finding.Finding, ruleIdx int, opts Options) *sarif.Result {
 // sarifMessage is the result's plain-text message: server, subject and field
 // before the finding's own message, since code scanning shows only the
 // message in its alert list.
-func sarifMessage(f finding.Finding) string {
+func sarifMessage(f finding.Finding) string { return messageAbout(f, subjectText(f)) }
+
+// messageAbout is sarifMessage with the subject named as given (a group's
+// subjects, for an annotation).
+func messageAbout(f finding.Finding, subject string) string {
 	var b strings.Builder
 	b.WriteString(escape(f.Server))
-	if s := subjectText(f); s != "" {
+	if s := subject; s != "" {
 		b.WriteString(": " + escape(s))
 	}
 	if f.Field != "" {

@@ -124,6 +124,7 @@ type textWriter struct {
 	w     *bufio.Writer
 	width int
 	color bool
+	same  sameGroups // the groups of the section being written
 }
 
 func (t *textWriter) nl()           { t.w.WriteString("\n") }
@@ -238,14 +239,18 @@ type entry struct {
 
 // groupEntries groups findings into entries in report order: every drift
 // finding of one kind+subject together (one entry per changed definition),
-// every other finding by rule+kind+subject.
-func groupEntries(fs []finding.Finding) []entry {
+// every other finding by rule+kind+subject, and a finding that stands for
+// the same finding on several subjects (same) as an entry of its own.
+func groupEntries(fs []finding.Finding, same sameGroups) []entry {
 	var out []entry
 	idx := map[string]int{}
 	for _, f := range fs {
 		key := "drift\x00" + string(f.Kind) + "\x00" + f.Subject
 		if !driftRules[f.Rule] || f.Kind == finding.KindServer || f.Kind == "" {
 			key = string(f.Rule) + "\x00" + string(f.Kind) + "\x00" + f.Subject
+		}
+		if same.of(f) != nil {
+			key = "same\x00" + identity(f)
 		}
 		if i, ok := idx[key]; ok {
 			out[i].fs = append(out[i].fs, f)
@@ -269,13 +274,17 @@ func (t *textWriter) entries(fs []finding.Finding, verbose bool) {
 		}
 		shown = append(shown, f)
 	}
-	entries := groupEntries(shown)
+	// The same finding on many subjects of one server is one entry
+	// naming them (groupSame), --verbose or not: it says nothing more
+	// per subject.
+	shown, t.same = groupSame(shown)
+	entries := groupEntries(shown, t.same)
 	// A rule that fires on many subjects the same way (a dozen files with
 	// unchecked servers) is one entry naming them all, not a dozen
 	// entries repeating one message; --verbose lists each with its own.
 	byRule := map[finding.RuleID][]int{}
 	for i, e := range entries {
-		if f := e.fs[0]; len(e.fs) == 1 && !driftRules[f.Rule] && f.Before == "" && f.After == "" && f.Detail == "" && decodeTags(f.Message) == "" {
+		if f := e.fs[0]; len(e.fs) == 1 && t.same.of(f) == nil && !driftRules[f.Rule] && f.Before == "" && f.After == "" && f.Detail == "" && decodeTags(f.Message) == "" {
 			byRule[f.Rule] = append(byRule[f.Rule], i)
 		}
 	}
@@ -347,7 +356,7 @@ func (t *textWriter) entry(e entry) {
 		acked = acked && f.Acknowledged
 	}
 	label := strings.Join(rules, ", ")
-	subject := subjectText(f0)
+	subject := t.same.subjectText(f0)
 	if subject == "" {
 		subject = f0.Server
 		if f0.Server == "" {
@@ -368,7 +377,7 @@ func (t *textWriter) entry(e entry) {
 		return
 	}
 	for _, f := range e.fs {
-		t.findingBody(f, len(e.fs) > 1)
+		t.findingBody(f, len(e.fs) > 1 || t.same.of(f) != nil)
 	}
 }
 
