@@ -104,3 +104,35 @@ func BenchmarkInspectAnswer(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAcross is the cross-server pass alone: the 1,000-tool manifest
+// as ten servers with distinct names ("distinct"), and the same manifest
+// where every server also exposes the same tool names as the others
+// ("colliding": each name shows up on ten servers), which is what a config
+// of several forges or filesystems looks like at scale.
+func BenchmarkAcross(b *testing.B) {
+	distinct := manifest1000(b)
+	colliding := make([]Subject, len(distinct))
+	for i, s := range distinct {
+		s.Server = fmt.Sprintf("server-%d", i%10)
+		s.Name = fmt.Sprintf("tool_%d", i/10)
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(s.Raw, &m); err != nil {
+			b.Fatal(err)
+		}
+		m["name"], _ = json.Marshal(s.Name)
+		s.Raw, _ = json.Marshal(m)
+		colliding[i] = s
+	}
+	for _, c := range []struct {
+		name     string
+		subjects []Subject
+	}{{"distinct", distinct}, {"colliding", colliding}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Across(c.subjects)
+			}
+		})
+	}
+}
