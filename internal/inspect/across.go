@@ -15,16 +15,34 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
-// Across checks a whole run across servers: tool-shadowing (a tool name two
-// servers both expose; text of one server that names a distinctive tool of
-// another) and confusable-name (a tool or prompt name whose confusable
-// skeleton equals another name's in any server, or that holds non-ASCII
-// letters or mixes scripts). Subjects may repeat across phases; each finding
-// is reported once, for the first subject that shows it.
+// Across checks a whole run across servers: tool-shadowing and
+// confusable-name. Subjects may repeat across phases; each finding is
+// reported once, for the first subject that shows it.
 //
-// A tool name two servers both expose is a warning: clients namespace tools
-// per server, so the model is told which server it calls. It is an error
-// only when the collision is new against the lock (see Pinned).
+//   - The same tool name on two servers is a note: a client that prefixes
+//     tool names with the server's (Claude Code's mcp__SERVER__TOOL) shows
+//     the model both, each under its server; a client that keys tools by
+//     the bare name keeps one of them and the model cannot tell which
+//     server it calls. It is an error only when the collision is new
+//     against the lock (see AcrossLock). Names that differ only in case or
+//     separators (send-email beside send_email) are a warning: two
+//     spellings of one name are chosen, not shared.
+//   - Text of one server that names another server's tool as an
+//     identifier (`list_projects`, list-projects, listProjects; not the
+//     words "list projects") is an error: the published shadowing attack
+//     ("when using send_email, always ..."). A name that is also one of
+//     the server's own method values (an enum, const, default or example
+//     of its own definitions) is the server talking about its own method:
+//     a warning.
+//   - Text that steers toward the server's own tool or away from another
+//     server's ("safer than the standard `read_file`", "do not use
+//     github's create_branch", "use this instead") is an error, in any
+//     field of any definition (steer.go).
+//   - A tool or prompt name whose confusable skeleton equals another
+//     name's in the same config (Cyrillic, Greek, fullwidth or
+//     mathematical letters, combining marks, invisible characters) is an
+//     error; a non-ASCII or mixed-script name with no such twin is a
+//     warning.
 func Across(subjects []Subject) []finding.Finding { return AcrossLock(subjects, nil) }
 
 // Pinned says what a lock approved: whether server has an entry in it, and
@@ -33,11 +51,12 @@ type Pinned func(server, tool string) (serverPinned, toolPinned bool)
 
 // AcrossLock is Across judged against a lock (pinned; nil: no lock). A
 // name collision between two servers the lock holds is new, and an error,
-// unless the lock already holds both colliding tools: approving a server
-// that starts to answer to another's tool name is a decision someone must
-// make on purpose (approve --ack), while a collision that was approved, or
-// that comes with a server the lock does not hold yet (reviewed as a
-// whole), stays a warning.
+// unless the lock already holds both colliding tools: a server that starts
+// to answer to another's tool name after approval is how a rug pull takes
+// over a tool, and approving it is a decision someone must make on purpose
+// (approve --ack). A collision that was approved, or that comes with a
+// server the lock does not hold yet (reviewed as a whole), stays a note
+// (the same name) or a warning (case or separators).
 func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 	var out []finding.Finding
 	seen := map[string]bool{}
@@ -58,8 +77,11 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 
 	// Tool names and the servers that expose them, in first-seen order.
 	owners := map[string][]string{}
-	var toolNames []string
+	var toolNames, servers []string
 	for _, s := range subjects {
+		if !slices.Contains(servers, s.Server) {
+			servers = append(servers, s.Server)
+		}
 		if s.Kind != finding.KindTool {
 			continue
 		}
@@ -70,17 +92,23 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 			owners[s.Name] = append(owners[s.Name], s.Server)
 		}
 	}
+	// colliding: servers with a tool that collides with another server's,
+	// by name, case and separators, or skeleton; the steering text of
+	// such a server has another copy to steer away from.
+	colliding := map[string]bool{}
 
-	// Same name, two servers: the client must pick one, and the model may
-	// call the wrong server's tool with the other's arguments.
+	// Same name, two servers: clients namespace tools per server, so this
+	// is a note unless it is new against the lock.
 	for _, s := range subjects {
 		if s.Kind != finding.KindTool || len(owners[s.Name]) < 2 {
 			continue
 		}
+		colliding[s.Server] = true
 		others := without(owners[s.Name], s.Server)
 		f := base(finding.ToolShadowing, s, "name")
-		f.Severity = finding.Warning
+		f.Severity = finding.Note
 		f.Message = fmt.Sprintf("Tool name %q is also exposed by server %s", inert.Text(s.Name), quoteList(others))
+		f.Detail = collisionDetail
 		for _, o := range others {
 			if newCollision(pinned, s.Server, s.Name, o, s.Name) {
 				f.Severity = finding.Error
@@ -92,7 +120,8 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 	}
 
 	// Names that differ only in case or separators (send-email next to
-	// another server's send_email) collide for the model just the same.
+	// another server's send_email) collide for the model just the same,
+	// and nobody shares a spelling by accident: a warning.
 	byLoose := map[string][]Subject{}
 	for _, s := range subjects {
 		if s.Kind == finding.KindTool {
@@ -115,9 +144,11 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		if len(alike) == 0 {
 			continue
 		}
+		colliding[s.Server] = true
 		f := base(finding.ToolShadowing, s, "name")
 		f.Severity = finding.Warning
 		f.Message = fmt.Sprintf("Tool name %q differs only in case or separators from tool %s", inert.Text(s.Name), strings.Join(alike, ", "))
+		f.Detail = collisionDetail
 		if fresh {
 			f.Severity = finding.Error
 			f.Message += newCollisionNote
@@ -125,45 +156,8 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		emit(f)
 	}
 
-	// Text of one server that names another server's tool: the published
-	// shadowing attack ("when using send_email, always ...").
-	refs := newNameIndex(toolNames)
-	var f folder
-	for _, s := range subjects {
-		var pending []finding.Finding
-		visit := func(t textRef) {
-			// Only prose steers: a key, or a bare value in an enum,
-			// const, default or examples (GitHub's `method` enum listing
-			// "get_project" beside Supabase's get_project tool), is data
-			// the model picks from, not text addressed to it. A sentence
-			// in such a place is prose all the same.
-			if t.key || dataPosition(t.segs) && !sentence(t.b) {
-				return
-			}
-			for _, name := range refs.find(&f, t.b) {
-				own := owners[name]
-				if slices.Contains(own, s.Server) {
-					continue // it names its own tool (or a duplicate, reported above)
-				}
-				if s.Kind == finding.KindTool && name == s.Name {
-					continue
-				}
-				fd := base(finding.ToolShadowing, s, t.path())
-				fd.Message = fmt.Sprintf("Text of server %q names tool %q of server %s", inert.Text(s.Server), inert.Text(name), quoteList(own))
-				fd.Detail = "A description that talks about another server's tool can steer how the model uses it."
-				pending = append(pending, fd)
-			}
-		}
-		if err := walkStrings(s.Raw, visit); err != nil {
-			pending = pending[:0]
-			visit(textRef{b: s.Raw})
-		}
-		for _, fd := range pending {
-			emit(fd)
-		}
-	}
-
-	// Confusable names among tools and prompts of every server.
+	// Confusable names among tools and prompts of every server: grouped
+	// here, reported below; a twin makes its server a colliding one.
 	type named struct {
 		name, server string
 		kind         lock.Kind
@@ -179,6 +173,108 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 			bySkeleton[k] = append(bySkeleton[k], n)
 		}
 	}
+	for _, group := range bySkeleton {
+		for _, a := range group {
+			for _, b := range group {
+				if a.name != b.name && a.server != b.server {
+					colliding[a.server] = true
+				}
+			}
+		}
+	}
+
+	// Text of one server that names another server's tool, or steers
+	// toward its own or away from another's.
+	refs := newNameIndex(toolNames)
+	var f folder
+	// The servers' own method values, read only for a server whose text
+	// names another's tool.
+	vocab := map[string]map[string]bool{}
+	vocabOf := func(server string) map[string]bool {
+		if v, ok := vocab[server]; ok {
+			return v
+		}
+		var vf folder
+		v := ownVocabulary(&vf, server, subjects)
+		vocab[server] = v
+		return v
+	}
+	foldedServer := map[string]string{}
+	for _, o := range servers {
+		foldedServer[o] = string(f.fold(o, false))
+	}
+	var folded []string // the other servers' names, folded, for steering
+	for _, s := range subjects {
+		var pending []finding.Finding
+		self := ""
+		if s.Kind == finding.KindTool {
+			self = s.Name
+		}
+		folded = folded[:0]
+		for _, o := range servers {
+			if o != s.Server {
+				folded = append(folded, foldedServer[o])
+			}
+		}
+		visit := func(t textRef) {
+			// Only prose steers: a key, or a bare value in an enum,
+			// const, default or examples (GitHub's `method` enum listing
+			// "get_project" beside Supabase's get_project tool), is data
+			// the model picks from, not text addressed to it. A sentence
+			// in such a place is prose all the same.
+			if t.key || dataPosition(t.segs) && !sentence(t.b) {
+				return
+			}
+			hits := refs.scan(&f, t.b, s.Server, owners)
+			var steered []string
+			for _, st := range steering(f.text, hits, folded, self, colliding[s.Server]) {
+				fd := base(finding.ToolShadowing, s, t.path())
+				if st.target != "" {
+					steered = append(steered, st.target)
+					fd.Message = fmt.Sprintf("Text of server %q steers the model away from tool %q of server %s (%q)",
+						inert.Text(s.Server), inert.Text(st.target), quoteList(without(owners[st.target], s.Server)), inert.Text(st.cue))
+				} else {
+					fd.Message = fmt.Sprintf("Text of server %q, which shares a tool name with another server, steers the model toward its own tool (%q)",
+						inert.Text(s.Server), inert.Text(st.cue))
+				}
+				fd.Detail = "sentence: " + inert.Text(truncateRunes(string(st.sentence), 200)) +
+					"\nText that ranks one server's tool over another's decides which one the model calls, whatever the client's namespacing."
+				pending = append(pending, fd)
+			}
+			var names []string
+			for _, h := range hits {
+				for _, n := range h.names {
+					if !slices.Contains(names, n) {
+						names = append(names, n)
+					}
+				}
+			}
+			slices.Sort(names)
+			for _, name := range names {
+				if slices.Contains(owners[name], s.Server) || slices.Contains(steered, name) {
+					continue // it names its own tool (a collision is reported above)
+				}
+				fd := base(finding.ToolShadowing, s, t.path())
+				fd.Message = fmt.Sprintf("Text of server %q names tool %q of server %s", inert.Text(s.Server), inert.Text(name), quoteList(owners[name]))
+				fd.Detail = "A description that talks about another server's tool can steer how the model uses it."
+				if vocabOf(s.Server)[identKey(f.fold(name, false))] {
+					fd.Severity = finding.Warning
+					fd.Detail = "The name is also a value of this server's own definitions (an enum, const, default or example): most likely its own method, named the same as the other server's tool. " + fd.Detail
+				}
+				pending = append(pending, fd)
+			}
+		}
+		if err := walkStrings(s.Raw, visit); err != nil {
+			pending = pending[:0]
+			visit(textRef{b: s.Raw})
+		}
+		for _, fd := range pending {
+			emit(fd)
+		}
+	}
+
+	// Confusable names: a twin (the same skeleton as another name in the
+	// config) is an error; a non-ASCII name with no twin a warning.
 	for _, s := range subjects {
 		if s.Kind != finding.KindTool && s.Kind != finding.KindPrompt {
 			continue
@@ -209,6 +305,10 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 			reasons = append(reasons, "mixes scripts "+strings.Join(sc, "+"))
 		}
 		f := base(finding.ConfusableName, s, "name")
+		f.Severity = finding.Warning
+		if len(alike) > 0 {
+			f.Severity = finding.Error
+		}
 		f.Message = fmt.Sprintf("The %s name %q %s", s.Kind, inert.Text(s.Name), strings.Join(reasons, "; "))
 		f.Detail = "skeleton: " + inert.Text(skeleton(s.Name))
 		emit(f)
@@ -216,15 +316,29 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 	return out
 }
 
-// nameIndex finds mentions of distinctive tool names in text.
+// collisionDetail says what a client does with two tools of one name.
+const collisionDetail = "What the model sees depends on the client: one that prefixes tool names with the server's (Claude Code's mcp__SERVER__TOOL) shows both, each under its server; one that keys tools by the bare name keeps one of them, and the model cannot tell which server it calls."
+
+// nameIndex finds mentions of distinctive tool names in text. A mention is
+// an identifier: the name as a whole token with its separators (`_` and `-`
+// read alike: list-projects names list_projects), or written in camel case
+// (listProjects). Words that spell a name only once joined ("list
+// projects") are not a mention.
 type nameIndex struct {
-	// ident maps a folded identifier-shaped name to its original names.
+	// ident maps a folded identifier-shaped name (identKey) to its
+	// original names.
 	ident map[string][]string
+	// loose maps the folded letters and digits of a name with separators
+	// or capitals inside to its original names: a token with separators
+	// or in camel case that reads the same ("listProjects") names it.
+	loose map[string][]string
 	// plain holds long names that are ordinary words: they count only when
 	// quoted, so "cleanup" in prose is not a reference to a cleanup tool.
 	plain map[string][]string
 	// odd are names with characters outside identifiers: substring search.
 	odd map[string][]string
+	// key is scratch for a token's lookup key.
+	key []byte
 }
 
 // commonWords are tool names that are also everyday words: never taken as a
@@ -243,9 +357,9 @@ func init() {
 	}
 }
 
-func newNameIndex(names []string) nameIndex {
+func newNameIndex(names []string) *nameIndex {
 	var f folder
-	ix := nameIndex{ident: map[string][]string{}, plain: map[string][]string{}, odd: map[string][]string{}}
+	ix := &nameIndex{ident: map[string][]string{}, loose: map[string][]string{}, plain: map[string][]string{}, odd: map[string][]string{}}
 	for _, n := range names {
 		k := string(f.fold(n, false))
 		if k == "" {
@@ -258,13 +372,30 @@ func newNameIndex(names []string) nameIndex {
 			}
 		case strings.ContainsAny(k, "_-.") || hasDigit(k) || camel(n):
 			if len(k) >= 4 || strings.ContainsAny(k, "_-.") {
-				ix.ident[k] = append(ix.ident[k], n)
+				ik := identKey([]byte(k))
+				ix.ident[ik] = append(ix.ident[ik], n)
+				if lk := looseKey([]byte(k)); lk != ik && len(lk) >= 6 && !strings.Contains(k, ".") {
+					ix.loose[lk] = append(ix.loose[lk], n)
+				}
 			}
 		case len(k) >= 6 && !commonWords[k]:
 			ix.plain[k] = append(ix.plain[k], n)
 		}
 	}
 	return ix
+}
+
+// looseKey drops the separators '_' and '-' of a folded identifier.
+func looseKey(k []byte) string {
+	if !slices.Contains(k, '_') && !slices.Contains(k, '-') {
+		return string(k)
+	}
+	return string(bytes.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return -1
+		}
+		return r
+	}, k))
 }
 
 func isIdentByte(c byte) bool {
@@ -292,14 +423,28 @@ func camel(n string) bool {
 	return false
 }
 
-// find lists the indexed names mentioned in s (folded: case, look-alikes
-// and invisible characters do not hide a mention), each once.
-func (ix nameIndex) find(f *folder, s []byte) []string {
+// hump reports a lower-case letter followed by an upper-case one: a token
+// written in camel case ("listProjects"), not an acronym ("README").
+func hump(b []byte) bool {
+	for i := 1; i < len(b); i++ {
+		if 'A' <= b[i] && b[i] <= 'Z' && 'a' <= b[i-1] && b[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// scan folds s into f.text and lists the indexed names mentioned in it
+// (folded: case, look-alikes and invisible characters do not hide a
+// mention) with where they stand in f.text, and whether server (whose text
+// it is) or another server of owners exposes each.
+func (ix *nameIndex) scan(f *folder, s []byte, server string, owners map[string][]string) []steerHit {
 	if len(ix.ident) == 0 && len(ix.plain) == 0 && len(ix.odd) == 0 {
 		return nil
 	}
 	var t []byte
-	if isPlainASCII(s) {
+	ascii := isPlainASCII(s)
+	if ascii {
 		// Lower-casing is all folding does to printable ASCII.
 		t = append(f.text[:0], s...)
 		for i, c := range t {
@@ -311,13 +456,16 @@ func (ix nameIndex) find(f *folder, s []byte) []string {
 	} else {
 		t = f.fold(string(s), false)
 	}
-	var out []string
-	add := func(ns []string) {
+	var out []steerHit
+	add := func(a, z int, ns []string) {
+		h := steerHit{a: a, z: z, names: ns}
 		for _, n := range ns {
-			if !slices.Contains(out, n) {
-				out = append(out, n)
+			for _, o := range owners[n] {
+				h.own = h.own || o == server
+				h.foreign = h.foreign || o != server
 			}
 		}
+		out = append(out, h)
 	}
 	for i := 0; i < len(t); {
 		if !isIdentByte(t[i]) {
@@ -328,11 +476,39 @@ func (ix nameIndex) find(f *folder, s []byte) []string {
 		for j < len(t) && isIdentByte(t[j]) {
 			j++
 		}
-		tok := bytes.Trim(t[i:j], ".-")
-		if ns, ok := ix.ident[string(tok)]; ok {
-			add(ns)
-		} else if ns, ok := ix.plain[string(tok)]; ok && quotedRef(t, i, j) {
-			add(ns)
+		a, z := i, j
+		for a < z && (t[a] == '.' || t[a] == '-') {
+			a++
+		}
+		for z > a && (t[z-1] == '.' || t[z-1] == '-') {
+			z--
+		}
+		tok := t[a:z]
+		key := tok
+		if slices.Contains(tok, '-') {
+			// identKey, into a scratch buffer: list-projects is list_projects.
+			ix.key = append(ix.key[:0], tok...)
+			for k, c := range ix.key {
+				if c == '-' {
+					ix.key[k] = '_'
+				}
+			}
+			key = ix.key
+		}
+		if ns, ok := ix.ident[string(key)]; ok {
+			add(a, z, ns)
+		} else if ns, ok := ix.plain[string(tok)]; ok && quotedRef(t, a, z) {
+			add(a, z, ns)
+		} else if len(ix.loose) > 0 && (slices.Contains(tok, '_') || slices.Contains(tok, '-') || ascii && hump(s[a:z])) {
+			ix.key = ix.key[:0]
+			for _, c := range tok {
+				if c != '_' && c != '-' {
+					ix.key = append(ix.key, c)
+				}
+			}
+			if ns, ok := ix.loose[string(ix.key)]; ok {
+				add(a, z, ns)
+			}
 		}
 		i = j
 	}
@@ -344,13 +520,12 @@ func (ix nameIndex) find(f *folder, s []byte) []string {
 			}
 			a, z := at+p, at+p+len(k)
 			if (a == 0 || !isIdentByte(t[a-1])) && (z == len(t) || !isIdentByte(t[z])) {
-				add(ns)
+				add(a, z, ns)
 				break
 			}
 			at = z
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 

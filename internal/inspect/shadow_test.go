@@ -33,10 +33,13 @@ func tool(server, name, rest string) Subject {
 	return Subject{Server: server, Kind: finding.KindTool, Name: name, Raw: []byte(raw), Phase: "launch-1/initial"}
 }
 
-// TestNameCollisionSeverity: the same tool name on two servers is a
-// warning (clients namespace tools per server); it is an error only when
-// it is new against the lock: the lock held both servers, and not both
-// colliding tools.
+// TestNameCollisionSeverity: the same tool name on two servers is a note
+// (clients namespace tools per server: GitHub's and Supabase's
+// create_branch are both honest), names that differ only in case or
+// separators a warning (a second spelling is chosen, not shared); either
+// is an error only when it is new against the lock: the lock held both
+// servers, and not both colliding tools (a server that starts answering to
+// another's tool name after approval).
 func TestNameCollisionSeverity(t *testing.T) {
 	t.Parallel()
 	github := tool("github", "create_branch", `,"description":"Create a branch in a GitHub repository."`)
@@ -49,12 +52,12 @@ func TestNameCollisionSeverity(t *testing.T) {
 		pinned   Pinned
 		want     finding.Severity
 	}{
-		{"no lock: first pin", []Subject{github, supabase}, nil, finding.Warning},
-		{"empty lock", []Subject{github, supabase}, lockOf(), finding.Warning},
-		{"the lock holds the collision", []Subject{github, supabase}, lockOf("github:create_branch", "supabase:create_branch"), finding.Warning},
+		{"no lock: first pin", []Subject{github, supabase}, nil, finding.Note},
+		{"empty lock", []Subject{github, supabase}, lockOf(), finding.Note},
+		{"the lock holds the collision", []Subject{github, supabase}, lockOf("github:create_branch", "supabase:create_branch"), finding.Note},
 		{"new: supabase gained the name", []Subject{github, supabase}, lockOf("github:create_branch", "supabase:list_projects"), finding.Error},
 		{"new: both gained it", []Subject{github, supabase}, lockOf("github:", "supabase:"), finding.Error},
-		{"a server the lock does not hold yet", []Subject{github, supabase}, lockOf("github:create_branch"), finding.Warning},
+		{"a server the lock does not hold yet", []Subject{github, supabase}, lockOf("github:create_branch"), finding.Note},
 		{"loose name, held by the lock", []Subject{looseA, looseB}, lockOf("mail:send_email", "evil:Send-Email"), finding.Warning},
 		{"loose name, new", []Subject{looseA, looseB}, lockOf("mail:send_email", "evil:other"), finding.Error},
 		{"loose name, no lock", []Subject{looseA, looseB}, nil, finding.Warning},
@@ -81,7 +84,7 @@ func TestNameCollisionSeverity(t *testing.T) {
 	}
 	// Across is AcrossLock without a lock.
 	for _, f := range Across([]Subject{github, supabase}) {
-		if f.Severity != finding.Warning {
+		if f.Severity != finding.Note {
 			t.Errorf("Across: %s %s", f.Severity, f.Message)
 		}
 	}
