@@ -484,12 +484,13 @@ func TestReviewBaseNothingNew(t *testing.T) {
 	}
 }
 
-// A collision the base lock did not make new stays a warning under review:
+// A collision the base lock did not make new stays a note under review (the
+// same name on two servers: clients namespace tools per server):
 // a server the pull request adds (reviewed as a whole; the live check says
 // server-not-pinned until it is pinned), a first adoption, a collision the
 // base already held. Only a collision between two servers the base held
 // is new (TestReviewBaseShadowing).
-func TestReviewBaseShadowingWarnings(t *testing.T) {
+func TestReviewBaseShadowingNotes(t *testing.T) {
 	both := map[string]srvSpec{"mail": {tools: []string{defSendEmail}}, "text": {tools: []string{defFormat, defSendEmail}}}
 	for _, tc := range []struct {
 		name string
@@ -504,7 +505,7 @@ func TestReviewBaseShadowingWarnings(t *testing.T) {
 			r := reviewLocks(t, tc.base, tc.pr)
 			for _, s := range r.Servers {
 				for _, f := range s.Findings {
-					if f.Rule == finding.ToolShadowing && f.Severity != finding.Warning {
+					if f.Rule == finding.ToolShadowing && f.Severity != finding.Note {
 						t.Errorf("%s: %s %s", s.Name, f.Severity, f.Message)
 					}
 				}
