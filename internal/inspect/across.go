@@ -317,7 +317,7 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 }
 
 // collisionDetail says what a client does with two tools of one name.
-const collisionDetail = "What the model sees depends on the client: one that prefixes tool names with the server's (Claude Code's mcp__SERVER__TOOL) shows both, each under its server; one that keys tools by the bare name keeps one of them, and the model cannot tell which server it calls."
+const collisionDetail = "A client that prefixes tool names (Claude Code's mcp__SERVER__TOOL) shows both; one keyed by bare name keeps one, and the model cannot tell which server it calls."
 
 // nameIndex finds mentions of distinctive tool names in text. A mention is
 // an identifier: the name as a whole token with its separators (`_` and `-`
