@@ -21,13 +21,17 @@ func def(server, name, desc, param string) Subject {
 	return Subject{Server: server, Kind: finding.KindTool, Name: name, Raw: raw, Phase: "launch-1/initial"}
 }
 
-// worst is the highest severity among fs of rule (Never: none).
+// worst is the highest severity among fs of rule (Never: none; Never is
+// above Error, so it is not where the search starts).
 func worst(fs []finding.Finding, rule finding.RuleID) finding.Severity {
-	w := finding.Never
+	w, any := finding.Note, false
 	for _, f := range fs {
-		if f.Rule == rule && f.Severity > w {
-			w = f.Severity
+		if f.Rule == rule && (!any || f.Severity > w) {
+			w, any = f.Severity, true
 		}
+	}
+	if !any {
+		return finding.Never
 	}
 	return w
 }
