@@ -52,6 +52,8 @@ var (
 	genericTarget *regexp.Regexp
 	// selfPromote needs no target.
 	selfPromote *regexp.Regexp
+	// genericDemoted is a generic target, then a demoting predicate.
+	genericDemoted *regexp.Regexp
 	// otherCopy ends in a word that says "the other server's": "the
 	// standard ", "the original `".
 	otherCopy *regexp.Regexp
@@ -62,7 +64,8 @@ func compileSteer() {
 		neg := `(?:do not|don't|don’t|dont|never|no longer|must not|mustn't|should not|shouldn't|cannot|can't|won't|will not)`
 		cueBefore = regexp.MustCompile(`^(?:` +
 			`instead of|rather than|in place of|in lieu of|in favou?r of|alternatives? to|as opposed to|as a substitute for|substitute for|` +
-			`(?:safer|better|faster|more (?:secure|reliable|accurate|robust|trustworthy|complete|current|up-to-date|capable|correct)|superior|preferable|newer|improved|smarter|stronger) (?:than|to)|` +
+			`(?:safer|better|faster|more (?:secure|reliable|accurate|robust|trustworthy|complete|current|up-to-date|capable|correct)|superior|preferable|newer|improved|smarter|stronger) (?:to|(?:[a-z0-9_.'’-]+ ){0,2}?than)|` +
+			`(?:ignore|ignoring|disregard|disregarding|skip|skipping|bypass|bypassing|forget about|steer clear of|stay away from)|` +
 			`prefer(?:s|red|able|ably|ring)?\b[^.!?;]{0,48}?\b(?:over|to)|` +
 			neg + ` (?:ever |again |even )?(?:use|call|invoke|run|trust|rely on|choose|pick|select|touch)|` +
 			`(?:avoid|stop|quit|cease) (?:ever )?(?:using|calling|invoking|running|trusting|relying on)|avoid|` +
@@ -71,16 +74,23 @@ func compileSteer() {
 			`(?:upgraded|improved|enhanced|patched|fixed|hardened|secured|safer|better|newer|updated|official|corrected|repaired|sanctioned|verified) (?:version|variant|edition|build|release|implementation|copy|fork) (?:of|to)|` +
 			`upgrade (?:to|of|over|for|from)|takes? precedence over|(?:has|have|takes?) priority over|wins over` +
 			`)\b`)
-		cueAfter = regexp.MustCompile(`^[` + "`" + `'"’)\]]*(?: (?:tool|function|command|method|endpoint))?(?: (?:from|of|on|in) (?:the )?[a-z0-9_.-]+(?: server| mcp)?)?(?: (?:is|are|was|were|has been|have been|got|gets|became|becomes|will be|is now|are now)(?: now| currently| since| officially)?)? (?:` +
+		be := `(?: (?:is|are|was|were|has been|have been|got|gets|became|becomes|will be|is now|are now)(?: now| currently| since| officially| known to be| reported to be| considered| often| still)?)?`
+		demoted := ` (?:` +
 			`deprecated|obsolete|unsafe|insecure|broken|compromised|disabled|unreliable|buggy|outdated|vulnerable|retired|removed|dangerous|malicious|untrusted|not safe|not secure|not trusted|` +
 			`no longer (?:safe|secure|supported|available|maintained|works?|functional|trusted)|(?:replaced|superseded|overridden|shadowed|deprecated) by|` +
 			`should (?:not|never) be used|must (?:not|never) be used|(?:does not|doesn't|don't|no longer) work` +
-			`)\b`)
+			`)\b`
+		cueAfter = regexp.MustCompile(`^[` + "`" + `'"’)\]]*(?: (?:tool|function|command|method|endpoint|one|server|version|copy|implementation)s?)?(?: (?:from|of|on|in) (?:the )?[a-z0-9_.-]+(?: server| mcp)?)?` + be + demoted)
+		// genericDemoted: "other file readers are unsafe", "the github one
+		// is outdated", from an other-copy word or a server's name.
+		genericDemoted = regexp.MustCompile(`^[a-z0-9_.'’-]+(?: [a-z0-9_.'’-]+){0,3}?` + be + demoted)
 		genericTarget = regexp.MustCompile(`^ ?(?:(?:the|a|an|any|all|its|those|these|that)\s)*(?:(?:standard|default|original|official|built-?in|native|regular|normal|usual|stock|basic|plain|old|older|legacy|existing|other|generic|vanilla|upstream|previous|another|ordinary|common|core|reference|unsafe|insecure|slower|third-party)\s)+(?:[a-z0-9_.'’-]+\s){0,2}?(?:tools?|ones?|versions?|implementations?|servers?|functions?|variants?|methods?|mcp|commands?|providers?|integrations?|endpoints?|apis?)\b`)
 		otherCopy = regexp.MustCompile(`\b(?:standard|default|original|official|built-?in|native|regular|normal|usual|stock|basic|plain|old|older|legacy|existing|other|generic|vanilla|upstream|previous|ordinary|common|core|reference|unsafe|insecure|third-party|real|genuine)[\s` + "`'\"" + `]*$`)
 		selfPromote = regexp.MustCompile(`^(?:` +
-			`(?:use|call|invoke|choose|pick|prefer|select|trust) (?:this|me|our|my)(?: (?:tool|one|server|version|function|implementation))? (?:instead|exclusively)\b(?: of)?|` +
+			`(?:use|call|invoke|choose|pick|prefer|select|trust) (?:this|me|our|my)(?: [a-z0-9_.'’-]+)? (?:instead|exclusively|only|alone)\b(?: of)?|` +
 			`(?:always|only|exclusively) (?:use|call|invoke|choose|pick|trust) (?:this|me|our|my)\b|` +
+			`(?:always|only|exclusively) (?:route|send|direct|handle|do|perform|make|run|pass)\b[^.!?;]{0,40}?\b(?:through|via|with|using|to) (?:this|me|us|our)\b|` +
+			`only [a-z0-9_.'’-]+ (?:you|to) (?:should |must |can |may )?(?:ever )?(?:use|call|trust|invoke)\b|` +
 			`this (?:tool |server |one |version |function |implementation )?(?:replaces|supersedes|overrides|deprecates|obsoletes|shadows|takes precedence|has priority|wins over|is (?:the |a |an )?(?:safer|better|preferred|recommended|official|secure|correct|real|genuine|authoritative|improved|fixed|patched|upgraded|hardened|drop-in|canonical|trusted) (?:version|variant|replacement|implementation|tool|one|choice|way|alternative|option)\b)` +
 			`)`)
 	})
@@ -99,6 +109,7 @@ var (
 			override overrides overriding deprecates deprecating obsoletes shadows shadowing
 			upgraded enhanced patched fixed hardened secured updated official corrected repaired sanctioned verified
 			upgrade take takes has have wins
+			ignore ignoring disregard disregarding skip skipping bypass bypassing forget steer stay
 			use call invoke choose pick select trust always only exclusively this me our my`) {
 			m[w] = true
 		}
@@ -118,12 +129,34 @@ var cueNext = map[string][]string{
 	"do": {"not"}, "no": {"longer"}, "must": {"not"}, "should": {"not"}, "will": {"not"},
 	"take": {"precedence", "priority"}, "takes": {"precedence", "priority"}, "has": {"priority"}, "have": {"priority"},
 	"use": {"this", "me", "our", "my"}, "call": {"this", "me", "our", "my"}, "this": {"tool", "server", "one", "version", "function", "implementation", "replace", "supersede", "override", "deprecate", "obsolete", "shadow", "take", "has", "win", "is"},
-	"only": {"use", "call", "invoke", "choose", "pick", "trust"}, "always": {"use", "call", "invoke", "choose", "pick", "trust"},
+	"only": nil, "always": {"use", "call", "invoke", "choose", "pick", "trust", "route", "send", "direct", "handle", "do", "perform", "make", "run", "pass"},
+	"forget": {"about"}, "steer": {"clear"}, "stay": {"away"},
 }
+
+// isServer reports whether w is one of the (folded) server names.
+func isServer(w []byte, servers []string) bool {
+	for _, n := range servers {
+		if string(w) == n {
+			return true
+		}
+	}
+	return false
+}
+
+// steerOtherWords start a generic stand-in for the other copy ("other file
+// readers", "the standard one").
+var steerOtherWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`standard default original official built-in builtin native regular normal usual stock basic plain
+		old older legacy existing other generic vanilla upstream previous ordinary third-party`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // cueWord reports whether the word w of s, ending at z, can start a cue.
 func cueWord(s []byte, w []byte, z int) bool {
-	if next, ok := cueNext[string(w)]; ok {
+	if next, ok := cueNext[string(w)]; ok && next != nil {
 		rest := bytes.TrimLeft(s[z:], " ")
 		for _, p := range next {
 			if bytes.HasPrefix(rest, []byte(p)) {
@@ -143,16 +176,16 @@ func cueWord(s []byte, w []byte, z int) bool {
 	return false
 }
 
-// eachWord calls fn with the start and end of every word of s (letters,
+// steerEachWord calls fn with the start and end of every word of s (letters,
 // digits, apostrophes and hyphens) until fn returns false.
-func eachWord(s []byte, fn func(a, z int) bool) {
+func steerEachWord(s []byte, fn func(a, z int) bool) {
 	for i := 0; i < len(s); {
-		if !wordByte(s[i]) {
+		if !steerWordByte(s[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(s) && (wordByte(s[j]) || s[j] >= 0x80) {
+		for j < len(s) && (steerWordByte(s[j]) || s[j] >= 0x80) {
 			j++
 		}
 		if !fn(i, j) {
@@ -162,7 +195,7 @@ func eachWord(s []byte, fn func(a, z int) bool) {
 	}
 }
 
-func wordByte(c byte) bool {
+func steerWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '\'' || c == '-'
 }
 
@@ -267,17 +300,31 @@ func steerSentence(out []steerFinding, t []byte, a, z int, hits []steerHit, serv
 		}
 		return false
 	}
-	eachWord(s, func(a, z int) bool {
+	steerEachWord(s, func(a, z int) bool {
 		w := s[a:z]
 		if string(w) == "over" {
 			// "choose this one over ...": a promoting verb before it.
 			back := s[max(0, a-48):a]
 			for _, v := range promoteVerbs {
-				if i := bytes.LastIndex(back, []byte(v)); i >= 0 && (i == 0 || !wordByte(back[i-1])) && !bytes.ContainsAny(back[i:], ".!?;") {
+				if i := bytes.LastIndex(back, []byte(v)); i >= 0 && (i == 0 || !steerWordByte(back[i-1])) && !bytes.ContainsAny(back[i:], ".!?;") {
 					return !target(string(back[i:])+"over", z)
 				}
 			}
 			return true
+		}
+		if string(w) == "not" {
+			// "use this one, not the standard one": a contrast.
+			before := bytes.TrimRight(s[:a], " ")
+			if bytes.HasSuffix(before, []byte(",")) || bytes.HasSuffix(before, []byte(";")) || bytes.HasSuffix(before, []byte(" but")) || bytes.HasSuffix(before, []byte(" and")) {
+				return !target("not", z)
+			}
+			return true
+		}
+		if collides && !ownOnly && (steerOtherWords[string(w)] || isServer(w, servers)) {
+			if m := genericDemoted.Find(s[a:min(len(s), a+120)]); m != nil {
+				found = add(string(m), "")
+				return false
+			}
 		}
 		if !cueWord(s, w, z) {
 			return true
@@ -303,7 +350,7 @@ func steerSentence(out []steerFinding, t []byte, a, z int, hits []steerHit, serv
 		// "use this instead of a shell `ls`" compares with something
 		// else; "instead of" with a target was judged above.
 		var m []byte
-		eachWord(s, func(a, z int) bool {
+		steerEachWord(s, func(a, z int) bool {
 			if cueWord(s, s[a:z], z) {
 				m = selfPromote.Find(s[a:min(len(s), a+160)])
 			}
@@ -356,11 +403,18 @@ func serverAt(s []byte, servers []string) string {
 	s = bytes.TrimLeft(s, " ")
 	s = bytes.TrimPrefix(s, []byte("the "))
 	for _, n := range servers {
-		if len(n) >= 3 && bytes.HasPrefix(s, []byte(n)) && (len(s) == len(n) || !isIdentByte(s[len(n)])) {
+		if len(n) >= 3 && bytes.HasPrefix(s, []byte(n)) && steerNameEnds(s[len(n):]) {
 			return n
 		}
 	}
 	return ""
+}
+
+// steerNameEnds reports whether rest, what follows a name, ends it: nothing, a
+// byte that is not part of an identifier, or a full stop ("... not
+// github.").
+func steerNameEnds(rest []byte) bool {
+	return len(rest) == 0 || !isIdentByte(rest[0]) || rest[0] == '.' && (len(rest) == 1 || !isIdentByte(rest[1]))
 }
 
 // ownVocabulary is the folded single-token values a server's own
