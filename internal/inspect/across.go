@@ -227,7 +227,7 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 			}
 			hits := refs.scan(&f, t.b, s.Server, owners)
 			var steered []string
-			for _, st := range steering(f.text, hits, folded, self, colliding[s.Server]) {
+			for _, st := range steering(f.text, hits, folded, self, colliding[s.Server] || steerEverywhere) {
 				fd := base(finding.ToolShadowing, s, t.path())
 				if st.target != "" {
 					steered = append(steered, st.target)
@@ -315,6 +315,11 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 	}
 	return out
 }
+
+// steerEverywhere judges every server's text as if its tools collided
+// (generic targets and self-promotion everywhere): set only by a test that
+// holds real servers' text to it.
+var steerEverywhere = false
 
 // collisionDetail says what a client does with two tools of one name.
 const collisionDetail = "A client that prefixes tool names (Claude Code's mcp__SERVER__TOOL) shows both; one keyed by bare name keeps one, and the model cannot tell which server it calls."

@@ -235,6 +235,24 @@ func TestConfusableTwinIsError(t *testing.T) {
 	}
 }
 
+// TestSweepSteeringQuiet holds the real servers' text to the steering cues
+// as if every one of them shared a tool name with another (generic
+// targets and self-promotion count everywhere): none of it steers. Not
+// parallel: it sets steerEverywhere.
+func TestSweepSteeringQuiet(t *testing.T) {
+	var all []Subject
+	for _, cs := range loadSweepCorpus(t) {
+		all = append(all, cs.subjects...)
+	}
+	steerEverywhere = true
+	defer func() { steerEverywhere = false }()
+	for _, f := range Across(all) {
+		if f.Field != "name" && f.Rule == finding.ToolShadowing && f.Severity >= finding.Error {
+			t.Errorf("%s %s %q [%s]: %s\n%s", f.Server, f.Kind, f.Subject, f.Field, f.Message, f.Detail)
+		}
+	}
+}
+
 // TestSweepAcrossQuiet configures every real server of the corpus and the
 // sweep together (github-mcp-server beside the npm github server, two
 // filesystem servers, gitlab, sentry, ...): their shared names (create_issue,

@@ -87,7 +87,7 @@ func compileSteer() {
 		genericTarget = regexp.MustCompile(`^ ?(?:(?:the|a|an|any|all|its|those|these|that)\s)*(?:(?:standard|default|original|official|built-?in|native|regular|normal|usual|stock|basic|plain|old|older|legacy|existing|other|generic|vanilla|upstream|previous|another|ordinary|common|core|reference|unsafe|insecure|slower|third-party)\s)+(?:[a-z0-9_.'’-]+\s){0,2}?(?:tools?|ones?|versions?|implementations?|servers?|functions?|variants?|methods?|mcp|commands?|providers?|integrations?|endpoints?|apis?)\b`)
 		otherCopy = regexp.MustCompile(`\b(?:standard|default|original|official|built-?in|native|regular|normal|usual|stock|basic|plain|old|older|legacy|existing|other|generic|vanilla|upstream|previous|ordinary|common|core|reference|unsafe|insecure|third-party|real|genuine)[\s` + "`'\"" + `]*$`)
 		selfPromote = regexp.MustCompile(`^(?:` +
-			`(?:use|call|invoke|choose|pick|prefer|select|trust) (?:this|me|our|my)(?: [a-z0-9_.'’-]+)? (?:instead|exclusively|only|alone)\b(?: of)?|` +
+			`(?:use|call|invoke|choose|pick|prefer|select|trust) (?:this|me|our|my)(?: [a-z0-9_.'’-]+)? (?:instead|exclusively)\b(?: of)?|` +
 			`(?:always|only|exclusively) (?:use|call|invoke|choose|pick|trust) (?:this|me|our|my)\b|` +
 			`(?:always|only|exclusively) (?:route|send|direct|handle|do|perform|make|run|pass)\b[^.!?;]{0,40}?\b(?:through|via|with|using|to) (?:this|me|us|our)\b|` +
 			`only [a-z0-9_.'’-]+ (?:you|to) (?:should |must |can |may )?(?:ever )?(?:use|call|trust|invoke)\b|` +
