@@ -167,7 +167,7 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		if s.Kind != finding.KindTool && s.Kind != finding.KindPrompt {
 			continue
 		}
-		k := skeleton(s.Name)
+		k := twinKey(s.Name)
 		n := named{s.Name, s.Server, s.Kind}
 		if !slices.Contains(bySkeleton[k], n) {
 			bySkeleton[k] = append(bySkeleton[k], n)
@@ -281,7 +281,7 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		}
 		var reasons []string
 		var alike []string
-		for _, o := range bySkeleton[skeleton(s.Name)] {
+		for _, o := range bySkeleton[twinKey(s.Name)] {
 			if o.name != s.Name {
 				alike = append(alike, fmt.Sprintf("%s %q of server %q", o.kind, inert.Text(o.name), inert.Text(o.server)))
 			}
@@ -586,6 +586,12 @@ func quoteList(list []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// twinKey is what two names share when one is the other's look-alike: the
+// skeleton, read as looseName reads names (case and separators do not
+// tell them apart), so "rеad-File" with a Cyrillic е is read_file's twin.
+// Two plain ASCII names with one key are the loose-name rule's business.
+func twinKey(name string) string { return looseName(skeleton(name)) }
 
 // looseName folds a tool name the way a reader (or a model) does: case,
 // and the separators '_', '-', '.' and spaces, do not tell names apart.

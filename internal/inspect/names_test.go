@@ -212,6 +212,8 @@ func TestConfusableTwinIsError(t *testing.T) {
 		{"zero-width space inside", "read_\u200bfile", finding.Error},
 		{"combining mark", "rea\u0301d_file", finding.Error},
 		{"Cyrillic о twin", "list_direct\u043ery", finding.Error},
+		{"Cyrillic е and a hyphen", "rеad-file", finding.Error},
+		{"fullwidth in upper case", "ＲＥＡＤ_FILE", finding.Error},
 		{"non-ASCII, no twin", "café_search", finding.Warning},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
