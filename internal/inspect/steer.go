@@ -13,16 +13,19 @@ import (
 // collision ("safer than the standard `read_file`", "use this instead of
 // read_file", "do not use github's create_branch", "read_file is
 // deprecated"). It is judged per sentence of folded text (folder.fold:
-// case, look-alikes and invisible characters do not hide it), in three
+// case, look-alikes and invisible characters do not hide it), in these
 // shapes:
 //
 //   - a demoting cue followed by a target: "instead of", "rather than",
-//     "safer than", "prefer ... over", "do not use", "replaces",
-//     "supersedes", "a patched version of", ...;
+//     "safer than", "prefer ... over", "do not use", "ignore", "skip",
+//     "replaces", "supersedes", "a patched version of", a contrasting
+//     ", not" ...;
 //   - a target followed by a demoting predicate: "read_file is
-//     deprecated", "... has been replaced by", "... should not be used";
-//   - self-promotion: "use this tool instead", "always use this",
-//     "this tool replaces ...", "this is the official ...".
+//     deprecated", "... has been replaced by", "... should not be used",
+//     "other file readers are unsafe", "the github one is outdated";
+//   - self-promotion: "use this tool instead", "always use this", "always
+//     route reads through this server", "this tool replaces ...", "this
+//     is the official ...".
 //
 // A target is a tool name another server exposes (the server's own copy of
 // a colliding name included: a server that says "the standard read_file"
