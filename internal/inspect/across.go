@@ -163,11 +163,13 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		kind         lock.Kind
 	}
 	bySkeleton := map[string][]named{}
-	for _, s := range subjects {
+	twins := make([]string, len(subjects)) // twinKey of each tool and prompt
+	for i, s := range subjects {
 		if s.Kind != finding.KindTool && s.Kind != finding.KindPrompt {
 			continue
 		}
 		k := twinKey(s.Name)
+		twins[i] = k
 		n := named{s.Name, s.Server, s.Kind}
 		if !slices.Contains(bySkeleton[k], n) {
 			bySkeleton[k] = append(bySkeleton[k], n)
@@ -275,13 +277,13 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 
 	// Confusable names: a twin (the same skeleton as another name in the
 	// config) is an error; a non-ASCII name with no twin a warning.
-	for _, s := range subjects {
+	for i, s := range subjects {
 		if s.Kind != finding.KindTool && s.Kind != finding.KindPrompt {
 			continue
 		}
 		var reasons []string
 		var alike []string
-		for _, o := range bySkeleton[twinKey(s.Name)] {
+		for _, o := range bySkeleton[twins[i]] {
 			if o.name != s.Name {
 				alike = append(alike, fmt.Sprintf("%s %q of server %q", o.kind, inert.Text(o.name), inert.Text(o.server)))
 			}
@@ -377,9 +379,9 @@ func newNameIndex(names []string) *nameIndex {
 			}
 		case strings.ContainsAny(k, "_-.") || hasDigit(k) || camel(n):
 			if len(k) >= 4 || strings.ContainsAny(k, "_-.") {
-				ik := identKey([]byte(k))
+				ik := strings.ReplaceAll(k, "-", "_") // identKey
 				ix.ident[ik] = append(ix.ident[ik], n)
-				if lk := looseKey([]byte(k)); lk != ik && len(lk) >= 6 && !strings.Contains(k, ".") {
+				if lk := looseKeys.Replace(k); lk != ik && len(lk) >= 6 && !strings.Contains(k, ".") {
 					ix.loose[lk] = append(ix.loose[lk], n)
 				}
 			}
@@ -390,18 +392,8 @@ func newNameIndex(names []string) *nameIndex {
 	return ix
 }
 
-// looseKey drops the separators '_' and '-' of a folded identifier.
-func looseKey(k []byte) string {
-	if !slices.Contains(k, '_') && !slices.Contains(k, '-') {
-		return string(k)
-	}
-	return string(bytes.Map(func(r rune) rune {
-		if r == '_' || r == '-' {
-			return -1
-		}
-		return r
-	}, k))
-}
+// looseKeys drops the separators '_' and '-' of a folded identifier.
+var looseKeys = strings.NewReplacer("_", "", "-", "")
 
 func isIdentByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
