@@ -85,10 +85,8 @@ func TestCombined(t *testing.T) {
 			base:   "version: 1\nrules:\n  model-instruction: error\n",
 			pr:     "version: 1\nrules:\n  tool-shadowing: error\n  model-instruction: warning\n  sensitive-path: error\n  confusable-name: off\n",
 			server: "fs",
-			// confusable-name's registry level is error (a look-alike twin;
-			// a lone non-ASCII name is a warning per finding).
-			want: "warmup=- launches=- sandbox= env=[] rules=map[confusable-name:error model-instruction:error sensitive-path:error tool-shadowing:error] calls=0",
-			weak: []string{"rules.confusable-name error -> off @6", "rules.model-instruction error -> warning @4"},
+			want:   "warmup=- launches=- sandbox= env=[] rules=map[confusable-name:warning model-instruction:error sensitive-path:error tool-shadowing:error] calls=0",
+			weak:   []string{"rules.confusable-name warning -> off @6", "rules.model-instruction error -> warning @4"},
 		},
 		{
 			name:   "pass-env added in a server section",
