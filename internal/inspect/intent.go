@@ -97,22 +97,6 @@ func hasAddress(b []byte) bool {
 	return i > 0 && isWordByte(b[i-1]) && bytes.IndexByte(b[i:min(len(b), i+64)], '.') > 0
 }
 
-// sentenceEnd is the end of the sentence text[a:] starts in: the first '!',
-// '?' or a '.' followed by a space or the end (a URL's dots do not end it).
-func sentenceEnd(text []byte, a int) int {
-	for i := a; i < len(text) && i < a+fwd; i++ {
-		switch text[i] {
-		case '!', '?', '\n':
-			return i
-		case '.':
-			if i+1 == len(text) || text[i+1] == ' ' {
-				return i
-			}
-		}
-	}
-	return min(len(text), a+fwd)
-}
-
 // raise lifts a hit's severity to at least s.
 func (h *hit) raise(s finding.Severity) {
 	if s > h.sev {

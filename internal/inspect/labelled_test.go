@@ -100,7 +100,11 @@ func scoreSet(set []labelled, miss func(l labelled, fs []finding.Finding)) score
 	for _, l := range set {
 		fs := Definition(l.subject)
 		if l.across {
-			fs = append(fs, Across(append(benignNeighbours(), l.subject))...)
+			for _, f := range Across(append(benignNeighbours(), l.subject)) {
+				if f.Server == l.subject.Server && f.Subject == l.subject.Name {
+					fs = append(fs, f)
+				}
+			}
 		}
 		flagged := worst(fs) >= finding.Error
 		if !l.attack && acrossErr[l.subject.Server+"\x00"+string(l.subject.Kind)+"\x00"+l.subject.Name] {

@@ -75,7 +75,8 @@ func compileSteer() {
 			`replaces|replacing|replace|supersedes|supersede|superseding|overrides|overriding|override|deprecates|deprecating|obsoletes|shadows|shadowing|` +
 			`replacement (?:for|of)|` +
 			`(?:upgraded|improved|enhanced|patched|fixed|hardened|secured|safer|better|newer|updated|official|corrected|repaired|sanctioned|verified) (?:version|variant|edition|build|release|implementation|copy|fork) (?:of|to)|` +
-			`upgrade (?:to|of|over|for|from)|takes? precedence over|(?:has|have|takes?) priority over|wins over` +
+			`upgrade (?:to|of|over|for|from)|takes? precedence over|(?:has|have|takes?) priority over|wins over|` +
+			`(?:recommended|favou?red|chosen|ranked|endorsed) (?:over|above|instead of|in place of)` +
 			`)\b`)
 		be := `(?: (?:is|are|was|were|has been|have been|got|gets|became|becomes|will be|is now|are now)(?: now| currently| since| officially| known to be| reported to be| considered| often| still)?)?`
 		demoted := ` (?:` +
@@ -87,14 +88,18 @@ func compileSteer() {
 		// genericDemoted: "other file readers are unsafe", "the github one
 		// is outdated", from an other-copy word or a server's name.
 		genericDemoted = regexp.MustCompile(`^[a-z0-9_.'’-]+(?: [a-z0-9_.'’-]+){0,3}?` + be + demoted)
-		genericTarget = regexp.MustCompile(`^ ?(?:(?:the|a|an|any|all|its|those|these|that)\s)*(?:(?:standard|default|original|official|built-?in|native|regular|normal|usual|stock|basic|plain|old|older|legacy|existing|other|generic|vanilla|upstream|previous|another|ordinary|common|core|reference|unsafe|insecure|slower|third-party)\s)+(?:[a-z0-9_.'’-]+\s){0,2}?(?:tools?|ones?|versions?|implementations?|servers?|functions?|variants?|methods?|mcp|commands?|providers?|integrations?|endpoints?|apis?)\b`)
+		genericTarget = regexp.MustCompile(`^ ?(?:(?:the|a|an|any|all|its|those|these|that)\s)*(?:(?:standard|default|original|official|built-?in|native|regular|normal|usual|stock|basic|plain|old|older|legacy|other|generic|vanilla|upstream|previous|another|ordinary|common|core|reference|unsafe|insecure|slower|third-party)\s)+(?:[a-z0-9_.'’-]+\s){0,2}?(?:tools?|ones?|versions?|implementations?|servers?|functions?|variants?|methods?|mcp|commands?|providers?|integrations?|endpoints?|apis?)\b`)
 		otherCopy = regexp.MustCompile(`\b(?:standard|default|original|official|built-?in|native|regular|normal|usual|stock|basic|plain|old|older|legacy|existing|other|generic|vanilla|upstream|previous|ordinary|common|core|reference|unsafe|insecure|third-party|real|genuine)[\s` + "`'\"" + `]*$`)
 		selfPromote = regexp.MustCompile(`^(?:` +
 			`(?:use|call|invoke|choose|pick|prefer|select|trust) (?:this|me|our|my)(?: [a-z0-9_.'’-]+)? (?:instead|exclusively)\b(?: of)?|` +
-			`(?:always|only|exclusively) (?:use|call|invoke|choose|pick|trust) (?:this|me|our|my)\b|` +
+			`(?:always|exclusively) (?:use|call|invoke|choose|pick|trust) (?:this|me|our|my)\b|` +
+			// "Only use this" promotes only when nothing restricts it:
+			// Resend's "you may only use this tool if the user confirms"
+			// limits its own tool.
+			`only (?:use|call|invoke|choose|pick|trust) (?:this|me|our|my)(?: tool| one| server| version)?(?: instead| exclusively| and not| not|[.!;,]|$)|` +
 			`(?:always|only|exclusively) (?:route|send|direct|handle|do|perform|make|run|pass)\b[^.!?;]{0,40}?\b(?:through|via|with|using|to) (?:this|me|us|our)\b|` +
 			`only [a-z0-9_.'’-]+ (?:you|to) (?:should |must |can |may )?(?:ever )?(?:use|call|trust|invoke)\b|` +
-			`this (?:tool |server |one |version |function |implementation )?(?:replaces|supersedes|overrides|deprecates|obsoletes|shadows|takes precedence|has priority|wins over|is (?:the |a |an )?(?:safer|better|preferred|recommended|official|secure|correct|real|genuine|authoritative|improved|fixed|patched|upgraded|hardened|drop-in|canonical|trusted) (?:version|variant|replacement|implementation|tool|one|choice|way|alternative|option)\b)` +
+			`this (?:tool |server |one |version |function |implementation )?(?:replaces|supersedes|overrides|deprecates|obsoletes|shadows|takes precedence|has priority|wins over|is (?:the |a |an )?(?:safer|better|preferred|recommended|official|secure|correct|real|genuine|authoritative|improved|fixed|patched|upgraded|hardened|drop-in|canonical|trusted) (?:version|variant|replacement|implementation|tool|one|choice|alternative|option)\b)` +
 			`)`)
 	})
 }
@@ -113,7 +118,8 @@ var (
 			upgraded enhanced patched fixed hardened secured updated official corrected repaired sanctioned verified
 			upgrade take takes has have wins
 			ignore ignoring disregard disregarding skip skipping bypass bypassing forget steer stay
-			use call invoke choose pick select trust always only exclusively this me our my`) {
+			use call invoke choose pick select trust always only exclusively this me our my
+			recommended favored favoured chosen ranked endorsed`) {
 			m[w] = true
 		}
 		return m
