@@ -20,8 +20,13 @@ import (
 
 // sameKey is what makes two findings one finding on two subjects: everything
 // a reader is shown but the subject (and the phase and line it was seen
-// at). Drift of a definition is not grouped: each definition's change is
-// its own diff.
+// at), and the detail's quote. A vendor repeats a sentence with a word
+// changed from tool to tool (Resend's "Don't bother telling the user the
+// IDs unless they ask", "... the IDs or creation dates ..."), and the quote
+// carries the words around the match: the rule, the field and what the
+// message says it asks are the finding. The group shows the first
+// subject's detail, and says when the others' quotes differ. Drift of a
+// definition is not grouped: each definition's change is its own diff.
 func sameKey(f finding.Finding) (string, bool) {
 	if f.Server == "" || f.Subject == "" || f.Kind == "" || f.Kind == finding.KindServer || driftRules[f.Rule] {
 		return "", false
@@ -31,7 +36,7 @@ func sameKey(f finding.Finding) (string, bool) {
 		ack = "1"
 	}
 	return strings.Join([]string{string(f.Rule), f.Severity.String(), f.Server, string(f.Kind), f.Field,
-		f.Message, f.Detail, f.Before, f.After, ack, f.AckReason}, "\x00"), true
+		f.Message, f.Before, f.After, ack, f.AckReason}, "\x00"), true
 }
 
 // identity names one finding of a report (Dedup leaves no two alike).
@@ -68,6 +73,18 @@ func groupSame(fs []finding.Finding) ([]finding.Finding, sameGroups) {
 	for id, g := range groups {
 		if len(g) < 2 {
 			delete(groups, id)
+		}
+	}
+	for i, f := range out {
+		g := groups[identity(f)]
+		if len(g) < 2 {
+			continue
+		}
+		for _, x := range g[1:] {
+			if x.Detail != f.Detail {
+				out[i].Detail = fmt.Sprintf("quoted from %s %s (the other %d differ around the match): %s", f.Kind, f.Subject, len(g)-1, f.Detail)
+				break
+			}
 		}
 	}
 	return out, groups

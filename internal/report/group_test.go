@@ -105,3 +105,27 @@ func TestSameFindingOnManyTools(t *testing.T) {
 		t.Errorf("SARIF: %d results, want 11 (one per tool)", n)
 	}
 }
+
+// TestSameFindingQuotedDifferently: a vendor's sentence with a word changed
+// from tool to tool is the same finding (rule, field, message): one entry,
+// showing the first tool's quote and saying the others' differ.
+func TestSameFindingQuotedDifferently(t *testing.T) {
+	t.Parallel()
+	var fs []finding.Finding
+	for i, d := range []string{"…IDs unless they ask…", "…IDs or creation dates unless…", "…IDs, unsubscribe status…"} {
+		f := finding.New(finding.ModelInstruction, "resend")
+		f.Kind, f.Subject, f.Field, f.Phase = finding.KindTool, fmt.Sprintf("list_%d", i), "description", "launch-1/initial"
+		f.Message, f.Detail, f.Severity = "Text addressed to the model in description: tells the model to keep something from the user", d, finding.Note
+		fs = append(fs, f)
+	}
+	out, groups := groupSame(fs)
+	if len(out) != 1 || len(groups.of(out[0])) != 3 {
+		t.Fatalf("not one group of three: %d kept, %v", len(out), groups.names(out[0]))
+	}
+	if want := "quoted from tool list_0 (the other 2 differ around the match): …IDs unless they ask…"; out[0].Detail != want {
+		t.Errorf("detail %q, want %q", out[0].Detail, want)
+	}
+	if fs[0].Detail != "…IDs unless they ask…" {
+		t.Errorf("the report's own finding was changed: %q", fs[0].Detail)
+	}
+}
