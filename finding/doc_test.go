@@ -23,6 +23,7 @@ var resolutionDoc = map[string]string{
 	ResolveAck:     "fixing it at the source, or acknowledging it with a reason, bound to the content's hash (the launch's, for a finding about the server itself): `mcp-lockcheck approve --ack RULE --reason WHY SERVER/KIND/NAME`, which `pin` and `check` print for every finding that fails them.",
 	ResolveFix:     "fixing the cause; it cannot be acknowledged, since that would pass what nobody could check.",
 	ResolveReview:  "reading it: a note for reviewers that does not fail the run.",
+	ResolvePolicy:  "fixing the cause, or, for one the team has decided to live with, an entry in the policy file's `acknowledge:` section naming the rule, the subject (the file of an unchecked-config, the setting's path of a policy-weakened) and the reason; under `--base` the base branch's policy is in force, and an acknowledgement a pull request adds is itself `policy-weakened` until merged.",
 }
 
 // rulesDoc is the rule table and one section per rule, from the registry:

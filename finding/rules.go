@@ -183,6 +183,11 @@ const (
 	ResolveFix = "fix"
 	// ResolveReview: a note for reviewers that never fails a run.
 	ResolveReview = "review"
+	// ResolvePolicy: a finding about the repository, fixed at its cause
+	// or acknowledged in the policy file's acknowledge section (by rule
+	// and subject, with a reason), which the base branch's code owners
+	// review: the lock's acknowledgements are a server's.
+	ResolvePolicy = "policy"
 )
 
 // Resolution is how a finding of rule id is resolved (ResolveFix for an
@@ -192,8 +197,10 @@ func Resolution(id RuleID) string {
 	case HiddenCharacters, TerminalEscape, ModelInstruction, SensitivePath, ToolShadowing,
 		ConfusableName, CanaryLeak, CanaryReturned, CanaryUsed, AmbiguousJSON, UnpinnedPackage, LaunchDependsOnEnv, ArtifactUnidentified:
 		return ResolveAck
-	case ServerUnavailable, UnstableManifest, PolicyWeakened, UncheckedConfig, UnknownConfigKey:
+	case ServerUnavailable, UnstableManifest, UnknownConfigKey:
 		return ResolveFix
+	case PolicyWeakened, UncheckedConfig:
+		return ResolvePolicy
 	case ApprovalAdded, ApprovalChanged:
 		return ResolveReview
 	case ServerNotPinned, LockEntryOrphaned:

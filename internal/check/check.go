@@ -98,6 +98,9 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		}
 	}
 	sort.SliceStable(r.Servers, func(i, j int) bool { return r.Servers[i].Name < r.Servers[j].Name })
+	if opts.Repository != nil {
+		r.Repository = opts.settleRepository(opts.Repository())
+	}
 	report.Summarize(r, opts.FailOn, false)
 	return r
 }

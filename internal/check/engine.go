@@ -90,6 +90,16 @@ type Options struct {
 	// the probe (the repository scan's git) finishes first instead of
 	// being killed half-way.
 	BeforeSweep func()
+	// Repository, when set, returns the findings about the repository
+	// rather than one server (unchecked-config, policy-weakened), which
+	// the caller computes beside the probe. Check calls it once the probe
+	// is over and settles them as it settles a server's (dedup, the
+	// policy's top-level rules, the policy's acknowledgements, sort)
+	// before the one summary: no finding reaches the verdict another way.
+	Repository func() []finding.Finding
+	// RepositoryAck is the reason the policy in force gives for living
+	// with a repository finding (policy.Policy.Acknowledged), if any.
+	RepositoryAck func(finding.Finding) (string, bool)
 	// Progress is told each server's phases as they start, and "done"
 	// when the server's probe has ended (a renderer closes its line or
 	// log group then).

@@ -120,7 +120,7 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 func TestResolutionCoversEveryRule(t *testing.T) {
 	for _, r := range finding.Rules {
 		switch finding.Resolution(r.ID) {
-		case finding.ResolveAck, finding.ResolveApprove, finding.ResolvePin, finding.ResolveFix:
+		case finding.ResolveAck, finding.ResolveApprove, finding.ResolvePin, finding.ResolveFix, finding.ResolvePolicy:
 		case finding.ResolveReview:
 			if r.Severity > finding.Note {
 				t.Errorf("%s is a review note but defaults to %s", r.ID, r.Severity)

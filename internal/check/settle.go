@@ -53,6 +53,24 @@ func (opts *Options) settleFindings(server string, fs []finding.Finding, launch 
 	return fs, note
 }
 
+// settleRepository is settle for the findings about the repository: the
+// same dedup, the policy's top-level rules (a policy may raise them, never
+// lower them: policy.enforcesLock), and the acknowledgements the policy in
+// force gives, by rule and subject, since the lock's are a server's.
+func (opts *Options) settleRepository(fs []finding.Finding) []finding.Finding {
+	fs = finding.Dedup(fs)
+	fs, _ = opts.applyRules("", fs)
+	if opts.RepositoryAck != nil {
+		for i := range fs {
+			if reason, ok := opts.RepositoryAck(fs[i]); ok {
+				fs[i].Acknowledged, fs[i].AckReason = true, reason
+			}
+		}
+	}
+	finding.Sort(fs)
+	return redactServer(report.Server{Findings: fs}, opts.Redactor).Findings
+}
+
 // withReview adds the base review's findings to a server's settled ones
 // (fs). The inspection of the approved content is settled as the live
 // findings were, with the PR lock's acknowledgements, and keeps the place

@@ -28,13 +28,13 @@ import (
 // Precedence 2 > 1 > 3.
 // 130 is a run stopped by Ctrl-C (or SIGTERM, or SIGHUP), as shells report it: no
 // verdict, nothing written.
-// The first four are the report's (report.ExitOK ...), defined there once.
+// They are the report's (report.ExitOK ...), declared there once.
 const (
 	ExitOK          = report.ExitOK
 	ExitDrift       = report.ExitDrift
 	ExitUsage       = report.ExitUsage
 	ExitHeld        = report.ExitHeld
-	ExitInterrupted = 130
+	ExitInterrupted = report.ExitInterrupted
 )
 
 // errInterrupted is a run stopped by a signal: Main's context (root) is

@@ -93,6 +93,9 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 			names = append(names, s.Name)
 		}
 		weakened = comb.Weakenings(names, c.policyName())
+		// Under review the base branch's acknowledgements are in force:
+		// one the pull request adds is a weakening until merged.
+		opts.RepositoryAck = basePol.Acknowledged
 	} else if review {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
 	}
@@ -119,6 +122,10 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 		unchecked, scanErr = uncheckedConfigs(root, senv, &c.common, opts.All)
 	}()
 	opts.BeforeSweep = func() { <-scanned }
+	opts.Repository = func() []finding.Finding {
+		<-scanned
+		return append(weakened, unchecked...)
+	}
 	if review {
 		opts.Base = &check.BaseLock{Lock: base}
 	}
@@ -133,10 +140,6 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	if scanErr != nil {
 		return ExitUsage, scanErr
-	}
-	if repo := append(weakened, unchecked...); len(repo) > 0 {
-		r.Repository = append(r.Repository, repo...)
-		report.Summarize(r, opts.FailOn, false)
 	}
 	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: c.automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}

@@ -491,6 +491,7 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 	if pol != nil {
 		fixed := c.policyFixed()
 		o.PerServer = func(name string) policy.Settings { return pol.Effective(name, fixed) }
+		o.RepositoryAck = pol.Acknowledged
 	}
 	if c.profile != ProfileDeep {
 		// A server the policy makes deep (profile: deep) gets these.

@@ -499,6 +499,17 @@ func (c *Combined) weakenings(name string) []weakening {
 		out = append(out, weakening{path, bl.String(), pl.String(),
 			fmt.Sprintf("this pull request lowers rule %s for %s from %s to %s", id, who, bl, pl)})
 	}
+	if name == "" && c.PR != nil {
+		// An acknowledgement the pull request adds silences a repository
+		// finding from the merge on: the base's code owners decide it.
+		for _, a := range c.PR.Acks {
+			if _, ok := c.Base.Acknowledged(ackFinding(a)); ok {
+				continue
+			}
+			out = append(out, weakening{a.path(), "-", a.Reason,
+				fmt.Sprintf("this pull request acknowledges %s on %s (%q), which the base branch does not", a.Rule, a.Subject, a.Reason)})
+		}
+	}
 	return out
 }
 
@@ -536,4 +547,15 @@ func callTexts(cs []probe.Call) []string {
 		out[i] = callText(c)
 	}
 	return out
+}
+
+// ackFinding is the repository finding an acknowledgement would silence.
+func ackFinding(a Ack) finding.Finding {
+	f := finding.New(a.Rule, "")
+	if a.Rule == finding.PolicyWeakened {
+		f.Field = a.Subject
+	} else {
+		f.Subject = a.Subject
+	}
+	return f
 }

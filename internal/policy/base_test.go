@@ -41,6 +41,14 @@ func TestCombined(t *testing.T) {
 			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0",
 		},
 		{
+			name:   "an acknowledgement added",
+			base:   "version: 1\nacknowledge:\n  unchecked-config:\n    a/.mcp.json: kept\n",
+			pr:     "version: 1\nacknowledge:\n  unchecked-config:\n    a/.mcp.json: kept\n    b/.mcp.json: sample\n",
+			server: "fs",
+			want:   "warmup=- launches=- sandbox= env=[] rules=map[] calls=0",
+			weak:   []string{"acknowledge.unchecked-config.b/.mcp.json - -> sample @5"},
+		},
+		{
 			name:   "warmup-calls lowered in the defaults",
 			base:   "version: 1\ndefaults:\n  warmup-calls: 8\n",
 			pr:     "version: 1\ndefaults:\n  warmup-calls: 0\n",

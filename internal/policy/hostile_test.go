@@ -55,7 +55,7 @@ func TestParseHostile(t *testing.T) {
 		{"duplicate server", "version: 1\nservers:\n  a: {}\n  a: {sandbox: off}\n", `p.yaml:4:3: invalid policy: mapping key "a" already defined at [3:3]`},
 		{"duplicate rule", "version: 1\nrules: {tool-removed: error, tool-removed: off}\n", `p.yaml:2:30: invalid policy: mapping key "tool-removed" already defined at [2:9]`},
 		{"duplicate argument", "version: 1\nservers:\n  a:\n    calls:\n      - tool: t\n        arguments: {p: /a, p: /b}\n", `p.yaml:6:28: invalid policy: mapping key "p" already defined at [6:21]`},
-		{"number as a key", "version: 1\n1: 2\n", `p.yaml:2:1: invalid policy: unknown key "1"; known: version, defaults, rules, servers`},
+		{"number as a key", "version: 1\n1: 2\n", `p.yaml:2:1: invalid policy: unknown key "1"; known: version, defaults, rules, servers, acknowledge`},
 		{"boolean as a key in a server", "version: 1\nservers:\n  a:\n    launches: 2\n    true: 1\n", `p.yaml:5:5: invalid policy: unknown key "true" in server "a"; known: profile, warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts, calls, rules`},
 		{"null as a key", "version: 1\n~: 2\n", `p.yaml:2:1: invalid policy: a key in the policy must be a plain name, not nothing`},
 		{"list as a key", "version: 1\n? [a, b]\n: 2\n", `p.yaml:3:1: invalid policy: found an invalid key for this map`},
@@ -162,7 +162,7 @@ func TestSchemaApplied(t *testing.T) {
 			t.Errorf("%s: %s was accepted but set nothing", key, v)
 		}
 	}
-	if got, want := schemaKeys(&fileDoc{}), []string{"version", "defaults", "rules", "servers"}; !slices.Equal(got, want) {
+	if got, want := schemaKeys(&fileDoc{}), []string{"version", "defaults", "rules", "servers", "acknowledge"}; !slices.Equal(got, want) {
 		t.Errorf("top-level keys %v, want %v", got, want)
 	}
 	if got, want := schemaKeys(&callDoc{}), []string{"tool", "arguments"}; !slices.Equal(got, want) {

@@ -42,10 +42,11 @@ import (
 
 // fileDoc is the policy file's top level.
 type fileDoc struct {
-	Version  raw `yaml:"version"`
-	Defaults raw `yaml:"defaults"`
-	Rules    raw `yaml:"rules"`
-	Servers  raw `yaml:"servers"`
+	Version     raw `yaml:"version"`
+	Defaults    raw `yaml:"defaults"`
+	Rules       raw `yaml:"rules"`
+	Servers     raw `yaml:"servers"`
+	Acknowledge raw `yaml:"acknowledge"`
 }
 
 // settingsDoc is the defaults section, and what a server section shares

@@ -179,6 +179,8 @@ type Policy struct {
 	Defaults Settings
 	// Servers are the per-server sections in file order.
 	Servers []Server
+	// Acks are the acknowledge section's entries, in file order.
+	Acks []Ack
 	// pos locates each setting's key by dotted path
 	// ("servers.fs.warmup-calls", "rules.sensitive-path").
 	pos map[string]Position
@@ -327,4 +329,55 @@ func Apply(fs []finding.Finding, rules map[finding.RuleID]RuleLevel) (out []find
 		note = "policy rules: " + strings.Join(parts, ", ")
 	}
 	return out, note
+}
+
+// Ack is one acknowledgement of a repository finding: the rule, what it is
+// about (unchecked-config: the file; policy-weakened: the setting's path),
+// and the reason the team gave. The repository's findings are about no
+// server, so the lock, whose acknowledgements are a server's and bound to
+// its content's hash, has no place for them; the policy, which the base
+// branch's code owners review and which a pull request can only tighten,
+// does.
+type Ack struct {
+	Rule    finding.RuleID
+	Subject string
+	Reason  string
+	// Line and Column locate the subject in the file (1-based).
+	Line, Column int
+}
+
+func (a Ack) path() string { return "acknowledge." + string(a.Rule) + "." + a.Subject }
+
+// RepositoryRule reports whether findings of rule id are about the
+// repository rather than a server: the ones the acknowledge section takes.
+func RepositoryRule(id finding.RuleID) bool {
+	return id == finding.UncheckedConfig || id == finding.PolicyWeakened
+}
+
+func repositoryRuleNames() []string {
+	return []string{string(finding.PolicyWeakened), string(finding.UncheckedConfig)}
+}
+
+// AckSubject is what an acknowledgement of f names: the file of an
+// unchecked-config, the setting path of a policy-weakened.
+func AckSubject(f finding.Finding) string {
+	if f.Rule == finding.PolicyWeakened {
+		return f.Field
+	}
+	return f.Subject
+}
+
+// Acknowledged returns the reason the policy gives for living with the
+// repository finding f, and whether it gives one.
+func (p *Policy) Acknowledged(f finding.Finding) (string, bool) {
+	if p == nil || !RepositoryRule(f.Rule) {
+		return "", false
+	}
+	subject := AckSubject(f)
+	for _, a := range p.Acks {
+		if a.Rule == f.Rule && a.Subject == subject {
+			return a.Reason, true
+		}
+	}
+	return "", false
 }

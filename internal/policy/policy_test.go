@@ -170,7 +170,7 @@ func TestParseErrors(t *testing.T) {
 		{"yaml syntax", "version: 1\nservers: [\n", `p.yaml:2:10: invalid policy: sequence end token ']' not found`},
 		{"duplicate key", "version: 1\nversion: 1\n", `p.yaml:2:1: invalid policy: mapping key "version" already defined at [1:1]`},
 		{"second document", "version: 1\n---\nversion: 1\n", `p.yaml:3:1: invalid policy: a policy is one YAML document; this is a second one`},
-		{"unknown top key", "version: 1\nserver:\n  a: {}\n", `p.yaml:2:1: invalid policy: unknown key "server"; known: version, defaults, rules, servers`},
+		{"unknown top key", "version: 1\nserver:\n  a: {}\n", `p.yaml:2:1: invalid policy: unknown key "server"; known: version, defaults, rules, servers, acknowledge`},
 		{"unknown server key", "version: 1\nservers:\n  fs:\n    warmup-cals: 3\n", `p.yaml:4:5: invalid policy: unknown key "warmup-cals" in server "fs"; known: profile, warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts, calls, rules`},
 		{"pin-prompts not a bool", "version: 1\nservers:\n  fs:\n    pin-prompts: yes\n", `p.yaml:4:18: invalid policy: pin-prompts: want true or false, got "yes"`},
 		{"calls in defaults", "version: 1\ndefaults:\n  calls: []\n", `p.yaml:3:3: invalid policy: unknown key "calls" in defaults (calls name a server's tools: put them under servers.NAME.calls); known: profile, warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts`},
@@ -440,6 +440,46 @@ func TestCanaryRulesAgree(t *testing.T) {
 	for _, level := range []string{"off", "warning", "error"} {
 		if _, err := Parse("p.yaml", []byte("version: 1\nrules:\n  canary-returned: "+level+"\n")); err != nil {
 			t.Errorf("canary-returned: %s: %v", level, err)
+		}
+	}
+}
+
+// TestAcknowledge: the acknowledge section names repository findings the
+// team lives with, per rule and subject, each with a reason; anything else
+// is an error at its line.
+func TestAcknowledge(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("p.yaml", []byte("version: 1\nacknowledge:\n  unchecked-config:\n    docs/.mcp.json: a sample for the docs\n  policy-weakened:\n    servers.fs.pass-env: fs needs GH_HOST\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchecked := finding.New(finding.UncheckedConfig, "")
+	unchecked.Subject = "docs/.mcp.json"
+	weak := finding.New(finding.PolicyWeakened, "fs")
+	weak.Field = "servers.fs.pass-env"
+	other := finding.New(finding.UncheckedConfig, "")
+	other.Subject = "other/.mcp.json"
+	for _, c := range []struct {
+		f      finding.Finding
+		reason string
+		ok     bool
+	}{{unchecked, "a sample for the docs", true}, {weak, "fs needs GH_HOST", true}, {other, "", false}} {
+		if r, ok := p.Acknowledged(c.f); r != c.reason || ok != c.ok {
+			t.Errorf("%s %s: %q %v, want %q %v", c.f.Rule, AckSubject(c.f), r, ok, c.reason, c.ok)
+		}
+	}
+	if pos := p.Pos("acknowledge.unchecked-config.docs/.mcp.json"); pos.Line != 4 {
+		t.Errorf("position %+v", pos)
+	}
+	for _, c := range []struct{ name, in, want string }{
+		{"a server's rule", "version: 1\nacknowledge:\n  tool-changed:\n    x: y\n", `p.yaml:3:3: invalid policy: acknowledge: "tool-changed" is not a rule of the repository (policy-weakened, unchecked-config); a server's findings are acknowledged in the lock with approve --ack`},
+		{"no reason", "version: 1\nacknowledge:\n  unchecked-config:\n    docs/.mcp.json:\n", `p.yaml:4:5: invalid policy: acknowledge.unchecked-config.docs/.mcp.json: want a value, got nothing`},
+		{"no subject", "version: 1\nacknowledge:\n  unchecked-config: {}\n", `p.yaml:3:3: invalid policy: acknowledge.unchecked-config names no subject`},
+		{"a list", "version: 1\nacknowledge:\n  - unchecked-config\n", `p.yaml:3:3: invalid policy: acknowledge must be a mapping (key: value lines), not a list`},
+	} {
+		_, err := Parse("p.yaml", []byte(c.in))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: %v\nwant %s", c.name, err, c.want)
 		}
 	}
 }

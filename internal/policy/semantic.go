@@ -64,6 +64,13 @@ func (d *decoder) top(body ast.Node, p *Policy) error {
 				return err
 			}
 			p.Defaults.Rules = r
+		case "acknowledge":
+			d.mark("acknowledge", e.keyN)
+			acks, err := d.acknowledge(e.value)
+			if err != nil {
+				return err
+			}
+			p.Acks = acks
 		case "servers":
 			ss, err := d.entries(e.value, "servers")
 			if err != nil {
@@ -459,4 +466,51 @@ func writeString(b *bytes.Buffer, s string) {
 	_ = enc.Encode(s)
 	// Encode ends with a newline.
 	b.Truncate(b.Len() - 1)
+}
+
+// acknowledge reads the acknowledge section: per repository rule, the
+// subjects the team has decided to live with and why.
+//
+//	acknowledge:
+//	  unchecked-config:
+//	    docs/example/.mcp.json: a sample for the docs; no client reads it
+//	  policy-weakened:
+//	    servers.fs.pass-env: fs needs GH_HOST since 2.0
+//
+// Only the repository's own rules are acknowledged here: a server's
+// findings are acknowledged in the lock (approve --ack), bound to the
+// content they are about.
+func (d *decoder) acknowledge(n ast.Node) ([]Ack, error) {
+	rules, err := d.entries(n, "acknowledge")
+	if err != nil {
+		return nil, err
+	}
+	var out []Ack
+	for _, re := range rules {
+		id := finding.RuleID(re.key)
+		if !RepositoryRule(id) {
+			return nil, d.at(re.keyN, "acknowledge: %q is not a rule of the repository (%s); a server's findings are acknowledged in the lock with approve --ack", re.key, keys(repositoryRuleNames()))
+		}
+		subjects, err := d.entries(re.value, "acknowledge."+re.key)
+		if err != nil {
+			return nil, err
+		}
+		if len(subjects) == 0 {
+			return nil, d.at(re.keyN, "acknowledge.%s names no subject", re.key)
+		}
+		for _, se := range subjects {
+			if strings.TrimSpace(se.key) == "" {
+				return nil, d.at(se.keyN, "acknowledge.%s: a subject is empty", re.key)
+			}
+			reason, _, err := d.text(se.value, "acknowledge."+re.key+"."+se.key, se.keyN)
+			if err != nil {
+				return nil, err
+			}
+			a := Ack{Rule: id, Subject: se.key, Reason: reason}
+			a.Line, a.Column = pos(se.keyN)
+			d.mark(a.path(), se.keyN)
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }

@@ -18,6 +18,11 @@ const (
 	ExitUsage = 2
 	// ExitHeld: no drift, but a server could not be probed. Never 0.
 	ExitHeld = 3
+	// ExitInterrupted: the run was stopped by Ctrl-C, SIGTERM or SIGHUP
+	// (128 + SIGINT, as shells report it): no verdict, nothing written.
+	// No report carries it; it is declared here with the others so the
+	// codes have one home (docs/usage.md lists them).
+	ExitInterrupted = 130
 )
 
 // Fails reports whether a finding can fail a run whose threshold is
