@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -482,9 +483,12 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 		h := sc.get(finding.ModelInstruction, r.path(), r.key)
 		h.hidden = h.hidden && hidden
 		h.raise(sev)
-		for _, m := range instr {
+		for i, m := range instr {
 			l := allPhrases().list[m.phrase].label
 			h.addLabel(l)
+			if slices.ContainsFunc(instr[:i], func(o match) bool { return allPhrases().list[o.phrase].label == l }) {
+				continue // one quote a label: several phrases say the same
+			}
 			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
 		}
 		if exfil {
