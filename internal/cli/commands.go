@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
@@ -321,15 +322,34 @@ func runServers(_ context.Context, args []string, env Env) (int, error) {
 	if c.matrix {
 		return printMatrix(env, servers)
 	}
+	rows := serverRows(servers)
+	if isTerminal(env.Stdout) {
+		// A person reading a terminal gets a table that fits it; a
+		// pipe, a file or a script gets one tab-separated line a server.
+		if err := report.WriteTable(env.Stdout, []string{"server", "config", "transport", "launch"}, rows, termWidth(env, env.Stdout)); err != nil {
+			return ExitUsage, err
+		}
+		return ExitOK, nil
+	}
+	for _, r := range rows {
+		fmt.Fprintln(env.Stdout, strings.Join(r, "\t"))
+	}
+	return ExitOK, nil
+}
+
+// serverRows are what servers prints of each configured server: its name,
+// where it is configured, its transport and what it launches (or its URL).
+func serverRows(servers []config.Server) [][]string {
+	rows := make([][]string, 0, len(servers))
 	for _, s := range servers {
 		l := pinned.Launch(s)
 		target := l.Command + " " + strings.Join(l.Args, " ")
 		if l.URL != "" {
 			target = l.URL
 		}
-		fmt.Fprintf(env.Stdout, "%s\t%s:%d\t%s\t%s\n", inert.Text(s.Name), s.File, s.Line, l.Type, inert.Text(strings.TrimSpace(target)))
+		rows = append(rows, []string{inert.Text(s.Name), fmt.Sprintf("%s:%d", s.File, s.Line), string(l.Type), inert.Text(strings.TrimSpace(target))})
 	}
-	return ExitOK, nil
+	return rows
 }
 
 // checkRun loads what check and diff share: the --fail-on threshold, the

@@ -114,7 +114,7 @@ func TestTextIsInert(t *testing.T) {
 			t.Fatalf("text output holds U+%04X", r)
 		}
 	}
-	if !strings.Contains(buf.String(), "held:") || !strings.Contains(buf.String(), "exit 1") {
+	if !strings.Contains(buf.String(), "held because") || !strings.Contains(buf.String(), "exit 1") {
 		t.Errorf("text output lacks verdicts or summary:\n%s", buf.String())
 	}
 }

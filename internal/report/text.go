@@ -46,8 +46,17 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 	}
 	all := r.Findings()
 	writeTextPRSections(t.w, all)
-	for _, s := range r.Servers {
-		t.para(t.verdict(s), "", "    ")
+	if len(r.Servers) > 1 {
+		// Several servers: one table, a row each, that fits the width.
+		t.w.Flush()
+		header, rows := serverTable(r.Servers)
+		if err := WriteTable(t.w, header, rows, t.width); err != nil {
+			return err
+		}
+	} else {
+		for _, s := range r.Servers {
+			t.para(t.verdict(s), "", "    ")
+		}
 	}
 	if len(r.Servers) > 0 {
 		t.nl()
