@@ -369,171 +369,242 @@ func (f *flat) own(g *gen, m map[string]any) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		v := m[k]
-		var err error
-		switch k {
-		case "type":
-			err = f.mergeType(v)
-		case "default":
-			f.defaults = append(f.defaults, v)
-		case "const":
-			f.consts = append(f.consts, v)
-		case "enum":
-			e, ok := v.([]any)
-			if !ok {
-				return errors.New("enum is not an array")
-			}
-			f.enums = append(f.enums, e)
-		case "examples":
-			if e, ok := v.([]any); ok && len(e) > 0 {
-				f.examples = append(f.examples, e[0])
-			}
-		case "minLength":
-			f.hintStr = true
-			err = mergeCount(k, v, &f.minLen, true)
-		case "maxLength":
-			f.hintStr = true
-			err = mergeCount(k, v, &f.maxLen, false)
-		case "pattern":
-			f.hintStr = true
-			p, ok := v.(string)
-			if !ok {
-				return errors.New("pattern is not a string")
-			}
-			if _, err := g.regexp(p); err != nil {
-				return err
-			}
-			f.patterns = append(f.patterns, p)
-		case "format":
-			if s, ok := v.(string); ok && f.format == "" {
-				if _, known := formatExamples[s]; known {
-					f.hintStr = true
-				}
-				f.format = s
-			}
-		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
-			f.hintNum = true
-			err = f.mergeBound(k, v, m)
-		case "multipleOf":
-			f.hintNum = true
-			r, ok := ratOf(v)
-			if !ok || r.Sign() <= 0 {
-				return errors.New("multipleOf is not a positive number")
-			}
-			f.multiples = append(f.multiples, r)
-		case "prefixItems":
-			f.hintArr = true
-			p, ok := v.([]any)
-			if !ok {
-				return errors.New("prefixItems is not an array")
-			}
-			if f.prefix == nil {
-				f.prefix = p
-			}
-		case "items":
-			f.hintArr = true
-			if p, ok := v.([]any); ok {
-				// Draft 2019-09 and older: items as an array is a
-				// tuple, and additionalItems covers the rest.
-				if f.prefix == nil {
-					f.prefix = p
-				}
-				if ai, ok := m["additionalItems"]; ok {
-					f.items = append(f.items, ai)
-				}
-			} else {
-				f.items = append(f.items, v)
-			}
-		case "minItems":
-			f.hintArr = true
-			err = mergeCount(k, v, &f.minItems, true)
-		case "maxItems":
-			f.hintArr = true
-			err = mergeCount(k, v, &f.maxItems, false)
-		case "uniqueItems":
-			f.hintArr = true
-			f.unique = f.unique || v == true
-		case "contains":
-			f.hintArr = true
-			f.contains = append(f.contains, v)
-		case "minContains":
-			err = mergeCount(k, v, &f.minContains, true)
-		case "properties":
-			f.hintObj = true
-			p, ok := v.(map[string]any)
-			if !ok {
-				return errors.New("properties is not an object")
-			}
-			if f.props == nil {
-				f.props = map[string][]any{}
-			}
-			for name, s := range p {
-				f.props[name] = append(f.props[name], s)
-			}
-		case "patternProperties":
-			f.hintObj = true
-			p, ok := v.(map[string]any)
-			if !ok {
-				return errors.New("patternProperties is not an object")
-			}
-			for _, pat := range slices.Sorted(maps.Keys(p)) {
-				if _, err := g.regexp(pat); err != nil {
-					return err
-				}
-				f.patternProps = append(f.patternProps, patternProp{pat, p[pat]})
-			}
-		case "additionalProperties":
-			f.hintObj = true
-			f.additional = append(f.additional, v)
-		case "required":
-			f.hintObj = true
-			r, ok := v.([]any)
-			if !ok {
-				return errors.New("required is not an array")
-			}
-			for _, name := range r {
-				s, ok := name.(string)
-				if !ok {
-					return errors.New("required has a non-string entry")
-				}
-				if !containsString(f.required, s) {
-					f.required = append(f.required, s)
-				}
-			}
-		case "minProperties":
-			f.hintObj = true
-			err = mergeCount(k, v, &f.minProps, true)
-		case "maxProperties":
-			f.hintObj = true
-			err = mergeCount(k, v, &f.maxProps, false)
-		case "propertyNames":
-			f.hintObj = true
-			f.propertyNames = append(f.propertyNames, v)
-		case "dependentRequired", "dependencies":
-			d, ok := v.(map[string]any)
-			if !ok {
-				if k == "dependentRequired" {
-					return errors.New("dependentRequired is not an object")
-				}
-				continue
-			}
-			for _, name := range slices.Sorted(maps.Keys(d)) {
-				list, ok := d[name].([]any)
-				if !ok {
-					continue // dependencies' schema form: left to validation
-				}
-				if f.dependentRequired == nil {
-					f.dependentRequired = map[string][]string{}
-				}
-				for _, dep := range list {
-					if s, ok := dep.(string); ok {
-						f.dependentRequired[name] = append(f.dependentRequired[name], s)
-					}
-				}
-			}
-		}
-		if err != nil {
+		if err := f.keyword(g, m, k, m[k]); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// keyword merges one keyword k with value v of schema object m, routed by
+// the kind of instance it constrains.
+func (f *flat) keyword(g *gen, m map[string]any, k string, v any) error {
+	switch k {
+	case "type", "default", "const", "enum", "examples":
+		return f.ownValue(k, v)
+	case "minLength", "maxLength", "pattern", "format":
+		return f.ownString(g, k, v)
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+		return f.ownNumber(k, v, m)
+	case "prefixItems", "items", "minItems", "maxItems", "uniqueItems", "contains", "minContains":
+		return f.ownArray(k, v, m)
+	case "properties", "patternProperties", "additionalProperties", "required",
+		"minProperties", "maxProperties", "propertyNames":
+		return f.ownObject(g, k, v)
+	case "dependentRequired", "dependencies":
+		return f.ownDependent(k, v)
+	}
+	return nil
+}
+
+// ownValue merges the keywords that constrain any instance's value.
+func (f *flat) ownValue(k string, v any) error {
+	switch k {
+	case "type":
+		return f.mergeType(v)
+	case "default":
+		f.defaults = append(f.defaults, v)
+	case "const":
+		f.consts = append(f.consts, v)
+	case "enum":
+		e, ok := v.([]any)
+		if !ok {
+			return errors.New("enum is not an array")
+		}
+		f.enums = append(f.enums, e)
+	case "examples":
+		if e, ok := v.([]any); ok && len(e) > 0 {
+			f.examples = append(f.examples, e[0])
+		}
+	}
+	return nil
+}
+
+// ownString merges the string keywords.
+func (f *flat) ownString(g *gen, k string, v any) error {
+	switch k {
+	case "minLength":
+		f.hintStr = true
+		return mergeCount(k, v, &f.minLen, true)
+	case "maxLength":
+		f.hintStr = true
+		return mergeCount(k, v, &f.maxLen, false)
+	case "pattern":
+		f.hintStr = true
+		p, ok := v.(string)
+		if !ok {
+			return errors.New("pattern is not a string")
+		}
+		if _, err := g.regexp(p); err != nil {
+			return err
+		}
+		f.patterns = append(f.patterns, p)
+	case "format":
+		if s, ok := v.(string); ok && f.format == "" {
+			if _, known := formatExamples[s]; known {
+				f.hintStr = true
+			}
+			f.format = s
+		}
+	}
+	return nil
+}
+
+// ownNumber merges the numeric keywords.
+func (f *flat) ownNumber(k string, v any, m map[string]any) error {
+	f.hintNum = true
+	if k != "multipleOf" {
+		return f.mergeBound(k, v, m)
+	}
+	r, ok := ratOf(v)
+	if !ok || r.Sign() <= 0 {
+		return errors.New("multipleOf is not a positive number")
+	}
+	f.multiples = append(f.multiples, r)
+	return nil
+}
+
+// ownArray merges the array keywords.
+func (f *flat) ownArray(k string, v any, m map[string]any) error {
+	if k != "minContains" {
+		f.hintArr = true
+	}
+	switch k {
+	case "prefixItems":
+		p, ok := v.([]any)
+		if !ok {
+			return errors.New("prefixItems is not an array")
+		}
+		if f.prefix == nil {
+			f.prefix = p
+		}
+	case "items":
+		f.mergeItems(v, m)
+	case "minItems":
+		return mergeCount(k, v, &f.minItems, true)
+	case "maxItems":
+		return mergeCount(k, v, &f.maxItems, false)
+	case "uniqueItems":
+		f.unique = f.unique || v == true
+	case "contains":
+		f.contains = append(f.contains, v)
+	case "minContains":
+		return mergeCount(k, v, &f.minContains, true)
+	}
+	return nil
+}
+
+// mergeItems merges items, a schema for every element or, as an array, a
+// tuple.
+func (f *flat) mergeItems(v any, m map[string]any) {
+	p, ok := v.([]any)
+	if !ok {
+		f.items = append(f.items, v)
+		return
+	}
+	// Draft 2019-09 and older: items as an array is a
+	// tuple, and additionalItems covers the rest.
+	if f.prefix == nil {
+		f.prefix = p
+	}
+	if ai, ok := m["additionalItems"]; ok {
+		f.items = append(f.items, ai)
+	}
+}
+
+// ownObject merges the object keywords.
+func (f *flat) ownObject(g *gen, k string, v any) error {
+	f.hintObj = true
+	switch k {
+	case "properties":
+		return f.mergeProperties(v)
+	case "patternProperties":
+		return f.mergePatternProperties(g, v)
+	case "additionalProperties":
+		f.additional = append(f.additional, v)
+	case "required":
+		return f.mergeRequired(v)
+	case "minProperties":
+		return mergeCount(k, v, &f.minProps, true)
+	case "maxProperties":
+		return mergeCount(k, v, &f.maxProps, false)
+	case "propertyNames":
+		f.propertyNames = append(f.propertyNames, v)
+	}
+	return nil
+}
+
+// mergeProperties adds each property's schema to those it already has.
+func (f *flat) mergeProperties(v any) error {
+	p, ok := v.(map[string]any)
+	if !ok {
+		return errors.New("properties is not an object")
+	}
+	if f.props == nil {
+		f.props = map[string][]any{}
+	}
+	for name, s := range p {
+		f.props[name] = append(f.props[name], s)
+	}
+	return nil
+}
+
+// mergePatternProperties adds each pattern, checked to compile, in sorted
+// order.
+func (f *flat) mergePatternProperties(g *gen, v any) error {
+	p, ok := v.(map[string]any)
+	if !ok {
+		return errors.New("patternProperties is not an object")
+	}
+	for _, pat := range slices.Sorted(maps.Keys(p)) {
+		if _, err := g.regexp(pat); err != nil {
+			return err
+		}
+		f.patternProps = append(f.patternProps, patternProp{pat, p[pat]})
+	}
+	return nil
+}
+
+// mergeRequired adds the required names not already required.
+func (f *flat) mergeRequired(v any) error {
+	r, ok := v.([]any)
+	if !ok {
+		return errors.New("required is not an array")
+	}
+	for _, name := range r {
+		s, ok := name.(string)
+		if !ok {
+			return errors.New("required has a non-string entry")
+		}
+		if !containsString(f.required, s) {
+			f.required = append(f.required, s)
+		}
+	}
+	return nil
+}
+
+// ownDependent merges dependentRequired and the array form of draft-07's
+// dependencies.
+func (f *flat) ownDependent(k string, v any) error {
+	d, ok := v.(map[string]any)
+	if !ok {
+		if k == "dependentRequired" {
+			return errors.New("dependentRequired is not an object")
+		}
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(d)) {
+		list, ok := d[name].([]any)
+		if !ok {
+			continue // dependencies' schema form: left to validation
+		}
+		if f.dependentRequired == nil {
+			f.dependentRequired = map[string][]string{}
+		}
+		for _, dep := range list {
+			if s, ok := dep.(string); ok {
+				f.dependentRequired[name] = append(f.dependentRequired[name], s)
+			}
 		}
 	}
 	return nil
