@@ -227,83 +227,16 @@ func (f *flat) numbers(integer bool, n int) ([]any, error) {
 	if integer {
 		step = lcmRat(step, big.NewRat(1, 1))
 	}
-	in := func(r *big.Rat) bool {
-		if f.lo != nil {
-			if c := r.Cmp(f.lo); c < 0 || (c == 0 && f.loEx) {
-				return false
-			}
-		}
-		if f.hi != nil {
-			if c := r.Cmp(f.hi); c > 0 || (c == 0 && f.hiEx) {
-				return false
-			}
-		}
-		return true
-	}
-	zero := new(big.Rat)
-	var cands []*big.Rat
 	want := n + extraCandidates
+	var cands []*big.Rat
 	if step != nil {
-		var k *big.Int
-		dir := int64(1)
-		switch {
-		case in(zero):
-			k = new(big.Int)
-		case f.lo != nil && f.lo.Sign() >= 0:
-			q := new(big.Rat).Quo(f.lo, step)
-			k = ceilRat(q)
-			if f.loEx && new(big.Rat).SetInt(k).Cmp(q) == 0 {
-				k.Add(k, big.NewInt(1))
-			}
-		case f.hi != nil:
-			q := new(big.Rat).Quo(f.hi, step)
-			k = floorRat(q)
-			if f.hiEx && new(big.Rat).SetInt(k).Cmp(q) == 0 {
-				k.Sub(k, big.NewInt(1))
-			}
-			dir = -1
-		default:
-			return nil, errors.New("no multiple in range")
-		}
-		for i := 0; i < want; i++ {
-			r := new(big.Rat).Mul(new(big.Rat).SetInt(k), step)
-			if !in(r) {
-				break
-			}
-			cands = append(cands, r)
-			k.Add(k, big.NewInt(dir))
+		var err error
+		cands, err = f.multiplesInRange(step, want)
+		if err != nil {
+			return nil, err
 		}
 	} else {
-		switch {
-		case in(zero):
-			for i := 0; i < want; i++ {
-				cands = append(cands, big.NewRat(int64(i), 1))
-			}
-		case f.lo != nil && f.lo.Sign() >= 0:
-			if !f.loEx {
-				cands = append(cands, f.lo)
-			}
-			up := new(big.Rat).SetInt(floorRat(f.lo))
-			for i := 0; i < want; i++ {
-				up = new(big.Rat).Add(up, big.NewRat(1, 1))
-				cands = append(cands, up)
-			}
-			if f.hi != nil {
-				cands = append(cands, new(big.Rat).Quo(new(big.Rat).Add(f.lo, f.hi), big.NewRat(2, 1)))
-			}
-		case f.hi != nil:
-			if !f.hiEx {
-				cands = append(cands, f.hi)
-			}
-			down := new(big.Rat).SetInt(ceilRat(f.hi))
-			for i := 0; i < want; i++ {
-				down = new(big.Rat).Sub(down, big.NewRat(1, 1))
-				cands = append(cands, down)
-			}
-			if f.lo != nil {
-				cands = append(cands, new(big.Rat).Quo(new(big.Rat).Add(f.lo, f.hi), big.NewRat(2, 1)))
-			}
-		}
+		cands = f.freeCandidates(want)
 	}
 	// Off the beaten track, for oneOf branches that overlap on the usual
 	// values (oneOf: [integer, {number, minimum: 0}]): a negative integer,
@@ -318,7 +251,7 @@ func (f *flat) numbers(integer bool, n int) ([]any, error) {
 		if step != nil && !new(big.Rat).Quo(r, step).IsInt() {
 			continue
 		}
-		if !in(r) {
+		if !f.inRange(r) {
 			continue
 		}
 		if s, ok := ratJSON(r); ok {
@@ -329,6 +262,95 @@ func (f *flat) numbers(integer bool, n int) ([]any, error) {
 		return nil, errors.New("no number satisfies minimum/maximum/multipleOf")
 	}
 	return out, nil
+}
+
+// inRange reports whether r respects the bounds.
+func (f *flat) inRange(r *big.Rat) bool {
+	if f.lo != nil {
+		if c := r.Cmp(f.lo); c < 0 || (c == 0 && f.loEx) {
+			return false
+		}
+	}
+	if f.hi != nil {
+		if c := r.Cmp(f.hi); c > 0 || (c == 0 && f.hiEx) {
+			return false
+		}
+	}
+	return true
+}
+
+// multiplesInRange returns up to want multiples of step inside the bounds,
+// from the one closest to zero outwards.
+func (f *flat) multiplesInRange(step *big.Rat, want int) ([]*big.Rat, error) {
+	var k *big.Int
+	dir := int64(1)
+	switch {
+	case f.inRange(new(big.Rat)):
+		k = new(big.Int)
+	case f.lo != nil && f.lo.Sign() >= 0:
+		q := new(big.Rat).Quo(f.lo, step)
+		k = ceilRat(q)
+		if f.loEx && new(big.Rat).SetInt(k).Cmp(q) == 0 {
+			k.Add(k, big.NewInt(1))
+		}
+	case f.hi != nil:
+		q := new(big.Rat).Quo(f.hi, step)
+		k = floorRat(q)
+		if f.hiEx && new(big.Rat).SetInt(k).Cmp(q) == 0 {
+			k.Sub(k, big.NewInt(1))
+		}
+		dir = -1
+	default:
+		return nil, errors.New("no multiple in range")
+	}
+	var cands []*big.Rat
+	for i := 0; i < want; i++ {
+		r := new(big.Rat).Mul(new(big.Rat).SetInt(k), step)
+		if !f.inRange(r) {
+			break
+		}
+		cands = append(cands, r)
+		k.Add(k, big.NewInt(dir))
+	}
+	return cands, nil
+}
+
+// freeCandidates returns, with no step to respect, zero and the integers
+// after it, or else the bound nearest zero, the integers past it, and the
+// midpoint of the range.
+func (f *flat) freeCandidates(want int) []*big.Rat {
+	var cands []*big.Rat
+	switch {
+	case f.inRange(new(big.Rat)):
+		for i := 0; i < want; i++ {
+			cands = append(cands, big.NewRat(int64(i), 1))
+		}
+	case f.lo != nil && f.lo.Sign() >= 0:
+		if !f.loEx {
+			cands = append(cands, f.lo)
+		}
+		up := new(big.Rat).SetInt(floorRat(f.lo))
+		for i := 0; i < want; i++ {
+			up = new(big.Rat).Add(up, big.NewRat(1, 1))
+			cands = append(cands, up)
+		}
+		if f.hi != nil {
+			cands = append(cands, new(big.Rat).Quo(new(big.Rat).Add(f.lo, f.hi), big.NewRat(2, 1)))
+		}
+	case f.hi != nil:
+		if !f.hiEx {
+			cands = append(cands, f.hi)
+		}
+		down := new(big.Rat).SetInt(ceilRat(f.hi))
+		for i := 0; i < want; i++ {
+			down = new(big.Rat).Sub(down, big.NewRat(1, 1))
+			cands = append(cands, down)
+		}
+		if f.lo != nil {
+			cands = append(cands, new(big.Rat).Quo(new(big.Rat).Add(f.lo, f.hi), big.NewRat(2, 1)))
+		}
+	}
+	return cands
 }
 
 func floorRat(r *big.Rat) *big.Int {
