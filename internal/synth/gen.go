@@ -49,86 +49,116 @@ func (g *gen) fromFlat(orig any, f *flat, depth, n int) ([]any, error) {
 		return nil, errors.New("the schema admits no value (false)")
 	}
 	if len(f.groups) > 0 {
-		// anyOf / oneOf: the first branch, merged with everything else
-		// the schema says, that yields a valid value. Validation against
-		// orig also enforces oneOf's "exactly one".
-		grp := f.groups[0]
-		var out []any
-		// Only the first branch's failure is kept: joining them all
-		// would build error text exponential in the nesting of choices.
-		var firstErr error
-		for i, b := range grp.branches {
-			if g.exhausted {
-				return nil, errBudget
-			}
-			nf := f.clone()
-			nf.groups = nf.groups[1:]
-			err := g.flatten(b, depth+1, nf)
-			var vs []any
-			if err == nil {
-				vs, err = g.fromFlat(orig, nf, depth+1, n-len(out))
-			}
-			if err != nil {
-				if firstErr == nil {
-					firstErr = fmt.Errorf("%s/%d: %w", grp.keyword, i, err)
-				}
-				continue
-			}
-			out = appendDistinct(out, vs...)
-			if len(out) >= n {
-				break
-			}
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("none of the %d branches of %s yields a valid value; the first: %w", len(grp.branches), grp.keyword, firstErr)
-		}
-		return out, nil
+		return g.fromChoice(orig, f, depth, n)
 	}
+	c := &collector{g: g, orig: orig, n: n}
+	if done, err := c.suggested(f); done {
+		if err != nil {
+			return nil, err
+		}
+		return c.out, nil
+	}
+	return c.synthesized(f, depth)
+}
 
+// fromChoice generates for f's first anyOf / oneOf: the first branch,
+// merged with everything else the schema says, that yields a valid value.
+// Validation against orig also enforces oneOf's "exactly one".
+func (g *gen) fromChoice(orig any, f *flat, depth, n int) ([]any, error) {
+	grp := f.groups[0]
 	var out []any
-	try := func(v any) bool {
-		if !containsValue(out, v) && g.valid(orig, v) {
-			out = append(out, v)
+	// Only the first branch's failure is kept: joining them all
+	// would build error text exponential in the nesting of choices.
+	var firstErr error
+	for i, b := range grp.branches {
+		if g.exhausted {
+			return nil, errBudget
 		}
-		return len(out) >= n
+		nf := f.clone()
+		nf.groups = nf.groups[1:]
+		err := g.flatten(b, depth+1, nf)
+		var vs []any
+		if err == nil {
+			vs, err = g.fromFlat(orig, nf, depth+1, n-len(out))
+		}
+		if err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%s/%d: %w", grp.keyword, i, err)
+			}
+			continue
+		}
+		out = appendDistinct(out, vs...)
+		if len(out) >= n {
+			break
+		}
 	}
-	// The schema's own suggestions first: the author's default is the
-	// value most likely to be harmless to the server.
+	if len(out) == 0 {
+		return nil, fmt.Errorf("none of the %d branches of %s yields a valid value; the first: %w", len(grp.branches), grp.keyword, firstErr)
+	}
+	return out, nil
+}
+
+// collector gathers up to n distinct values valid against orig.
+type collector struct {
+	g    *gen
+	orig any
+	n    int
+	out  []any
+}
+
+// try keeps v if it is new and valid, and reports whether enough are kept.
+func (c *collector) try(v any) bool {
+	if !containsValue(c.out, v) && c.g.valid(c.orig, v) {
+		c.out = append(c.out, v)
+	}
+	return len(c.out) >= c.n
+}
+
+// suggested tries the schema's own suggestions first: the author's default
+// is the value most likely to be harmless to the server. done means the
+// values (or err) are final: enough were found, or const / enum leave no
+// other choice.
+func (c *collector) suggested(f *flat) (done bool, err error) {
 	for _, v := range f.defaults {
-		if try(v) {
-			return out, nil
+		if c.try(v) {
+			return true, nil
 		}
 	}
 	for _, v := range f.consts {
-		if try(v) {
-			return out, nil
+		if c.try(v) {
+			return true, nil
 		}
 	}
 	for _, e := range f.enums {
 		for _, v := range e {
-			if g.exhausted {
-				return nil, errBudget
+			if c.g.exhausted {
+				return true, errBudget
 			}
-			if try(v) {
-				return out, nil
+			if c.try(v) {
+				return true, nil
 			}
 		}
 	}
 	for _, v := range f.examples {
-		if try(v) {
-			return out, nil
+		if c.try(v) {
+			return true, nil
 		}
 	}
 	if len(f.consts) > 0 || len(f.enums) > 0 {
-		if len(out) > 0 {
-			return out, nil
+		if len(c.out) > 0 {
+			return true, nil
 		}
-		return nil, errors.New("no const or enum value satisfies the rest of the schema")
+		return true, errors.New("no const or enum value satisfies the rest of the schema")
 	}
+	return false, nil
+}
 
+// synthesized adds values synthesized for each type in turn.
+func (c *collector) synthesized(f *flat, depth int) ([]any, error) {
+	g := c.g
 	var firstErr error
 	for _, t := range f.typeOrder() {
-		vs, err := g.synthType(t, f, depth, n)
+		vs, err := g.synthType(t, f, depth, c.n)
 		if err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("%s: %w", t, err)
@@ -139,13 +169,13 @@ func (g *gen) fromFlat(orig any, f *flat, depth, n int) ([]any, error) {
 			if g.exhausted {
 				return nil, errBudget
 			}
-			if try(v) {
-				return out, nil
+			if c.try(v) {
+				return c.out, nil
 			}
 		}
 	}
-	if len(out) > 0 {
-		return out, nil
+	if len(c.out) > 0 {
+		return c.out, nil
 	}
 	if g.exhausted {
 		return nil, errBudget
