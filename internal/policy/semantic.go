@@ -137,26 +137,7 @@ func (d *decoder) setting(e entry, st *Settings) error {
 	d.mark(d.prefix+e.key, e.keyN)
 	switch e.key {
 	case "warmup-calls", "launches":
-		s, n, err := d.text(e.value, e.key, e.keyN)
-		if err != nil {
-			return err
-		}
-		lo, hi := 0, MaxWarmupCalls
-		if e.key == "launches" {
-			lo, hi = 1, MaxLaunches
-		}
-		v, err := strconv.Atoi(s)
-		if _, isInt := n.(*ast.IntegerNode); err != nil || !isInt {
-			return d.at(n, "%s: want a whole number from %d to %d, got %q", e.key, lo, hi, s)
-		}
-		if v < lo || v > hi {
-			return d.at(n, "%s: %d is out of range: want %d to %d", e.key, v, lo, hi)
-		}
-		if e.key == "launches" {
-			st.Launches = &v
-		} else {
-			st.WarmupCalls = &v
-		}
+		return d.countSetting(e, st)
 	case "profile":
 		s, n, err := d.text(e.value, e.key, e.keyN)
 		if err != nil {
@@ -177,33 +158,7 @@ func (d *decoder) setting(e entry, st *Settings) error {
 		}
 		st.Sandbox = l
 	case "timeout", "request-timeout", "call-timeout":
-		s, n, err := d.text(e.value, e.key, e.keyN)
-		if err != nil {
-			return err
-		}
-		v, err := time.ParseDuration(s)
-		if err != nil {
-			return d.at(n, "%s: %q is not a duration (write e.g. 90s, 2m or 1m30s)", e.key, s)
-		}
-		if v <= 0 {
-			return d.at(n, "%s: %s: want a duration above zero", e.key, s)
-		}
-		if limit := MaxTimeout; e.key == "timeout" && v > limit || e.key != "timeout" && v > MaxRequestTimeout {
-			if e.key != "timeout" {
-				limit = MaxRequestTimeout
-			}
-			// A policy travels with pull requests: an hour-long time-out
-			// would hold the job until the runner gives up.
-			return d.at(n, "%s: %s is above the cap of %s", e.key, s, limit)
-		}
-		switch e.key {
-		case "timeout":
-			st.Timeout = v
-		case "request-timeout":
-			st.RequestTimeout = v
-		default:
-			st.CallTimeout = v
-		}
+		return d.durationSetting(e, st)
 	case "pin-prompts":
 		s, n, err := d.text(e.value, e.key, e.keyN)
 		if err != nil {
@@ -215,26 +170,91 @@ func (d *decoder) setting(e entry, st *Settings) error {
 		v := s == "true"
 		st.PinPrompts = &v
 	case "pass-env":
-		items, err := d.list(e.value, "pass-env")
-		if err != nil {
-			return err
-		}
-		for _, it := range items {
-			s, n, err := d.text(it.value, "pass-env", it.at)
-			if err != nil {
-				return err
-			}
-			if !envName.MatchString(s) {
-				return d.at(n, "pass-env: %q is not an environment variable name", s)
-			}
-			if !slices.Contains(st.PassEnv, s) {
-				st.PassEnv = append(st.PassEnv, s)
-			}
-		}
+		return d.passEnv(e, st)
 	default:
 		// A key the schema accepts but nothing here reads would be a
 		// setting a reviewer believes is in force but is not.
 		return d.at(e.keyN, "%s: this build accepts the key but does not apply it", e.key)
+	}
+	return nil
+}
+
+// countSetting reads warmup-calls or launches: a whole number in range.
+func (d *decoder) countSetting(e entry, st *Settings) error {
+	s, n, err := d.text(e.value, e.key, e.keyN)
+	if err != nil {
+		return err
+	}
+	lo, hi := 0, MaxWarmupCalls
+	if e.key == "launches" {
+		lo, hi = 1, MaxLaunches
+	}
+	v, err := strconv.Atoi(s)
+	if _, isInt := n.(*ast.IntegerNode); err != nil || !isInt {
+		return d.at(n, "%s: want a whole number from %d to %d, got %q", e.key, lo, hi, s)
+	}
+	if v < lo || v > hi {
+		return d.at(n, "%s: %d is out of range: want %d to %d", e.key, v, lo, hi)
+	}
+	if e.key == "launches" {
+		st.Launches = &v
+	} else {
+		st.WarmupCalls = &v
+	}
+	return nil
+}
+
+// durationSetting reads timeout, request-timeout or call-timeout: a
+// duration above zero and under its cap.
+func (d *decoder) durationSetting(e entry, st *Settings) error {
+	s, n, err := d.text(e.value, e.key, e.keyN)
+	if err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return d.at(n, "%s: %q is not a duration (write e.g. 90s, 2m or 1m30s)", e.key, s)
+	}
+	if v <= 0 {
+		return d.at(n, "%s: %s: want a duration above zero", e.key, s)
+	}
+	if limit := MaxTimeout; e.key == "timeout" && v > limit || e.key != "timeout" && v > MaxRequestTimeout {
+		if e.key != "timeout" {
+			limit = MaxRequestTimeout
+		}
+		// A policy travels with pull requests: an hour-long time-out
+		// would hold the job until the runner gives up.
+		return d.at(n, "%s: %s is above the cap of %s", e.key, s, limit)
+	}
+	switch e.key {
+	case "timeout":
+		st.Timeout = v
+	case "request-timeout":
+		st.RequestTimeout = v
+	default:
+		st.CallTimeout = v
+	}
+	return nil
+}
+
+// passEnv reads pass-env: a list of environment variable names, each kept
+// once.
+func (d *decoder) passEnv(e entry, st *Settings) error {
+	items, err := d.list(e.value, "pass-env")
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		s, n, err := d.text(it.value, "pass-env", it.at)
+		if err != nil {
+			return err
+		}
+		if !envName.MatchString(s) {
+			return d.at(n, "pass-env: %q is not an environment variable name", s)
+		}
+		if !slices.Contains(st.PassEnv, s) {
+			st.PassEnv = append(st.PassEnv, s)
+		}
 	}
 	return nil
 }
