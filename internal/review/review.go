@@ -135,18 +135,7 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 
 	// The launch comes first: a new version or new arguments is what
 	// brings the changed text below it.
-	switch {
-	case bs == nil:
-		msg := fmt.Sprintf("server %q is new in this pull request's lock: everything it holds is a new approval", name)
-		if first {
-			msg = fmt.Sprintf("the base branch has no lock (first adoption): server %q and everything it holds is a new approval", name)
-		}
-		note(finding.ApprovalAdded, finding.KindServer, name, "launch", msg, "", launchIdentity(ps.Launch))
-	case !bs.Launch.Equal(ps.Launch):
-		note(finding.ApprovalChanged, finding.KindServer, name, "launch",
-			"this pull request changes how the server is launched (command, arguments, environment names or URL)",
-			launchIdentity(bs.Launch), launchIdentity(ps.Launch))
-	}
+	approveLaunch(name, bs, ps, first, note)
 
 	var empty lock.Server
 	if bs == nil {
@@ -162,45 +151,7 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 			// Dropping an entry approves nothing new.
 			continue
 		}
-		kind, key, pc := c.Kind, c.Name, c.After
-		changed[name+"\x00"+string(kind)+"\x00"+key] = pc.SHA256
-		who := approvedBy(ps.Entries(kind, false)[key])
-		add := func(rule finding.RuleID, field, msg, before, after string) {
-			f := note(rule, kind, key, field, msg, before, after)
-			f.ContentSHA256, f.Detail = pc.SHA256, who
-		}
-		switch {
-		case c.Op == lock.Added && first:
-			add(finding.ApprovalAdded, "", fmt.Sprintf("%s %q is a new approval (the base branch has no lock)", kind, key), "", string(pc.Bytes))
-		case c.Op == lock.Added:
-			add(finding.ApprovalAdded, "", fmt.Sprintf("%s %q is new in this pull request's lock", kind, key), "", string(pc.Bytes))
-		case c.Ambiguous():
-			add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q changes byte for byte in this pull request's lock", kind, key), string(c.Before.Bytes), string(pc.Bytes))
-		default:
-			for i, fc := range c.Fields {
-				if i == lock.MaxFieldChanges {
-					add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q: %d more changed fields not listed", kind, key, len(c.Fields)-i), "", "")
-					break
-				}
-				msg := fmt.Sprintf("%s %q changes in this pull request's lock (%s)", kind, key, orWhole(fc.Path))
-				if kind == lock.KindTool && fc.Added && lock.IsInputProperty(fc.Path) {
-					msg = fmt.Sprintf("tool %q gains the input %q in this pull request's lock: a new channel the model can be asked to fill", key, lastElem(fc.Path))
-				}
-				add(finding.ApprovalChanged, fc.Path, msg, fc.Before, fc.After)
-			}
-		}
-
-		// The new content is inspected as the live check would inspect
-		// it: the PR may approve text no live server shows (a server that
-		// is held, or not configured here).
-		if pc.Ambiguous != "" {
-			f := finding.New(finding.AmbiguousJSON, name)
-			f.Kind, f.Subject, f.ContentSHA256 = kind, key, pc.SHA256
-			f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, pc.Ambiguous)
-			a.Inspection = append(a.Inspection, f)
-		}
-		fs := inspect.Definition(inspect.Subject{Server: name, Kind: kind, Name: key, Raw: pc.Bytes})
-		a.Inspection = append(a.Inspection, withHash(fs, pc.SHA256)...)
+		approveEntry(&a, c, ps, first, changed, note)
 	}
 
 	// What a prompt expands to is pinned with it (promptAnswers): a new
@@ -208,43 +159,7 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 	// text is inspected as check inspects a live answer, or a pull
 	// request could approve a poisoned expansion nobody read.
 	for _, name := range slices.Sorted(maps.Keys(ps.PromptAnswers)) {
-		pa := ps.PromptAnswers[name]
-		after := pa.Canonical()
-		var before lock.Canonical
-		ba := bs.PromptAnswers[name]
-		if ba != nil {
-			before = ba.Canonical()
-			if before.SHA256 == after.SHA256 && string(ba.Arguments) == string(pa.Arguments) {
-				continue
-			}
-		}
-		who := ""
-		if pa.ApprovedBy != "" || pa.ApprovedAt != "" {
-			who = strings.TrimSpace("recorded as approved by " + pa.ApprovedBy + " " + pa.ApprovedAt)
-		}
-		add := func(rule finding.RuleID, field, msg, b, a string) {
-			f := note(rule, lock.KindPrompt, name, field, msg, b, a)
-			f.ContentSHA256, f.Detail = after.SHA256, who
-		}
-		switch {
-		case ba == nil:
-			add(finding.ApprovalAdded, "prompts/get", fmt.Sprintf("prompt %q's answer to prompts/get %s is pinned in this pull request's lock", name, pa.Arguments), "", string(after.Bytes))
-		case string(ba.Arguments) != string(pa.Arguments) || before.Ambiguous != "" || after.Ambiguous != "":
-			add(finding.ApprovalChanged, "prompts/get", fmt.Sprintf("prompt %q's pinned answer changes in this pull request's lock", name), string(before.Bytes), string(after.Bytes))
-		default:
-			for i, fc := range lock.FieldDiff(before.Bytes, after.Bytes) {
-				if i == lock.MaxFieldChanges {
-					add(finding.ApprovalChanged, "prompts/get", fmt.Sprintf("prompt %q's pinned answer: more changed fields not listed", name), "", "")
-					break
-				}
-				add(finding.ApprovalChanged, lock.JoinFieldPaths("prompts/get", fc.Path), fmt.Sprintf("prompt %q's pinned answer changes in this pull request's lock (%s)", name, orWhole(fc.Path)), fc.Before, fc.After)
-			}
-		}
-		fs := withHash(inspect.Answer(inspect.Subject{Server: a.Server, Kind: lock.KindPrompt, Name: name, Raw: after.Bytes}, inspect.AnswerOptions{}), after.SHA256)
-		for i := range fs {
-			fs[i].Field = lock.JoinFieldPaths("prompts/get", fs[i].Field)
-		}
-		a.Inspection = append(a.Inspection, fs...)
+		approvePromptAnswer(&a, name, bs.PromptAnswers[name], ps.PromptAnswers[name], note)
 	}
 
 	// An acknowledgement silences a finding: adding one is an approval
@@ -261,6 +176,111 @@ func reviewServer(name string, bs, ps *lock.Server, first bool, changed map[stri
 		}
 	}
 	return a
+}
+
+// noteFunc adds an approval finding for the server under review and
+// returns it for further detail.
+type noteFunc = func(rule finding.RuleID, kind lock.Kind, subject, field, msg, before, after string) *finding.Finding
+
+// approveLaunch notes a new server, or a changed launch of an existing one.
+func approveLaunch(name string, bs, ps *lock.Server, first bool, note noteFunc) {
+	switch {
+	case bs == nil:
+		msg := fmt.Sprintf("server %q is new in this pull request's lock: everything it holds is a new approval", name)
+		if first {
+			msg = fmt.Sprintf("the base branch has no lock (first adoption): server %q and everything it holds is a new approval", name)
+		}
+		note(finding.ApprovalAdded, finding.KindServer, name, "launch", msg, "", launchIdentity(ps.Launch))
+	case !bs.Launch.Equal(ps.Launch):
+		note(finding.ApprovalChanged, finding.KindServer, name, "launch",
+			"this pull request changes how the server is launched (command, arguments, environment names or URL)",
+			launchIdentity(bs.Launch), launchIdentity(ps.Launch))
+	}
+}
+
+// approveEntry notes an added or changed tool, prompt or other entry,
+// records it in changed, and inspects its new content.
+func approveEntry(a *ServerApprovals, c lock.Change, ps *lock.Server, first bool, changed map[string]string, note noteFunc) {
+	name := a.Server
+	kind, key, pc := c.Kind, c.Name, c.After
+	changed[name+"\x00"+string(kind)+"\x00"+key] = pc.SHA256
+	who := approvedBy(ps.Entries(kind, false)[key])
+	add := func(rule finding.RuleID, field, msg, before, after string) {
+		f := note(rule, kind, key, field, msg, before, after)
+		f.ContentSHA256, f.Detail = pc.SHA256, who
+	}
+	switch {
+	case c.Op == lock.Added && first:
+		add(finding.ApprovalAdded, "", fmt.Sprintf("%s %q is a new approval (the base branch has no lock)", kind, key), "", string(pc.Bytes))
+	case c.Op == lock.Added:
+		add(finding.ApprovalAdded, "", fmt.Sprintf("%s %q is new in this pull request's lock", kind, key), "", string(pc.Bytes))
+	case c.Ambiguous():
+		add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q changes byte for byte in this pull request's lock", kind, key), string(c.Before.Bytes), string(pc.Bytes))
+	default:
+		for i, fc := range c.Fields {
+			if i == lock.MaxFieldChanges {
+				add(finding.ApprovalChanged, "", fmt.Sprintf("%s %q: %d more changed fields not listed", kind, key, len(c.Fields)-i), "", "")
+				break
+			}
+			msg := fmt.Sprintf("%s %q changes in this pull request's lock (%s)", kind, key, orWhole(fc.Path))
+			if kind == lock.KindTool && fc.Added && lock.IsInputProperty(fc.Path) {
+				msg = fmt.Sprintf("tool %q gains the input %q in this pull request's lock: a new channel the model can be asked to fill", key, lastElem(fc.Path))
+			}
+			add(finding.ApprovalChanged, fc.Path, msg, fc.Before, fc.After)
+		}
+	}
+
+	// The new content is inspected as the live check would inspect
+	// it: the PR may approve text no live server shows (a server that
+	// is held, or not configured here).
+	if pc.Ambiguous != "" {
+		f := finding.New(finding.AmbiguousJSON, name)
+		f.Kind, f.Subject, f.ContentSHA256 = kind, key, pc.SHA256
+		f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, pc.Ambiguous)
+		a.Inspection = append(a.Inspection, f)
+	}
+	fs := inspect.Definition(inspect.Subject{Server: name, Kind: kind, Name: key, Raw: pc.Bytes})
+	a.Inspection = append(a.Inspection, withHash(fs, pc.SHA256)...)
+}
+
+// approvePromptAnswer notes a new or changed pinned answer pa of the
+// prompt name over the base's ba (nil: none), and inspects its text.
+func approvePromptAnswer(a *ServerApprovals, name string, ba, pa *lock.PromptAnswer, note noteFunc) {
+	after := pa.Canonical()
+	var before lock.Canonical
+	if ba != nil {
+		before = ba.Canonical()
+		if before.SHA256 == after.SHA256 && string(ba.Arguments) == string(pa.Arguments) {
+			return
+		}
+	}
+	who := ""
+	if pa.ApprovedBy != "" || pa.ApprovedAt != "" {
+		who = strings.TrimSpace("recorded as approved by " + pa.ApprovedBy + " " + pa.ApprovedAt)
+	}
+	add := func(rule finding.RuleID, field, msg, b, a string) {
+		f := note(rule, lock.KindPrompt, name, field, msg, b, a)
+		f.ContentSHA256, f.Detail = after.SHA256, who
+	}
+	switch {
+	case ba == nil:
+		add(finding.ApprovalAdded, "prompts/get", fmt.Sprintf("prompt %q's answer to prompts/get %s is pinned in this pull request's lock", name, pa.Arguments), "", string(after.Bytes))
+	case string(ba.Arguments) != string(pa.Arguments) || before.Ambiguous != "" || after.Ambiguous != "":
+		add(finding.ApprovalChanged, "prompts/get", fmt.Sprintf("prompt %q's pinned answer changes in this pull request's lock", name), string(before.Bytes), string(after.Bytes))
+	default:
+		for i, fc := range lock.FieldDiff(before.Bytes, after.Bytes) {
+			if i == lock.MaxFieldChanges {
+				add(finding.ApprovalChanged, "prompts/get", fmt.Sprintf("prompt %q's pinned answer: more changed fields not listed", name), "", "")
+				break
+			}
+			add(finding.ApprovalChanged, lock.JoinFieldPaths("prompts/get", fc.Path), fmt.Sprintf("prompt %q's pinned answer changes in this pull request's lock (%s)", name, orWhole(fc.Path)), fc.Before, fc.After)
+		}
+	}
+	fs := withHash(inspect.Answer(inspect.Subject{Server: a.Server, Kind: lock.KindPrompt, Name: name, Raw: after.Bytes}, inspect.AnswerOptions{}), after.SHA256)
+	for i := range fs {
+		fs[i].Field = lock.JoinFieldPaths("prompts/get", fs[i].Field)
+	}
+	a.Inspection = append(a.Inspection, fs...)
 }
 
 // approveOwn notes a change of the server's serverInfo, capabilities or
