@@ -395,6 +395,28 @@ func (c *coster) cost(s *jsonschema.Schema, value any, at string) (int, error) {
 		}
 		return err
 	}
+	for _, sub := range inPlaceSubschemas(s) {
+		if err := add(sub, value, at); err != nil {
+			return 0, err
+		}
+	}
+	var err error
+	switch value := value.(type) {
+	case map[string]any:
+		err = objectCost(s, value, at, add)
+	case []any:
+		err = arrayCost(s, value, at, add)
+	}
+	if err != nil {
+		return 0, err
+	}
+	c.memo[k] = total
+	return total, nil
+}
+
+// inPlaceSubschemas are the subschemas of s that apply to the value
+// itself, in a fixed order.
+func inPlaceSubschemas(s *jsonschema.Schema) []*jsonschema.Schema {
 	var inPlace []*jsonschema.Schema
 	inPlace = append(inPlace, s.Ref, s.Not, s.If, s.Then, s.Else)
 	inPlace = append(inPlace, s.AllOf...)
@@ -408,58 +430,60 @@ func (c *coster) cost(s *jsonschema.Schema, value any, at string) (int, error) {
 			inPlace = append(inPlace, d)
 		}
 	}
-	for _, sub := range inPlace {
-		if err := add(sub, value, at); err != nil {
-			return 0, err
+	return inPlace
+}
+
+// objectCost adds, through add, the cost of each property of value (an
+// object at at) against the subschemas of s that may apply to it.
+func objectCost(s *jsonschema.Schema, value map[string]any, at string, add func(*jsonschema.Schema, any, string) error) error {
+	var all []*jsonschema.Schema
+	for _, p := range s.PatternProperties {
+		all = append(all, p)
+	}
+	if ap, ok := s.AdditionalProperties.(*jsonschema.Schema); ok {
+		all = append(all, ap)
+	}
+	all = append(all, s.UnevaluatedProperties)
+	for _, name := range slices.Sorted(maps.Keys(value)) {
+		child := at + "/" + strconv.Quote(name)
+		subs := append([]*jsonschema.Schema{s.Properties[name]}, all...)
+		for _, sub := range subs {
+			if err := add(sub, value[name], child); err != nil {
+				return err
+			}
+		}
+		if err := add(s.PropertyNames, name, child+"\x00"); err != nil {
+			return err
 		}
 	}
-	switch value := value.(type) {
-	case map[string]any:
-		var all []*jsonschema.Schema
-		for _, p := range s.PatternProperties {
-			all = append(all, p)
+	return nil
+}
+
+// arrayCost adds, through add, the cost of each item of value (an array
+// at at) against the subschemas of s that may apply to it.
+func arrayCost(s *jsonschema.Schema, value []any, at string, add func(*jsonschema.Schema, any, string) error) error {
+	all := []*jsonschema.Schema{s.Items2020, s.Contains, s.UnevaluatedItems}
+	if it, ok := s.Items.(*jsonschema.Schema); ok {
+		all = append(all, it)
+	}
+	if ai, ok := s.AdditionalItems.(*jsonschema.Schema); ok {
+		all = append(all, ai)
+	}
+	tuple, _ := s.Items.([]*jsonschema.Schema)
+	for i, item := range value {
+		child := at + "/" + strconv.Itoa(i)
+		subs := all
+		if i < len(s.PrefixItems) {
+			subs = append(subs[:len(subs):len(subs)], s.PrefixItems[i])
 		}
-		if ap, ok := s.AdditionalProperties.(*jsonschema.Schema); ok {
-			all = append(all, ap)
+		if i < len(tuple) {
+			subs = append(subs[:len(subs):len(subs)], tuple[i])
 		}
-		all = append(all, s.UnevaluatedProperties)
-		for _, name := range slices.Sorted(maps.Keys(value)) {
-			child := at + "/" + strconv.Quote(name)
-			subs := append([]*jsonschema.Schema{s.Properties[name]}, all...)
-			for _, sub := range subs {
-				if err := add(sub, value[name], child); err != nil {
-					return 0, err
-				}
-			}
-			if err := add(s.PropertyNames, name, child+"\x00"); err != nil {
-				return 0, err
-			}
-		}
-	case []any:
-		all := []*jsonschema.Schema{s.Items2020, s.Contains, s.UnevaluatedItems}
-		if it, ok := s.Items.(*jsonschema.Schema); ok {
-			all = append(all, it)
-		}
-		if ai, ok := s.AdditionalItems.(*jsonschema.Schema); ok {
-			all = append(all, ai)
-		}
-		tuple, _ := s.Items.([]*jsonschema.Schema)
-		for i, item := range value {
-			child := at + "/" + strconv.Itoa(i)
-			subs := all
-			if i < len(s.PrefixItems) {
-				subs = append(subs[:len(subs):len(subs)], s.PrefixItems[i])
-			}
-			if i < len(tuple) {
-				subs = append(subs[:len(subs):len(subs)], tuple[i])
-			}
-			for _, sub := range subs {
-				if err := add(sub, item, child); err != nil {
-					return 0, err
-				}
+		for _, sub := range subs {
+			if err := add(sub, item, child); err != nil {
+				return err
 			}
 		}
 	}
-	c.memo[k] = total
-	return total, nil
+	return nil
 }
