@@ -426,45 +426,55 @@ func Parse(name string, data []byte) (*File, error) {
 		if s == nil {
 			return nil, fmt.Errorf("%s:%d: %w: server %q is null", name, idx().Line(sname, "", ""), ErrInvalid, sname)
 		}
-		// As for definitions: a handshake value without one meaning
-		// belongs in "raw", or the lock could not be written back.
-		for _, h := range []struct {
-			field string
-			value json.RawMessage
-		}{{"serverInfo", s.ServerInfo}, {"capabilities", s.Capabilities}, {"instructions", s.Instructions}} {
-			if _, raw := s.Raw[h.field]; !raw && len(bytes.TrimSpace(h.value)) > 0 {
-				if c := Canonicalize(h.value); c.Ambiguous != "" {
-					return nil, fmt.Errorf("%s:%d: %w: server %q: %s is ambiguous (%s); it belongs in \"raw\"", name, idx().Line(sname, "", ""), ErrInvalid, sname, h.field, c.Ambiguous)
-				}
-			}
-		}
-		for _, kind := range Kinds {
-			for key, e := range s.Entries(kind, false) {
-				line := func() int { return idx().Line(sname, kind, key) }
-				if e == nil || (len(e.Definition) == 0 && e.Raw == "") {
-					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s has no definition", name, line(), ErrInvalid, kind, sname, key)
-				}
-				if c := e.remember(); c.Bytes == nil {
-					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s: %s", name, line(), ErrInvalid, kind, sname, key, c.Ambiguous)
-				} else if e.Raw == "" && c.Ambiguous != "" {
-					// Only "raw" may hold JSON without one meaning: a
-					// "definition" that has none could not be written back
-					// (or would be, with a meaning chosen).
-					return nil, fmt.Errorf("%s:%d: %w: %s %s/%s: definition is ambiguous (%s); it belongs in \"raw\"", name, line(), ErrInvalid, kind, sname, key, c.Ambiguous)
-				}
-			}
-		}
-		for key, a := range s.PromptAnswers {
-			line := func() int { return idx().Line(sname, "", "") }
-			if a == nil || (len(a.Answer) == 0 && a.Raw == "") || len(bytes.TrimSpace(a.Arguments)) == 0 {
-				return nil, fmt.Errorf("%s:%d: %w: promptAnswers %s/%s needs arguments and an answer", name, line(), ErrInvalid, sname, key)
-			}
-			if c := a.Canonical(); c.Bytes == nil || a.Raw == "" && c.Ambiguous != "" {
-				return nil, fmt.Errorf("%s:%d: %w: promptAnswers %s/%s: answer is ambiguous (%s); it belongs in \"raw\"", name, line(), ErrInvalid, sname, key, c.Ambiguous)
-			}
+		if err := checkServer(name, sname, s, idx); err != nil {
+			return nil, err
 		}
 	}
 	return &f, nil
+}
+
+// checkServer checks what Parse cannot leave to the decoder in server
+// sname of lockfile name: handshake values, entries and pinned answers
+// that have one meaning or sit in "raw". idx gives the lines for errors.
+func checkServer(name, sname string, s *Server, idx func() Positions) error {
+	// As for definitions: a handshake value without one meaning
+	// belongs in "raw", or the lock could not be written back.
+	for _, h := range []struct {
+		field string
+		value json.RawMessage
+	}{{"serverInfo", s.ServerInfo}, {"capabilities", s.Capabilities}, {"instructions", s.Instructions}} {
+		if _, raw := s.Raw[h.field]; !raw && len(bytes.TrimSpace(h.value)) > 0 {
+			if c := Canonicalize(h.value); c.Ambiguous != "" {
+				return fmt.Errorf("%s:%d: %w: server %q: %s is ambiguous (%s); it belongs in \"raw\"", name, idx().Line(sname, "", ""), ErrInvalid, sname, h.field, c.Ambiguous)
+			}
+		}
+	}
+	for _, kind := range Kinds {
+		for key, e := range s.Entries(kind, false) {
+			line := func() int { return idx().Line(sname, kind, key) }
+			if e == nil || (len(e.Definition) == 0 && e.Raw == "") {
+				return fmt.Errorf("%s:%d: %w: %s %s/%s has no definition", name, line(), ErrInvalid, kind, sname, key)
+			}
+			if c := e.remember(); c.Bytes == nil {
+				return fmt.Errorf("%s:%d: %w: %s %s/%s: %s", name, line(), ErrInvalid, kind, sname, key, c.Ambiguous)
+			} else if e.Raw == "" && c.Ambiguous != "" {
+				// Only "raw" may hold JSON without one meaning: a
+				// "definition" that has none could not be written back
+				// (or would be, with a meaning chosen).
+				return fmt.Errorf("%s:%d: %w: %s %s/%s: definition is ambiguous (%s); it belongs in \"raw\"", name, line(), ErrInvalid, kind, sname, key, c.Ambiguous)
+			}
+		}
+	}
+	for key, a := range s.PromptAnswers {
+		line := func() int { return idx().Line(sname, "", "") }
+		if a == nil || (len(a.Answer) == 0 && a.Raw == "") || len(bytes.TrimSpace(a.Arguments)) == 0 {
+			return fmt.Errorf("%s:%d: %w: promptAnswers %s/%s needs arguments and an answer", name, line(), ErrInvalid, sname, key)
+		}
+		if c := a.Canonical(); c.Bytes == nil || a.Raw == "" && c.Ambiguous != "" {
+			return fmt.Errorf("%s:%d: %w: promptAnswers %s/%s: answer is ambiguous (%s); it belongs in \"raw\"", name, line(), ErrInvalid, sname, key, c.Ambiguous)
+		}
+	}
+	return nil
 }
 
 // posError turns a decoding error into "file:line:col: message".
