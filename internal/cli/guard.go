@@ -223,11 +223,32 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
+	paths, err := c.configPaths(env)
+	if err != nil {
+		return ExitUsage, err
+	}
+	var o guard.InstallOptions
+	if !undo {
+		if o, err = c.installOptions(env); err != nil {
+			return ExitUsage, err
+		}
+	}
+	for _, p := range paths {
+		if err := c.rewrite(env, p, o, undo); err != nil {
+			return ExitUsage, err
+		}
+	}
+	return ExitOK, nil
+}
+
+// configPaths are the configs to rewrite: the user-level ones with --user,
+// those named with --config, or else those discovered in the directory.
+func (c *guardInstallFlags) configPaths(env Env) ([]string, error) {
 	var paths []string
 	if c.user {
 		var err error
 		if paths, err = c.userMode(env); err != nil {
-			return ExitUsage, err
+			return nil, err
 		}
 	}
 	for _, p := range c.configs {
@@ -236,85 +257,103 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 	if len(paths) == 0 {
 		paths = config.Discover(c.dir(env))
 		if len(paths) == 0 {
-			return ExitUsage, usageErr("no client config found in %s; name one with --config", c.dir(env))
+			return nil, usageErr("no client config found in %s; name one with --config", c.dir(env))
 		}
 	}
+	return paths, nil
+}
+
+// installOptions checks --mode and --sandbox, reads the lock and builds
+// what guard.Install writes into every config.
+func (c *guardInstallFlags) installOptions(env Env) (guard.InstallOptions, error) {
 	var o guard.InstallOptions
-	if !undo {
-		if _, err := guard.ParseMode(c.mode); err != nil {
-			return ExitUsage, asUsage(fmt.Errorf("--mode: %w", err))
+	if _, err := guard.ParseMode(c.mode); err != nil {
+		return o, asUsage(fmt.Errorf("--mode: %w", err))
+	}
+	if _, err := sandbox.ParseLevel(c.sandbox); err != nil {
+		return o, asUsage(fmt.Errorf("--sandbox: %w", err))
+	}
+	lk, _, err := c.readLock(env, false)
+	if err != nil {
+		return o, err
+	}
+	exe, err := guardCommand(env)
+	if err != nil {
+		return o, err
+	}
+	o = guard.InstallOptions{Lock: lk, Executable: exe}
+	if strings.ToLower(c.mode) != "enforce" {
+		o.Flags = append(o.Flags, "--mode", strings.ToLower(c.mode))
+	}
+	if strings.ToLower(c.sandbox) != "off" {
+		o.Flags = append(o.Flags, "--sandbox", strings.ToLower(c.sandbox))
+	}
+	return o, nil
+}
+
+// rewrite installs the guard into (or, with undo, removes it from) the
+// config at p, says what changed, and writes the file back after a backup
+// when it did.
+func (c *guardInstallFlags) rewrite(env Env, p string, o guard.InstallOptions, undo bool) error {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return asUsage(err)
+	}
+	var out []byte
+	var changes []guard.Change
+	if undo {
+		out, changes, err = guard.Uninstall(p, data)
+	} else {
+		var note string
+		o.LockPath, note = lockArg(c.path(env, c.lockPath), p, c.user)
+		if note != "" {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s: %s\n", p, note)
 		}
-		if _, err := sandbox.ParseLevel(c.sandbox); err != nil {
-			return ExitUsage, asUsage(fmt.Errorf("--sandbox: %w", err))
-		}
-		lk, _, err := c.readLock(env, false)
-		if err != nil {
-			return ExitUsage, err
-		}
-		exe, err := guardCommand(env)
-		if err != nil {
-			return ExitUsage, err
-		}
-		o = guard.InstallOptions{Lock: lk, Executable: exe}
-		if strings.ToLower(c.mode) != "enforce" {
-			o.Flags = append(o.Flags, "--mode", strings.ToLower(c.mode))
-		}
-		if strings.ToLower(c.sandbox) != "off" {
-			o.Flags = append(o.Flags, "--sandbox", strings.ToLower(c.sandbox))
+		out, changes, err = guard.Install(p, data, o)
+	}
+	if err != nil {
+		return asUsage(err)
+	}
+	for _, ch := range changes {
+		fmt.Fprintf(env.Stderr, "%s: %s: %s\n", p, escapeName(ch.Server), ch.Action)
+		if ch.Warning != "" {
+			fmt.Fprintf(env.Stderr, "%s: %s: warning: %s\n", p, escapeName(ch.Server), ch.Warning)
 		}
 	}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return ExitUsage, asUsage(err)
-		}
-		var out []byte
-		var changes []guard.Change
-		if undo {
-			out, changes, err = guard.Uninstall(p, data)
-		} else {
-			var note string
-			o.LockPath, note = lockArg(c.path(env, c.lockPath), p, c.user)
-			if note != "" {
-				fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s: %s\n", p, note)
-			}
-			out, changes, err = guard.Install(p, data, o)
-		}
-		if err != nil {
-			return ExitUsage, asUsage(err)
-		}
-		for _, ch := range changes {
-			fmt.Fprintf(env.Stderr, "%s: %s: %s\n", p, escapeName(ch.Server), ch.Action)
-			if ch.Warning != "" {
-				fmt.Fprintf(env.Stderr, "%s: %s: warning: %s\n", p, escapeName(ch.Server), ch.Warning)
-			}
-		}
-		if string(out) == string(data) {
-			continue
-		}
-		// The first backup is the file as it was before mcp-lockcheck ever
-		// touched it: a later install or uninstall must not replace it.
-		bak := "backup: " + p + ".bak"
-		switch f, err := os.OpenFile(p+".bak", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); {
-		case errors.Is(err, os.ErrExist):
-			bak = "kept the existing backup " + p + ".bak"
-		case err != nil:
-			return ExitUsage, fmt.Errorf("writing backup %s.bak: %w", p, err)
-		default:
-			_, werr := f.Write(data)
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				return ExitUsage, fmt.Errorf("writing backup %s.bak: %w", p, werr)
-			}
-		}
-		if err := lock.WriteAtomic(p, out); err != nil {
-			return ExitUsage, err
-		}
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: rewrote %s (%s)\n", p, bak)
+	if string(out) == string(data) {
+		return nil
 	}
-	return ExitOK, nil
+	bak, err := firstBackup(p, data)
+	if err != nil {
+		return err
+	}
+	if err := lock.WriteAtomic(p, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "mcp-lockcheck: rewrote %s (%s)\n", p, bak)
+	return nil
+}
+
+// firstBackup writes data to p.bak unless it exists, and says which. The
+// first backup is the file as it was before mcp-lockcheck ever touched it:
+// a later install or uninstall must not replace it.
+func firstBackup(p string, data []byte) (string, error) {
+	bak := "backup: " + p + ".bak"
+	switch f, err := os.OpenFile(p+".bak", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); {
+	case errors.Is(err, os.ErrExist):
+		bak = "kept the existing backup " + p + ".bak"
+	case err != nil:
+		return "", fmt.Errorf("writing backup %s.bak: %w", p, err)
+	default:
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return "", fmt.Errorf("writing backup %s.bak: %w", p, werr)
+		}
+	}
+	return bak, nil
 }
 
 // escapeName keeps a server name from a config inert on a terminal,
