@@ -292,16 +292,52 @@ func fileVersion(name, file string) (version string, wheel, pure bool) {
 
 // pickRelease chooses the release and its distribution (see ResolvePy).
 func pickRelease(name string, clauses []string, files []indexFile) (PyRelease, error) {
-	exact := false
-	var specs []pySpecClause
+	specs, exact, err := parseSpecClauses(clauses)
+	if err != nil {
+		return PyRelease{}, err
+	}
+	byVersion, parsed := releasesByVersion(name, files, exact)
+	allowPre := false
+	for _, s := range specs {
+		allowPre = allowPre || s.v.pre()
+	}
+	key, ok := bestVersion(parsed, specs, allowPre)
+	if !ok && !allowPre {
+		key, ok = bestVersion(parsed, specs, true)
+	}
+	if !ok {
+		return PyRelease{}, fmt.Errorf("no release of %s matches %q", name, strings.Join(clauses, ","))
+	}
+	fs := byVersion[key]
+	slices.SortFunc(fs, func(a, b indexFile) int { return strings.Compare(a.Name, b.Name) })
+	pick := pickDistribution(name, fs)
+	if pick == nil {
+		return PyRelease{}, fmt.Errorf("%s %s has platform wheels only (%d): which one is installed depends on the machine", name, key, len(fs))
+	}
+	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(pick.SHA256) {
+		return PyRelease{}, fmt.Errorf("the index gives no sha256 for %s", pick.Name)
+	}
+	v, _, _ := fileVersion(name, pick.Name)
+	return PyRelease{Version: v, File: pick.Name, SHA256: pick.SHA256}, nil
+}
+
+// parseSpecClauses parses the version clauses; exact says one pins a
+// version (== or ===), which lets a yanked release count.
+func parseSpecClauses(clauses []string) (specs []pySpecClause, exact bool, err error) {
 	for _, c := range clauses {
 		s, err := parseSpecClause(c)
 		if err != nil {
-			return PyRelease{}, err
+			return nil, false, err
 		}
 		exact = exact || s.op == "==" || s.op == "==="
 		specs = append(specs, s)
 	}
+	return specs, exact, nil
+}
+
+// releasesByVersion groups the distributions of name by normalized
+// version, leaving out yanked ones unless exact, and what does not parse.
+func releasesByVersion(name string, files []indexFile, exact bool) (map[string][]indexFile, map[string]pep440) {
 	byVersion := map[string][]indexFile{}
 	parsed := map[string]pep440{}
 	for _, f := range files {
@@ -317,38 +353,35 @@ func pickRelease(name string, clauses []string, files []indexFile) (PyRelease, e
 		byVersion[key] = append(byVersion[key], f)
 		parsed[key] = pv
 	}
-	allowPre := false
-	for _, s := range specs {
-		allowPre = allowPre || s.v.pre()
-	}
-	best := func(pre bool) (string, bool) {
-		var cands []pep440
-		for _, v := range parsed {
-			if v.pre() && !pre {
-				continue
-			}
-			ok := true
-			for _, s := range specs {
-				ok = ok && s.allows(v)
-			}
-			if ok {
-				cands = append(cands, v)
-			}
+	return byVersion, parsed
+}
+
+// bestVersion is the highest version every spec allows, pre-releases only
+// with pre.
+func bestVersion(parsed map[string]pep440, specs []pySpecClause, pre bool) (string, bool) {
+	var cands []pep440
+	for _, v := range parsed {
+		if v.pre() && !pre {
+			continue
 		}
-		if len(cands) == 0 {
-			return "", false
+		ok := true
+		for _, s := range specs {
+			ok = ok && s.allows(v)
 		}
-		return slices.MaxFunc(cands, comparePEP440).String(), true
+		if ok {
+			cands = append(cands, v)
+		}
 	}
-	key, ok := best(allowPre)
-	if !ok && !allowPre {
-		key, ok = best(true)
+	if len(cands) == 0 {
+		return "", false
 	}
-	if !ok {
-		return PyRelease{}, fmt.Errorf("no release of %s matches %q", name, strings.Join(clauses, ","))
-	}
-	fs := byVersion[key]
-	slices.SortFunc(fs, func(a, b indexFile) int { return strings.Compare(a.Name, b.Name) })
+	return slices.MaxFunc(cands, comparePEP440).String(), true
+}
+
+// pickDistribution picks of the release's sorted files a pure wheel
+// (py3-none-any first), else the first sdist; nil when all are platform
+// wheels.
+func pickDistribution(name string, fs []indexFile) *indexFile {
 	var pick *indexFile
 	for i, f := range fs {
 		if _, wheel, pure := fileVersion(name, f.Name); wheel && pure {
@@ -357,22 +390,15 @@ func pickRelease(name string, clauses []string, files []indexFile) (PyRelease, e
 			}
 		}
 	}
-	if pick == nil {
-		for i, f := range fs {
-			if _, wheel, _ := fileVersion(name, f.Name); !wheel {
-				pick = &fs[i]
-				break
-			}
+	if pick != nil {
+		return pick
+	}
+	for i, f := range fs {
+		if _, wheel, _ := fileVersion(name, f.Name); !wheel {
+			return &fs[i]
 		}
 	}
-	if pick == nil {
-		return PyRelease{}, fmt.Errorf("%s %s has platform wheels only (%d): which one is installed depends on the machine", name, key, len(fs))
-	}
-	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(pick.SHA256) {
-		return PyRelease{}, fmt.Errorf("the index gives no sha256 for %s", pick.Name)
-	}
-	v, _, _ := fileVersion(name, pick.Name)
-	return PyRelease{Version: v, File: pick.Name, SHA256: pick.SHA256}, nil
+	return nil
 }
 
 // errNotPEP440 is a version string the ordering cannot place.
