@@ -211,6 +211,30 @@ var pyValueFlags = map[string]bool{
 // when given (the command then names an entry point), else the first
 // argument that is not an option.
 func pySpec(manager string, args []string) (Package, bool) {
+	spec := pyArgSpec(args)
+	if spec == "" || isLocalSpec(spec) {
+		return Package{}, false
+	}
+	p := Package{Manager: manager, Spec: spec}
+	switch {
+	case strings.Contains(spec, "${"):
+		p.Name, p.Why = spec, "the spec comes from a placeholder"
+	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "git+"):
+		p.Name = spec
+		if i := strings.LastIndexByte(spec, '@'); i >= 0 && commitRe().MatchString(spec[i+1:]) {
+			p.Version, p.Pinned = spec[i+1:], true
+		} else {
+			p.Why = "a URL or git reference without a commit"
+		}
+	default:
+		pyRequirement(&p, spec)
+	}
+	return p, true
+}
+
+// pyArgSpec is the spec of a uvx or pipx run argument list: --from /
+// --spec when given, else the first argument that is not an option.
+func pyArgSpec(args []string) string {
 	spec, first := "", ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -241,45 +265,33 @@ func pySpec(manager string, args []string) (Package, bool) {
 	if spec == "" {
 		spec = first
 	}
-	if spec == "" || isLocalSpec(spec) {
-		return Package{}, false
+	return spec
+}
+
+// pyRequirement reads name and version of a requirement spec into p:
+// name[extras]==1.2.3, name@1.2.3 (uvx), name>=1, name.
+func pyRequirement(p *Package, spec string) {
+	i := strings.IndexAny(spec, "=<>~!@ ")
+	if i < 0 {
+		p.Name, p.Why = spec, "no version"
+		return
 	}
-	p := Package{Manager: manager, Spec: spec}
+	p.Name = strings.TrimSpace(spec[:i])
+	rest := strings.TrimSpace(spec[i:])
 	switch {
-	case strings.Contains(spec, "${"):
-		p.Name, p.Why = spec, "the spec comes from a placeholder"
-	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "git+"):
-		p.Name = spec
-		if i := strings.LastIndexByte(spec, '@'); i >= 0 && commitRe().MatchString(spec[i+1:]) {
-			p.Version, p.Pinned = spec[i+1:], true
+	case strings.HasPrefix(rest, "@"):
+		v := rest[1:]
+		p.Version = v
+		if exactSemver().MatchString(v) || regexp.MustCompile(`^\d+(\.\d+)*$`).MatchString(v) {
+			p.Pinned = true
 		} else {
-			p.Why = "a URL or git reference without a commit"
+			p.Why = "version " + v + " is not exact"
 		}
+	case pyExact().MatchString(rest) && !strings.ContainsAny(rest, "*,"):
+		p.Version, p.Pinned = strings.TrimSpace(strings.TrimLeft(rest, "=")), true
 	default:
-		// name[extras]==1.2.3, name@1.2.3 (uvx), name>=1, name.
-		i := strings.IndexAny(spec, "=<>~!@ ")
-		if i < 0 {
-			p.Name, p.Why = spec, "no version"
-			break
-		}
-		p.Name = strings.TrimSpace(spec[:i])
-		rest := strings.TrimSpace(spec[i:])
-		switch {
-		case strings.HasPrefix(rest, "@"):
-			v := rest[1:]
-			p.Version = v
-			if exactSemver().MatchString(v) || regexp.MustCompile(`^\d+(\.\d+)*$`).MatchString(v) {
-				p.Pinned = true
-			} else {
-				p.Why = "version " + v + " is not exact"
-			}
-		case pyExact().MatchString(rest) && !strings.ContainsAny(rest, "*,"):
-			p.Version, p.Pinned = strings.TrimSpace(strings.TrimLeft(rest, "=")), true
-		default:
-			p.Why = "version constraint " + rest + " is a range"
-		}
+		p.Why = "version constraint " + rest + " is a range"
 	}
-	return p, true
 }
 
 // dockerValueFlags are docker/podman run options that take a value in the
