@@ -119,6 +119,38 @@ var npmValueFlags = map[string]bool{
 // npmSpec finds the package of an npm-family launch: the value of the
 // first --package/-p, else the first argument that is not an option.
 func npmSpec(manager string, args []string) (Package, bool) {
+	spec := npmArgSpec(args)
+	if spec == "" {
+		return Package{}, false
+	}
+	p := Package{Manager: manager, Spec: spec}
+	p.Name, p.Version = splitNpmSpec(spec)
+	switch {
+	case isLocalSpec(spec):
+		// A local directory or file runs what is on disk: nothing to pin
+		// in the registry sense.
+		return Package{}, false
+	case strings.Contains(spec, "${"):
+		p.Why = "the spec comes from a placeholder"
+	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "github:") || strings.HasPrefix(spec, "git+"):
+		if i := strings.LastIndexByte(spec, '#'); i >= 0 && commitRe().MatchString(spec[i+1:]) {
+			p.Version, p.Pinned = spec[i+1:], true
+		} else {
+			p.Why = "a URL or git reference without a commit"
+		}
+	case p.Version == "":
+		p.Why = "no version"
+	case exactSemver().MatchString(p.Version):
+		p.Pinned = true
+	default:
+		p.Why = "version " + p.Version + " is a tag or range"
+	}
+	return p, true
+}
+
+// npmArgSpec is the spec of an npm-family argument list: the value of the
+// first --package/-p, else the first argument that is not an option.
+func npmArgSpec(args []string) string {
 	spec := ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -148,32 +180,7 @@ func npmSpec(manager string, args []string) (Package, bool) {
 		}
 		break
 	}
-	if spec == "" {
-		return Package{}, false
-	}
-	p := Package{Manager: manager, Spec: spec}
-	p.Name, p.Version = splitNpmSpec(spec)
-	switch {
-	case isLocalSpec(spec):
-		// A local directory or file runs what is on disk: nothing to pin
-		// in the registry sense.
-		return Package{}, false
-	case strings.Contains(spec, "${"):
-		p.Why = "the spec comes from a placeholder"
-	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "github:") || strings.HasPrefix(spec, "git+"):
-		if i := strings.LastIndexByte(spec, '#'); i >= 0 && commitRe().MatchString(spec[i+1:]) {
-			p.Version, p.Pinned = spec[i+1:], true
-		} else {
-			p.Why = "a URL or git reference without a commit"
-		}
-	case p.Version == "":
-		p.Why = "no version"
-	case exactSemver().MatchString(p.Version):
-		p.Pinned = true
-	default:
-		p.Why = "version " + p.Version + " is a tag or range"
-	}
-	return p, true
+	return spec
 }
 
 var (
