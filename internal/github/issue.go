@@ -88,77 +88,100 @@ func SyncDriftIssue(ctx context.Context, client *gh.Client, d DriftIssue) (*Issu
 	if err != nil {
 		return nil, err
 	}
-	o, r := d.Repo.Owner, d.Repo.Name
 	open := iss != nil && iss.GetState() == "open"
 	switch d.Outcome {
 	case Drifted:
-		body := d.Body
-		if !strings.HasPrefix(body, d.Marker) {
-			body = d.Marker + "\n" + body
-		}
-		req := &gh.IssueRequest{Title: gh.String(d.Title), Body: gh.String(body)}
-		if open {
-			got, _, err := client.Issues.Edit(ctx, o, r, iss.GetNumber(), req)
-			if err != nil {
-				return nil, apiErr(fmt.Sprintf("updating issue #%d", iss.GetNumber()), err)
-			}
-			return &IssueResult{"updated", got.GetNumber(), got.GetHTMLURL()}, nil
-		}
-		if iss != nil {
-			closedByUs, err := closedBy(ctx, client, d.Repo, iss.GetNumber(), me)
-			if err != nil {
-				return nil, err
-			}
-			if closedByUs {
-				req.State = gh.String("open")
-				got, _, err := client.Issues.Edit(ctx, o, r, iss.GetNumber(), req)
-				if err != nil {
-					return nil, apiErr(fmt.Sprintf("reopening issue #%d", iss.GetNumber()), err)
-				}
-				if err := comment(ctx, client, d, got.GetNumber(), "The drift is back: a deep run found it again after a clean one. The description shows what it found now."); err != nil {
-					return nil, err
-				}
-				return &IssueResult{"reopened", got.GetNumber(), got.GetHTMLURL()}, nil
-			}
-		}
-		req.Labels = &d.Labels
-		got, _, err := client.Issues.Create(ctx, o, r, req)
-		if err != nil {
-			return nil, apiErr("opening the drift issue", err)
-		}
-		// GitHub drops the labels of a new issue silently when the token
-		// may not set them; without the first one the issue is never found
-		// again and every night would open another. Adding them explicitly
-		// fails loudly instead.
-		if !hasLabel(got, d.Labels[0]) {
-			if _, _, err := client.Issues.AddLabelsToIssue(ctx, o, r, got.GetNumber(), d.Labels); err != nil {
-				return nil, apiErr(fmt.Sprintf("labelling issue #%d %q (the next run finds it by that label)", got.GetNumber(), d.Labels[0]), err)
-			}
-		}
-		return &IssueResult{"opened", got.GetNumber(), got.GetHTMLURL()}, nil
+		return reportDrift(ctx, client, d, iss, me)
 	case Clean:
 		if !open {
 			return &IssueResult{Did: "none"}, nil
 		}
-		if err := comment(ctx, client, d, iss.GetNumber(), "A deep run was clean: every server matches the lock. Closing; a later drift reopens this issue."); err != nil {
-			return nil, err
-		}
-		req := &gh.IssueRequest{Body: gh.String(withStatus(iss.GetBody(), d.Marker, d.Status)), State: gh.String("closed"), StateReason: gh.String("completed")}
-		got, _, err := client.Issues.Edit(ctx, o, r, iss.GetNumber(), req)
-		if err != nil {
-			return nil, apiErr(fmt.Sprintf("closing issue #%d", iss.GetNumber()), err)
-		}
-		return &IssueResult{"closed", got.GetNumber(), got.GetHTMLURL()}, nil
+		return closeClean(ctx, client, d, iss)
 	default:
 		if !open {
 			return &IssueResult{Did: "none"}, nil
 		}
-		got, _, err := client.Issues.Edit(ctx, o, r, iss.GetNumber(), &gh.IssueRequest{Body: gh.String(withStatus(iss.GetBody(), d.Marker, d.Status))})
+		got, _, err := client.Issues.Edit(ctx, d.Repo.Owner, d.Repo.Name, iss.GetNumber(), &gh.IssueRequest{Body: gh.String(withStatus(iss.GetBody(), d.Marker, d.Status))})
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("updating issue #%d", iss.GetNumber()), err)
 		}
 		return &IssueResult{"noted", got.GetNumber(), got.GetHTMLURL()}, nil
 	}
+}
+
+// reportDrift updates the open drift issue iss, reopens it when this
+// workflow (user me) closed it, or else opens a new one.
+func reportDrift(ctx context.Context, client *gh.Client, d DriftIssue, iss *gh.Issue, me string) (*IssueResult, error) {
+	o, r := d.Repo.Owner, d.Repo.Name
+	body := d.Body
+	if !strings.HasPrefix(body, d.Marker) {
+		body = d.Marker + "\n" + body
+	}
+	req := &gh.IssueRequest{Title: gh.String(d.Title), Body: gh.String(body)}
+	if iss != nil && iss.GetState() == "open" {
+		got, _, err := client.Issues.Edit(ctx, o, r, iss.GetNumber(), req)
+		if err != nil {
+			return nil, apiErr(fmt.Sprintf("updating issue #%d", iss.GetNumber()), err)
+		}
+		return &IssueResult{"updated", got.GetNumber(), got.GetHTMLURL()}, nil
+	}
+	if iss != nil {
+		closedByUs, err := closedBy(ctx, client, d.Repo, iss.GetNumber(), me)
+		if err != nil {
+			return nil, err
+		}
+		if closedByUs {
+			return reopenDrift(ctx, client, d, iss, req)
+		}
+	}
+	return openDrift(ctx, client, d, req)
+}
+
+// reopenDrift reopens iss, which this workflow closed, with req.
+func reopenDrift(ctx context.Context, client *gh.Client, d DriftIssue, iss *gh.Issue, req *gh.IssueRequest) (*IssueResult, error) {
+	req.State = gh.String("open")
+	got, _, err := client.Issues.Edit(ctx, d.Repo.Owner, d.Repo.Name, iss.GetNumber(), req)
+	if err != nil {
+		return nil, apiErr(fmt.Sprintf("reopening issue #%d", iss.GetNumber()), err)
+	}
+	if err := comment(ctx, client, d, got.GetNumber(), "The drift is back: a deep run found it again after a clean one. The description shows what it found now."); err != nil {
+		return nil, err
+	}
+	return &IssueResult{"reopened", got.GetNumber(), got.GetHTMLURL()}, nil
+}
+
+// openDrift opens a new drift issue with req and d's labels.
+func openDrift(ctx context.Context, client *gh.Client, d DriftIssue, req *gh.IssueRequest) (*IssueResult, error) {
+	o, r := d.Repo.Owner, d.Repo.Name
+	req.Labels = &d.Labels
+	got, _, err := client.Issues.Create(ctx, o, r, req)
+	if err != nil {
+		return nil, apiErr("opening the drift issue", err)
+	}
+	// GitHub drops the labels of a new issue silently when the token
+	// may not set them; without the first one the issue is never found
+	// again and every night would open another. Adding them explicitly
+	// fails loudly instead.
+	if !hasLabel(got, d.Labels[0]) {
+		if _, _, err := client.Issues.AddLabelsToIssue(ctx, o, r, got.GetNumber(), d.Labels); err != nil {
+			return nil, apiErr(fmt.Sprintf("labelling issue #%d %q (the next run finds it by that label)", got.GetNumber(), d.Labels[0]), err)
+		}
+	}
+	return &IssueResult{"opened", got.GetNumber(), got.GetHTMLURL()}, nil
+}
+
+// closeClean comments on the open issue iss that a deep run was clean,
+// and closes it with the new status.
+func closeClean(ctx context.Context, client *gh.Client, d DriftIssue, iss *gh.Issue) (*IssueResult, error) {
+	if err := comment(ctx, client, d, iss.GetNumber(), "A deep run was clean: every server matches the lock. Closing; a later drift reopens this issue."); err != nil {
+		return nil, err
+	}
+	req := &gh.IssueRequest{Body: gh.String(withStatus(iss.GetBody(), d.Marker, d.Status)), State: gh.String("closed"), StateReason: gh.String("completed")}
+	got, _, err := client.Issues.Edit(ctx, d.Repo.Owner, d.Repo.Name, iss.GetNumber(), req)
+	if err != nil {
+		return nil, apiErr(fmt.Sprintf("closing issue #%d", iss.GetNumber()), err)
+	}
+	return &IssueResult{"closed", got.GetNumber(), got.GetHTMLURL()}, nil
 }
 
 // withStatus replaces the status at the top of body (everything before
