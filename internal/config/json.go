@@ -145,71 +145,100 @@ func (f *jsonFile) server(m *member) (Server, error) {
 	if m.val.kind != '{' {
 		return s, f.errAt(m.val.off, "server %q must be an object, not %s", m.key, m.val.kindName())
 	}
-
-	cmd, err := e.member("command")
-	if err != nil {
+	if err := f.launch(e, m, &s); err != nil {
 		return s, err
 	}
-	if cmd != nil && cmd.val.kind == '{' {
-		// Zed before 0.194: "command": {"path", "args", "env"}.
-		inner := &entry{f: f, name: m.key, obj: cmd.val, prefix: "command."}
-		if s.Command, err = inner.str("path"); err != nil {
-			return s, err
-		}
-		if s.Args, err = inner.strList("args"); err != nil {
-			return s, err
-		}
-		if s.Env, err = inner.strMap("env"); err != nil {
-			return s, err
-		}
-		for _, k := range []string{"args", "env"} {
-			if outer, _ := e.member(k); outer != nil && outer.val.kind != 'n' {
-				return s, f.errAt(outer.keyOff, "server %q: %q is given both inside \"command\" and beside it", m.key, k)
-			}
-		}
-	} else {
-		if s.Command, err = e.str("command"); err != nil {
-			return s, err
-		}
-		if s.Args, err = e.strList("args"); err != nil {
-			return s, err
-		}
-		if s.Env, err = e.strMap("env"); err != nil {
-			return s, err
-		}
-	}
+	var err error
 	if s.Cwd, err = e.str("cwd"); err != nil {
 		return s, err
 	}
 	if s.Headers, err = e.strMap("headers"); err != nil {
 		return s, err
 	}
+	implied, err := f.url(e, m, &s)
+	if err != nil {
+		return s, err
+	}
+	if err := f.serverType(e, m, &s, implied); err != nil {
+		return s, err
+	}
+	switch {
+	case s.Type == TypeStdio && s.Command == "":
+		return s, f.errAt(m.keyOff, "server %q: type %q needs a \"command\"", m.key, s.Type)
+	case s.Type != TypeStdio && s.URL == "":
+		return s, f.errAt(m.keyOff, "server %q: type %q needs a \"url\"", m.key, s.Type)
+	}
+	return s, nil
+}
 
-	// Where the URL is and what it implies. Gemini CLI: "httpUrl" is
-	// streamable HTTP and "url" is SSE; Windsurf: "serverUrl".
+// launch reads command, args and env into s, beside each other or in Zed's
+// older nested form.
+func (f *jsonFile) launch(e *entry, m *member, s *Server) error {
+	cmd, err := e.member("command")
+	if err != nil {
+		return err
+	}
+	if cmd == nil || cmd.val.kind != '{' {
+		if s.Command, err = e.str("command"); err != nil {
+			return err
+		}
+		if s.Args, err = e.strList("args"); err != nil {
+			return err
+		}
+		s.Env, err = e.strMap("env")
+		return err
+	}
+	// Zed before 0.194: "command": {"path", "args", "env"}.
+	inner := &entry{f: f, name: m.key, obj: cmd.val, prefix: "command."}
+	if s.Command, err = inner.str("path"); err != nil {
+		return err
+	}
+	if s.Args, err = inner.strList("args"); err != nil {
+		return err
+	}
+	if s.Env, err = inner.strMap("env"); err != nil {
+		return err
+	}
+	for _, k := range []string{"args", "env"} {
+		if outer, _ := e.member(k); outer != nil && outer.val.kind != 'n' {
+			return f.errAt(outer.keyOff, "server %q: %q is given both inside \"command\" and beside it", m.key, k)
+		}
+	}
+	return nil
+}
+
+// url reads the URL into s and returns the type its key implies. Gemini
+// CLI: "httpUrl" is streamable HTTP and "url" is SSE; Windsurf:
+// "serverUrl".
+func (f *jsonFile) url(e *entry, m *member, s *Server) (string, error) {
 	implied := TypeHTTP
 	var urlKey string
 	for _, k := range []string{"url", "httpUrl", "serverUrl"} {
 		v, err := e.str(k)
 		if err != nil {
-			return s, err
+			return implied, err
 		}
 		if v == "" {
 			continue
 		}
 		if urlKey != "" {
 			mm, _ := e.member(k)
-			return s, f.errAt(mm.keyOff, "server %q: give only one of %q and %q", m.key, urlKey, k)
+			return implied, f.errAt(mm.keyOff, "server %q: give only one of %q and %q", m.key, urlKey, k)
 		}
 		urlKey, s.URL = k, v
 		if k == "url" && f.client == ClientGeminiCLI {
 			implied = TypeSSE
 		}
 	}
+	return implied, nil
+}
 
+// serverType sets s.Type from "type", or without one from what is given:
+// a command is stdio, a URL the implied type.
+func (f *jsonFile) serverType(e *entry, m *member, s *Server, implied string) error {
 	typ, err := e.str("type")
 	if err != nil {
-		return s, err
+		return err
 	}
 	switch typ {
 	case "":
@@ -223,7 +252,7 @@ func (f *jsonFile) server(m *member) (Server, error) {
 			if src, _ := e.str("source"); src == "extension" {
 				msg += ": servers provided by Zed extensions cannot be checked; configure its command instead"
 			}
-			return s, &Error{File: f.name, Line: s.Line, Column: f.col(m.keyOff), Msg: msg}
+			return &Error{File: f.name, Line: s.Line, Column: f.col(m.keyOff), Msg: msg}
 		}
 	case "stdio":
 		s.Type = TypeStdio
@@ -233,15 +262,9 @@ func (f *jsonFile) server(m *member) (Server, error) {
 		s.Type = TypeSSE
 	default:
 		tm, _ := e.member("type")
-		return s, f.errAt(tm.val.off, "server %q: unknown \"type\" %q (want \"stdio\", \"http\", \"streamable-http\" or \"sse\")", m.key, typ)
+		return f.errAt(tm.val.off, "server %q: unknown \"type\" %q (want \"stdio\", \"http\", \"streamable-http\" or \"sse\")", m.key, typ)
 	}
-	switch {
-	case s.Type == TypeStdio && s.Command == "":
-		return s, f.errAt(m.keyOff, "server %q: type %q needs a \"command\"", m.key, s.Type)
-	case s.Type != TypeStdio && s.URL == "":
-		return s, f.errAt(m.keyOff, "server %q: type %q needs a \"url\"", m.key, s.Type)
-	}
-	return s, nil
+	return nil
 }
 
 func (f *jsonFile) col(off int) int {
