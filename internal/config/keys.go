@@ -152,38 +152,13 @@ func jsonUnknownKeys(name string, data []byte, opencode bool) []KeyWarning {
 	}
 	f := &jsonFile{name: name, data: data}
 	var out []KeyWarning
-	check := func(server *member, ks keySet) {
-		if server.val.kind != '{' {
-			return
-		}
-		for _, m := range server.val.members {
-			if w, bad := unknown(ks, m.key); bad {
-				w.File, w.Line, w.Server = name, f.line(m.keyOff), server.key
-				out = append(out, w)
-			}
-			if m.key == "command" && m.val.kind == '{' && ks.format == zedKeys.format {
-				for _, c := range m.val.members {
-					if w, bad := unknown(zedCommandKeys, c.key); bad {
-						w.File, w.Line, w.Server = name, f.line(c.keyOff), server.key
-						out = append(out, w)
-					}
-				}
-			}
-		}
-	}
 	if opencode {
-		mcp, _ := root.get("mcp")
-		if mcp == nil || mcp.val.kind != '{' {
+		holder := openCodeServers(root)
+		if holder == nil {
 			return nil
 		}
-		holder := mcp.val
-		if inner, dup := holder.get("servers"); inner != nil && dup == nil && inner.val.kind == '{' {
-			if t, _ := inner.val.get("type"); t == nil {
-				holder = inner.val
-			}
-		}
 		for i := range holder.members {
-			check(&holder.members[i], openCodeKeys)
+			out = append(out, f.unknownServerKeys(&holder.members[i], openCodeKeys)...)
 		}
 		return out
 	}
@@ -200,7 +175,48 @@ func jsonUnknownKeys(name string, data []byte, opencode bool) []KeyWarning {
 			ks = zedKeys
 		}
 		for i := range c.val.members {
-			check(&c.val.members[i], ks)
+			out = append(out, f.unknownServerKeys(&c.val.members[i], ks)...)
+		}
+	}
+	return out
+}
+
+// openCodeServers is the object holding OpenCode's servers: "mcp", or
+// "mcp.servers" when that is not itself a server; nil when there is none.
+func openCodeServers(root *node) *node {
+	mcp, _ := root.get("mcp")
+	if mcp == nil || mcp.val.kind != '{' {
+		return nil
+	}
+	holder := mcp.val
+	if inner, dup := holder.get("servers"); inner != nil && dup == nil && inner.val.kind == '{' {
+		if t, _ := inner.val.get("type"); t == nil {
+			holder = inner.val
+		}
+	}
+	return holder
+}
+
+// unknownServerKeys lists the keys of server that ks does not accept, and
+// for Zed those of its nested command.
+func (f *jsonFile) unknownServerKeys(server *member, ks keySet) []KeyWarning {
+	if server.val.kind != '{' {
+		return nil
+	}
+	var out []KeyWarning
+	for _, m := range server.val.members {
+		if w, bad := unknown(ks, m.key); bad {
+			w.File, w.Line, w.Server = f.name, f.line(m.keyOff), server.key
+			out = append(out, w)
+		}
+		if m.key != "command" || m.val.kind != '{' || ks.format != zedKeys.format {
+			continue
+		}
+		for _, c := range m.val.members {
+			if w, bad := unknown(zedCommandKeys, c.key); bad {
+				w.File, w.Line, w.Server = f.name, f.line(c.keyOff), server.key
+				out = append(out, w)
+			}
 		}
 	}
 	return out
