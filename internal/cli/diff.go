@@ -219,58 +219,78 @@ var driftRules = map[finding.RuleID]bool{
 // and the live value, then the other findings. All server text is escaped.
 func WriteDiff(w io.Writer, p painter, r *report.Report) {
 	for _, s := range r.Servers {
-		fmt.Fprintf(w, "%s %s\n", p.bold("server "+shown(s.Name, 0)+":"), statusText(p, s))
-		if s.Reason != "" {
-			fmt.Fprintf(w, "  %s\n", shownComposed(s.Reason, cutText))
-		}
-		var others []finding.Finding
-		lastSubject := ""
-		for _, f := range s.Findings {
-			if !driftRules[f.Rule] {
-				others = append(others, f)
-				continue
-			}
-			subject := string(f.Kind) + "/" + f.Subject
-			if f.Kind == finding.KindServer || f.Kind == "" {
-				subject = f.Field
-				if subject == "" {
-					subject = f.Subject
-				}
-			}
-			if id := string(f.Rule) + "\x00" + subject; id != lastSubject {
-				lastSubject = id
-				fmt.Fprintf(w, "%s %s %s\n", p.bold(ruleMark(string(f.Rule))), p.bold(shown(s.Name+"/"+subject, 0)), p.dim("("+string(f.Rule)+", "+f.Severity.String()+")"))
-			}
-			if f.Field != "" && f.Kind != finding.KindServer {
-				fmt.Fprintf(w, "    %s", p.cyan(shown(f.Field, 0)))
-				if f.Phase != "" {
-					fmt.Fprint(w, p.dim("  at "+shown(f.Phase, 0)))
-				}
-				fmt.Fprintln(w)
-			}
-			writeValueDiff(w, p, "      ", f.Before, f.After, cutText)
-		}
-		for _, f := range others {
-			ack := ""
-			if f.Acknowledged {
-				ack = " acknowledged: " + shown(f.AckReason, 0)
-			}
-			subject := f.Subject
-			if f.Kind != "" && f.Kind != finding.KindServer {
-				subject = string(f.Kind) + "/" + f.Subject
-			}
-			fmt.Fprintf(w, "%s %s %s %s%s\n", p.bold("!"), shown(subject, 0), p.dim("("+string(f.Rule)+", "+f.Severity.String()+")"), shownComposed(f.Message, cutText), ack)
-			if f.Field != "" {
-				fmt.Fprintf(w, "    %s %s\n", p.dim("field"), p.cyan(shown(f.Field, 0)))
-			}
-			if f.Detail != "" {
-				fmt.Fprintf(w, "    %s\n", shownComposed(f.Detail, cutText))
-			}
-			writeHidden(w, p, "    ", f.After)
-		}
+		writeDiffServer(w, p, s)
 	}
 	sum := r.Summary
 	fmt.Fprintf(w, "\n%d server(s): %d ok, %d drift, %d held; %d finding(s)\n", sum.Servers, sum.OK, sum.Drift, sum.Held, sum.Findings)
+}
+
+// writeDiffServer writes one server's verdict, its drift findings as a
+// diff, then its other findings.
+func writeDiffServer(w io.Writer, p painter, s report.Server) {
+	fmt.Fprintf(w, "%s %s\n", p.bold("server "+shown(s.Name, 0)+":"), statusText(p, s))
+	if s.Reason != "" {
+		fmt.Fprintf(w, "  %s\n", shownComposed(s.Reason, cutText))
+	}
+	var others []finding.Finding
+	lastSubject := ""
+	for _, f := range s.Findings {
+		if !driftRules[f.Rule] {
+			others = append(others, f)
+			continue
+		}
+		lastSubject = writeDriftFinding(w, p, s.Name, f, lastSubject)
+	}
+	for _, f := range others {
+		writeOtherFinding(w, p, f)
+	}
+}
+
+// writeDriftFinding writes a drift finding's changed field and values,
+// under a heading for its rule and subject unless lastSubject (returned
+// updated) says the one before had the same.
+func writeDriftFinding(w io.Writer, p painter, server string, f finding.Finding, lastSubject string) string {
+	subject := string(f.Kind) + "/" + f.Subject
+	if f.Kind == finding.KindServer || f.Kind == "" {
+		subject = f.Field
+		if subject == "" {
+			subject = f.Subject
+		}
+	}
+	if id := string(f.Rule) + "\x00" + subject; id != lastSubject {
+		lastSubject = id
+		fmt.Fprintf(w, "%s %s %s\n", p.bold(ruleMark(string(f.Rule))), p.bold(shown(server+"/"+subject, 0)), p.dim("("+string(f.Rule)+", "+f.Severity.String()+")"))
+	}
+	if f.Field != "" && f.Kind != finding.KindServer {
+		fmt.Fprintf(w, "    %s", p.cyan(shown(f.Field, 0)))
+		if f.Phase != "" {
+			fmt.Fprint(w, p.dim("  at "+shown(f.Phase, 0)))
+		}
+		fmt.Fprintln(w)
+	}
+	writeValueDiff(w, p, "      ", f.Before, f.After, cutText)
+	return lastSubject
+}
+
+// writeOtherFinding writes a finding that is not drift: its message,
+// field, detail and any hidden text.
+func writeOtherFinding(w io.Writer, p painter, f finding.Finding) {
+	ack := ""
+	if f.Acknowledged {
+		ack = " acknowledged: " + shown(f.AckReason, 0)
+	}
+	subject := f.Subject
+	if f.Kind != "" && f.Kind != finding.KindServer {
+		subject = string(f.Kind) + "/" + f.Subject
+	}
+	fmt.Fprintf(w, "%s %s %s %s%s\n", p.bold("!"), shown(subject, 0), p.dim("("+string(f.Rule)+", "+f.Severity.String()+")"), shownComposed(f.Message, cutText), ack)
+	if f.Field != "" {
+		fmt.Fprintf(w, "    %s %s\n", p.dim("field"), p.cyan(shown(f.Field, 0)))
+	}
+	if f.Detail != "" {
+		fmt.Fprintf(w, "    %s\n", shownComposed(f.Detail, cutText))
+	}
+	writeHidden(w, p, "    ", f.After)
 }
 
 func statusText(p painter, s report.Server) string {
