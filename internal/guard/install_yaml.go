@@ -158,48 +158,71 @@ func yamlLaunch(data []byte, starts []int, cl, al int) (*launchSpans, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &jarray{}
-	var strs []string
-	add := func(from, to int) error {
-		s, err := yamlDecode(data[from:to])
-		if err != nil {
-			return err
-		}
-		a.elems = append(a.elems, span{from, to})
-		strs = append(strs, s)
-		return nil
-	}
+	y := &yamlArgs{data: data, a: &jarray{}}
 	if aval < len(data) && data[aval] == '[' {
-		// A one-line flow sequence.
-		a.span.from = aval
-		end := lineEnd(data, aval)
-		for j := aval + 1; ; {
-			j = skipBlank(data, j)
-			switch {
-			case j >= end:
-				return nil, fmt.Errorf("\"args\": a flow sequence that spans lines")
-			case data[j] == ',':
-				j++
-			case data[j] == ']':
-				a.span.to = j + 1
-				l.arr, l.args = a, strs
-				return l, nil
-			default:
-				e, err := yamlScalar(data, j, true)
-				if err != nil || e == j {
-					return nil, fmt.Errorf("\"args\": %v", err)
-				}
-				if err := add(j, e); err != nil {
-					return nil, fmt.Errorf("\"args\": %v", err)
-				}
-				j = e
+		err = y.flow(aval)
+	} else {
+		err = y.block(starts, al, akey, aval)
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.arr, l.args = y.a, y.strs
+	return l, nil
+}
+
+// yamlArgs collects the spans and decoded strings of an args sequence.
+type yamlArgs struct {
+	data []byte
+	a    *jarray
+	strs []string
+}
+
+func (y *yamlArgs) add(from, to int) error {
+	s, err := yamlDecode(y.data[from:to])
+	if err != nil {
+		return err
+	}
+	y.a.elems = append(y.a.elems, span{from, to})
+	y.strs = append(y.strs, s)
+	return nil
+}
+
+// flow reads a one-line flow sequence starting at aval.
+func (y *yamlArgs) flow(aval int) error {
+	data, a := y.data, y.a
+	a.span.from = aval
+	end := lineEnd(data, aval)
+	for j := aval + 1; ; {
+		j = skipBlank(data, j)
+		switch {
+		case j >= end:
+			return fmt.Errorf("\"args\": a flow sequence that spans lines")
+		case data[j] == ',':
+			j++
+		case data[j] == ']':
+			a.span.to = j + 1
+			return nil
+		default:
+			e, err := yamlScalar(data, j, true)
+			if err != nil || e == j {
+				return fmt.Errorf("\"args\": %v", err)
 			}
+			if err := y.add(j, e); err != nil {
+				return fmt.Errorf("\"args\": %v", err)
+			}
+			j = e
 		}
 	}
-	// A block sequence: "- x" lines below the key, indented at least as
-	// much as the key (YAML lets them sit at its column).
+}
+
+// block reads a block sequence: "- x" lines below the key (at akey on line
+// al, its value at aval), indented at least as much as the key (YAML lets
+// them sit at its column).
+func (y *yamlArgs) block(starts []int, al, akey, aval int) error {
+	data, a := y.data, y.a
 	if e := lineEnd(data, aval); aval < e && data[aval] != '#' {
-		return nil, fmt.Errorf("\"args\" is neither a block nor a one-line flow sequence")
+		return fmt.Errorf("\"args\" is neither a block nor a one-line flow sequence")
 	}
 	keyCol := akey - starts[al-1]
 	a.block = true
@@ -215,22 +238,21 @@ func yamlLaunch(data []byte, starts []int, cl, al int) (*launchSpans, error) {
 		v := skipBlank(data, i+2)
 		e, err := yamlScalar(data, v, false)
 		if err != nil {
-			return nil, fmt.Errorf("\"args\": %v", err)
+			return fmt.Errorf("\"args\": %v", err)
 		}
 		if rest := skipBlank(data, e); rest < end && data[rest] != '#' {
-			return nil, fmt.Errorf("\"args\": an element that is not one scalar")
+			return fmt.Errorf("\"args\": an element that is not one scalar")
 		}
-		if err := add(v, e); err != nil {
-			return nil, fmt.Errorf("\"args\": %v", err)
+		if err := y.add(v, e); err != nil {
+			return fmt.Errorf("\"args\": %v", err)
 		}
 		a.lines = append(a.lines, span{starts[ln], starts[ln] + lineLen(data, starts[ln])})
 	}
 	if len(a.elems) == 0 {
-		return nil, fmt.Errorf("\"args\" is empty: write [] or remove it")
+		return fmt.Errorf("\"args\" is empty: write [] or remove it")
 	}
 	a.span = span{aval, a.lines[len(a.lines)-1].to}
-	l.arr, l.args = a, strs
-	return l, nil
+	return nil
 }
 
 // lineLen is the length of the line at off, its newline included.
