@@ -420,16 +420,9 @@ func (r *Run) command(ctx context.Context, command string, args []string, env ma
 	}
 	childEnv := r.Environ(env)
 
-	dir := cwd
-	if dir == "" && r.opts.Level != Off {
-		dir = r.work
-	}
-	if dir != "" && !filepath.IsAbs(dir) {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: working directory: %w", err)
-		}
-		dir = abs
+	dir, err := r.workDir(cwd)
+	if err != nil {
+		return nil, err
 	}
 	path, err := lookPath(command, childEnv["PATH"], dir)
 	if err != nil {
@@ -442,58 +435,92 @@ func (r *Run) command(ctx context.Context, command string, args []string, env ma
 		cmd.Args[0] = command
 		cmd.SysProcAttr = groupAttr()
 	} else {
-		p := policy{Path: path, Limits: r.limits, Gate: held}
-		if r.opts.Level == Basic && r.abi > 0 {
-			// Basic reads what the user can read, but writes only where a
-			// server has business writing: its run directory and the
-			// package caches it installs into. Not the workspace, not the
-			// runner's GITHUB_ENV, not the binary later steps run.
-			p.WriteOnly = true
-			p.RW = []string{r.dir, "/dev/shm"}
-			for _, d := range r.caches {
-				if r.safeGrant(d) {
-					p.RW = append(p.RW, d)
-				}
-			}
-			p.RW = dedupe(p.RW)
-		}
-		if r.opts.Level == Strict {
-			if r.opts.Limits.Processes == 0 {
-				p.Limits.Processes = defaultStrictProcesses
-			}
-			p.Landlock = true
-			p.RO = append(r.commandRO(path, childEnv["PATH"], dir, childEnv), r.scriptGrants(args, dir)...)
-			p.RW = []string{r.dir}
-			if r.cacheRW {
-				for _, d := range r.caches {
-					p.RW = append(p.RW, d)
-				}
-				p.RW = dedupe(p.RW)
-			}
-		}
-		cmd = exec.CommandContext(ctx, r.self)
-		cmd.Args = append([]string{helperArg0, command}, args...)
-		cmd.SysProcAttr = groupAttr()
-		if r.opts.Level == Strict {
-			setNamespaces(cmd.SysProcAttr, &p)
-		}
-		raw, err := json.Marshal(p)
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: encoding helper policy: %w", err)
-		}
-		childEnv[envPolicy] = string(raw)
-		if r.opts.Level == Basic && !held && directSupported() {
-			r.directMu.Lock()
-			if r.direct == nil {
-				r.direct = map[*exec.Cmd]policy{}
-			}
-			r.direct[cmd] = p
-			r.directMu.Unlock()
+		p := r.helperPolicy(path, args, dir, childEnv, held)
+		if cmd, err = r.helperCommand(ctx, command, args, p, childEnv, held); err != nil {
+			return nil, err
 		}
 	}
 	cmd.Dir = dir
 	cmd.Env = flatten(childEnv)
 	cmd.Cancel = func() error { return KillGroup(cmd, syscall.SIGKILL) }
+	return cmd, nil
+}
+
+// workDir is the absolute directory the server starts in: cwd, or in a
+// sandbox the run's work directory; "" for the caller's.
+func (r *Run) workDir(cwd string) (string, error) {
+	dir := cwd
+	if dir == "" && r.opts.Level != Off {
+		dir = r.work
+	}
+	if dir != "" && !filepath.IsAbs(dir) {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", fmt.Errorf("sandbox: working directory: %w", err)
+		}
+		dir = abs
+	}
+	return dir, nil
+}
+
+// helperPolicy is what the helper confines the server at path to, for the
+// run's level.
+func (r *Run) helperPolicy(path string, args []string, dir string, childEnv map[string]string, held bool) policy {
+	p := policy{Path: path, Limits: r.limits, Gate: held}
+	if r.opts.Level == Basic && r.abi > 0 {
+		// Basic reads what the user can read, but writes only where a
+		// server has business writing: its run directory and the
+		// package caches it installs into. Not the workspace, not the
+		// runner's GITHUB_ENV, not the binary later steps run.
+		p.WriteOnly = true
+		p.RW = []string{r.dir, "/dev/shm"}
+		for _, d := range r.caches {
+			if r.safeGrant(d) {
+				p.RW = append(p.RW, d)
+			}
+		}
+		p.RW = dedupe(p.RW)
+	}
+	if r.opts.Level == Strict {
+		if r.opts.Limits.Processes == 0 {
+			p.Limits.Processes = defaultStrictProcesses
+		}
+		p.Landlock = true
+		p.RO = append(r.commandRO(path, childEnv["PATH"], dir, childEnv), r.scriptGrants(args, dir)...)
+		p.RW = []string{r.dir}
+		if r.cacheRW {
+			for _, d := range r.caches {
+				p.RW = append(p.RW, d)
+			}
+			p.RW = dedupe(p.RW)
+		}
+	}
+	return p
+}
+
+// helperCommand runs the helper, which applies p and then execs command;
+// p travels in childEnv. A Basic launch that is not held is recorded for
+// confinement without the helper where that is supported.
+func (r *Run) helperCommand(ctx context.Context, command string, args []string, p policy, childEnv map[string]string, held bool) (*exec.Cmd, error) {
+	cmd := exec.CommandContext(ctx, r.self)
+	cmd.Args = append([]string{helperArg0, command}, args...)
+	cmd.SysProcAttr = groupAttr()
+	if r.opts.Level == Strict {
+		setNamespaces(cmd.SysProcAttr, &p)
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encoding helper policy: %w", err)
+	}
+	childEnv[envPolicy] = string(raw)
+	if r.opts.Level == Basic && !held && directSupported() {
+		r.directMu.Lock()
+		if r.direct == nil {
+			r.direct = map[*exec.Cmd]policy{}
+		}
+		r.direct[cmd] = p
+		r.directMu.Unlock()
+	}
 	return cmd, nil
 }
 
