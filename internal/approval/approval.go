@@ -198,35 +198,9 @@ func (r Request) propose(prev *lock.Server, l *check.Live) Proposal {
 	if r.Saved != nil {
 		shown = reportFindings(r.Saved, l.Name)
 	}
-	want := func(ch check.Change) bool {
-		switch {
-		case r.All:
-			return true
-		case len(r.Selectors) > 0:
-			for _, s := range r.Selectors {
-				if s.Matches(ch) {
-					return true
-				}
-			}
-			return false
-		}
-		return r.Saved != nil && check.ReportShows(shown, ch)
-	}
-	for _, s := range r.Selectors {
-		if s.Server != l.Name {
-			continue
-		}
-		if !s.Known(prev, l.Server) {
-			p.Unknown = fmt.Errorf("%s: server %q neither lists nor pins a %s named %q", s, s.Server, s.Kind, s.Name)
-			return p
-		}
-		matched := false
-		for _, ch := range changes {
-			matched = matched || s.Matches(ch)
-		}
-		if !matched {
-			p.Unchanged = append(p.Unchanged, s)
-		}
+	want := func(ch check.Change) bool { return r.wants(ch, shown) }
+	if !r.checkSelectors(&p, prev, l, changes) {
+		return p
 	}
 	entryWanted := false
 	for _, ch := range changes {
@@ -240,17 +214,63 @@ func (r Request) propose(prev *lock.Server, l *check.Live) Proposal {
 		}
 	}
 	if r.Saved != nil {
-		for _, ch := range p.Proposed {
-			if prev == nil && ch.Kind == check.KindServer && !check.ReportShows(shown, ch) {
-				continue // comes with a new server; server-not-pinned in the report
-			}
-			if err := check.VerifyAgainstReport(shown, ch); err != nil {
-				p.Mismatch = err
-				return p
-			}
-		}
+		p.Mismatch = verifyProposed(p.Proposed, prev, shown)
 	}
 	return p
+}
+
+// wants reports whether the request approves ch: all changes, those a
+// selector names, or else those the saved report shows.
+func (r Request) wants(ch check.Change, shown []finding.Finding) bool {
+	switch {
+	case r.All:
+		return true
+	case len(r.Selectors) > 0:
+		for _, s := range r.Selectors {
+			if s.Matches(ch) {
+				return true
+			}
+		}
+		return false
+	}
+	return r.Saved != nil && check.ReportShows(shown, ch)
+}
+
+// checkSelectors notes in p the selectors of server l that match no
+// change, and reports false, with p.Unknown set, for one naming what the
+// server neither lists nor pins.
+func (r Request) checkSelectors(p *Proposal, prev *lock.Server, l *check.Live, changes []check.Change) bool {
+	for _, s := range r.Selectors {
+		if s.Server != l.Name {
+			continue
+		}
+		if !s.Known(prev, l.Server) {
+			p.Unknown = fmt.Errorf("%s: server %q neither lists nor pins a %s named %q", s, s.Server, s.Kind, s.Name)
+			return false
+		}
+		matched := false
+		for _, ch := range changes {
+			matched = matched || s.Matches(ch)
+		}
+		if !matched {
+			p.Unchanged = append(p.Unchanged, s)
+		}
+	}
+	return true
+}
+
+// verifyProposed checks each proposed change against the saved report's
+// findings shown, and returns the first mismatch.
+func verifyProposed(proposed []check.Change, prev *lock.Server, shown []finding.Finding) error {
+	for _, ch := range proposed {
+		if prev == nil && ch.Kind == check.KindServer && !check.ReportShows(shown, ch) {
+			continue // comes with a new server; server-not-pinned in the report
+		}
+		if err := check.VerifyAgainstReport(shown, ch); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reportFindings are a saved report's findings for one server.
