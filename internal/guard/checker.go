@@ -709,58 +709,85 @@ func stringOr(b []byte) string {
 // params are compared in canonical form without _meta (a progress token
 // differs per request); the answer is compared whole.
 func (c *checker) promptGet(params, result []byte, n int) []problem {
-	name, pkey := "", ""
-	var args []byte
-	if len(bytes.TrimSpace(params)) > 0 {
-		ms, err := objectMembers(params)
-		if err == nil {
-			if n, ok := get(ms, "name"); ok {
-				name, _ = jsonString(n)
-			}
-			args, _ = get(ms, "arguments")
-			var b bytes.Buffer
-			b.WriteByte('{')
-			first := true
-			for _, m := range ms {
-				if m.fold == fold("_meta") {
-					continue
-				}
-				if !first {
-					b.WriteByte(',')
-				}
-				first = false
-				k, _ := json.Marshal(m.key)
-				b.Write(k)
-				b.WriteByte(':')
-				b.Write(m.val)
-			}
-			b.WriteByte('}')
-			pkey = lock.Canonicalize(b.Bytes()).SHA256
-		} else {
-			pkey = lock.Canonicalize(params).SHA256
-		}
-	}
+	name, pkey, args := promptParams(params)
 	var out []problem
 	if _, ok := c.locked[lock.KindPrompt][name]; !ok {
 		out = append(out, problem{rule: finding.PromptAdded, kind: lock.KindPrompt, subject: name, what: "not in the lock"})
 	}
 	live := c.asPinned(result)
-	// The lock's pin (pin-prompts): the answer pin saw for the same
-	// arguments, across sessions, first answer included.
-	if want := c.ls.PromptAnswers[name]; want != nil && string(lock.CanonicalArguments(args)) == string(want.Arguments) {
-		if pinned := want.Canonical(); pinned.SHA256 != live.SHA256 && onlyTimes(pinned, live) {
-			// The time of the request, as between two answers of a
-			// session: the pin was made at another time.
-			if !c.logged["lock-time"+name] && c.warn != nil {
-				c.logged["lock-time"+name] = true
-				fmt.Fprintf(c.warn, "mcp-lockcheck guard: server %s: prompts/get %s differs from the answer pinned in %s only in timestamp-shaped tokens: forwarded\n", quote(c.server), quote(name), c.lockPath)
-			}
-		} else if ch, ok := lock.DiffOne(lock.KindPrompt, name, pinned, live); ok {
-			p := problem{rule: finding.PromptChanged, kind: lock.KindPrompt, subject: name, what: "differs from the answer pinned in the lock"}
-			p.fill(ch)
-			out = append(out, p)
-		}
+	out = append(out, c.lockPinProblems(name, args, live)...)
+	out = append(out, c.sessionPinProblems(name, pkey, live)...)
+	// What the prompt expands to is text its authors wrote for the model:
+	// every rule, the first answer of a session included.
+	p := pendingReq{method: "prompts/get", subject: name, n: n}
+	ps, warns := c.answerProblems(lock.KindPrompt, lock.KindPrompt, name, p, result, inspect.AnswerOptions{}, live.SHA256)
+	if out = append(out, ps...); len(out) == 0 {
+		c.warnAnswers(p, name, warns)
 	}
+	return out
+}
+
+// promptParams reads a prompts/get request's params: the prompt's name,
+// the key its answers are pinned by for the session (the canonical params
+// without _meta), and its arguments.
+func promptParams(params []byte) (name, pkey string, args []byte) {
+	if len(bytes.TrimSpace(params)) == 0 {
+		return "", "", nil
+	}
+	ms, err := objectMembers(params)
+	if err != nil {
+		return "", lock.Canonicalize(params).SHA256, nil
+	}
+	if n, ok := get(ms, "name"); ok {
+		name, _ = jsonString(n)
+	}
+	args, _ = get(ms, "arguments")
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	for _, m := range ms {
+		if m.fold == fold("_meta") {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		k, _ := json.Marshal(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(m.val)
+	}
+	b.WriteByte('}')
+	return name, lock.Canonicalize(b.Bytes()).SHA256, args
+}
+
+// lockPinProblems compares live with the lock's pin (pin-prompts): the
+// answer pin saw for the same arguments, across sessions, first answer
+// included.
+func (c *checker) lockPinProblems(name string, args []byte, live lock.Canonical) []problem {
+	want := c.ls.PromptAnswers[name]
+	if want == nil || string(lock.CanonicalArguments(args)) != string(want.Arguments) {
+		return nil
+	}
+	if pinned := want.Canonical(); pinned.SHA256 != live.SHA256 && onlyTimes(pinned, live) {
+		// The time of the request, as between two answers of a
+		// session: the pin was made at another time.
+		if !c.logged["lock-time"+name] && c.warn != nil {
+			c.logged["lock-time"+name] = true
+			fmt.Fprintf(c.warn, "mcp-lockcheck guard: server %s: prompts/get %s differs from the answer pinned in %s only in timestamp-shaped tokens: forwarded\n", quote(c.server), quote(name), c.lockPath)
+		}
+	} else if ch, ok := lock.DiffOne(lock.KindPrompt, name, pinned, live); ok {
+		p := problem{rule: finding.PromptChanged, kind: lock.KindPrompt, subject: name, what: "differs from the answer pinned in the lock"}
+		p.fill(ch)
+		return []problem{p}
+	}
+	return nil
+}
+
+// sessionPinProblems remembers the session's first answer for pkey, and
+// compares a later one with it.
+func (c *checker) sessionPinProblems(name, pkey string, live lock.Canonical) []problem {
 	if first, ok := c.promptPins[pkey]; !ok {
 		c.promptPins[pkey] = live
 	} else if first.SHA256 != live.SHA256 && onlyTimes(first, live) {
@@ -776,16 +803,9 @@ func (c *checker) promptGet(params, result []byte, n int) []problem {
 		if ch.Ambiguous() {
 			p.changes = nil // the session pin's log names the field only
 		}
-		out = append(out, p)
+		return []problem{p}
 	}
-	// What the prompt expands to is text its authors wrote for the model:
-	// every rule, the first answer of a session included.
-	p := pendingReq{method: "prompts/get", subject: name, n: n}
-	ps, warns := c.answerProblems(lock.KindPrompt, lock.KindPrompt, name, p, result, inspect.AnswerOptions{}, live.SHA256)
-	if out = append(out, ps...); len(out) == 0 {
-		c.warnAnswers(p, name, warns)
-	}
-	return out
+	return nil
 }
 
 // onlyTimes reports whether two answers differ only in timestamp-shaped
