@@ -361,18 +361,9 @@ func (l *launchRun) quietPhase(name string) {
 
 func (l *launchRun) run(ctx context.Context, target Target) (err error) {
 	l.setPhase("start")
-	var ln Launch
-	if l.held != nil {
-		held := l.held
-		l.held = nil
-		if ln, err = held.take(); err != nil {
-			return err
-		}
-	}
-	if ln == nil {
-		if ln, err = target.Start(ctx, LaunchSpec{N: l.n, MaxMessageBytes: l.opts.MaxMessageBytes, drops: l.drops}); err != nil {
-			return err
-		}
+	ln, err := l.launch(ctx, target)
+	if err != nil {
+		return err
 	}
 	defer func() {
 		ln.Stop()
@@ -431,6 +422,41 @@ func (l *launchRun) run(ctx context.Context, target Target) (err error) {
 		// names the skipped tools and the reason for each).
 		l.note("no warm-up call was made: no calls named in the policy, and no tool eligible for one")
 	}
+	if err := l.warmup(ctx, calls); err != nil {
+		return err
+	}
+	if l.n == 1 && l.opts.BurstCalls > 0 {
+		made := 0
+		if len(calls) > 0 {
+			made = l.opts.WarmupCalls
+		}
+		return l.burst(ctx, made)
+	}
+	return nil
+}
+
+// launch is the held launch if one is waiting, else a new start of
+// target.
+func (l *launchRun) launch(ctx context.Context, target Target) (Launch, error) {
+	var ln Launch
+	var err error
+	if l.held != nil {
+		held := l.held
+		l.held = nil
+		if ln, err = held.take(); err != nil {
+			return nil, err
+		}
+	}
+	if ln == nil {
+		if ln, err = target.Start(ctx, LaunchSpec{N: l.n, MaxMessageBytes: l.opts.MaxMessageBytes, drops: l.drops}); err != nil {
+			return nil, err
+		}
+	}
+	return ln, nil
+}
+
+// warmup makes the warm-up calls in turn, each followed by a re-list.
+func (l *launchRun) warmup(ctx context.Context, calls []Call) error {
 	for i := range l.opts.WarmupCalls {
 		if len(calls) == 0 {
 			break
@@ -464,13 +490,6 @@ func (l *launchRun) run(ctx context.Context, target Target) (err error) {
 		if err := l.observe(ctx, name); err != nil {
 			return err
 		}
-	}
-	if l.n == 1 && l.opts.BurstCalls > 0 {
-		made := 0
-		if len(calls) > 0 {
-			made = l.opts.WarmupCalls
-		}
-		return l.burst(ctx, made)
 	}
 	return nil
 }
@@ -776,6 +795,37 @@ func (l *launchRun) follow(ctx context.Context) error {
 	}
 }
 
+// listFailed judges a failed list of kind: nil when the probe carries on
+// without it (not advertised and refused or unanswered, which marks it
+// unsupported for the launch; or advertised but not implemented), else
+// err itself.
+func (l *launchRun) listFailed(ctx context.Context, kind lock.Kind, advertised bool, err error) error {
+	spec := listSpec(kind)
+	var rpc *RPCError
+	switch {
+	case !advertised && (errors.As(err, &rpc) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil):
+		// Not advertised, and refused or left unanswered:
+		// not supported. It is not asked again in this
+		// launch.
+		if l.unsupported == nil {
+			l.unsupported = map[lock.Kind]bool{}
+		}
+		l.unsupported[kind] = true
+		if !errors.As(err, &rpc) {
+			l.note(fmt.Sprintf("%s got no answer within %s and the server does not advertise %q: recorded as not supported, not asked again in launch %d", spec.method, min(unadvertisedWait, l.opts.RequestTimeout), spec.capability, l.n))
+		}
+		return nil
+	case errors.As(err, &rpc) && rpc.Err.Code == jsonrpc.CodeMethodNotFound:
+		// Advertised but not implemented (HubSpot's resources,
+		// many servers' templates): mainstream clients carry on
+		// without the list, and so does the probe. Nothing is
+		// recorded, so a list the lock holds shows as removed.
+		l.note(fmt.Sprintf("%s is not implemented by the server (method not found) although it advertises %q: recorded as unsupported, nothing listed", spec.method, spec.capability))
+		return nil
+	}
+	return err
+}
+
 func (l *launchRun) snapshot(ctx context.Context, name string) error {
 	obs := l.base
 	obs.Phase = l.phase
@@ -827,29 +877,10 @@ func (l *launchRun) snapshot(ctx context.Context, name string) error {
 		}
 		defs, err := answers[i].defs, answers[i].err
 		if err != nil {
-			var rpc *RPCError
-			switch {
-			case !advertised[i] && (errors.As(err, &rpc) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil):
-				// Not advertised, and refused or left unanswered:
-				// not supported. It is not asked again in this
-				// launch.
-				if l.unsupported == nil {
-					l.unsupported = map[lock.Kind]bool{}
-				}
-				l.unsupported[kind] = true
-				if !errors.As(err, &rpc) {
-					l.note(fmt.Sprintf("%s got no answer within %s and the server does not advertise %q: recorded as not supported, not asked again in launch %d", spec.method, min(unadvertisedWait, l.opts.RequestTimeout), spec.capability, l.n))
-				}
-				continue
-			case errors.As(err, &rpc) && rpc.Err.Code == jsonrpc.CodeMethodNotFound:
-				// Advertised but not implemented (HubSpot's resources,
-				// many servers' templates): mainstream clients carry on
-				// without the list, and so does the probe. Nothing is
-				// recorded, so a list the lock holds shows as removed.
-				l.note(fmt.Sprintf("%s is not implemented by the server (method not found) although it advertises %q: recorded as unsupported, nothing listed", spec.method, spec.capability))
-				continue
+			if err := l.listFailed(ctx, kind, advertised[i], err); err != nil {
+				return err
 			}
-			return err
+			continue
 		}
 		if !advertised[i] {
 			// A server that answers a list it does not advertise still

@@ -92,48 +92,58 @@ func (s *session) run(ctx context.Context) {
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Response:
-			s.mu.Lock()
-			pc, ok := s.pending[m.ID]
-			delete(s.pending, m.ID)
-			s.mu.Unlock()
-			phase := s.phaseNow()
-			if ok {
-				pc.ch <- m
-			}
-			if s.tap != nil {
-				if m.Result != nil {
-					s.tap(phase, pc.method, pc.subject, pc.params, m.Result)
-				}
-				if m.Error != nil {
-					s.tap(phase, pc.method, pc.subject, pc.params, []byte(m.Error.Error()))
-				}
-			}
+			s.response(m)
 		case *jsonrpc.Request:
-			if s.tap != nil && m.Params != nil {
-				s.tap(s.phaseNow(), m.Method, "", nil, m.Params)
-			}
-			if !m.IsCall() {
-				s.mu.Lock()
-				s.notes = append(s.notes, m)
-				s.mu.Unlock()
-				continue
-			}
-			result, rpcErr := s.answer(m.Method, m.Params)
-			resp := &jsonrpc.Response{ID: m.ID}
-			if rpcErr != nil {
-				resp.Error = rpcErr
-			} else {
-				b, err := json.Marshal(result)
-				if err != nil {
-					resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-				} else {
-					resp.Result = b
-				}
-			}
-			// A failed write shows up as a read error next.
-			_ = s.conn.Write(ctx, resp)
+			s.request(ctx, m)
 		}
 	}
+}
+
+// response hands a response to the call waiting for it, and to the tap.
+func (s *session) response(m *jsonrpc.Response) {
+	s.mu.Lock()
+	pc, ok := s.pending[m.ID]
+	delete(s.pending, m.ID)
+	s.mu.Unlock()
+	phase := s.phaseNow()
+	if ok {
+		pc.ch <- m
+	}
+	if s.tap != nil {
+		if m.Result != nil {
+			s.tap(phase, pc.method, pc.subject, pc.params, m.Result)
+		}
+		if m.Error != nil {
+			s.tap(phase, pc.method, pc.subject, pc.params, []byte(m.Error.Error()))
+		}
+	}
+}
+
+// request keeps a notification from the server, or answers its call.
+func (s *session) request(ctx context.Context, m *jsonrpc.Request) {
+	if s.tap != nil && m.Params != nil {
+		s.tap(s.phaseNow(), m.Method, "", nil, m.Params)
+	}
+	if !m.IsCall() {
+		s.mu.Lock()
+		s.notes = append(s.notes, m)
+		s.mu.Unlock()
+		return
+	}
+	result, rpcErr := s.answer(m.Method, m.Params)
+	resp := &jsonrpc.Response{ID: m.ID}
+	if rpcErr != nil {
+		resp.Error = rpcErr
+	} else {
+		b, err := json.Marshal(result)
+		if err != nil {
+			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		} else {
+			resp.Result = b
+		}
+	}
+	// A failed write shows up as a read error next.
+	_ = s.conn.Write(ctx, resp)
 }
 
 func (s *session) phaseNow() string {
