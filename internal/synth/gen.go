@@ -563,10 +563,10 @@ func (g *gen) array(f *flat, depth, n int) ([]any, error) {
 	return []any{items}, nil
 }
 
-// object returns objects with the required properties (plus those that
-// dependentRequired drags in, and enough others to reach minProperties).
-// When n > 1, the objects differ in their first property.
-func (g *gen) object(f *flat, depth, n int) ([]any, error) {
+// objectNames are the properties an object gets: the required ones and
+// those they depend on, then up to minProperties the declared ones and
+// synthetic names the schema admits.
+func (g *gen) objectNames(f *flat) []string {
 	names := append([]string(nil), f.required...)
 	for i := 0; i < len(names); i++ {
 		for _, d := range f.dependentRequired[names[i]] {
@@ -596,6 +596,14 @@ func (g *gen) object(f *flat, depth, n int) ([]any, error) {
 			names = append(names, name)
 		}
 	}
+	return names
+}
+
+// object returns objects with the required properties (plus those that
+// dependentRequired drags in, and enough others to reach minProperties).
+// When n > 1, the objects differ in their first property.
+func (g *gen) object(f *flat, depth, n int) ([]any, error) {
+	names := g.objectNames(f)
 	if f.maxProps >= 0 && len(names) > f.maxProps {
 		return nil, fmt.Errorf("needs %d properties but maxProperties is %d", len(names), f.maxProps)
 	}
