@@ -407,44 +407,61 @@ func folded(s string) (view string, at []int) {
 
 // match lists the spans of s that are secrets, unsorted, overlapping.
 func (r *Redactor) match(s string) []span {
+	spans := r.valueSpans(s)
+	for _, sh := range shapes() {
+		spans = append(spans, sh.spans(s)...)
+	}
+	return spans
+}
+
+// valueSpans are every occurrence of every value, in one pass over s.
+func (r *Redactor) valueSpans(s string) []span {
+	if r == nil || len(r.heads) == 0 {
+		return nil
+	}
 	var spans []span
-	if r != nil && len(r.heads) > 0 {
-		// Every occurrence of every value, in one pass over s.
-		for i := 0; i+MinLen <= len(s); i++ {
-			h := head(s, i)
-			k := filterKey(h)
-			if r.seen[k/64]&(1<<(k%64)) == 0 {
-				continue
-			}
-			for _, v := range r.heads[h] {
-				if strings.HasPrefix(s[i:], v) {
-					spans = append(spans, span{i, i + len(v)})
-				}
+	for i := 0; i+MinLen <= len(s); i++ {
+		h := head(s, i)
+		k := filterKey(h)
+		if r.seen[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		for _, v := range r.heads[h] {
+			if strings.HasPrefix(s[i:], v) {
+				spans = append(spans, span{i, i + len(v)})
 			}
 		}
 	}
-	for _, sh := range shapes() {
-		hit := false
-		for _, h := range sh.hint {
-			if sh.fold && containsFold(s, h) || !sh.fold && strings.Contains(s, h) {
-				hit = true
-				break
-			}
+	return spans
+}
+
+// hinted reports whether one of the shape's hints occurs in s.
+func (sh shape) hinted(s string) bool {
+	for _, h := range sh.hint {
+		if sh.fold && containsFold(s, h) || !sh.fold && strings.Contains(s, h) {
+			return true
 		}
-		if !hit {
+	}
+	return false
+}
+
+// spans are the secrets of this shape in s, stand-ins and what ok rejects
+// left out.
+func (sh shape) spans(s string) []span {
+	if !sh.hinted(s) {
+		return nil
+	}
+	var spans []span
+	for _, m := range sh.re.FindAllStringSubmatchIndex(s, -1) {
+		a, z := m[2*sh.group], m[2*sh.group+1]
+		if a < 0 || a == z {
 			continue
 		}
-		for _, m := range sh.re.FindAllStringSubmatchIndex(s, -1) {
-			a, z := m[2*sh.group], m[2*sh.group+1]
-			if a < 0 || a == z {
-				continue
-			}
-			sec := s[a:z]
-			if isStandIn(sec) || (sh.ok != nil && !sh.ok(sec)) {
-				continue
-			}
-			spans = append(spans, span{a, z})
+		sec := s[a:z]
+		if isStandIn(sec) || (sh.ok != nil && !sh.ok(sec)) {
+			continue
 		}
+		spans = append(spans, span{a, z})
 	}
 	return spans
 }
