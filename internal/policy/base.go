@@ -447,6 +447,16 @@ func (c *Combined) weakenings(name string) []weakening {
 			fmt.Sprintf("this pull request pins fewer prompts/get answers for %s (pin-prompts %s, was %s): check would no longer compare them with the lock, nor the guard hold a session's first answer to it", who, pinText(p.PinPrompts), pinText(b.PinPrompts))})
 	}
 
+	out = append(out, passEnvWeakenings(b, p, ps, name, who)...)
+	out = append(out, callWeakenings(b, p, name, who)...)
+	out = append(out, ruleWeakenings(b, p, bs, ps, name, who)...)
+	return out
+}
+
+// passEnvWeakenings reports the names the PR's settings p pass to the
+// server (ps: its own section, if any) that the base's b does not.
+func passEnvWeakenings(b, p Settings, ps *Server, name, who string) []weakening {
+	var out []weakening
 	var added []string
 	for _, e := range p.PassEnv {
 		if !slices.Contains(b.PassEnv, e) {
@@ -463,7 +473,13 @@ func (c *Combined) weakenings(name string) []weakening {
 		out = append(out, weakening{key, listText(b.PassEnv), listText(p.PassEnv),
 			fmt.Sprintf("this pull request passes %s to %s, which the base branch does not allow: the server would receive the checker's value", strings.Join(added, ", "), who)})
 	}
+	return out
+}
 
+// callWeakenings reports warm-up calls the PR removes, and those it adds
+// to tools whose names read as writes.
+func callWeakenings(b, p Settings, name, who string) []weakening {
+	var out []weakening
 	var removed []string
 	for _, call := range b.Calls {
 		if !hasCall(p.Calls, call) {
@@ -485,7 +501,13 @@ func (c *Combined) weakenings(name string) []weakening {
 		out = append(out, weakening{"servers." + name + ".calls", strings.Join(callTexts(b.Calls), "\n"), strings.Join(callTexts(p.Calls), "\n"),
 			fmt.Sprintf("this pull request adds warm-up calls of %s to tools whose names read as writes (%s), which the checker would make with the credentials the server is given", who, strings.Join(writes, ", "))})
 	}
+	return out
+}
 
+// ruleWeakenings reports each rule whose level the PR lowers, under the
+// server's section when either file sets it there.
+func ruleWeakenings(b, p Settings, bs, ps *Server, name, who string) []weakening {
+	var out []weakening
 	for _, id := range ruleIDs(b, p) {
 		bl, _ := level(b, id)
 		pl, _ := level(p, id)
