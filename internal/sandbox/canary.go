@@ -418,44 +418,11 @@ func jsonStrings(b []byte) (all, text []byte) {
 				continue
 			}
 			i++
-			switch b[i] {
-			case 'n':
-				all = append(all, '\n')
-			case 't':
-				all = append(all, '\t')
-			case 'r':
-				all = append(all, '\r')
-			case 'b', 'f':
-				all = append(all, ' ')
-			case 'u':
-				if i+4 < len(b) {
-					if v, err := strconv.ParseUint(string(b[i+1:i+5]), 16, 32); err == nil {
-						i += 4
-						if utf16.IsSurrogate(rune(v)) && i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
-							if w, err := strconv.ParseUint(string(b[i+3:i+7]), 16, 32); err == nil {
-								if r := utf16.DecodeRune(rune(v), rune(w)); r != utf8.RuneError {
-									all = utf8.AppendRune(all, r)
-									i += 6
-									continue
-								}
-							}
-						}
-						all = utf8.AppendRune(all, rune(v))
-						continue
-					}
-				}
-				all = append(all, 'u')
-			default:
-				all = append(all, b[i])
-			}
+			all, i = appendEscape(all, b, i)
 		}
 		s := all[start:]
 		// A string followed by a colon is a member's name.
-		j := i + 1
-		for j < len(b) && (b[j] == ' ' || b[j] == '\n' || b[j] == '\r' || b[j] == '\t') {
-			j++
-		}
-		if j < len(b) && b[j] == ':' {
+		if followedByColon(b, i+1) {
 			lastKey = append(lastKey[:0], s...)
 		} else {
 			if string(lastKey) == "text" {
@@ -466,6 +433,55 @@ func jsonStrings(b []byte) (all, text []byte) {
 		all = append(all, 0)
 	}
 	return all, text
+}
+
+// appendEscape appends to all the character of the escape whose letter is
+// at b[i], and returns the index of the escape's last byte.
+func appendEscape(all, b []byte, i int) ([]byte, int) {
+	switch b[i] {
+	case 'n':
+		return append(all, '\n'), i
+	case 't':
+		return append(all, '\t'), i
+	case 'r':
+		return append(all, '\r'), i
+	case 'b', 'f':
+		return append(all, ' '), i
+	case 'u':
+		return appendUnicodeEscape(all, b, i)
+	}
+	return append(all, b[i]), i
+}
+
+// appendUnicodeEscape appends the character of \uXXXX (with its low
+// surrogate's escape when it is a pair) at b[i] = 'u', or the letter u
+// when the hex does not parse.
+func appendUnicodeEscape(all, b []byte, i int) ([]byte, int) {
+	if i+4 >= len(b) {
+		return append(all, 'u'), i
+	}
+	v, err := strconv.ParseUint(string(b[i+1:i+5]), 16, 32)
+	if err != nil {
+		return append(all, 'u'), i
+	}
+	i += 4
+	if utf16.IsSurrogate(rune(v)) && i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+		if w, err := strconv.ParseUint(string(b[i+3:i+7]), 16, 32); err == nil {
+			if r := utf16.DecodeRune(rune(v), rune(w)); r != utf8.RuneError {
+				return utf8.AppendRune(all, r), i + 6
+			}
+		}
+	}
+	return utf8.AppendRune(all, rune(v)), i
+}
+
+// followedByColon reports whether the next byte from j on that is not
+// JSON white space is a colon.
+func followedByColon(b []byte, j int) bool {
+	for j < len(b) && (b[j] == ' ' || b[j] == '\n' || b[j] == '\r' || b[j] == '\t') {
+		j++
+	}
+	return j < len(b) && b[j] == ':'
 }
 
 // Redact replaces every canary token in s, verbatim or encoded as Leaks
