@@ -84,49 +84,65 @@ func (w *strictWalker) value(t reflect.Type, path string, depth int) error {
 	}
 	switch d {
 	case '[':
-		var elem reflect.Type
-		if t != nil && t.Kind() == reflect.Slice && t != rawMessageType {
-			elem = t.Elem()
-		}
-		for i := 0; w.dec.More(); i++ {
-			if err := w.value(elem, fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
-				return err
-			}
-		}
+		err = w.array(t, path, depth)
 	case '{':
-		fields, elem := objectShape(t)
-		seen := map[string]int{}
-		for w.dec.More() {
-			off := w.next()
-			ktok, err := w.token()
-			if err != nil {
-				return err
-			}
-			key, _ := ktok.(string)
-			where := path
-			if where == "" {
-				where = "the top level"
-			}
-			if first, dup := seen[key]; dup {
-				line, _ := LineCol(w.data, first)
-				return w.at(off, "key %q appears twice in %s (first on line %d): JSON readers disagree on which one counts", key, where, line)
-			}
-			seen[key] = off
-			child := elem
-			if fields != nil {
-				ft, known := fields[key]
-				if !known {
-					return w.at(off, "unknown field %q in %s; known: %s", key, where, strings.Join(slices.Sorted(mapKeys(fields)), ", "))
-				}
-				child = ft
-			}
-			if err := w.value(child, joinKey(path, key), depth+1); err != nil {
-				return err
-			}
-		}
+		err = w.object(t, path, depth)
+	}
+	if err != nil {
+		return err
 	}
 	_, err = w.token() // the closing delimiter
 	return err
+}
+
+// array walks the elements of an array of type t (nil: unknown).
+func (w *strictWalker) array(t reflect.Type, path string, depth int) error {
+	var elem reflect.Type
+	if t != nil && t.Kind() == reflect.Slice && t != rawMessageType {
+		elem = t.Elem()
+	}
+	for i := 0; w.dec.More(); i++ {
+		if err := w.value(elem, fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// object walks the members of an object of type t (nil: unknown),
+// refusing a key given twice and, for a struct, an unknown field.
+func (w *strictWalker) object(t reflect.Type, path string, depth int) error {
+	fields, elem := objectShape(t)
+	seen := map[string]int{}
+	for w.dec.More() {
+		off := w.next()
+		ktok, err := w.token()
+		if err != nil {
+			return err
+		}
+		key, _ := ktok.(string)
+		where := path
+		if where == "" {
+			where = "the top level"
+		}
+		if first, dup := seen[key]; dup {
+			line, _ := LineCol(w.data, first)
+			return w.at(off, "key %q appears twice in %s (first on line %d): JSON readers disagree on which one counts", key, where, line)
+		}
+		seen[key] = off
+		child := elem
+		if fields != nil {
+			ft, known := fields[key]
+			if !known {
+				return w.at(off, "unknown field %q in %s; known: %s", key, where, strings.Join(slices.Sorted(mapKeys(fields)), ", "))
+			}
+			child = ft
+		}
+		if err := w.value(child, joinKey(path, key), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
