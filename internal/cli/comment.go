@@ -184,34 +184,44 @@ func readReport(path string, env Env) (*report.Report, error) {
 			return nil, usageErr("%s: warning %d is not one mcp-lockcheck writes", path, i+1)
 		}
 	}
+	if err := checkReportServers(path, &r); err != nil {
+		return nil, err
+	}
+	report.Summarize(&r, failOn, false)
+	return &r, nil
+}
+
+// checkReportServers refuses a read report's server with an unknown status
+// or no name, and a finding with an unknown rule or kind or of another
+// server.
+func checkReportServers(path string, r *report.Report) error {
 	for i, s := range r.Servers {
 		if !s.Status.Valid() {
-			return nil, usageErr("%s: server %d: unknown status %q", path, i+1, s.Status)
+			return usageErr("%s: server %d: unknown status %q", path, i+1, s.Status)
 		}
 		if s.Name == "" {
-			return nil, usageErr("%s: server %d has no name", path, i+1)
+			return usageErr("%s: server %d has no name", path, i+1)
 		}
 		for j, fd := range s.Findings {
 			if !fd.Rule.Valid() {
-				return nil, usageErr("%s: server %q finding %d: unknown rule %q", path, s.Name, j+1, fd.Rule)
+				return usageErr("%s: server %q finding %d: unknown rule %q", path, s.Name, j+1, fd.Rule)
 			}
 			if fd.Kind != "" && !fd.Kind.Valid() {
 				// The renderers print the kind as our own word, unescaped.
-				return nil, usageErr("%s: server %q finding %d: unknown kind %q", path, s.Name, j+1, fd.Kind)
+				return usageErr("%s: server %q finding %d: unknown kind %q", path, s.Name, j+1, fd.Kind)
 			}
 			if fd.Server != s.Name {
-				return nil, usageErr("%s: server %q finding %d belongs to server %q", path, s.Name, j+1, fd.Server)
+				return usageErr("%s: server %q finding %d belongs to server %q", path, s.Name, j+1, fd.Server)
 			}
 		}
 	}
 	for j, fd := range r.Repository {
 		if !fd.Rule.Valid() {
-			return nil, usageErr("%s: repository finding %d: unknown rule %q", path, j+1, fd.Rule)
+			return usageErr("%s: repository finding %d: unknown rule %q", path, j+1, fd.Rule)
 		}
 		if fd.Kind != "" && !fd.Kind.Valid() {
-			return nil, usageErr("%s: repository finding %d: unknown kind %q", path, j+1, fd.Kind)
+			return usageErr("%s: repository finding %d: unknown kind %q", path, j+1, fd.Kind)
 		}
 	}
-	report.Summarize(&r, failOn, false)
-	return &r, nil
+	return nil
 }
