@@ -122,27 +122,8 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 					l.Command, strings.Join(l.Args, " "), ls.Launch.Command, strings.Join(ls.Launch.Args, " "))
 			}
 		}
-		guard := append([]string{guardArg, "--lock", o.LockPath, "--server", e.name}, o.Flags...)
-		guard = append(guard, "--")
-		var raw [][]byte
-		for _, a := range guard {
-			b, _ := marshalNoEscape(a)
-			raw = append(raw, b)
-		}
 		ch.Action = "guarded"
-		if e.opencode {
-			// "command": [exe, "guard", ..., "--", PROGRAM, ARGS...]
-			return []splice{insertElems(d, l.cmdArr, append([][]byte{exe}, raw...))}, ch, nil
-		}
-		prefix := append(raw, d.data[l.cmd.from:l.cmd.to])
-		edits := []splice{{l.cmd.from, l.cmd.to, exe}}
-		if l.arr == nil {
-			text := d.argsLead(e, l) + "[" + string(bytes.Join(prefix, []byte(","))) + "]"
-			edits = append(edits, splice{l.cmd.to, l.cmd.to, []byte(text)})
-		} else {
-			edits = append(edits, insertElems(d, l.arr, prefix))
-		}
-		return edits, ch, nil
+		return guardEdits(d, e, l, exe, o), ch, nil
 	})
 	if err != nil {
 		return nil, nil, err
@@ -158,6 +139,32 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 		}
 	}
 	return out, changes, nil
+}
+
+// guardEdits are the splices that put the guard in front of the launch l
+// of entry e: exe and the guard's arguments before the program and its
+// arguments.
+func guardEdits(d *doc, e *srvEntry, l *launchSpans, exe []byte, o InstallOptions) []splice {
+	guard := append([]string{guardArg, "--lock", o.LockPath, "--server", e.name}, o.Flags...)
+	guard = append(guard, "--")
+	var raw [][]byte
+	for _, a := range guard {
+		b, _ := marshalNoEscape(a)
+		raw = append(raw, b)
+	}
+	if e.opencode {
+		// "command": [exe, "guard", ..., "--", PROGRAM, ARGS...]
+		return []splice{insertElems(d, l.cmdArr, append([][]byte{exe}, raw...))}
+	}
+	prefix := append(raw, d.data[l.cmd.from:l.cmd.to])
+	edits := []splice{{l.cmd.from, l.cmd.to, exe}}
+	if l.arr == nil {
+		text := d.argsLead(e, l) + "[" + string(bytes.Join(prefix, []byte(","))) + "]"
+		edits = append(edits, splice{l.cmd.to, l.cmd.to, []byte(text)})
+	} else {
+		edits = append(edits, insertElems(d, l.arr, prefix))
+	}
+	return edits
 }
 
 // Uninstall undoes Install: each server whose arguments are a guard
