@@ -94,34 +94,44 @@ func parseContinueYAML(name string, data []byte, client string) (servers []Serve
 		seen[cs.Name] = line
 		s := Server{Name: cs.Name, Command: cs.Command, Args: cs.Args, Env: cs.Env, Cwd: cs.Cwd, URL: cs.URL,
 			Headers: cs.RequestOptions.Headers, File: name, Line: line, Client: client}
-		switch cs.Type {
-		case "":
-			switch {
-			case s.Command != "":
-				s.Type = TypeStdio
-			case s.URL != "":
-				s.Type = TypeHTTP
-			default:
-				return nil, &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q has neither \"command\" nor \"url\"", cs.Name)}
-			}
-		case "stdio":
-			s.Type = TypeStdio
-		case "sse":
-			s.Type = TypeSSE
-		case "streamable-http", "http":
-			s.Type = TypeHTTP
-		default:
-			return nil, &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q: unknown \"type\" %q (want \"stdio\", \"sse\" or \"streamable-http\")", cs.Name, cs.Type)}
-		}
-		switch {
-		case s.Type == TypeStdio && s.Command == "":
-			return nil, &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q: type %q needs a \"command\"", cs.Name, s.Type)}
-		case s.Type != TypeStdio && s.URL == "":
-			return nil, &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q: type %q needs a \"url\"", cs.Name, s.Type)}
+		if err := continueType(&s, cs.Type, name, line, col); err != nil {
+			return nil, err
 		}
 		servers = append(servers, s)
 	}
 	return servers, nil
+}
+
+// continueType sets s.Type from Continue's "type" typ, or without one from
+// what is given, and checks that the type has what it needs. line and col
+// place errors in file name.
+func continueType(s *Server, typ, name string, line, col int) error {
+	switch typ {
+	case "":
+		switch {
+		case s.Command != "":
+			s.Type = TypeStdio
+		case s.URL != "":
+			s.Type = TypeHTTP
+		default:
+			return &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q has neither \"command\" nor \"url\"", s.Name)}
+		}
+	case "stdio":
+		s.Type = TypeStdio
+	case "sse":
+		s.Type = TypeSSE
+	case "streamable-http", "http":
+		s.Type = TypeHTTP
+	default:
+		return &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q: unknown \"type\" %q (want \"stdio\", \"sse\" or \"streamable-http\")", s.Name, typ)}
+	}
+	switch {
+	case s.Type == TypeStdio && s.Command == "":
+		return &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q: type %q needs a \"command\"", s.Name, s.Type)}
+	case s.Type != TypeStdio && s.URL == "":
+		return &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q: type %q needs a \"url\"", s.Name, s.Type)}
+	}
+	return nil
 }
 
 type visitFunc func(ast.Node) bool
