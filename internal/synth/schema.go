@@ -335,6 +335,12 @@ func (g *gen) flatten(s any, depth int, f *flat) error {
 			return err
 		}
 	}
+	return g.applicators(m, depth, f)
+}
+
+// applicators merges m's allOf branches into f, and queues its anyOf and
+// oneOf for a choice of branch.
+func (g *gen) applicators(m map[string]any, depth int, f *flat) error {
 	if all, ok := m["allOf"]; ok {
 		branches, ok := all.([]any)
 		if !ok {
