@@ -101,16 +101,8 @@ func OpenRepinPR(ctx context.Context, client *gh.Client, p RepinPR) (*RepinResul
 		return nil, apiErr("creating the commit", err)
 	}
 	ref := &gh.Reference{Ref: gh.String("refs/heads/" + p.Branch), Object: &gh.GitObject{SHA: commit.SHA}}
-	if _, _, err := client.Git.GetRef(ctx, o, r, "heads/"+p.Branch); err != nil {
-		if !isNotFound(err) {
-			return nil, apiErr("reading branch "+p.Branch, err)
-		}
-		if _, _, err := client.Git.CreateRef(ctx, o, r, ref); err != nil {
-			return nil, apiErr("creating branch "+p.Branch, err)
-		}
-	} else if _, _, err := client.Git.UpdateRef(ctx, o, r, ref, true); err != nil {
-		// Forced: the branch is ours, rebuilt from the base each run.
-		return nil, apiErr("updating branch "+p.Branch, err)
+	if err := setBranch(ctx, client, p, ref); err != nil {
+		return nil, err
 	}
 	res := &RepinResult{Commit: commit.GetSHA()}
 	pr, err := openPR(ctx, client, p)
@@ -138,6 +130,24 @@ func OpenRepinPR(ctx context.Context, client *gh.Client, p RepinPR) (*RepinResul
 		}
 	}
 	return res, nil
+}
+
+// setBranch points the re-pin branch at ref's commit, creating it when it
+// does not exist.
+func setBranch(ctx context.Context, client *gh.Client, p RepinPR, ref *gh.Reference) error {
+	o, r := p.Repo.Owner, p.Repo.Name
+	if _, _, err := client.Git.GetRef(ctx, o, r, "heads/"+p.Branch); err != nil {
+		if !isNotFound(err) {
+			return apiErr("reading branch "+p.Branch, err)
+		}
+		if _, _, err := client.Git.CreateRef(ctx, o, r, ref); err != nil {
+			return apiErr("creating branch "+p.Branch, err)
+		}
+	} else if _, _, err := client.Git.UpdateRef(ctx, o, r, ref, true); err != nil {
+		// Forced: the branch is ours, rebuilt from the base each run.
+		return apiErr("updating branch "+p.Branch, err)
+	}
+	return nil
 }
 
 // openPR finds the open pull request from the re-pin branch into the base.
