@@ -147,35 +147,8 @@ func (f *tomlFile) server(name string, prim toml.Primitive, client string) (Serv
 	}
 	// Headers Codex fills from the environment are recorded as placeholders,
 	// so Resolve sends what Codex would send and the lock holds no secret.
-	fromEnv, err := r.strMap("env_http_headers")
-	if err != nil {
+	if err := f.envHeaders(r, &s); err != nil {
 		return s, err
-	}
-	bearer, err := r.str("bearer_token_env_var")
-	if err != nil {
-		return s, err
-	}
-	addHeader := func(h, v string) error {
-		for have := range s.Headers {
-			if strings.EqualFold(have, h) {
-				return f.errLine(s.Line, "server %q: header %q is set twice", name, h)
-			}
-		}
-		if s.Headers == nil {
-			s.Headers = map[string]string{}
-		}
-		s.Headers[h] = v
-		return nil
-	}
-	for _, h := range slices.Sorted(maps.Keys(fromEnv)) {
-		if err := addHeader(h, "${"+fromEnv[h]+"}"); err != nil {
-			return s, err
-		}
-	}
-	if bearer != "" {
-		if err := addHeader("Authorization", "Bearer ${"+bearer+"}"); err != nil {
-			return s, err
-		}
 	}
 	switch {
 	case s.Command != "":
@@ -186,6 +159,42 @@ func (f *tomlFile) server(name string, prim toml.Primitive, client string) (Serv
 		return s, f.errLine(s.Line, "server %q has neither \"command\" nor \"url\"", name)
 	}
 	return s, nil
+}
+
+// envHeaders adds to s the headers Codex fills from the environment
+// (env_http_headers, bearer_token_env_var), as placeholders.
+func (f *tomlFile) envHeaders(r *tomlEntry, s *Server) error {
+	fromEnv, err := r.strMap("env_http_headers")
+	if err != nil {
+		return err
+	}
+	bearer, err := r.str("bearer_token_env_var")
+	if err != nil {
+		return err
+	}
+	addHeader := func(h, v string) error {
+		for have := range s.Headers {
+			if strings.EqualFold(have, h) {
+				return f.errLine(s.Line, "server %q: header %q is set twice", s.Name, h)
+			}
+		}
+		if s.Headers == nil {
+			s.Headers = map[string]string{}
+		}
+		s.Headers[h] = v
+		return nil
+	}
+	for _, h := range slices.Sorted(maps.Keys(fromEnv)) {
+		if err := addHeader(h, "${"+fromEnv[h]+"}"); err != nil {
+			return err
+		}
+	}
+	if bearer != "" {
+		if err := addHeader("Authorization", "Bearer ${"+bearer+"}"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type tomlEntry struct {
