@@ -251,46 +251,52 @@ func (p *Policy) Effective(name string, fixed Fixed) Settings {
 		}
 	}
 	if s := p.Server(name); s != nil {
-		if s.Profile != "" {
-			out.Profile = s.Profile
-			out.WarmupCalls, out.Launches = nil, nil
-		}
-		if s.WarmupCalls != nil {
-			out.WarmupCalls = s.WarmupCalls
-		}
-		if s.Launches != nil {
-			out.Launches = s.Launches
-		}
-		if s.Sandbox != "" {
-			out.Sandbox = s.Sandbox
-		}
-		if s.Timeout != 0 {
-			out.Timeout = s.Timeout
-		}
-		if s.RequestTimeout != 0 {
-			out.RequestTimeout = s.RequestTimeout
-		}
-		if s.PinPrompts != nil {
-			out.PinPrompts = s.PinPrompts
-		}
-		if s.CallTimeout != 0 {
-			out.CallTimeout = s.CallTimeout
-		}
-		out.Calls = slices.Clone(s.Calls)
-		for _, e := range s.PassEnv {
-			if !slices.Contains(out.PassEnv, e) {
-				out.PassEnv = append(out.PassEnv, e)
-			}
-		}
-		for k, v := range s.Rules {
-			if out.Rules == nil {
-				out.Rules = map[finding.RuleID]RuleLevel{}
-			}
-			out.Rules[k] = v
-		}
+		out.override(s)
 	}
 	clearFixed(&out, fixed)
 	return out
+}
+
+// override lays server section s over the defaults in st: a profile there
+// drops the defaults' counts, pass-env adds up, rules merge.
+func (st *Settings) override(s *Server) {
+	if s.Profile != "" {
+		st.Profile = s.Profile
+		st.WarmupCalls, st.Launches = nil, nil
+	}
+	if s.WarmupCalls != nil {
+		st.WarmupCalls = s.WarmupCalls
+	}
+	if s.Launches != nil {
+		st.Launches = s.Launches
+	}
+	if s.Sandbox != "" {
+		st.Sandbox = s.Sandbox
+	}
+	if s.Timeout != 0 {
+		st.Timeout = s.Timeout
+	}
+	if s.RequestTimeout != 0 {
+		st.RequestTimeout = s.RequestTimeout
+	}
+	if s.PinPrompts != nil {
+		st.PinPrompts = s.PinPrompts
+	}
+	if s.CallTimeout != 0 {
+		st.CallTimeout = s.CallTimeout
+	}
+	st.Calls = slices.Clone(s.Calls)
+	for _, e := range s.PassEnv {
+		if !slices.Contains(st.PassEnv, e) {
+			st.PassEnv = append(st.PassEnv, e)
+		}
+	}
+	for k, v := range s.Rules {
+		if st.Rules == nil {
+			st.Rules = map[finding.RuleID]RuleLevel{}
+		}
+		st.Rules[k] = v
+	}
 }
 
 // Apply applies rule levels to findings: an off rule's findings are
