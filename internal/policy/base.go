@@ -450,6 +450,27 @@ func (c *Combined) weakenings(name string) []weakening {
 	out = append(out, passEnvWeakenings(b, p, ps, name, who)...)
 	out = append(out, callWeakenings(b, p, name, who)...)
 	out = append(out, ruleWeakenings(b, p, bs, ps, name, who)...)
+	if name == "" {
+		out = append(out, c.ackWeakenings()...)
+	}
+	return out
+}
+
+// ackWeakenings reports each acknowledgement the PR's policy adds: it
+// silences a repository finding from the merge on, so the base's code
+// owners decide it.
+func (c *Combined) ackWeakenings() []weakening {
+	if c.PR == nil {
+		return nil
+	}
+	var out []weakening
+	for _, a := range c.PR.Acks {
+		if _, ok := c.Base.Acknowledged(ackFinding(a)); ok {
+			continue
+		}
+		out = append(out, weakening{a.path(), "-", a.Reason,
+			fmt.Sprintf("this pull request acknowledges %s on %s (%q), which the base branch does not", a.Rule, a.Subject, a.Reason)})
+	}
 	return out
 }
 
@@ -520,17 +541,6 @@ func ruleWeakenings(b, p Settings, bs, ps *Server, name, who string) []weakening
 		}
 		out = append(out, weakening{path, bl.String(), pl.String(),
 			fmt.Sprintf("this pull request lowers rule %s for %s from %s to %s", id, who, bl, pl)})
-	}
-	if name == "" && c.PR != nil {
-		// An acknowledgement the pull request adds silences a repository
-		// finding from the merge on: the base's code owners decide it.
-		for _, a := range c.PR.Acks {
-			if _, ok := c.Base.Acknowledged(ackFinding(a)); ok {
-				continue
-			}
-			out = append(out, weakening{a.path(), "-", a.Reason,
-				fmt.Sprintf("this pull request acknowledges %s on %s (%q), which the base branch does not", a.Rule, a.Subject, a.Reason)})
-		}
 	}
 	return out
 }
