@@ -58,78 +58,116 @@ type Pinned func(server, tool string) (serverPinned, toolPinned bool)
 // server the lock does not hold yet (reviewed as a whole), stays a note
 // (the same name) or a warning (case or separators).
 func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
-	var out []finding.Finding
-	seen := map[string]bool{}
-	emit := func(f finding.Finding) {
-		k := f.Key() + "\x00" + f.Message
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, f)
-		}
-	}
-	base := func(rule finding.RuleID, s Subject, field string) finding.Finding {
-		f := finding.New(rule, s.Server)
-		f.Kind, f.Subject, f.Field, f.Phase = s.Kind, s.Name, field, s.Phase
-		sum := sha256.Sum256(s.Raw)
-		f.ContentSHA256 = hex.EncodeToString(sum[:])
-		return f
-	}
+	x := &across{subjects: subjects, pinned: pinned, seen: map[string]bool{}, owners: map[string][]string{}, colliding: map[string]bool{}}
+	x.indexTools()
+	x.sameName()
+	x.looseNames()
+	x.groupTwins()
+	x.references()
+	x.confusables()
+	return x.out
+}
 
-	// Tool names and the servers that expose them, in first-seen order.
-	owners := map[string][]string{}
-	var toolNames, servers []string
-	for _, s := range subjects {
-		if !slices.Contains(servers, s.Server) {
-			servers = append(servers, s.Server)
+// across is one AcrossLock pass: what its steps learn of the subjects and
+// the findings they emit, in order.
+type across struct {
+	subjects []Subject
+	pinned   Pinned
+	out      []finding.Finding
+	seen     map[string]bool
+	// owners maps a tool name to the servers that expose it, toolNames
+	// are the names and servers the servers, in first-seen order.
+	owners    map[string][]string
+	toolNames []string
+	servers   []string
+	// colliding: servers with a tool that collides with another server's,
+	// by name, case and separators, or skeleton; the steering text of
+	// such a server has another copy to steer away from.
+	colliding map[string]bool
+	// bySkeleton groups tools and prompts by twinKey; twins[i] is the key
+	// of subjects[i].
+	bySkeleton map[string][]named
+	twins      []string
+}
+
+// named is a tool or prompt of a server, for the twin groups.
+type named struct {
+	name, server string
+	kind         lock.Kind
+}
+
+// emit adds f unless an equal finding (key and message) was emitted.
+func (x *across) emit(f finding.Finding) {
+	k := f.Key() + "\x00" + f.Message
+	if !x.seen[k] {
+		x.seen[k] = true
+		x.out = append(x.out, f)
+	}
+}
+
+// base is a finding of rule about s's field, bound to s's content.
+func (x *across) base(rule finding.RuleID, s Subject, field string) finding.Finding {
+	f := finding.New(rule, s.Server)
+	f.Kind, f.Subject, f.Field, f.Phase = s.Kind, s.Name, field, s.Phase
+	sum := sha256.Sum256(s.Raw)
+	f.ContentSHA256 = hex.EncodeToString(sum[:])
+	return f
+}
+
+// indexTools records the servers, the tool names and who exposes each.
+func (x *across) indexTools() {
+	for _, s := range x.subjects {
+		if !slices.Contains(x.servers, s.Server) {
+			x.servers = append(x.servers, s.Server)
 		}
 		if s.Kind != finding.KindTool {
 			continue
 		}
-		if _, ok := owners[s.Name]; !ok {
-			toolNames = append(toolNames, s.Name)
+		if _, ok := x.owners[s.Name]; !ok {
+			x.toolNames = append(x.toolNames, s.Name)
 		}
-		if !slices.Contains(owners[s.Name], s.Server) {
-			owners[s.Name] = append(owners[s.Name], s.Server)
+		if !slices.Contains(x.owners[s.Name], s.Server) {
+			x.owners[s.Name] = append(x.owners[s.Name], s.Server)
 		}
 	}
-	// colliding: servers with a tool that collides with another server's,
-	// by name, case and separators, or skeleton; the steering text of
-	// such a server has another copy to steer away from.
-	colliding := map[string]bool{}
+}
 
-	// Same name, two servers: clients namespace tools per server, so this
-	// is a note unless it is new against the lock.
-	for _, s := range subjects {
-		if s.Kind != finding.KindTool || len(owners[s.Name]) < 2 {
+// sameName: the same tool name on two servers. Clients namespace tools
+// per server, so this is a note unless it is new against the lock.
+func (x *across) sameName() {
+	for _, s := range x.subjects {
+		if s.Kind != finding.KindTool || len(x.owners[s.Name]) < 2 {
 			continue
 		}
-		colliding[s.Server] = true
-		others := without(owners[s.Name], s.Server)
-		f := base(finding.ToolShadowing, s, "name")
+		x.colliding[s.Server] = true
+		others := without(x.owners[s.Name], s.Server)
+		f := x.base(finding.ToolShadowing, s, "name")
 		f.Severity = finding.Note
 		f.Message = fmt.Sprintf("Tool name %q is also exposed by server %s", inert.Text(s.Name), quoteList(others))
 		f.Detail = collisionDetail
 		for _, o := range others {
-			if newCollision(pinned, s.Server, s.Name, o, s.Name) {
+			if newCollision(x.pinned, s.Server, s.Name, o, s.Name) {
 				f.Severity = finding.Error
 				f.Message += newCollisionNote
 				break
 			}
 		}
-		emit(f)
+		x.emit(f)
 	}
+}
 
-	// Names that differ only in case or separators (send-email next to
-	// another server's send_email) collide for the model just the same,
-	// and nobody shares a spelling by accident: a warning.
+// looseNames: names that differ only in case or separators (send-email
+// next to another server's send_email) collide for the model just the
+// same, and nobody shares a spelling by accident: a warning.
+func (x *across) looseNames() {
 	byLoose := map[string][]Subject{}
-	for _, s := range subjects {
+	for _, s := range x.subjects {
 		if s.Kind == finding.KindTool {
 			k := looseName(s.Name)
 			byLoose[k] = append(byLoose[k], s)
 		}
 	}
-	for _, s := range subjects {
+	for _, s := range x.subjects {
 		if s.Kind != finding.KindTool {
 			continue
 		}
@@ -138,14 +176,14 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		for _, o := range byLoose[looseName(s.Name)] {
 			if o.Server != s.Server && o.Name != s.Name && !slices.Contains(alike, fmt.Sprintf("%q of server %q", inert.Text(o.Name), inert.Text(o.Server))) {
 				alike = append(alike, fmt.Sprintf("%q of server %q", inert.Text(o.Name), inert.Text(o.Server)))
-				fresh = fresh || newCollision(pinned, s.Server, s.Name, o.Server, o.Name)
+				fresh = fresh || newCollision(x.pinned, s.Server, s.Name, o.Server, o.Name)
 			}
 		}
 		if len(alike) == 0 {
 			continue
 		}
-		colliding[s.Server] = true
-		f := base(finding.ToolShadowing, s, "name")
+		x.colliding[s.Server] = true
+		f := x.base(finding.ToolShadowing, s, "name")
 		f.Severity = finding.Warning
 		f.Message = fmt.Sprintf("Tool name %q differs only in case or separators from tool %s", inert.Text(s.Name), strings.Join(alike, ", "))
 		f.Detail = collisionDetail
@@ -153,137 +191,168 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 			f.Severity = finding.Error
 			f.Message += newCollisionNote
 		}
-		emit(f)
+		x.emit(f)
 	}
+}
 
-	// Confusable names among tools and prompts of every server: grouped
-	// here, reported below; a twin makes its server a colliding one.
-	type named struct {
-		name, server string
-		kind         lock.Kind
-	}
-	bySkeleton := map[string][]named{}
-	twins := make([]string, len(subjects)) // twinKey of each tool and prompt
-	for i, s := range subjects {
+// groupTwins groups tools and prompts of every server by confusable
+// skeleton (reported by confusables); a twin makes its server a colliding
+// one.
+func (x *across) groupTwins() {
+	x.bySkeleton = map[string][]named{}
+	x.twins = make([]string, len(x.subjects))
+	for i, s := range x.subjects {
 		if s.Kind != finding.KindTool && s.Kind != finding.KindPrompt {
 			continue
 		}
 		k := twinKey(s.Name)
-		twins[i] = k
+		x.twins[i] = k
 		n := named{s.Name, s.Server, s.Kind}
-		if !slices.Contains(bySkeleton[k], n) {
-			bySkeleton[k] = append(bySkeleton[k], n)
+		if !slices.Contains(x.bySkeleton[k], n) {
+			x.bySkeleton[k] = append(x.bySkeleton[k], n)
 		}
 	}
-	for _, group := range bySkeleton {
+	for _, group := range x.bySkeleton {
 		for _, a := range group {
 			for _, b := range group {
 				if a.name != b.name && a.server != b.server {
-					colliding[a.server] = true
+					x.colliding[a.server] = true
 				}
 			}
 		}
 	}
+}
 
-	// Text of one server that names another server's tool, or steers
-	// toward its own or away from another's.
-	refs := newNameIndex(toolNames)
-	var f folder
-	// The servers' own method values, read only for a server whose text
-	// names another's tool.
-	vocab := map[string]map[string]bool{}
-	vocabOf := func(server string) map[string]bool {
-		if v, ok := vocab[server]; ok {
-			return v
+// references: text of one server that names another server's tool, or
+// steers toward its own or away from another's.
+func (x *across) references() {
+	r := &referrer{across: x, refs: newNameIndex(x.toolNames), vocab: map[string]map[string]bool{}, foldedServer: map[string]string{}}
+	for _, o := range x.servers {
+		r.foldedServer[o] = string(r.f.fold(o, false))
+	}
+	for _, s := range x.subjects {
+		for _, fd := range r.subject(s) {
+			x.emit(fd)
 		}
-		var vf folder
-		v := ownVocabulary(&vf, server, subjects)
-		vocab[server] = v
+	}
+}
+
+// referrer is the references step's state: the tool-name index, a folder,
+// the servers' folded names and their own method values.
+type referrer struct {
+	*across
+	refs         *nameIndex
+	f            folder
+	vocab        map[string]map[string]bool
+	foldedServer map[string]string
+	folded       []string // the other servers' names, folded, for steering
+}
+
+// vocabOf is a server's own method values, read only for a server whose
+// text names another's tool.
+func (r *referrer) vocabOf(server string) map[string]bool {
+	if v, ok := r.vocab[server]; ok {
 		return v
 	}
-	foldedServer := map[string]string{}
-	for _, o := range servers {
-		foldedServer[o] = string(f.fold(o, false))
-	}
-	var folded []string // the other servers' names, folded, for steering
-	for _, s := range subjects {
-		var pending []finding.Finding
-		self := ""
-		if s.Kind == finding.KindTool {
-			self = s.Name
-		}
-		folded = folded[:0]
-		for _, o := range servers {
-			if o != s.Server {
-				folded = append(folded, foldedServer[o])
-			}
-		}
-		visit := func(t textRef) {
-			// Only prose steers: a key, or a bare value in an enum,
-			// const, default or examples (GitHub's `method` enum listing
-			// "get_project" beside Supabase's get_project tool), is data
-			// the model picks from, not text addressed to it. A sentence
-			// in such a place is prose all the same.
-			if t.key || dataPosition(t.segs) && !sentence(t.b) {
-				return
-			}
-			hits := refs.scan(&f, t.b, s.Server, owners)
-			var steered []string
-			for _, st := range steering(f.text, hits, folded, self, colliding[s.Server] || steerEverywhere) {
-				fd := base(finding.ToolShadowing, s, t.path())
-				if st.target != "" {
-					steered = append(steered, st.target)
-					fd.Message = fmt.Sprintf("Text of server %q steers the model away from tool %q of server %s (%q)",
-						inert.Text(s.Server), inert.Text(st.target), quoteList(without(owners[st.target], s.Server)), inert.Text(st.cue))
-				} else {
-					fd.Message = fmt.Sprintf("Text of server %q, which shares a tool name with another server, steers the model toward its own tool (%q)",
-						inert.Text(s.Server), inert.Text(st.cue))
-				}
-				fd.Detail = "sentence: " + inert.Text(truncateRunes(string(st.sentence), 200)) +
-					"\nText that ranks one server's tool over another's decides which one the model calls, whatever the client's namespacing."
-				pending = append(pending, fd)
-			}
-			var names []string
-			for _, h := range hits {
-				for _, n := range h.names {
-					if !slices.Contains(names, n) {
-						names = append(names, n)
-					}
-				}
-			}
-			slices.Sort(names)
-			for _, name := range names {
-				if slices.Contains(owners[name], s.Server) || slices.Contains(steered, name) {
-					continue // it names its own tool (a collision is reported above)
-				}
-				fd := base(finding.ToolShadowing, s, t.path())
-				fd.Message = fmt.Sprintf("Text of server %q names tool %q of server %s", inert.Text(s.Server), inert.Text(name), quoteList(owners[name]))
-				fd.Detail = "A description that talks about another server's tool can steer how the model uses it."
-				if vocabOf(s.Server)[identKey(f.fold(name, false))] {
-					fd.Severity = finding.Warning
-					fd.Detail = "The name is also a value of this server's own definitions (an enum, const, default or example): most likely its own method, named the same as the other server's tool. " + fd.Detail
-				}
-				pending = append(pending, fd)
-			}
-		}
-		if err := walkStrings(s.Raw, visit); err != nil {
-			pending = pending[:0]
-			visit(textRef{b: s.Raw})
-		}
-		for _, fd := range pending {
-			emit(fd)
-		}
-	}
+	var vf folder
+	v := ownVocabulary(&vf, server, r.subjects)
+	r.vocab[server] = v
+	return v
+}
 
-	// Confusable names: a twin (the same skeleton as another name in the
-	// config) is an error; a non-ASCII name with no twin a warning.
-	for i, s := range subjects {
+// subject returns the reference and steering findings of one subject's
+// text.
+func (r *referrer) subject(s Subject) []finding.Finding {
+	var pending []finding.Finding
+	self := ""
+	if s.Kind == finding.KindTool {
+		self = s.Name
+	}
+	r.folded = r.folded[:0]
+	for _, o := range r.servers {
+		if o != s.Server {
+			r.folded = append(r.folded, r.foldedServer[o])
+		}
+	}
+	visit := func(t textRef) {
+		// Only prose steers: a key, or a bare value in an enum,
+		// const, default or examples (GitHub's `method` enum listing
+		// "get_project" beside Supabase's get_project tool), is data
+		// the model picks from, not text addressed to it. A sentence
+		// in such a place is prose all the same.
+		if t.key || dataPosition(t.segs) && !sentence(t.b) {
+			return
+		}
+		hits := r.refs.scan(&r.f, t.b, s.Server, r.owners)
+		steered, fs := r.steered(s, t, hits, self)
+		pending = append(pending, fs...)
+		pending = append(pending, r.named(s, t, hits, steered)...)
+	}
+	if err := walkStrings(s.Raw, visit); err != nil {
+		pending = pending[:0]
+		visit(textRef{b: s.Raw})
+	}
+	return pending
+}
+
+// steered is the steering findings of one string of s, and the tools it
+// steers away from.
+func (r *referrer) steered(s Subject, t textRef, hits []steerHit, self string) (steered []string, out []finding.Finding) {
+	for _, st := range steering(r.f.text, hits, r.folded, self, r.colliding[s.Server] || steerEverywhere) {
+		fd := r.base(finding.ToolShadowing, s, t.path())
+		if st.target != "" {
+			steered = append(steered, st.target)
+			fd.Message = fmt.Sprintf("Text of server %q steers the model away from tool %q of server %s (%q)",
+				inert.Text(s.Server), inert.Text(st.target), quoteList(without(r.owners[st.target], s.Server)), inert.Text(st.cue))
+		} else {
+			fd.Message = fmt.Sprintf("Text of server %q, which shares a tool name with another server, steers the model toward its own tool (%q)",
+				inert.Text(s.Server), inert.Text(st.cue))
+		}
+		fd.Detail = "sentence: " + inert.Text(truncateRunes(string(st.sentence), 200)) +
+			"\nText that ranks one server's tool over another's decides which one the model calls, whatever the client's namespacing."
+		out = append(out, fd)
+	}
+	return steered, out
+}
+
+// named is the findings of one string of s that names other servers' tools
+// (not one it steers away from: that finding says more).
+func (r *referrer) named(s Subject, t textRef, hits []steerHit, steered []string) []finding.Finding {
+	var names []string
+	for _, h := range hits {
+		for _, n := range h.names {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	var out []finding.Finding
+	for _, name := range names {
+		if slices.Contains(r.owners[name], s.Server) || slices.Contains(steered, name) {
+			continue // it names its own tool (a collision is reported above)
+		}
+		fd := r.base(finding.ToolShadowing, s, t.path())
+		fd.Message = fmt.Sprintf("Text of server %q names tool %q of server %s", inert.Text(s.Server), inert.Text(name), quoteList(r.owners[name]))
+		fd.Detail = "A description that talks about another server's tool can steer how the model uses it."
+		if r.vocabOf(s.Server)[identKey(r.f.fold(name, false))] {
+			fd.Severity = finding.Warning
+			fd.Detail = "The name is also a value of this server's own definitions (an enum, const, default or example): most likely its own method, named the same as the other server's tool. " + fd.Detail
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+// confusables: a twin (the same skeleton as another name in the config) is
+// an error; a non-ASCII name with no twin a warning.
+func (x *across) confusables() {
+	for i, s := range x.subjects {
 		if s.Kind != finding.KindTool && s.Kind != finding.KindPrompt {
 			continue
 		}
-		var reasons []string
 		var alike []string
-		for _, o := range bySkeleton[twins[i]] {
+		for _, o := range x.bySkeleton[x.twins[i]] {
 			if o.name != s.Name {
 				alike = append(alike, fmt.Sprintf("%s %q of server %q", o.kind, inert.Text(o.name), inert.Text(o.server)))
 			}
@@ -297,6 +366,7 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 			// the look-alike, not to the name it imitates.
 			continue
 		}
+		var reasons []string
 		if len(alike) > 0 {
 			reasons = append(reasons, "looks like "+strings.Join(alike, ", "))
 		}
@@ -306,16 +376,15 @@ func AcrossLock(subjects []Subject, pinned Pinned) []finding.Finding {
 		if sc := scriptsOf(s.Name); len(sc) > 1 {
 			reasons = append(reasons, "mixes scripts "+strings.Join(sc, "+"))
 		}
-		f := base(finding.ConfusableName, s, "name")
+		f := x.base(finding.ConfusableName, s, "name")
 		f.Severity = finding.Warning
 		if len(alike) > 0 {
 			f.Severity = finding.Error
 		}
 		f.Message = fmt.Sprintf("The %s name %q %s", s.Kind, inert.Text(s.Name), strings.Join(reasons, "; "))
 		f.Detail = "skeleton: " + inert.Text(skeleton(s.Name))
-		emit(f)
+		x.emit(f)
 	}
-	return out
 }
 
 // steerEverywhere judges every server's text as if its tools collided
@@ -439,20 +508,8 @@ func (ix *nameIndex) scan(f *folder, s []byte, server string, owners map[string]
 	if len(ix.ident) == 0 && len(ix.plain) == 0 && len(ix.odd) == 0 {
 		return nil
 	}
-	var t []byte
 	ascii := isPlainASCII(s)
-	if ascii {
-		// Lower-casing is all folding does to printable ASCII.
-		t = append(f.text[:0], s...)
-		for i, c := range t {
-			if 'A' <= c && c <= 'Z' {
-				t[i] = c + 'a' - 'A'
-			}
-		}
-		f.text = t
-	} else {
-		t = f.fold(string(s), false)
-	}
+	t := lowerOrFold(f, s, ascii)
 	var out []steerHit
 	add := func(a, z int, ns []string) {
 		h := steerHit{a: a, z: z, names: ns}
@@ -473,57 +530,97 @@ func (ix *nameIndex) scan(f *folder, s []byte, server string, owners map[string]
 		for j < len(t) && isIdentByte(t[j]) {
 			j++
 		}
-		a, z := i, j
-		for a < z && (t[a] == '.' || t[a] == '-') {
-			a++
-		}
-		for z > a && (t[z-1] == '.' || t[z-1] == '-') {
-			z--
-		}
-		tok := t[a:z]
-		key := tok
-		if slices.Contains(tok, '-') {
-			// identKey, into a scratch buffer: list-projects is list_projects.
-			ix.key = append(ix.key[:0], tok...)
-			for k, c := range ix.key {
-				if c == '-' {
-					ix.key[k] = '_'
-				}
-			}
-			key = ix.key
-		}
-		if ns, ok := ix.ident[string(key)]; ok {
+		a, z := trimIdent(t, i, j)
+		if ns := ix.token(t, s, a, z, ascii); ns != nil {
 			add(a, z, ns)
-		} else if ns, ok := ix.plain[string(tok)]; ok && quotedRef(t, a, z) {
-			add(a, z, ns)
-		} else if len(ix.loose) > 0 && (slices.Contains(tok, '_') || slices.Contains(tok, '-') || ascii && hump(s[a:z])) {
-			ix.key = ix.key[:0]
-			for _, c := range tok {
-				if c != '_' && c != '-' {
-					ix.key = append(ix.key, c)
-				}
-			}
-			if ns, ok := ix.loose[string(ix.key)]; ok {
-				add(a, z, ns)
-			}
 		}
 		i = j
 	}
 	for k, ns := range ix.odd {
-		for at := 0; ; {
-			p := bytes.Index(t[at:], []byte(k))
-			if p < 0 {
-				break
-			}
-			a, z := at+p, at+p+len(k)
-			if (a == 0 || !isIdentByte(t[a-1])) && (z == len(t) || !isIdentByte(t[z])) {
-				add(a, z, ns)
-				break
-			}
-			at = z
+		if a, z, ok := wholeToken(t, k); ok {
+			add(a, z, ns)
 		}
 	}
 	return out
+}
+
+// lowerOrFold is s folded for matching into f's buffer: printable ASCII
+// only lower-cased, which is all folding does to it.
+func lowerOrFold(f *folder, s []byte, ascii bool) []byte {
+	if !ascii {
+		return f.fold(string(s), false)
+	}
+	t := append(f.text[:0], s...)
+	for i, c := range t {
+		if 'A' <= c && c <= 'Z' {
+			t[i] = c + 'a' - 'A'
+		}
+	}
+	f.text = t
+	return t
+}
+
+// trimIdent is the token t[i:j] without leading and trailing dots and
+// hyphens.
+func trimIdent(t []byte, i, j int) (int, int) {
+	for i < j && (t[i] == '.' || t[i] == '-') {
+		i++
+	}
+	for j > i && (t[j-1] == '.' || t[j-1] == '-') {
+		j--
+	}
+	return i, j
+}
+
+// token is the tool names the token t[a:z] names: as an identifier
+// (list-projects is list_projects), a plain word only quoted, or a
+// spelling with other case or separators (listProjects; s is the text
+// before folding, for its humps).
+func (ix *nameIndex) token(t, s []byte, a, z int, ascii bool) []string {
+	tok := t[a:z]
+	key := tok
+	if slices.Contains(tok, '-') {
+		// identKey, into a scratch buffer.
+		ix.key = append(ix.key[:0], tok...)
+		for k, c := range ix.key {
+			if c == '-' {
+				ix.key[k] = '_'
+			}
+		}
+		key = ix.key
+	}
+	if ns, ok := ix.ident[string(key)]; ok {
+		return ns
+	}
+	if ns, ok := ix.plain[string(tok)]; ok && quotedRef(t, a, z) {
+		return ns
+	}
+	if len(ix.loose) == 0 || !(slices.Contains(tok, '_') || slices.Contains(tok, '-') || ascii && hump(s[a:z])) {
+		return nil
+	}
+	ix.key = ix.key[:0]
+	for _, c := range tok {
+		if c != '_' && c != '-' {
+			ix.key = append(ix.key, c)
+		}
+	}
+	return ix.loose[string(ix.key)]
+}
+
+// wholeToken finds k in t as a whole token: the first occurrence not
+// joined to an identifier byte on either side.
+func wholeToken(t []byte, k string) (int, int, bool) {
+	for at := 0; ; {
+		p := bytes.Index(t[at:], []byte(k))
+		if p < 0 {
+			return 0, 0, false
+		}
+		a, z := at+p, at+p+len(k)
+		if (a == 0 || !isIdentByte(t[a-1])) && (z == len(t) || !isIdentByte(t[z])) {
+			return a, z, true
+		}
+		at = z
+	}
 }
 
 // quotedRef says whether the word at t[i:j] is quoted. ("the cleanup
