@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 func prctlSubreaper() error {
@@ -142,14 +144,12 @@ func TestDirectRestrictionsStayOnTheirThread(t *testing.T) {
 	}
 	// A launching thread ends when its goroutine returns, which the
 	// runtime finishes shortly after: wait for it, boundedly.
+	// No event tells a thread's end: poll /proc.
 	var restricted []string
-	for range 200 {
+	testproc.Poll(2*time.Second, func() bool {
 		restricted = restrictedThreads(t)
-		if len(restricted) == 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(restricted) == 0
+	})
 	if len(restricted) > 0 {
 		t.Errorf("threads of the checker with no_new_privs after the launches: %v (pid %d)", restricted, os.Getpid())
 	}

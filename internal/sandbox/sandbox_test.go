@@ -138,16 +138,27 @@ func testProgram(mode string, args []string) int {
 	case "fork":
 		// A grandchild that ignores SIGTERM, then ignore it ourselves.
 		signal.Ignore(syscall.SIGTERM)
+		// The pid is printed once the grandchild says it ignores SIGTERM
+		// too, so the test's SIGTERM finds both deaf to it.
 		c := exec.Command(os.Args[0])
 		c.Env = append(os.Environ(), modeEnv+"=sleep")
+		out, err := c.StdoutPipe()
+		if err != nil {
+			return fail(err)
+		}
 		if err := c.Start(); err != nil {
 			return fail(err)
 		}
+		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+			return fail(err)
+		}
 		fmt.Println(c.Process.Pid)
-		time.Sleep(time.Hour)
+		testproc.BlockForever()
 	case "sleep":
+		// Says "ready" once SIGTERM is ignored, then lives until killed.
 		signal.Ignore(syscall.SIGTERM)
-		time.Sleep(time.Hour)
+		fmt.Println("ready")
+		testproc.BlockForever()
 	case "status":
 		// What the kernel says of this process's privileges and tracer.
 		b, err := os.ReadFile("/proc/self/status")
@@ -219,6 +230,16 @@ func newRun(tb testing.TB, level Level, opts Options) *Run {
 	})
 	return r
 }
+
+// The windows of the negative checks: how long a test watches for
+// something that must not happen. Short, since each costs its full
+// length on every run; long enough that a wrong outcome (a group ended
+// by SIGTERM, a re-forker that survived the sweep) shows within it, as
+// each takes a millisecond or so when it happens.
+const (
+	sigtermQuietWindow = 100 * time.Millisecond
+	sweepQuietWindow   = 300 * time.Millisecond
+)
 
 func testExe(tb testing.TB) string {
 	tb.Helper()
@@ -642,7 +663,9 @@ func TestKillGroup(t *testing.T) {
 			if err := KillGroup(cmd, syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(100 * time.Millisecond)
+			// A negative check: no event says "still alive", so give
+			// SIGTERM a short named window to (wrongly) end the group.
+			testproc.Quiet(sigtermQuietWindow)
 			if err := syscall.Kill(-pgid, 0); err != nil {
 				t.Fatalf("SIGTERM-ignoring group already gone: %v", err)
 			}
@@ -650,18 +673,16 @@ func TestKillGroup(t *testing.T) {
 				t.Fatal(err)
 			}
 			_ = cmd.Wait()
-			deadline := time.Now().Add(5 * time.Second)
-			for {
+			// The grandchild is reparented, not ours to wait for: no
+			// event says the group is empty, so poll kill(-pgid, 0).
+			var killErr error
+			if !testproc.Poll(5*time.Second, func() bool {
 				var ws syscall.WaitStatus
 				_, _ = syscall.Wait4(-pgid, &ws, syscall.WNOHANG, nil)
-				err := syscall.Kill(-pgid, 0)
-				if errors.Is(err, syscall.ESRCH) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("process group %d survives SIGKILL: kill(-pgid, 0) = %v", pgid, err)
-				}
-				time.Sleep(10 * time.Millisecond)
+				killErr = syscall.Kill(-pgid, 0)
+				return errors.Is(killErr, syscall.ESRCH)
+			}) {
+				t.Fatalf("process group %d survives SIGKILL: kill(-pgid, 0) = %v", pgid, killErr)
 			}
 			if err := KillGroup(cmd, syscall.SIGKILL); err != nil {
 				t.Errorf("KillGroup on a gone group: %v", err)
@@ -704,10 +725,18 @@ func TestContextCancelKillsGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// Cancel once the server ignores SIGTERM, as it says on its stdout.
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		_ = KillGroup(cmd, syscall.SIGKILL)
+		t.Fatalf("the server did not say ready: %q %v", line, err)
+	}
 	cancel()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -931,15 +960,16 @@ func TestSweepCatchesReforker(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Let it re-fork a few generations, detached from cmd.
-	for i := 0; i < 200; i++ {
-		if b, _ := os.ReadFile(logf); bytes.Count(b, []byte("\n")) >= 50 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// The log grows by appends no one announces: poll it, boundedly.
+	testproc.Poll(2*time.Second, func() bool {
+		b, _ := os.ReadFile(logf)
+		return bytes.Count(b, []byte("\n")) >= 50
+	})
 	procgroup.KillDescendants(nil)
 	before, _ := os.ReadFile(logf)
-	time.Sleep(300 * time.Millisecond)
+	// A negative check: a surviving re-forker would log a new pid within
+	// milliseconds; nothing but a window can show that none does.
+	testproc.Quiet(sweepQuietWindow)
 	after, _ := os.ReadFile(logf)
 	if !bytes.Equal(before, after) {
 		t.Errorf("the re-forking process still ran after the sweep: %d pids logged before, %d after", bytes.Count(before, []byte("\n")), bytes.Count(after, []byte("\n")))
@@ -1022,13 +1052,7 @@ func TestHeldCommand(t *testing.T) {
 					}
 					return false
 				}
-				waiting := false
-				for i := 0; i < 1000 && !waiting; i++ {
-					if waiting = atGate(); !waiting {
-						time.Sleep(10 * time.Millisecond)
-					}
-				}
-				if !waiting {
+				if !testproc.Poll(10*time.Second, atGate) {
 					t.Fatal("the helper did not wait at the gate")
 				}
 				if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
