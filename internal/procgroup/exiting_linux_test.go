@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // zombieLeaderEnv makes the test binary, re-executed, end its main thread
@@ -23,10 +25,8 @@ func init() {
 
 func TestMain(m *testing.M) {
 	if os.Getenv(zombieLeaderEnv) == "1" {
-		go func() {
-			time.Sleep(60 * time.Second)
-			os.Exit(0)
-		}()
+		// A thread that lives on until the test kills the process.
+		go testproc.BlockForever()
 		syscall.RawSyscall(syscall.SYS_EXIT, 0, 0, 0) // this thread only
 	}
 	os.Exit(m.Run())
@@ -47,9 +47,8 @@ func TestZombieLeaderIsLive(t *testing.T) {
 	defer syscall.Kill(-pid, syscall.SIGKILL)
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	for i := 0; i < 500 && stateOf(pid) != "Z"; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// The leader's state is read from /proc; no event announces it.
+	testproc.Poll(5*time.Second, func() bool { return stateOf(pid) == "Z" })
 	if st := stateOf(pid); st != "Z" {
 		t.Fatalf("leader state %q, want Z", st)
 	}

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // TestGroupAndSweep: a shell in its own process group leaves a background
@@ -22,11 +24,10 @@ func TestGroupAndSweep(t *testing.T) {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	pgid := cmd.Process.Pid
+	// sh and two sleeps; a process's start announces itself to no one
+	// but the process table, so poll it.
 	var live []int
-	for i := 0; i < 500 && len(live) < 3; i++ { // sh and two sleeps
-		live = Live(pgid)
-		time.Sleep(10 * time.Millisecond)
-	}
+	testproc.Poll(5*time.Second, func() bool { live = Live(pgid); return len(live) >= 3 })
 	if len(live) < 3 {
 		t.Fatalf("Live(%d) = %v, want sh and two sleeps", pgid, live)
 	}

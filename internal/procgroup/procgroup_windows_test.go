@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // The test binary re-executed with this variable set is a process that
@@ -25,8 +27,7 @@ func TestMain(m *testing.M) {
 			c.Env = append(os.Environ(), envTreeDepth+"=1")
 			_ = c.Start()
 		}
-		time.Sleep(time.Minute)
-		os.Exit(0)
+		testproc.BlockForever() // until the test kills it
 	}
 	os.Exit(m.Run())
 }
@@ -44,9 +45,8 @@ func startTree(t *testing.T) *exec.Cmd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Process.Kill() })
-	for i := 0; i < 500 && len(Live(c.Process.Pid)) < 2; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// The grandchild's start shows only in the process snapshot: poll it.
+	testproc.Poll(5*time.Second, func() bool { return len(Live(c.Process.Pid)) >= 2 })
 	if live := Live(c.Process.Pid); len(live) < 2 {
 		t.Fatalf("Live(%d) = %v, want the child and its grandchild", c.Process.Pid, live)
 	}
@@ -96,9 +96,8 @@ func TestKillOnCloseJob(t *testing.T) {
 	if _, err := in.Write([]byte("go\n")); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 500 && len(Live(c.Process.Pid)) < 2; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// The grandchild's start shows only in the process snapshot: poll it.
+	testproc.Poll(5*time.Second, func() bool { return len(Live(c.Process.Pid)) >= 2 })
 	if live := Live(c.Process.Pid); len(live) < 2 {
 		t.Fatalf("Live(%d) = %v, want the child and its grandchild", c.Process.Pid, live)
 	}

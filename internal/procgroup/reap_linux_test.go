@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // TestReapOrphansFindsZombies: an exited child that no exec.Cmd waits for
@@ -21,13 +23,13 @@ func TestReapOrphansFindsZombies(t *testing.T) {
 	}
 	orphan, kept := start(), start()
 	defer syscall.Wait4(kept, nil, 0, nil)
+	// Both exit at once; no event (we must not wait for them: that would
+	// reap them) says they are zombies, so poll /proc, boundedly.
 	var zs []int
-	for i := 0; i < 500; i++ { // both exit at once; bounded wait for the kernel to show it
-		if zs = zombieChildren(os.Getpid()); slices.Contains(zs, orphan) && slices.Contains(zs, kept) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testproc.Poll(5*time.Second, func() bool {
+		zs = zombieChildren(os.Getpid())
+		return slices.Contains(zs, orphan) && slices.Contains(zs, kept)
+	})
 	if !slices.Contains(zs, orphan) || !slices.Contains(zs, kept) {
 		t.Fatalf("zombieChildren = %v, want %d and %d", zs, orphan, kept)
 	}
@@ -52,13 +54,10 @@ func TestNothingLive(t *testing.T) {
 	self := os.Getpid()
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
-		for i := 0; i < 500; i++ { // bounded: the kernel shows it within milliseconds
-			if ok() {
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
+		// /proc states, which no event announces: a bounded poll.
+		if !testproc.Poll(5*time.Second, ok) {
+			t.Fatalf("timed out waiting for %s", what)
 		}
-		t.Fatalf("timed out waiting for %s", what)
 	}
 
 	dead, err := syscall.ForkExec("/bin/true", []string{"true"}, &syscall.ProcAttr{})
