@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // A script line "METHOD JSON" answers the next request for METHOD, with
@@ -298,7 +300,7 @@ func init() {
 	for {
 		data, err := in.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			time.Sleep(time.Minute)
+			testproc.BlockForever() // reads no more, until the probe kills it
 		}
 		if err != nil {
 			os.Exit(0)
