@@ -91,14 +91,42 @@ func pinFakeWith(t testing.TB, name, scenario string, perServer func(string) pol
 // syncBuffer is a bytes.Buffer safe to write from the guard and the
 // server's stderr copier while a test reads it.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu   sync.Mutex
+	b    bytes.Buffer
+	grew chan struct{} // closed by the next write, for waitFor; nil when no one waits
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.grew != nil {
+		close(s.grew)
+		s.grew = nil
+	}
 	return s.b.Write(p)
+}
+
+// waitFor reports whether the buffer holds want within timeout, looking
+// again on each write rather than on a clock.
+func (s *syncBuffer) waitFor(want string, timeout time.Duration) bool {
+	deadline := time.After(timeout)
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), want) {
+			s.mu.Unlock()
+			return true
+		}
+		if s.grew == nil {
+			s.grew = make(chan struct{})
+		}
+		grew := s.grew
+		s.mu.Unlock()
+		select {
+		case <-grew:
+		case <-deadline:
+			return strings.Contains(s.String(), want)
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {

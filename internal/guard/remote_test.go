@@ -804,21 +804,20 @@ func TestRemoteStandaloneHostile(t *testing.T) {
 					}
 				}
 			}
-			for i := 0; tc.stderr != "" && !strings.Contains(b.stderr.String(), tc.stderr); i++ {
-				if i == 500 {
-					t.Fatalf("stderr never said %q:\n%s", tc.stderr, b.stderr.String())
-				}
-				time.Sleep(20 * time.Millisecond)
+			if tc.stderr != "" && !b.stderr.waitFor(tc.stderr, 10*time.Second) {
+				t.Fatalf("stderr never said %q:\n%s", tc.stderr, b.stderr.String())
 			}
-			// The session's fate: poll with bounded lists until it ends
-			// (or, for an honest stream, list once).
-			var lerr error
-			for i := 0; i < 50; i++ {
-				if _, lerr = b.cs.ListTools(ctx10(t), nil); lerr != nil || !tc.ended {
-					break
+			// The session's fate: one that ends is waited for (the guard
+			// closes its side), then listed; an honest one is listed once.
+			if tc.ended {
+				closed := make(chan struct{})
+				go func() { _ = b.cs.Wait(); close(closed) }()
+				select {
+				case <-closed:
+				case <-time.After(10 * time.Second):
 				}
-				time.Sleep(20 * time.Millisecond)
 			}
+			_, lerr := b.cs.ListTools(ctx10(t), nil)
 			if tc.ended != (lerr != nil) {
 				t.Fatalf("list after the stream: %v (want the session ended: %v)\n%s", lerr, tc.ended, b.stderr.String())
 			}
