@@ -265,111 +265,147 @@ func sentenceEnd(t []byte, a int) int {
 }
 
 func steerSentence(out []steerFinding, t []byte, a, z int, hits []steerHit, servers []string, self string, collides bool) []steerFinding {
-	s := t[a:z]
-	var in []steerHit
-	ownOnly, foreign := false, false
-	for _, h := range hits {
-		if h.a >= a && h.z <= z {
-			h.a, h.z = h.a-a, h.z-a
-			if h.foreign && h.own && !slices.Contains(h.names, self) && !otherCopyAt(t[a:z], h, servers) {
-				// A name both servers expose, and nothing says which.
-				h.foreign = false
-			}
-			in = append(in, h)
-			ownOnly = ownOnly || h.own && !h.foreign
-			foreign = foreign || h.foreign
-		}
-	}
-	if !foreign && !collides {
+	j := &sentenceJudge{s: t[a:z], servers: servers, collides: collides, out: out}
+	j.hitsIn(t, a, z, hits, self)
+	if !j.foreign && !collides {
 		return out
 	}
-	add := func(cue, target string) []steerFinding {
-		return append(out, steerFinding{cue: cue, target: target, sentence: s})
-	}
 	// A demoting cue, then a target within a few words.
-	var found []steerFinding
-	target := func(cue string, at int) bool {
-		end := min(len(s), at+64)
-		for _, h := range in {
-			if h.foreign && h.a >= at && h.a <= end {
-				found = add(cue, h.names[0])
-				return true
-			}
-		}
-		if !collides || ownOnly {
-			return false
-		}
-		if m := genericTarget.Find(s[at:end]); m != nil {
-			found = add(cue+string(m), "")
-			return true
-		}
-		if name := serverAt(s[at:end], servers); name != "" {
-			found = add(cue+" "+name, "")
-			return true
-		}
-		return false
-	}
-	steerEachWord(s, func(a, z int) bool {
-		w := s[a:z]
-		if string(w) == "over" {
-			// "choose this one over ...": a promoting verb before it.
-			back := s[max(0, a-48):a]
-			for _, v := range promoteVerbs {
-				if i := bytes.LastIndex(back, []byte(v)); i >= 0 && (i == 0 || !steerWordByte(back[i-1])) && !bytes.ContainsAny(back[i:], ".!?;") {
-					return !target(string(back[i:])+"over", z)
-				}
-			}
-			return true
-		}
-		if string(w) == "not" {
-			// "use this one, not the standard one": a contrast.
-			before := bytes.TrimRight(s[:a], " ")
-			if bytes.HasSuffix(before, []byte(",")) || bytes.HasSuffix(before, []byte(";")) || bytes.HasSuffix(before, []byte(" but")) || bytes.HasSuffix(before, []byte(" and")) {
-				return !target("not", z)
-			}
-			return true
-		}
-		if collides && !ownOnly && (steerOtherWords[string(w)] || isServer(w, servers)) {
-			if m := genericDemoted.Find(s[a:min(len(s), a+120)]); m != nil {
-				found = add(string(m), "")
-				return false
-			}
-		}
-		if !cueWord(s, w, z) {
-			return true
-		}
-		if m := cueBefore.Find(s[a:min(len(s), a+160)]); m != nil {
-			return !target(string(m), a+len(m))
-		}
-		return true
-	})
-	if found != nil {
-		return found
+	steerEachWord(j.s, j.word)
+	if j.found != nil {
+		return j.found
 	}
 	// A named target, then a demoting predicate.
-	for _, h := range in {
+	for _, h := range j.in {
 		if h.foreign {
-			if m := cueAfter.Find(s[h.z:min(len(s), h.z+96)]); m != nil {
-				return add(string(bytes.TrimSpace(m)), h.names[0])
+			if m := cueAfter.Find(j.s[h.z:min(len(j.s), h.z+96)]); m != nil {
+				return j.add(string(bytes.TrimSpace(m)), h.names[0])
 			}
 		}
 	}
 	// Self-promotion, where there is another copy to promote over.
-	if collides && !ownOnly {
-		// "use this instead of a shell `ls`" compares with something
-		// else; "instead of" with a target was judged above.
-		var m []byte
-		steerEachWord(s, func(a, z int) bool {
-			if cueWord(s, s[a:z], z) {
-				m = selfPromote.Find(s[a:min(len(s), a+160)])
-			}
-			return m == nil
-		})
-		if m != nil && !bytes.HasSuffix(m, []byte(" of")) {
-			return add(string(m), "")
+	if collides && !j.ownOnly {
+		if m := j.selfPromotion(); m != nil {
+			return j.add(string(m), "")
 		}
 	}
 	return out
+}
+
+// sentenceJudge is steerSentence's state for one sentence s: the name hits
+// in it (offsets into s), whether they are the server's own only or
+// another's, and the findings so far.
+type sentenceJudge struct {
+	s        []byte
+	in       []steerHit
+	servers  []string
+	collides bool
+	ownOnly  bool
+	foreign  bool
+	out      []steerFinding // the findings before this sentence
+	found    []steerFinding // with this sentence's, once one is found
+}
+
+// hitsIn keeps the hits inside t[a:z], made relative to it. A name both
+// servers expose, where nothing says which copy is meant, is not foreign.
+func (j *sentenceJudge) hitsIn(t []byte, a, z int, hits []steerHit, self string) {
+	for _, h := range hits {
+		if h.a >= a && h.z <= z {
+			h.a, h.z = h.a-a, h.z-a
+			if h.foreign && h.own && !slices.Contains(h.names, self) && !otherCopyAt(t[a:z], h, j.servers) {
+				h.foreign = false
+			}
+			j.in = append(j.in, h)
+			j.ownOnly = j.ownOnly || h.own && !h.foreign
+			j.foreign = j.foreign || h.foreign
+		}
+	}
+}
+
+func (j *sentenceJudge) add(cue, target string) []steerFinding {
+	return append(j.out, steerFinding{cue: cue, target: target, sentence: j.s})
+}
+
+// target looks for what a cue at s[:at] steers from, within a few words
+// after it: another server's tool, or, for a server that collides, a
+// generic stand-in ("the standard one") or another server's name.
+func (j *sentenceJudge) target(cue string, at int) bool {
+	s := j.s
+	end := min(len(s), at+64)
+	for _, h := range j.in {
+		if h.foreign && h.a >= at && h.a <= end {
+			j.found = j.add(cue, h.names[0])
+			return true
+		}
+	}
+	if !j.collides || j.ownOnly {
+		return false
+	}
+	if m := genericTarget.Find(s[at:end]); m != nil {
+		j.found = j.add(cue+string(m), "")
+		return true
+	}
+	if name := serverAt(s[at:end], j.servers); name != "" {
+		j.found = j.add(cue+" "+name, "")
+		return true
+	}
+	return false
+}
+
+// word judges the word s[a:z] as the start of a cue; false stops the walk
+// (a finding was made).
+func (j *sentenceJudge) word(a, z int) bool {
+	s := j.s
+	w := s[a:z]
+	switch string(w) {
+	case "over":
+		// "choose this one over ...": a promoting verb before it.
+		back := s[max(0, a-48):a]
+		for _, v := range promoteVerbs {
+			if i := bytes.LastIndex(back, []byte(v)); i >= 0 && (i == 0 || !steerWordByte(back[i-1])) && !bytes.ContainsAny(back[i:], ".!?;") {
+				return !j.target(string(back[i:])+"over", z)
+			}
+		}
+		return true
+	case "not":
+		// "use this one, not the standard one": a contrast.
+		before := bytes.TrimRight(s[:a], " ")
+		if bytes.HasSuffix(before, []byte(",")) || bytes.HasSuffix(before, []byte(";")) || bytes.HasSuffix(before, []byte(" but")) || bytes.HasSuffix(before, []byte(" and")) {
+			return !j.target("not", z)
+		}
+		return true
+	}
+	if j.collides && !j.ownOnly && (steerOtherWords[string(w)] || isServer(w, j.servers)) {
+		if m := genericDemoted.Find(s[a:min(len(s), a+120)]); m != nil {
+			j.found = j.add(string(m), "")
+			return false
+		}
+	}
+	if !cueWord(s, w, z) {
+		return true
+	}
+	if m := cueBefore.Find(s[a:min(len(s), a+160)]); m != nil {
+		return !j.target(string(m), a+len(m))
+	}
+	return true
+}
+
+// selfPromotion is the first self-promoting cue of the sentence ("use this
+// instead"), or nil. "use this instead of a shell `ls`" compares with
+// something else; "instead of" with a target was judged before.
+func (j *sentenceJudge) selfPromotion() []byte {
+	s := j.s
+	var m []byte
+	steerEachWord(s, func(a, z int) bool {
+		if cueWord(s, s[a:z], z) {
+			m = selfPromote.Find(s[a:min(len(s), a+160)])
+		}
+		return m == nil
+	})
+	if m != nil && bytes.HasSuffix(m, []byte(" of")) {
+		return nil
+	}
+	return m
 }
 
 // otherCopyAt reports whether the text beside hit h of sentence s says it
