@@ -31,30 +31,12 @@ func identWords(b []byte) (string, bool) {
 	// Count the words first: most keys and values are one to three
 	// words (additionalProperties, read_file), and are dismissed without
 	// an allocation.
-	words, inWord, prevLower := 0, false, false
-	for _, c := range b {
-		switch {
-		case c == '_' || c == '-' || c == '.':
-			inWord, prevLower = false, false
-		case 'A' <= c && c <= 'Z':
-			if !inWord || prevLower {
-				words++
-			}
-			inWord, prevLower = true, false
-		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-			if !inWord {
-				words++
-			}
-			inWord, prevLower = true, true
-		default:
-			return "", false
-		}
-	}
-	if words < minIdentWords {
+	words, ok := countIdentWords(b)
+	if !ok || words < minIdentWords {
 		return "", false
 	}
 	out := make([]byte, 0, len(b)+words)
-	inWord, prevLower = false, false
+	inWord, prevLower := false, false
 	for _, c := range b {
 		switch {
 		case c == '_' || c == '-' || c == '.':
@@ -75,6 +57,32 @@ func identWords(b []byte) (string, bool) {
 		}
 	}
 	return string(out), true
+}
+
+// countIdentWords counts the words of an identifier (a separator or a
+// lower-to-upper hump starts one); ok is false for a byte no identifier
+// has.
+func countIdentWords(b []byte) (words int, ok bool) {
+	inWord, prevLower := false, false
+	for _, c := range b {
+		switch {
+		case c == '_' || c == '-' || c == '.':
+			inWord, prevLower = false, false
+		case 'A' <= c && c <= 'Z':
+			if !inWord || prevLower {
+				words++
+			}
+			inWord, prevLower = true, false
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			if !inWord {
+				words++
+			}
+			inWord, prevLower = true, true
+		default:
+			return 0, false
+		}
+	}
+	return words, true
 }
 
 // minEncoded is the shortest encoded run decoded: 24 base64 characters are

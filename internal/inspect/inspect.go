@@ -147,16 +147,7 @@ func (h *hit) addLabel(l string) {
 // text inspects one string of the definition.
 func (sc *scan) text(r textRef) {
 	b := r.b
-	plain, word := true, true
-	for _, c := range b {
-		if c < 0x20 && c != '\n' && c != '\t' || c >= 0x7F {
-			plain, word = false, false
-			break
-		}
-		if word && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-			word = false
-		}
-	}
+	plain, word := shape(b)
 	if sc.intent && r.key && len(r.segs) >= 2 && r.segs[len(r.segs)-2] == "properties" && len(b) >= 3 {
 		sc.params = append(sc.params, strings.ToLower(string(b)))
 	}
@@ -192,16 +183,37 @@ func (sc *scan) text(r textRef) {
 	}
 	sc.phrases(r, s, false)
 	if sc.intent {
-		if plain && bytes.IndexByte(b, ' ') < 0 {
-			sc.identifier(r, b)
-		} else if !plain && !bytes.ContainsAny(b, " \t\n") {
-			// An identifier with look-alike letters or invisible
-			// characters in it: read once they are folded away.
-			sc.identifier(r, bytes.Clone(sc.f.fold(s, false)))
+		sc.hiddenWords(r, s, plain)
+	}
+}
+
+// shape reports whether b is printable ASCII (tabs and newlines allowed),
+// and whether it is one word of letters and digits.
+func shape(b []byte) (plain, word bool) {
+	plain, word = true, true
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\t' || c >= 0x7F {
+			return false, false
 		}
-		if len(b) >= minEncoded {
-			sc.encoded(r, b)
+		if word && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			word = false
 		}
+	}
+	return plain, word
+}
+
+// hiddenWords reads what a definition's string s says other than as prose
+// (hidden.go): an identifier as its words, once look-alike letters and
+// invisible characters are folded away, and the encoded runs in it.
+func (sc *scan) hiddenWords(r textRef, s string, plain bool) {
+	b := r.b
+	if plain && bytes.IndexByte(b, ' ') < 0 {
+		sc.identifier(r, b)
+	} else if !plain && !bytes.ContainsAny(b, " \t\n") {
+		sc.identifier(r, bytes.Clone(sc.f.fold(s, false)))
+	}
+	if len(b) >= minEncoded {
+		sc.encoded(r, b)
 	}
 }
 
@@ -426,20 +438,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	}
 	sc.beacon(r, s)
 	text := sc.f.fold(s, false)
-	var instr, paths []match
-	var secret, carrier *match
-	for _, m := range allPhrases().find(text, &sc.occ) {
-		switch {
-		case m.phrase < firstPath:
-			instr = append(instr, m)
-		case m.phrase < secretIdx:
-			paths = append(paths, m)
-		case m.phrase == secretIdx:
-			secret = &m
-		case m.phrase == channelIdx:
-			carrier = &m
-		}
-	}
+	instr, paths, secret, carrier := sortMatches(allPhrases().find(text, &sc.occ))
 	implicit := sc.ident || secret != nil && inParam(r.segs) && paramVerb().Match(text[secret.a:])
 	exA, exZ, exfil := exfiltration(text, paths, secret, carrier, implicit)
 	if secret != nil && !exfil && sc.intent {
@@ -455,20 +454,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	}
 	// Judge each match on the folded text before it is folded again
 	// with offsets (the same buffer).
-	sev := finding.Note
-	if told {
-		sev = finding.Error
-	} else if exfil {
-		sev = finding.Warning
-	}
-	for _, m := range instr {
-		l := allPhrases().list[m.phrase].label
-		sev = max(sev, judged(l, text[m.a:m.z], text[m.a:sentenceEnd(text, m.a)]))
-		if l == labelHide && hasAddress(text) {
-			// Kept from the user beside an address: where data goes.
-			sev = finding.Error
-		}
-	}
+	sev := instructionSeverity(text, instr, exfil, told)
 	// Map matches back to the original text for the Detail.
 	sc.f.fold(s, true)
 	show := func(a, z int) string {
@@ -514,6 +500,45 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
 		}
 	}
+}
+
+// sortMatches sorts a text's matches by kind: instruction phrases,
+// credential paths, and the secret and channel halves of exfiltration.
+func sortMatches(ms []match) (instr, paths []match, secret, carrier *match) {
+	for _, m := range ms {
+		switch {
+		case m.phrase < firstPath:
+			instr = append(instr, m)
+		case m.phrase < secretIdx:
+			paths = append(paths, m)
+		case m.phrase == secretIdx:
+			secret = &m
+		case m.phrase == channelIdx:
+			carrier = &m
+		}
+	}
+	return instr, paths, secret, carrier
+}
+
+// instructionSeverity is what the model-instruction matches of one folded
+// text ask, at most: reading secrets and passing them on (told), or the
+// worst class among the labels (intent.go).
+func instructionSeverity(text []byte, instr []match, exfil, told bool) finding.Severity {
+	sev := finding.Note
+	if told {
+		sev = finding.Error
+	} else if exfil {
+		sev = finding.Warning
+	}
+	for _, m := range instr {
+		l := allPhrases().list[m.phrase].label
+		sev = max(sev, judged(l, text[m.a:m.z], text[m.a:sentenceEnd(text, m.a)]))
+		if l == labelHide && hasAddress(text) {
+			// Kept from the user beside an address: where data goes.
+			sev = finding.Error
+		}
+	}
+	return sev
 }
 
 // beaconURL matches a markdown image or link whose URL has a placeholder
