@@ -46,20 +46,8 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 	}
 	all := r.Findings()
 	writeTextPRSections(t.w, all)
-	if len(r.Servers) > 1 {
-		// Several servers: one table, a row each, that fits the width.
-		t.w.Flush()
-		header, rows := serverTable(r.Servers)
-		if err := WriteTable(t.w, header, rows, t.width); err != nil {
-			return err
-		}
-	} else {
-		for _, s := range r.Servers {
-			t.para(t.verdict(s), "", "    ")
-		}
-	}
-	if len(r.Servers) > 0 {
-		t.nl()
+	if err := t.verdicts(r.Servers); err != nil {
+		return err
 	}
 	if len(r.Repository) > 0 {
 		t.para(t.bold("repository"), "", "")
@@ -105,6 +93,24 @@ func WriteText(w io.Writer, r *Report, opts Options) error {
 		t.next(r, opts.Approve, opts.Pin)
 	}
 	return t.w.Flush()
+}
+
+// verdicts opens the report with the servers' verdicts: one line for one
+// server, a table that fits the width for several.
+func (t *textWriter) verdicts(servers []Server) error {
+	if len(servers) == 0 {
+		return nil
+	}
+	if len(servers) == 1 {
+		t.para(t.verdict(servers[0]), "", "    ")
+	} else {
+		header, rows := serverTable(servers)
+		if err := WriteTable(t.w, header, rows, t.width); err != nil {
+			return err
+		}
+	}
+	t.nl()
+	return nil
 }
 
 // hasRule reports whether a finding of rule is among fs.
