@@ -175,28 +175,7 @@ func (c *Combined) Effective(name string, fixed Fixed) Settings {
 	if b.CallTimeout > 0 || p.CallTimeout > 0 {
 		out.CallTimeout = min(durOr(b.CallTimeout, c.Run.CallTimeout), durOr(p.CallTimeout, c.Run.CallTimeout))
 	}
-	out.Calls = slices.Clone(b.Calls)
-	added := 0
-	for _, call := range p.Calls {
-		if writeCallAdded(b, call) {
-			// The pull request's own write call waits for the merge:
-			// the checker would make it with the credentials the
-			// server is given (a policy-weakened finding says so).
-			continue
-		}
-		if !hasCall(out.Calls, call) {
-			out.Calls = append(out.Calls, call)
-			added++
-		}
-	}
-	if added > 0 {
-		// Listed calls are made first: calls the pull request adds would
-		// take the places of the calls the base makes (a harmless tool
-		// called over and over, so the one that triggers the change is
-		// never reached). The count grows by as many.
-		v := min(intOr(out.WarmupCalls, dw)+added, MaxWarmupCalls)
-		out.WarmupCalls = &v
-	}
+	out.Calls, out.WarmupCalls = mergeCalls(b, p, out.WarmupCalls, dw)
 	for _, e := range p.PassEnv {
 		if slices.Contains(b.PassEnv, e) {
 			out.PassEnv = append(out.PassEnv, e)
@@ -206,17 +185,7 @@ func (c *Combined) Effective(name string, fixed Fixed) Settings {
 		v := max(br, pr) == pinRank(&yes)
 		out.PinPrompts = &v
 	}
-	for _, id := range ruleIDs(b, p) {
-		bl, _ := level(b, id)
-		pl, _ := level(p, id)
-		if out.Rules == nil {
-			out.Rules = map[finding.RuleID]RuleLevel{}
-		}
-		out.Rules[id] = bl
-		if ruleRank(pl) > ruleRank(bl) {
-			out.Rules[id] = pl
-		}
-	}
+	out.Rules = stricterRules(b, p)
 	clearFixed(&out, fixed)
 	return out
 }
@@ -470,6 +439,53 @@ func (c *Combined) ackWeakenings() []weakening {
 		}
 		out = append(out, weakening{a.path(), "-", a.Reason,
 			fmt.Sprintf("this pull request acknowledges %s on %s (%q), which the base branch does not", a.Rule, a.Subject, a.Reason)})
+	}
+	return out
+}
+
+// mergeCalls is the calls in force: the base's, then those the pull
+// request adds (but a write call, which waits for the merge), with the
+// warm-up count (warmup, or the profile's dw) raised by as many.
+func mergeCalls(b, p Settings, warmup *int, dw int) ([]probe.Call, *int) {
+	calls := slices.Clone(b.Calls)
+	added := 0
+	for _, call := range p.Calls {
+		if writeCallAdded(b, call) {
+			// The pull request's own write call waits for the merge:
+			// the checker would make it with the credentials the
+			// server is given (a policy-weakened finding says so).
+			continue
+		}
+		if !hasCall(calls, call) {
+			calls = append(calls, call)
+			added++
+		}
+	}
+	if added > 0 {
+		// Listed calls are made first: calls the pull request adds would
+		// take the places of the calls the base makes (a harmless tool
+		// called over and over, so the one that triggers the change is
+		// never reached). The count grows by as many.
+		v := min(intOr(warmup, dw)+added, MaxWarmupCalls)
+		warmup = &v
+	}
+	return calls, warmup
+}
+
+// stricterRules is each rule either policy sets at the higher of its two
+// levels (nil when neither sets one).
+func stricterRules(b, p Settings) map[finding.RuleID]RuleLevel {
+	var out map[finding.RuleID]RuleLevel
+	for _, id := range ruleIDs(b, p) {
+		bl, _ := level(b, id)
+		pl, _ := level(p, id)
+		if out == nil {
+			out = map[finding.RuleID]RuleLevel{}
+		}
+		out[id] = bl
+		if ruleRank(pl) > ruleRank(bl) {
+			out[id] = pl
+		}
 	}
 	return out
 }
