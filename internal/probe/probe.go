@@ -533,14 +533,7 @@ func (l *launchRun) burst(ctx context.Context, done int) error {
 			return err
 		}
 		made = k
-		if result != nil {
-			sum := sha256.Sum256(append([]byte(c.Tool+"\x00"), result...))
-			if kept[sum] {
-				result = nil
-			} else {
-				kept[sum] = true
-			}
-		}
+		result = keepOnce(kept, c.Tool, result)
 		l.res.Calls = append(l.res.Calls, CallRecord{Phase: l.phase, Call: c, Outcome: outcome, Result: result})
 		if outcome == "timeout" {
 			calls = slices.DeleteFunc(calls, func(x Call) bool { return x.Tool == c.Tool })
@@ -567,6 +560,20 @@ func (l *launchRun) burst(ctx context.Context, done int) error {
 		l.res.Unfinished = append(l.res.Unfinished, fmt.Sprintf("the burst made %d of its %d calls: every tool it may call left a call unanswered within %s (--call-timeout)", made-done, n, l.opts.CallTimeout))
 	}
 	return nil
+}
+
+// keepOnce is result the first time a tool answers it, nil after: the
+// burst's answers are mostly the same few, and each kept one is inspected.
+func keepOnce(kept map[[sha256.Size]byte]bool, tool string, result json.RawMessage) json.RawMessage {
+	if result == nil {
+		return nil
+	}
+	sum := sha256.Sum256(append([]byte(tool+"\x00"), result...))
+	if kept[sum] {
+		return nil
+	}
+	kept[sum] = true
+	return result
 }
 
 // relistBurst re-lists after the k-th call of the process, in the burst.
