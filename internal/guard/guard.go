@@ -481,26 +481,8 @@ func (s *session) up() {
 	for {
 		line, err := lr.next()
 		s.upMore.Store(err == nil && lr.hasLine())
-		if len(line) > 0 && !s.stopped.Load() {
-			fwd := s.fromClient(line)
-			if !s.artifactHeld {
-				// Once more before the first message reaches the server:
-				// the launcher has installed what it runs by now.
-				s.artifactHeld = true
-				if rule, why := s.artifactNow(); rule != "" {
-					s.logf("server %q: %s: %s: refusing the session", s.o.Server, rule, why)
-					s.failPending(string(rule) + ": " + why)
-					s.refuse(ExitRefused)
-					s.events <- event{kind: "refused"}
-					return
-				}
-			}
-			if fwd {
-				if werr := s.writeServer(line); werr != nil && !s.stopped.Load() {
-					// The server is gone; down sees its output end.
-					s.logf("writing to server %q: %v", s.o.Server, werr)
-				}
-			}
+		if len(line) > 0 && !s.stopped.Load() && !s.forward(line) {
+			return
 		}
 		if !s.upMore.Load() {
 			s.flushServer()
@@ -520,6 +502,31 @@ func (s *session) up() {
 			return
 		}
 	}
+}
+
+// forward takes one client line to the server, recording its requests;
+// false when the session was refused instead (the launch's artifact,
+// checked once more before the first message reaches the server: the
+// launcher has installed what it runs by now).
+func (s *session) forward(line []byte) bool {
+	fwd := s.fromClient(line)
+	if !s.artifactHeld {
+		s.artifactHeld = true
+		if rule, why := s.artifactNow(); rule != "" {
+			s.logf("server %q: %s: %s: refusing the session", s.o.Server, rule, why)
+			s.failPending(string(rule) + ": " + why)
+			s.refuse(ExitRefused)
+			s.events <- event{kind: "refused"}
+			return false
+		}
+	}
+	if fwd {
+		if werr := s.writeServer(line); werr != nil && !s.stopped.Load() {
+			// The server is gone; down sees its output end.
+			s.logf("writing to server %q: %v", s.o.Server, werr)
+		}
+	}
+	return true
 }
 
 // fromClient records the requests in one client line and reports whether
