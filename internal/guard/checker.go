@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
@@ -241,10 +242,10 @@ func (r *refusal) logAs(w io.Writer, verb string) {
 		}
 		fmt.Fprintln(w)
 		if p.msg != "" {
-			fmt.Fprintf(w, "    %s\n", clip(inert.Composed(p.msg)))
+			fmt.Fprintf(w, "    %s\n", shorten(inert.Composed(p.msg)))
 		}
 		if p.detail != "" {
-			fmt.Fprintf(w, "    %s\n", clip(inert.Composed(p.detail)))
+			fmt.Fprintf(w, "    %s\n", shorten(inert.Composed(p.detail)))
 		}
 		for _, c := range p.changes {
 			path := c.Path
@@ -257,21 +258,24 @@ func (r *refusal) logAs(w io.Writer, verb string) {
 				ref = "first answer"
 			}
 			if c.Before != "" {
-				fmt.Fprintf(w, "      - %s: %s\n", ref, clip(escape(c.Before)))
+				fmt.Fprintf(w, "      - %s: %s\n", ref, shorten(escape(c.Before)))
 			}
 			if c.After != "" {
-				fmt.Fprintf(w, "      + live: %s\n", clip(escape(c.After)))
+				fmt.Fprintf(w, "      + live: %s\n", shorten(escape(c.After)))
 			}
 		}
 	}
 }
 
-func clip(s string) string {
+// shorten cuts what the guard quotes at 2,000 bytes, never inside a rune
+// (clip.Bytes), and says how much more there was.
+func shorten(s string) string {
 	const n = 2000
-	if len(s) > n {
-		return s[:n] + fmt.Sprintf("... (%d bytes more)", len(s)-n)
+	if len(s) <= n {
+		return s
 	}
-	return s
+	c := clip.Bytes(s, n)
+	return c + fmt.Sprintf(" (%d bytes more)", len(s)-(len(c)-len("...")))
 }
 
 // answer checks one result for the request it answers; nil passes.
@@ -521,9 +525,9 @@ func (c *checker) warnAnswer(p pendingReq, subject string, f finding.Finding) {
 	switch {
 	case n == 1 && c.warningLines < maxWarningLines:
 		c.warningLines++
-		fmt.Fprintf(c.warn, "mcp-lockcheck guard: warning (forwarded): %s answer %s from server %s, %s [%s] in %s:\n    %s\n", escape(p.method), quote(subject), quote(c.server), escape(orWhole(f.Field)), f.Rule, escape(p.where()), clip(inert.Composed(f.Message)))
+		fmt.Fprintf(c.warn, "mcp-lockcheck guard: warning (forwarded): %s answer %s from server %s, %s [%s] in %s:\n    %s\n", escape(p.method), quote(subject), quote(c.server), escape(orWhole(f.Field)), f.Rule, escape(p.where()), shorten(inert.Composed(f.Message)))
 		if f.Detail != "" {
-			fmt.Fprintf(c.warn, "    %s\n", clip(inert.Composed(f.Detail)))
+			fmt.Fprintf(c.warn, "    %s\n", shorten(inert.Composed(f.Detail)))
 		}
 	case n == 1 || n%100 == 0:
 		fmt.Fprintf(c.warn, "mcp-lockcheck guard: warning (forwarded): %s answer %s from server %s, %s [%s] (%d so far)\n", escape(p.method), quote(subject), quote(c.server), escape(orWhole(f.Field)), f.Rule, n)
@@ -691,7 +695,7 @@ func (r *refusal) logTo(w io.Writer) {
 	for _, p := range r.problems {
 		fmt.Fprintf(w, "  %s [%s]\n", p.label(), p.rule)
 		for _, ch := range p.changes {
-			fmt.Fprintf(w, "      - lock: %s\n      + live: %s\n", clip(escape(ch.Before)), clip(escape(ch.After)))
+			fmt.Fprintf(w, "      - lock: %s\n      + live: %s\n", shorten(escape(ch.Before)), shorten(escape(ch.After)))
 		}
 	}
 }
