@@ -82,7 +82,7 @@ func groupSame(fs []finding.Finding) ([]finding.Finding, sameGroups) {
 		}
 		for _, x := range g[1:] {
 			if x.Detail != f.Detail {
-				out[i].Detail = fmt.Sprintf("quoted from %s %s (the other %d differ around the match): %s", f.Kind, f.Subject, len(g)-1, f.Detail)
+				out[i].Detail = fmt.Sprintf("quoted from %s %s (the other %d differ around the match): %s", f.Kind, escape(f.Subject), len(g)-1, f.Detail)
 				break
 			}
 		}
