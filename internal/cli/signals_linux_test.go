@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -72,6 +73,14 @@ func TestRunEndsCleanlyWhateverStopsIt(t *testing.T) {
 				if err != nil {
 					t.Skip("no sh")
 				}
+			} else {
+				// The checker must start with SIGHUP at its default even
+				// when this test runs under nohup (as a CI script may start
+				// it): an ignored SIGHUP outlives exec, a handled one does
+				// not, so handle it here until the checker has started.
+				hup := make(chan os.Signal, 1)
+				signal.Notify(hup, syscall.SIGHUP)
+				defer signal.Stop(hup)
 			}
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
