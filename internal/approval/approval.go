@@ -1,8 +1,15 @@
-// Package approval decides what an approve run takes into the lock: which
-// configured servers it probes, which live servers it must refuse, which
-// of their changes it proposes, and what an acknowledgement records. It
-// prints nothing and asks nothing: the command line shows the proposal,
-// asks the user where it asks, and writes the lock.
+// Package approval owns what an approval is and how it is applied: the
+// unit of approval (a Change between a lock entry and a live server), who
+// approves it (Approver), how a user names it (Selector), how it is
+// written into a lock (ApplyChanges, Record) and what an acknowledgement
+// records (AckFor, AddAck). It also decides what an approve run takes in:
+// which configured servers it probes, which live servers it must refuse,
+// which of their changes it proposes. The engine (internal/check) only
+// probes and hands back a Live per server; the command line shows the
+// proposal, asks the user where it asks, and writes the lock; the base
+// review (internal/review) reads the approvals a pull request adds.
+//
+// It prints nothing and asks nothing.
 //
 // Approval is the one way drift enters a lock, so every decision here
 // fails towards approving less: a server whose probe was incomplete,
@@ -15,7 +22,6 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -26,7 +32,7 @@ import (
 // report showed (Saved), or one acknowledgement (Ack with Reason, on the
 // single selector).
 type Request struct {
-	Selectors []check.Selector
+	Selectors []Selector
 	All       bool
 	// Saved is the report of --from: only what it showed is approved,
 	// and only as it showed it.
@@ -113,7 +119,7 @@ type Refusal struct {
 // probe was held or unstable is refused; one that sent back a planted
 // secret is refused its changes, though the leak itself may be
 // acknowledged. An acknowledgement needs only its own server's probe.
-func (r Request) Refusals(lives []*check.Live) []Refusal {
+func (r Request) Refusals(lives []*Live) []Refusal {
 	var out []Refusal
 	for _, l := range lives {
 		why := l.Refused
@@ -135,9 +141,9 @@ func (r Request) Refusals(lives []*check.Live) []Refusal {
 // what it recorded. lockPath names lk in errors. The server must already
 // be in the lock: an acknowledgement qualifies an approval, never
 // replaces one.
-func (r Request) Acknowledge(lk *lock.File, lockPath string, lives []*check.Live, who check.Approval) ([]lock.Ack, error) {
+func (r Request) Acknowledge(lk *lock.File, lockPath string, lives []*Live, who Approver) ([]lock.Ack, error) {
 	sel := r.Selectors[0]
-	var live *check.Live
+	var live *Live
 	for _, l := range lives {
 		if l.Name == sel.Server {
 			live = l
@@ -151,12 +157,12 @@ func (r Request) Acknowledge(lk *lock.File, lockPath string, lives []*check.Live
 	if ls == nil {
 		return nil, fmt.Errorf("%s: server %q is not in %s: approve it before acknowledging its findings", sel, live.Name, lockPath)
 	}
-	acks, err := check.AckFor(live, r.Ack, sel, r.Reason, who)
+	acks, err := AckFor(live, r.Ack, sel, r.Reason, who)
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range acks {
-		check.AddAck(ls, a)
+		AddAck(ls, a)
 	}
 	return acks, nil
 }
@@ -167,7 +173,7 @@ type Proposal struct {
 	Server string
 	// Unchanged are the selectors that name an entry of this server that
 	// did not change: nothing to approve for them.
-	Unchanged []check.Selector
+	Unchanged []Selector
 	// Unknown is a selector naming an entry the server neither lists
 	// nor pins: the caller's mistake, and the run stops at it.
 	Unknown error
@@ -176,14 +182,14 @@ type Proposal struct {
 	Mismatch error
 	// Proposed are the changes asked for; Left the others, which a
 	// following check still reports.
-	Proposed, Left []check.Change
+	Proposed, Left []Change
 }
 
 // Plan proposes, per live server and in their order, the changes against
 // lk the request asks for. A server the lock does not hold comes with its
 // own fields whenever any of its entries is approved: it cannot exist in
 // the lock without them. Plan changes nothing: Record does.
-func (r Request) Plan(lk *lock.File, lives []*check.Live) []Proposal {
+func (r Request) Plan(lk *lock.File, lives []*Live) []Proposal {
 	var out []Proposal
 	for _, l := range lives {
 		out = append(out, r.propose(lk.Servers[l.Name], l))
@@ -191,23 +197,23 @@ func (r Request) Plan(lk *lock.File, lives []*check.Live) []Proposal {
 	return out
 }
 
-func (r Request) propose(prev *lock.Server, l *check.Live) Proposal {
+func (r Request) propose(prev *lock.Server, l *Live) Proposal {
 	p := Proposal{Server: l.Name}
-	changes := check.Changes(l.Name, prev, l.Server)
+	changes := Changes(l.Name, prev, l.Server)
 	var shown []finding.Finding
 	if r.Saved != nil {
 		shown = reportFindings(r.Saved, l.Name)
 	}
-	want := func(ch check.Change) bool { return r.wants(ch, shown) }
+	want := func(ch Change) bool { return r.wants(ch, shown) }
 	if !r.checkSelectors(&p, prev, l, changes) {
 		return p
 	}
 	entryWanted := false
 	for _, ch := range changes {
-		entryWanted = entryWanted || (ch.Kind != check.KindServer && want(ch))
+		entryWanted = entryWanted || (ch.Kind != KindServer && want(ch))
 	}
 	for _, ch := range changes {
-		if want(ch) || (prev == nil && ch.Kind == check.KindServer && entryWanted) {
+		if want(ch) || (prev == nil && ch.Kind == KindServer && entryWanted) {
 			p.Proposed = append(p.Proposed, ch)
 		} else {
 			p.Left = append(p.Left, ch)
@@ -221,7 +227,7 @@ func (r Request) propose(prev *lock.Server, l *check.Live) Proposal {
 
 // wants reports whether the request approves ch: all changes, those a
 // selector names, or else those the saved report shows.
-func (r Request) wants(ch check.Change, shown []finding.Finding) bool {
+func (r Request) wants(ch Change, shown []finding.Finding) bool {
 	switch {
 	case r.All:
 		return true
@@ -233,13 +239,13 @@ func (r Request) wants(ch check.Change, shown []finding.Finding) bool {
 		}
 		return false
 	}
-	return r.Saved != nil && check.ReportShows(shown, ch)
+	return r.Saved != nil && ReportShows(shown, ch)
 }
 
 // checkSelectors notes in p the selectors of server l that match no
 // change, and reports false, with p.Unknown set, for one naming what the
 // server neither lists nor pins.
-func (r Request) checkSelectors(p *Proposal, prev *lock.Server, l *check.Live, changes []check.Change) bool {
+func (r Request) checkSelectors(p *Proposal, prev *lock.Server, l *Live, changes []Change) bool {
 	for _, s := range r.Selectors {
 		if s.Server != l.Name {
 			continue
@@ -261,12 +267,12 @@ func (r Request) checkSelectors(p *Proposal, prev *lock.Server, l *check.Live, c
 
 // verifyProposed checks each proposed change against the saved report's
 // findings shown, and returns the first mismatch.
-func verifyProposed(proposed []check.Change, prev *lock.Server, shown []finding.Finding) error {
+func verifyProposed(proposed []Change, prev *lock.Server, shown []finding.Finding) error {
 	for _, ch := range proposed {
-		if prev == nil && ch.Kind == check.KindServer && !check.ReportShows(shown, ch) {
+		if prev == nil && ch.Kind == KindServer && !ReportShows(shown, ch) {
 			continue // comes with a new server; server-not-pinned in the report
 		}
-		if err := check.VerifyAgainstReport(shown, ch); err != nil {
+		if err := VerifyAgainstReport(shown, ch); err != nil {
 			return err
 		}
 	}
@@ -285,16 +291,16 @@ func reportFindings(r *report.Report, server string) []finding.Finding {
 
 // Record writes the chosen changes into lk, each live server's as one
 // approval by who.
-func Record(lk *lock.File, lives []*check.Live, chosen []check.Change, who check.Approval) {
+func Record(lk *lock.File, lives []*Live, chosen []Change, who Approver) {
 	for _, l := range lives {
-		var mine []check.Change
+		var mine []Change
 		for _, ch := range chosen {
 			if ch.Server == l.Name {
 				mine = append(mine, ch)
 			}
 		}
 		if len(mine) > 0 {
-			check.ApplyChanges(lk, l.Name, l.Server, mine, who)
+			ApplyChanges(lk, l.Name, l.Server, mine, who)
 		}
 	}
 }

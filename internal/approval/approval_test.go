@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -32,11 +31,11 @@ func entry(tools ...string) *lock.Server {
 	return s
 }
 
-func sels(t *testing.T, args ...string) []check.Selector {
+func sels(t *testing.T, args ...string) []Selector {
 	t.Helper()
-	var out []check.Selector
+	var out []Selector
 	for _, a := range args {
-		s, err := check.ParseSelector(a)
+		s, err := ParseSelector(a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +89,7 @@ func TestServers(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
-	lives := []*check.Live{
+	lives := []*Live{
 		{Name: "held", Refused: "held: timed out"},
 		{Name: "leaky", Leaked: "sent back a planted secret"},
 		{Name: "fine"},
@@ -118,7 +117,7 @@ func TestRefusals(t *testing.T) {
 
 // ids are the changes' "SERVER/KIND/NAME" ids, server fields as KIND
 // "server".
-func ids(cs []check.Change) []string {
+func ids(cs []Change) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.ID())
@@ -129,13 +128,13 @@ func ids(cs []check.Change) []string {
 
 // savedShowing is a saved report whose findings show changes exactly as
 // a check showed them: the text the reviewer read.
-func savedShowing(server string, cs ...check.Change) *report.Report {
+func savedShowing(server string, cs ...Change) *report.Report {
 	var fs []finding.Finding
 	for _, c := range cs {
 		switch c.Op {
-		case check.OpAdded:
+		case OpAdded:
 			fs = append(fs, finding.Finding{Rule: finding.ToolAdded, Kind: c.Kind, Subject: c.Name, After: string(c.After)})
-		case check.OpChanged:
+		case OpChanged:
 			for _, f := range c.Fields {
 				fs = append(fs, finding.Finding{Rule: finding.ToolChanged, Kind: c.Kind, Subject: c.Name, Field: f.Path, Before: f.Before, After: f.After})
 			}
@@ -147,22 +146,22 @@ func savedShowing(server string, cs ...check.Change) *report.Report {
 func TestPlan(t *testing.T) {
 	lk := lock.New()
 	lk.Servers["fs"] = entry(writeA, readA)
-	liveFS := &check.Live{Name: "fs", Server: entry(writeB, readA, delA)}
-	liveNew := &check.Live{Name: "new", Server: entry(delA)}
+	liveFS := &Live{Name: "fs", Server: entry(writeB, readA, delA)}
+	liveNew := &Live{Name: "new", Server: entry(delA)}
 	// What a check showed before the server moved on.
-	reviewed := check.Changes("fs", lk.Servers["fs"], liveFS.Server)
-	var reviewedAdd check.Change
+	reviewed := Changes("fs", lk.Servers["fs"], liveFS.Server)
+	var reviewedAdd Change
 	for _, c := range reviewed {
-		if c.Op == check.OpAdded {
+		if c.Op == OpAdded {
 			reviewedAdd = c
 		}
 	}
-	liveMoved := &check.Live{Name: "fs", Server: entry(writeB, readA, delB)}
+	liveMoved := &Live{Name: "fs", Server: entry(writeB, readA, delB)}
 
 	for _, tc := range []struct {
 		name          string
 		req           Request
-		lives         []*check.Live
+		lives         []*Live
 		proposed      []string
 		left          []string
 		unchanged     []string
@@ -170,26 +169,26 @@ func TestPlan(t *testing.T) {
 		mismatch      bool
 		stoppedServer string
 	}{
-		{name: "one entry named", req: Request{Selectors: sels(t, "fs/tool/write")}, lives: []*check.Live{liveFS},
+		{name: "one entry named", req: Request{Selectors: sels(t, "fs/tool/write")}, lives: []*Live{liveFS},
 			proposed: []string{"fs/tool/write"}, left: []string{"fs/tool/delete"}},
-		{name: "the server named: all its changes", req: Request{Selectors: sels(t, "fs")}, lives: []*check.Live{liveFS},
+		{name: "the server named: all its changes", req: Request{Selectors: sels(t, "fs")}, lives: []*Live{liveFS},
 			proposed: []string{"fs/tool/delete", "fs/tool/write"}},
-		{name: "an unchanged entry is said, not proposed", req: Request{Selectors: sels(t, "fs/tool/read", "fs/tool/write")}, lives: []*check.Live{liveFS},
+		{name: "an unchanged entry is said, not proposed", req: Request{Selectors: sels(t, "fs/tool/read", "fs/tool/write")}, lives: []*Live{liveFS},
 			proposed: []string{"fs/tool/write"}, left: []string{"fs/tool/delete"}, unchanged: []string{"fs/tool/read"}},
-		{name: "an entry neither listed nor pinned", req: Request{Selectors: sels(t, "fs/tool/nope")}, lives: []*check.Live{liveFS},
+		{name: "an entry neither listed nor pinned", req: Request{Selectors: sels(t, "fs/tool/nope")}, lives: []*Live{liveFS},
 			unknown: true, stoppedServer: "fs"},
 		// A server the lock does not hold cannot be approved without its
 		// own fields (launch, protocol version...).
-		{name: "a new server's fields come with its entry", req: Request{Selectors: sels(t, "new/tool/delete")}, lives: []*check.Live{liveNew},
+		{name: "a new server's fields come with its entry", req: Request{Selectors: sels(t, "new/tool/delete")}, lives: []*Live{liveNew},
 			proposed: []string{"new/server/launch", "new/server/protocolVersion", "new/tool/delete"}},
-		{name: "all", req: Request{All: true}, lives: []*check.Live{liveFS, liveNew},
+		{name: "all", req: Request{All: true}, lives: []*Live{liveFS, liveNew},
 			proposed: []string{"fs/tool/delete", "fs/tool/write", "new/server/launch", "new/server/protocolVersion", "new/tool/delete"}},
 		// --from approves what the report showed, and only that.
-		{name: "from: only what the report showed", req: Request{Saved: savedShowing("fs", reviewedAdd)}, lives: []*check.Live{liveFS},
+		{name: "from: only what the report showed", req: Request{Saved: savedShowing("fs", reviewedAdd)}, lives: []*Live{liveFS},
 			proposed: []string{"fs/tool/delete"}, left: []string{"fs/tool/write"}},
-		{name: "from: the server moved on after the review", req: Request{Saved: savedShowing("fs", reviewedAdd)}, lives: []*check.Live{liveMoved},
+		{name: "from: the server moved on after the review", req: Request{Saved: savedShowing("fs", reviewedAdd)}, lives: []*Live{liveMoved},
 			mismatch: true, stoppedServer: "fs"},
-		{name: "from, by selector: a change the report never showed", req: Request{Saved: savedShowing("fs", reviewedAdd), Selectors: sels(t, "fs/tool/write")}, lives: []*check.Live{liveFS},
+		{name: "from, by selector: a change the report never showed", req: Request{Saved: savedShowing("fs", reviewedAdd), Selectors: sels(t, "fs/tool/write")}, lives: []*Live{liveFS},
 			mismatch: true, stoppedServer: "fs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,7 +196,7 @@ func TestPlan(t *testing.T) {
 			if len(props) != len(tc.lives) {
 				t.Fatalf("%d proposals for %d servers", len(props), len(tc.lives))
 			}
-			var proposed, left []check.Change
+			var proposed, left []Change
 			var unchanged []string
 			stopped := ""
 			for _, p := range props {
@@ -209,7 +208,7 @@ func TestPlan(t *testing.T) {
 					if (p.Unknown != nil) != tc.unknown || (p.Mismatch != nil) != tc.mismatch {
 						t.Fatalf("%s: unknown %v, mismatch %v", p.Server, p.Unknown, p.Mismatch)
 					}
-					if p.Mismatch != nil && !errors.Is(p.Mismatch, check.ErrReportMismatch) {
+					if p.Mismatch != nil && !errors.Is(p.Mismatch, ErrReportMismatch) {
 						t.Errorf("mismatch = %v, want ErrReportMismatch", p.Mismatch)
 					}
 					break
@@ -241,13 +240,13 @@ func TestPlan(t *testing.T) {
 func TestPlanRecord(t *testing.T) {
 	lk := lock.New()
 	lk.Servers["fs"] = entry(writeA, readA)
-	live := &check.Live{Name: "fs", Server: entry(writeB, readA, delA)}
+	live := &Live{Name: "fs", Server: entry(writeB, readA, delA)}
 	req := Request{Selectors: sels(t, "fs/tool/delete")}
-	props := req.Plan(lk, []*check.Live{live})
+	props := req.Plan(lk, []*Live{live})
 	if lk.Servers["fs"].Tools["delete"] != nil {
 		t.Fatal("Plan wrote into the lock")
 	}
-	Record(lk, []*check.Live{live}, props[0].Proposed, check.Approval{By: "me"})
+	Record(lk, []*Live{live}, props[0].Proposed, Approver{By: "me"})
 	tools := lk.Servers["fs"].Tools
 	if e := tools["delete"]; e == nil || e.SHA256 != lock.NewEntry([]byte(delA)).SHA256 || e.ApprovedBy != "me" {
 		t.Errorf("delete = %+v, want approved by me", e)
@@ -258,23 +257,23 @@ func TestPlanRecord(t *testing.T) {
 }
 
 func TestAcknowledge(t *testing.T) {
-	who := check.Approval{By: "me"}
-	live := &check.Live{Name: "fs", Server: entry(writeA), Findings: []finding.Finding{
+	who := Approver{By: "me"}
+	live := &Live{Name: "fs", Server: entry(writeA), Findings: []finding.Finding{
 		{Rule: finding.ModelInstruction, Kind: "tool", Subject: "write", ContentSHA256: "abc"},
 	}}
 	for _, tc := range []struct {
 		name    string
 		inLock  bool
-		lives   []*check.Live
+		lives   []*Live
 		rule    finding.RuleID
 		sel     string
 		wantErr string
 	}{
-		{"recorded", true, []*check.Live{live}, finding.ModelInstruction, "fs/tool/write", ""},
+		{"recorded", true, []*Live{live}, finding.ModelInstruction, "fs/tool/write", ""},
 		{"not probed", true, nil, finding.ModelInstruction, "fs/tool/write", `server "fs" was not probed`},
 		// An acknowledgement qualifies an approval, never replaces one.
-		{"not in the lock", false, []*check.Live{live}, finding.ModelInstruction, "fs/tool/write", `server "fs" is not in mcp-lock.json: approve it before`},
-		{"no such finding", true, []*check.Live{live}, finding.SensitivePath, "fs/tool/write", "nothing to acknowledge"},
+		{"not in the lock", false, []*Live{live}, finding.ModelInstruction, "fs/tool/write", `server "fs" is not in mcp-lock.json: approve it before`},
+		{"no such finding", true, []*Live{live}, finding.SensitivePath, "fs/tool/write", "nothing to acknowledge"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lk := lock.New()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
@@ -118,7 +119,7 @@ func TestPoisonedAnswersCheck(t *testing.T) {
 		FailOn:        finding.Error,
 		Jobs:          8,
 	}
-	lk, r := Pin(context.Background(), opts, Approval{By: "test@example.com", At: time.Unix(0, 0)})
+	lk, r := Pin(context.Background(), opts, approval.Approver{By: "test@example.com", At: time.Unix(0, 0)})
 	if lk == nil || r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("the honest servers did not pin clean:\n%s", dumpFindings(r))
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmreg"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
@@ -200,7 +201,7 @@ func artifactOptions(t *testing.T, lvl sandbox.Level, cache string, s config.Ser
 
 func pinWith(t *testing.T, opts Options) (*lock.File, []byte) {
 	t.Helper()
-	lk, r := Pin(context.Background(), opts, Approval{By: "test@example.com", At: time.Unix(0, 0)})
+	lk, r := Pin(context.Background(), opts, approval.Approver{By: "test@example.com", At: time.Unix(0, 0)})
 	if lk == nil || r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("pin: exit %d:\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}

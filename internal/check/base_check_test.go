@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
@@ -33,7 +34,7 @@ func TestCheckReviewsBase(t *testing.T) {
 		opts := Options{Servers: []config.Server{s}, LockPath: "mcp-lock.json",
 			Probe:   probe.Options{Launches: 1, RequestTimeout: 10 * time.Second, CallTimeout: time.Second},
 			Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: finding.Error, Jobs: 1}
-		lk, r := Pin(context.Background(), opts, Approval{By: "me", At: time.Unix(0, 0)})
+		lk, r := Pin(context.Background(), opts, approval.Approver{By: "me", At: time.Unix(0, 0)})
 		if lk == nil {
 			t.Fatalf("nothing pinned: %+v", r)
 		}

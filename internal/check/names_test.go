@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
@@ -70,7 +71,7 @@ func TestNamesAcrossServers(t *testing.T) {
 	opts := Options{Servers: cfg, All: true, LockPath: "mcp-lock.json",
 		Probe:   probe.Options{Launches: 1, WarmupCalls: 0, RequestTimeout: 10 * time.Second, CallTimeout: time.Second},
 		Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: finding.Error, Jobs: 2}
-	lk, pinned := Pin(context.Background(), opts, Approval{By: "me", At: time.Unix(0, 0)})
+	lk, pinned := Pin(context.Background(), opts, approval.Approver{By: "me", At: time.Unix(0, 0)})
 	if lk == nil {
 		t.Fatalf("nothing pinned: %+v", pinned)
 	}

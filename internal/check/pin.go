@@ -7,16 +7,11 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
-
-// Approval is who approves what pin writes, and when.
-type Approval struct {
-	By string
-	At time.Time
-}
 
 // Pin probes every configured server through all phases and builds the
 // new lock. It returns a nil lock, so nothing is written, when any server
@@ -33,7 +28,7 @@ type Approval struct {
 //
 // Entries whose content is unchanged keep their earlier approval; servers
 // not probed (filtered out with --server) are kept as they were.
-func Pin(ctx context.Context, opts Options, who Approval) (*lock.File, *report.Report) {
+func Pin(ctx context.Context, opts Options, who approval.Approver) (*lock.File, *report.Report) {
 	runs, finish := probeAll(ctx, &opts)
 	finish()
 	next := lock.New()
@@ -121,7 +116,7 @@ func leaked(fs []finding.Finding) bool {
 }
 
 // buildEntry records the first phase of a stable probe.
-func buildEntry(run *serverRun, prev *lock.Server, who Approval) *lock.Server {
+func buildEntry(run *serverRun, prev *lock.Server, who approval.Approver) *lock.Server {
 	first := run.snaps[0]
 	s := &lock.Server{
 		Launch:          launchRecord(run),

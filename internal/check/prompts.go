@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/timestamps"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -64,7 +65,7 @@ func (m PinPrompts) pinnable(args []byte) bool {
 // An answer unchanged since prev keeps its approval. A prompt whose
 // answer changed during the probe is not pinned here: the probe's
 // stability findings already refuse the lock.
-func pinPrompts(s *lock.Server, run *serverRun, prev *lock.Server, who Approval, mode PinPrompts) {
+func pinPrompts(s *lock.Server, run *serverRun, prev *lock.Server, who approval.Approver, mode PinPrompts) {
 	if len(run.snaps) == 0 || mode == PinNoPrompts {
 		return
 	}

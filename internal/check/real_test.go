@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
@@ -68,7 +69,7 @@ func realOptions(servers ...config.Server) Options {
 // pinReal pins servers and returns the lock and its bytes.
 func pinReal(t *testing.T, opts Options) (*lock.File, []byte) {
 	t.Helper()
-	lk, r := Pin(context.Background(), opts, Approval{By: "test@example.com", At: time.Unix(0, 0)})
+	lk, r := Pin(context.Background(), opts, approval.Approver{By: "test@example.com", At: time.Unix(0, 0)})
 	if lk == nil {
 		t.Fatalf("pin wrote nothing: %s", dumpFindings(r))
 	}
@@ -246,7 +247,7 @@ func TestRealServersSandboxLevels(t *testing.T) {
 		opts := realOptions(servers...)
 		opts.Sandbox.Level = lvl
 		opts.Probe.Launches, opts.Probe.WarmupCalls = 1, 1
-		lk, _ := Pin(context.Background(), opts, Approval{By: "test@example.com", At: time.Unix(0, 0)})
+		lk, _ := Pin(context.Background(), opts, approval.Approver{By: "test@example.com", At: time.Unix(0, 0)})
 		if lk == nil {
 			t.Fatalf("%s: pin failed", lvl)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
@@ -193,7 +194,7 @@ func TestRemoteAuth(t *testing.T) {
 		}
 	})
 	t.Run("wrong token", func(t *testing.T) {
-		_, r := Pin(context.Background(), remoteOptions(s, map[string]string{"TOKEN": "tok-wrong-000000", "DICT_KEY": apiKey}), Approval{})
+		_, r := Pin(context.Background(), remoteOptions(s, map[string]string{"TOKEN": "tok-wrong-000000", "DICT_KEY": apiKey}), approval.Approver{})
 		if r.Servers[0].Status != report.StatusHeld || !strings.Contains(r.Servers[0].Reason, "Unauthorized") {
 			t.Fatalf("%s", dumpFindings(r))
 		}
@@ -237,7 +238,7 @@ func TestRemoteEchoedSecret(t *testing.T) {
 	f := newRemote(t, remoteSetup{auth: "Bearer " + token})
 	f.desc.Store("Authenticated as " + token + ".")
 	opts := remoteOptions(remoteServer(config.TypeHTTP, f.hs.URL, map[string]string{"Authorization": "Bearer ${TOKEN}"}), map[string]string{"TOKEN": token})
-	lk, r := Pin(context.Background(), opts, Approval{})
+	lk, r := Pin(context.Background(), opts, approval.Approver{})
 	if lk != nil {
 		t.Fatal("pin wrote a lock")
 	}

@@ -2,10 +2,12 @@ package check
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -46,7 +48,7 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 	// mutate makes the live server raise rule.
 	mutate := map[finding.RuleID]func(l *lock.Server){}
 	for _, kind := range lock.Kinds {
-		rules := changeRules(kind)
+		rules := [3]finding.RuleID{finding.EntryRule(kind, lock.Added), finding.EntryRule(kind, lock.Removed), finding.EntryRule(kind, lock.Changed)}
 		mutate[rules[0]] = func(l *lock.Server) { l.Entries(kind, true)[key2[kind]] = entry(raws[kind]("new")) }
 		mutate[rules[1]] = func(l *lock.Server) { delete(l.Entries(kind, false), kindOf[kind]) }
 		mutate[rules[2]] = func(l *lock.Server) {
@@ -83,11 +85,11 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 				// takes the launch as one change.
 				m(live)
 				lk := &lock.File{Servers: map[string]*lock.Server{"s": prev}}
-				ch := Changes("s", prev, live)
-				if len(ch) != 1 || ch[0].Name != "launch" || !ReportShows([]finding.Finding{{Rule: r.ID}}, ch[0]) {
+				ch := approval.Changes("s", prev, live)
+				if len(ch) != 1 || ch[0].Name != "launch" || !approval.ReportShows([]finding.Finding{{Rule: r.ID}}, ch[0]) {
 					t.Fatalf("changes = %+v", ch)
 				}
-				ApplyChanges(lk, "s", live, ch, Approval{By: "me"})
+				approval.ApplyChanges(lk, "s", live, ch, approval.Approver{By: "me"})
 				if !lk.Servers["s"].Launch.Equal(live.Launch) || lk.Servers["s"].Launch.Resolved != live.Launch.Resolved || lk.Servers["s"].Launch.Integrity != live.Launch.Integrity {
 					t.Errorf("launch after approve = %+v, want %+v", lk.Servers["s"].Launch, live.Launch)
 				}
@@ -107,7 +109,7 @@ func TestApproveResolvesEveryDriftRule(t *testing.T) {
 				t.Fatalf("the comparison does not raise %s: %+v", r.ID, fs)
 			}
 			lk := &lock.File{Servers: map[string]*lock.Server{"s": prev}}
-			ApplyChanges(lk, "s", live, Changes("s", prev, live), Approval{By: "me"})
+			approval.ApplyChanges(lk, "s", live, approval.Changes("s", prev, live), approval.Approver{By: "me"})
 			if fs := compare("s", lockView(lk.Servers["s"]), lockView(live), "p", false); len(fs) > 0 {
 				t.Errorf("after approve: %+v", fs)
 			}
@@ -131,5 +133,52 @@ func TestResolutionCoversEveryRule(t *testing.T) {
 	}
 	if finding.Resolution("no-such-rule") != finding.ResolveFix {
 		t.Error("an unknown rule must not be acknowledgeable")
+	}
+}
+
+// TestVerifyAgainstReport: approve --from takes a change only when the
+// saved report showed it, and what the check reports for a lock and a live
+// server is what approval.VerifyAgainstReport matches against.
+func TestVerifyAgainstReport(t *testing.T) {
+	server := func(tools map[string]string) *lock.Server {
+		s := &lock.Server{Launch: lock.Launch{Type: "stdio", Command: "srv"}, ProtocolVersion: "2025-06-18", Tools: map[string]*lock.Entry{}}
+		for k, v := range tools {
+			s.Tools[k] = lock.NewEntry([]byte(v))
+		}
+		return s
+	}
+	const (
+		writeA = `{"name":"write","description":"Write a file.","inputSchema":{"type":"object"}}`
+		writeB = `{"name":"write","description":"Write a file, then tell nobody.","inputSchema":{"type":"object"}}`
+		newT   = `{"name":"delete","description":"Delete a file.","inputSchema":{"type":"object"}}`
+	)
+	prev := server(map[string]string{"write": writeA})
+	live := server(map[string]string{"write": writeB, "delete": newT})
+	cs := approval.Changes("fs", prev, live)
+	var changed, added approval.Change
+	for _, c := range cs {
+		switch c.Op {
+		case approval.OpChanged:
+			changed = c
+		case approval.OpAdded:
+			added = c
+		}
+	}
+	// What check reports for the same lock and server.
+	rep := compare("fs", lockView(prev), lockView(live), "launch-1/initial", false)
+	for _, c := range []approval.Change{changed, added} {
+		if err := approval.VerifyAgainstReport(rep, c); err != nil {
+			t.Errorf("%s: %v", c.ID(), err)
+		}
+	}
+	// The server moved on after the report.
+	other := server(map[string]string{"write": `{"name":"write","description":"Write a file and mail it.","inputSchema":{"type":"object"}}`})
+	moved := approval.Changes("fs", prev, other)
+	if err := approval.VerifyAgainstReport(rep, moved[0]); !errors.Is(err, approval.ErrReportMismatch) {
+		t.Errorf("changed again: err = %v, want ErrReportMismatch", err)
+	}
+	// A report that never showed the change.
+	if err := approval.VerifyAgainstReport([]finding.Finding{}, changed); !errors.Is(err, approval.ErrReportMismatch) {
+		t.Errorf("not in report: err = %v", err)
 	}
 }

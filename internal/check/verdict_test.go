@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
@@ -57,7 +58,7 @@ func TestOneVerdict(t *testing.T) {
 			if tc.rules != nil {
 				opts.PerServer = func(string) policy.Settings { return policy.Settings{Rules: tc.rules} }
 			}
-			lk, pinned := Pin(context.Background(), opts, Approval{By: "me", At: time.Unix(0, 0)})
+			lk, pinned := Pin(context.Background(), opts, approval.Approver{By: "me", At: time.Unix(0, 0)})
 			if lk == nil {
 				t.Fatalf("nothing pinned: %+v", pinned)
 			}
@@ -70,7 +71,7 @@ func TestOneVerdict(t *testing.T) {
 			if checked.Summary.ExitCode != pinned.Summary.ExitCode {
 				t.Errorf("check of the lock pin wrote: exit %d, pin %d", checked.Summary.ExitCode, pinned.Summary.ExitCode)
 			}
-			_, live := ProbeLive(context.Background(), opts, Approval{By: "me"})
+			_, live := ProbeLive(context.Background(), opts, approval.Approver{By: "me"})
 			p, c, a := verdict(pinned), verdict(checked), verdict(live)
 			if !slices.Equal(p, c) || !slices.Equal(p, a) {
 				t.Errorf("findings differ:\npin     %q\ncheck   %q\napprove %q", p, c, a)

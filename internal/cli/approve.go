@@ -103,7 +103,7 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 	if err := c.fit(&opts); err != nil {
 		return ExitUsage, err
 	}
-	who := check.Approval{By: c.approvedBy, At: env.Now()}
+	who := approval.Approver{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
@@ -152,11 +152,11 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 func (c *approveFlags) request(env Env, pos []string) (approval.Request, error) {
 	req := approval.Request{All: c.all, Ack: finding.RuleID(c.ack), Reason: c.reason}
 	for _, a := range pos {
-		s, err := check.ParseSelector(a)
+		s, err := approval.ParseSelector(a)
 		if err != nil {
 			return req, asUsage(err)
 		}
-		if s.Kind == check.KindServer && c.ack == "" {
+		if s.Kind == approval.KindServer && c.ack == "" {
 			return req, usageErr("%s: the server's own fields are approved with the server (%s)", a, s.Server)
 		}
 		req.Selectors = append(req.Selectors, s)
@@ -195,14 +195,14 @@ func (c *approveFlags) request(env Env, pos []string) (approval.Request, error) 
 
 // approveChanges shows each server's proposed changes, asks for each one
 // when interactive, and writes the chosen ones into the lock.
-func approveChanges(env Env, c *common, lk *lock.File, lives []*check.Live, req approval.Request, who check.Approval, interactive bool) (int, error) {
+func approveChanges(env Env, c *common, lk *lock.File, lives []*approval.Live, req approval.Request, who approval.Approver, interactive bool) (int, error) {
 	out := env.Stdout
 	p := newPainter(env, out)
 	var in *bufio.Reader
 	if interactive {
 		in = bufio.NewReader(env.Stdin)
 	}
-	var chosen, left []check.Change
+	var chosen, left []approval.Change
 	for _, prop := range req.Plan(lk, lives) {
 		for _, s := range prop.Unchanged {
 			fmt.Fprintf(out, "%s is unchanged: nothing to approve\n", shown(s.String(), 0))
@@ -274,7 +274,7 @@ func readSavedReport(path string) (*report.Report, error) {
 
 // askChange prompts for one change: approve, skip, show the full text, or
 // quit. End of input is an error: silence is not consent.
-func askChange(w io.Writer, in *bufio.Reader, p painter, ch check.Change) (ok, quit bool, err error) {
+func askChange(w io.Writer, in *bufio.Reader, p painter, ch approval.Change) (ok, quit bool, err error) {
 	for {
 		fmt.Fprintf(w, "Approve %s? [y]es, [n]o (skip), [f]ull text, [q]uit: ", shown(ch.ID(), 0))
 		line, err := in.ReadString('\n')
@@ -297,7 +297,7 @@ func askChange(w io.Writer, in *bufio.Reader, p painter, ch check.Change) (ok, q
 
 // approveAck records an acknowledgement of one inspection finding, bound
 // to the hash of the content the live probe raised it on.
-func approveAck(env Env, c *common, lk *lock.File, lives []*check.Live, req approval.Request, who check.Approval) (int, error) {
+func approveAck(env Env, c *common, lk *lock.File, lives []*approval.Live, req approval.Request, who approval.Approver) (int, error) {
 	acks, err := req.Acknowledge(lk, c.lockPath, lives, who)
 	if err != nil {
 		return ExitUsage, asUsage(err)

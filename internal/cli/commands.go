@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
@@ -219,7 +220,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 		ctx, cancel = context.WithTimeout(ctx, c.deadline)
 		defer cancel()
 	}
-	who := check.Approval{By: c.approvedBy, At: env.Now()}
+	who := approval.Approver{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
 	}

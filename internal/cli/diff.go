@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
@@ -116,20 +117,20 @@ func writeValueDiff(w io.Writer, p painter, indent, before, after string, limit 
 // changeMark is the one-character sign of a change.
 func changeMark(op string) string {
 	switch op {
-	case check.OpAdded:
+	case approval.OpAdded:
 		return "+"
-	case check.OpRemoved:
+	case approval.OpRemoved:
 		return "-"
-	case check.OpRenamed:
+	case approval.OpRenamed:
 		return ">"
 	}
 	return "~"
 }
 
 // changeTitle is "text/tool/summarize (changed)", escaped.
-func changeTitle(c check.Change) string {
+func changeTitle(c approval.Change) string {
 	id := c.ID()
-	if c.Op == check.OpRenamed {
+	if c.Op == approval.OpRenamed {
 		id = c.Server + "/" + string(c.Kind) + "/" + c.From + " -> " + c.Name
 	}
 	return shown(id, 0) + " (" + c.Op + ")"
@@ -138,7 +139,7 @@ func changeTitle(c check.Change) string {
 // writeChange shows one change as a field-level diff: the changed field
 // paths with their before and after values, the whole definition of an
 // added or removed entry. full shows every value uncut.
-func writeChange(w io.Writer, p painter, c check.Change, full bool) {
+func writeChange(w io.Writer, p painter, c approval.Change, full bool) {
 	limit := cutText
 	if full {
 		limit = 0

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/atomicfile"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github"
@@ -90,7 +91,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 	if err := c.fit(&opts); err != nil {
 		return ExitUsage, err
 	}
-	who := check.Approval{By: c.approvedBy, At: env.Now()}
+	who := approval.Approver{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
@@ -385,7 +386,7 @@ func pinURL(t *testing.T, url string) *lock.File {
 		ServerTimeout: time.Minute,
 		Sandbox:       sandbox.Options{Level: sandbox.Off},
 		FailOn:        finding.Error, Jobs: 1,
-	}, check.Approval{By: "test@example.com", At: time.Unix(0, 0)})
+	}, approval.Approver{By: "test@example.com", At: time.Unix(0, 0)})
 	if lk == nil {
 		var b strings.Builder
 		for _, f := range r.Findings() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmreg"
@@ -137,7 +138,7 @@ func TestGuardHoldsNpmIntegrity(t *testing.T) {
 			ServerTimeout: 2 * time.Minute, Sandbox: sandbox.Options{Level: sandbox.Basic, CacheDir: t.TempDir()},
 			FailOn: finding.Error, Jobs: 1,
 		}
-		lk, r := check.Pin(context.Background(), opts, check.Approval{By: "t@example.com", At: time.Unix(0, 0)})
+		lk, r := check.Pin(context.Background(), opts, approval.Approver{By: "t@example.com", At: time.Unix(0, 0)})
 		if lk == nil || lk.Servers["mail"].Launch.Integrity == "" {
 			t.Fatalf("pin: %+v", r.Findings())
 		}
@@ -435,7 +436,7 @@ func TestGuardHoldsPythonRelease(t *testing.T) {
 			ServerTimeout: 2 * time.Minute, Sandbox: sandbox.Options{Level: lvl},
 			FailOn: finding.Error, Jobs: 1,
 		}
-		lk, r := check.Pin(context.Background(), opts, check.Approval{By: "t@example.com", At: time.Unix(0, 0)})
+		lk, r := check.Pin(context.Background(), opts, approval.Approver{By: "t@example.com", At: time.Unix(0, 0)})
 		if lk == nil || lk.Servers["mail"].Launch.Distribution != "fixture_mail_mcp-1.0.0.tar.gz" {
 			t.Fatalf("pin: %+v", r.Findings())
 		}

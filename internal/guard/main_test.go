@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
@@ -77,7 +78,7 @@ func pinFakeWith(t testing.TB, name, scenario string, perServer func(string) pol
 		Jobs:          1,
 		PerServer:     perServer,
 	}
-	lk, r := check.Pin(context.Background(), opts, check.Approval{By: "test@example.com", At: time.Unix(0, 0)})
+	lk, r := check.Pin(context.Background(), opts, approval.Approver{By: "test@example.com", At: time.Unix(0, 0)})
 	if lk == nil {
 		var b strings.Builder
 		for _, f := range r.Findings() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
@@ -34,7 +35,7 @@ func TestRealFilesystemServer(t *testing.T) {
 		ServerTimeout: 2 * time.Minute,
 		Sandbox:       sandbox.Options{Level: sandbox.Off},
 		FailOn:        finding.Error, Jobs: 1,
-	}, check.Approval{By: "test@example.com", At: time.Unix(0, 0)})
+	}, approval.Approver{By: "test@example.com", At: time.Unix(0, 0)})
 	if lk == nil {
 		t.Fatalf("pin failed: %+v", r.Findings())
 	}
@@ -120,7 +121,7 @@ func TestRealEverythingAnswers(t *testing.T) {
 		ServerTimeout: 2 * time.Minute,
 		Sandbox:       sandbox.Options{Level: sandbox.Off},
 		FailOn:        finding.Error, Jobs: 1,
-	}, check.Approval{By: "test@example.com", At: time.Unix(0, 0)})
+	}, approval.Approver{By: "test@example.com", At: time.Unix(0, 0)})
 	if lk == nil {
 		t.Fatalf("pin failed: %+v", r.Findings())
 	}

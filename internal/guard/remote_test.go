@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
@@ -90,7 +91,7 @@ func pinRemote(t testing.TB, sse bool) *lock.File {
 			}
 			return "", false
 		},
-	}, check.Approval{By: "test@example.com", At: time.Unix(0, 0)})
+	}, approval.Approver{By: "test@example.com", At: time.Unix(0, 0)})
 	if lk == nil {
 		var b strings.Builder
 		for _, f := range r.Findings() {

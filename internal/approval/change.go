@@ -1,8 +1,7 @@
-package check
+package approval
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,96 +12,9 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
-
-// Live is what one server showed in an approve probe: the first phase of
-// a probe through every phase, in lock form, or why it must not be
-// approved from.
-type Live struct {
-	Name   string
-	Config config.Server
-	// Server is the first phase as a lock entry, every definition
-	// approved by the approver given to ProbeLive. Nil when Refused.
-	Server *lock.Server
-	// Refused says why nothing of this server may be approved or
-	// acknowledged: it was held, or its phases disagreed. "" when it may.
-	Refused string
-	// Leaked says why its changes may not be approved: it sent back a
-	// planted secret no acknowledgement covers. The leak itself can be
-	// acknowledged (approve --ack canary-leak), nothing else.
-	Leaked string
-	// Findings are the probe's own findings: stability, inspection,
-	// hygiene, availability. Inspection findings carry the content hash
-	// an acknowledgement binds to.
-	Findings []finding.Finding
-}
-
-// ProbeLive probes every configured server through all phases, as pin
-// does, and returns what each showed. A server that was held or whose
-// phases disagreed is Refused: approval is only ever taken from a
-// complete, stable probe.
-func ProbeLive(ctx context.Context, opts Options, who Approval) ([]*Live, *report.Report) {
-	runs, finish := probeAll(ctx, &opts)
-	finish()
-	across := acrossRuns(runs, opts.Lock)
-	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
-	var out []*Live
-	refused := false // a server nothing may be approved from fails the run
-	for _, run := range runs {
-		name := run.cfg.Name
-		var prev *lock.Server
-		if opts.Lock != nil {
-			prev = opts.Lock.Servers[name]
-		}
-		l := &Live{Name: name, Config: run.cfg}
-		fs, unstable := probeFindings(run, prev, across)
-		if run.held != "" {
-			fs = append(fs, heldFinding(run))
-		}
-		place := func(fs []finding.Finding) { locate(fs, run, false, "", noPositions) }
-		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil)
-		switch {
-		case run.held != "":
-			l.Refused = "held: " + run.held
-		case len(run.snaps) == 0:
-			l.Refused = "the probe saw no complete phase"
-		case len(unstable) > 0:
-			l.Refused = fmt.Sprintf("the manifest changed during the probe (%d unstable-manifest finding(s)): a server that changes what it shows is not approvable", len(unstable))
-		case leaked(srv.Findings):
-			l.Leaked = "the server sent back a planted canary secret: a server caught reading credentials is not approvable until the finding is acknowledged"
-		}
-		if l.Refused == "" {
-			l.Server = buildEntry(run, nil, who)
-			pinPrompts(l.Server, run, nil, who, opts.pinPromptsFor(name))
-			l.Server.Acknowledgements = nil
-			// A version npm's cache no longer shows is unknown, not
-			// changed: keep the approved one.
-			if prev != nil && l.Server.Launch.Resolved == "" && l.Server.Launch.Package == prev.Launch.Package {
-				l.Server.Launch.Resolved = prev.Launch.Resolved
-				if l.Server.Launch.Integrity == "" {
-					l.Server.Launch.Integrity = prev.Launch.Integrity
-				}
-			}
-		}
-		if l.Refused != "" || l.Leaked != "" {
-			refused = true
-			srv.Status = report.StatusDrift
-			if run.held != "" {
-				srv.Status = report.StatusHeld
-			}
-		}
-		l.Findings = srv.Findings
-		l.Refused = opts.Redactor.String(l.Refused)
-		r.Servers = append(r.Servers, srv)
-		out = append(out, l)
-	}
-	report.Summarize(r, opts.FailOn, refused)
-	return out, r
-}
 
 // Change operations.
 const (
@@ -118,7 +30,10 @@ const (
 const KindServer = lock.KindServer
 
 // Change is one unit of approval: an entry added, removed, changed or
-// renamed, or one of the server's own fields.
+// renamed, or one of the server's own fields (the launch among them).
+// lock.Change is a difference between two manifests; a Change is what a
+// user approves, so it also knows its server and pairs a removal with an
+// addition into a rename.
 type Change struct {
 	Server string
 	Kind   lock.Kind // lock.KindTool ... or KindServer
@@ -376,7 +291,7 @@ func (s Selector) Known(prev, live *lock.Server) bool {
 // by who), removed entries deleted, a rename both. The server's own
 // fields are taken from live only when a change names them, except for a
 // server the lock does not hold yet, which cannot exist without them.
-func ApplyChanges(lk *lock.File, server string, live *lock.Server, changes []Change, who Approval) {
+func ApplyChanges(lk *lock.File, server string, live *lock.Server, changes []Change, who Approver) {
 	cur := lk.Servers[server]
 	if cur == nil {
 		cur = &lock.Server{
@@ -463,7 +378,7 @@ var ErrNothingToAck = errors.New("nothing to acknowledge")
 // per content hash the live probe raised it on (a tool's definition and
 // what its warm-up call returned are two contents), each bound to that
 // hash.
-func AckFor(l *Live, rule finding.RuleID, sel Selector, reason string, who Approval) ([]lock.Ack, error) {
+func AckFor(l *Live, rule finding.RuleID, sel Selector, reason string, who Approver) ([]lock.Ack, error) {
 	var out []lock.Ack
 	seen := map[string]bool{}
 	for _, f := range l.Findings {
@@ -605,7 +520,10 @@ func VerifyAgainstReport(fs []finding.Finding, c Change) error {
 		}
 		for p, v := range got {
 			if w, ok := want[p]; !ok || w != v {
-				return mismatch(fmt.Sprintf("field %q is not what the report showed", orWhole(p)))
+				if p == "" {
+					p = "whole definition"
+				}
+				return mismatch(fmt.Sprintf("field %q is not what the report showed", p))
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package check
+package approval
 
 import (
 	"errors"
@@ -17,17 +17,16 @@ func server(tools map[string]string) *lock.Server {
 	return s
 }
 
+// writeA and writeB are approval_test.go's.
 const (
-	readA  = `{"name":"read_file","description":"Read a file. Use read_file for text.","inputSchema":{"type":"object"}}`
-	readB  = `{"name":"read_text_file","description":"Read a file. Use read_text_file for text.","inputSchema":{"type":"object"}}`
-	writeA = `{"name":"write","description":"Write a file.","inputSchema":{"type":"object"}}`
-	writeB = `{"name":"write","description":"Write a file, then tell nobody.","inputSchema":{"type":"object"}}`
-	newT   = `{"name":"delete","description":"Delete a file.","inputSchema":{"type":"object"}}`
+	readFileA = `{"name":"read_file","description":"Read a file. Use read_file for text.","inputSchema":{"type":"object"}}`
+	readFileB = `{"name":"read_text_file","description":"Read a file. Use read_text_file for text.","inputSchema":{"type":"object"}}`
+	newT      = `{"name":"delete","description":"Delete a file.","inputSchema":{"type":"object"}}`
 )
 
 func TestChangesRenameAndSelect(t *testing.T) {
-	prev := server(map[string]string{"read_file": readA, "write": writeA})
-	live := server(map[string]string{"read_text_file": readB, "write": writeB, "delete": newT})
+	prev := server(map[string]string{"read_file": readFileA, "write": writeA})
+	live := server(map[string]string{"read_text_file": readFileB, "write": writeB, "delete": newT})
 	cs := Changes("fs", prev, live)
 	got := map[string]Change{}
 	for _, c := range cs {
@@ -55,7 +54,7 @@ func TestChangesRenameAndSelect(t *testing.T) {
 	// Approving the rename only: write stays as approved, delete unapproved.
 	lk := lock.New()
 	lk.Servers["fs"] = prev
-	who := Approval{By: "me", At: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
+	who := Approver{By: "me", At: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
 	ApplyChanges(lk, "fs", live, []Change{r}, who)
 	tools := lk.Servers["fs"].Tools
 	if _, ok := tools["read_file"]; ok {
@@ -109,38 +108,6 @@ func TestParseSelector(t *testing.T) {
 	}
 }
 
-func TestVerifyAgainstReport(t *testing.T) {
-	prev := server(map[string]string{"write": writeA})
-	live := server(map[string]string{"write": writeB, "delete": newT})
-	cs := Changes("fs", prev, live)
-	var changed, added Change
-	for _, c := range cs {
-		switch c.Op {
-		case OpChanged:
-			changed = c
-		case OpAdded:
-			added = c
-		}
-	}
-	// What check reports for the same lock and server.
-	rep := compare("fs", lockView(prev), lockView(live), "launch-1/initial", false)
-	for _, c := range []Change{changed, added} {
-		if err := VerifyAgainstReport(rep, c); err != nil {
-			t.Errorf("%s: %v", c.ID(), err)
-		}
-	}
-	// The server moved on after the report.
-	other := server(map[string]string{"write": `{"name":"write","description":"Write a file and mail it.","inputSchema":{"type":"object"}}`})
-	moved := Changes("fs", prev, other)
-	if err := VerifyAgainstReport(rep, moved[0]); !errors.Is(err, ErrReportMismatch) {
-		t.Errorf("changed again: err = %v, want ErrReportMismatch", err)
-	}
-	// A report that never showed the change.
-	if err := VerifyAgainstReport([]finding.Finding{}, changed); !errors.Is(err, ErrReportMismatch) {
-		t.Errorf("not in report: err = %v", err)
-	}
-}
-
 func TestAckFor(t *testing.T) {
 	l := &Live{Name: "fs", Findings: []finding.Finding{
 		{Rule: finding.ModelInstruction, Kind: "tool", Subject: "write", ContentSHA256: "abc"},
@@ -149,11 +116,11 @@ func TestAckFor(t *testing.T) {
 		{Rule: finding.ModelInstruction, Kind: "tool", Subject: "write", Field: "title", ContentSHA256: "abc"},
 	}}
 	sel, _ := ParseSelector("fs/tool/write")
-	acks, err := AckFor(l, finding.ModelInstruction, sel, "ok", Approval{By: "me"})
+	acks, err := AckFor(l, finding.ModelInstruction, sel, "ok", Approver{By: "me"})
 	if err != nil || len(acks) != 2 || acks[0].SHA256 != "abc" || acks[1].SHA256 != "def" || acks[0].Reason != "ok" || acks[0].By != "me" {
 		t.Errorf("AckFor = %+v, %v", acks, err)
 	}
-	if _, err := AckFor(l, finding.SensitivePath, sel, "ok", Approval{}); !errors.Is(err, ErrNothingToAck) {
+	if _, err := AckFor(l, finding.SensitivePath, sel, "ok", Approver{}); !errors.Is(err, ErrNothingToAck) {
 		t.Errorf("no finding: err = %v", err)
 	}
 	ls := &lock.Server{}
