@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -42,8 +43,26 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GORACE", testproc.RaceOptions())
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"remotemcp": remoteMCP, "exitcode": exitCodeCmd},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"remotemcp": remoteMCP, "exitcode": exitCodeCmd, "waitfor": waitFor},
 	})
+}
+
+// waitFor is the script command "waitfor GLOB": it waits until a path
+// matching GLOB exists, for a background command to reach a point that
+// leaves a file behind (a check's run directory in $TMPDIR), instead of
+// sleeping for a guess of how long that takes. It fails after a minute.
+func waitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfor GLOB")
+	}
+	pattern := ts.MkAbs(args[0])
+	if _, err := filepath.Match(pattern, ""); err != nil {
+		ts.Fatalf("waitfor: %v", err)
+	}
+	found := func() bool { m, _ := filepath.Glob(pattern); return len(m) > 0 }
+	if !testproc.Poll(time.Minute, found) {
+		ts.Fatalf("waitfor: nothing matches %s after a minute", args[0])
+	}
 }
 
 // remoteMCP is the script command "remotemcp SCENARIO [sse]": it serves
