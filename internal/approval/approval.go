@@ -2,7 +2,7 @@
 // unit of approval (a Change between a lock entry and a live server), who
 // approves it (Approver), how a user names it (Selector), how it is
 // written into a lock (ApplyChanges, Record) and what an acknowledgement
-// records (AckFor, AddAck). It also decides what an approve run takes in:
+// records (ackFor, addAck). It also decides what an approve run takes in:
 // which configured servers it probes, which live servers it must refuse,
 // which of their changes it proposes. The engine (internal/check) only
 // probes and hands back a Live per server; the command line shows the
@@ -157,12 +157,12 @@ func (r Request) Acknowledge(lk *lock.File, lockPath string, lives []*Live, who 
 	if ls == nil {
 		return nil, fmt.Errorf("%s: server %q is not in %s: approve it before acknowledging its findings", sel, live.Name, lockPath)
 	}
-	acks, err := AckFor(live, r.Ack, sel, r.Reason, who)
+	acks, err := ackFor(live, r.Ack, sel, r.Reason, who)
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range acks {
-		AddAck(ls, a)
+		addAck(ls, a)
 	}
 	return acks, nil
 }
@@ -233,7 +233,7 @@ func (r Request) wants(ch Change, shown []finding.Finding) bool {
 		return true
 	case len(r.Selectors) > 0:
 		for _, s := range r.Selectors {
-			if s.Matches(ch) {
+			if s.matches(ch) {
 				return true
 			}
 		}
@@ -250,13 +250,13 @@ func (r Request) checkSelectors(p *Proposal, prev *lock.Server, l *Live, changes
 		if s.Server != l.Name {
 			continue
 		}
-		if !s.Known(prev, l.Server) {
+		if !s.known(prev, l.Server) {
 			p.Unknown = fmt.Errorf("%s: server %q neither lists nor pins a %s named %q", s, s.Server, s.Kind, s.Name)
 			return false
 		}
 		matched := false
 		for _, ch := range changes {
-			matched = matched || s.Matches(ch)
+			matched = matched || s.matches(ch)
 		}
 		if !matched {
 			p.Unchanged = append(p.Unchanged, s)

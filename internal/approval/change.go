@@ -231,8 +231,8 @@ func (s Selector) String() string {
 	return s.Server + "/" + string(s.Kind) + "/" + s.Name
 }
 
-// ErrSelector marks a SERVER/KIND/NAME argument that cannot be read.
-var ErrSelector = errors.New("bad selector")
+// errSelector marks a SERVER/KIND/NAME argument that cannot be read.
+var errSelector = errors.New("bad selector")
 
 // ParseSelector reads SERVER or SERVER/KIND/NAME, KIND one of tool,
 // prompt, resource, template (and server, for acknowledging the
@@ -241,22 +241,22 @@ func ParseSelector(arg string) (Selector, error) {
 	parts := strings.SplitN(arg, "/", 3)
 	switch {
 	case parts[0] == "":
-		return Selector{}, fmt.Errorf("%w %q: no server name", ErrSelector, arg)
+		return Selector{}, fmt.Errorf("%w %q: no server name", errSelector, arg)
 	case len(parts) == 1:
 		return Selector{Server: parts[0]}, nil
 	case len(parts) == 2 || parts[2] == "":
-		return Selector{}, fmt.Errorf("%w %q: want SERVER or SERVER/KIND/NAME", ErrSelector, arg)
+		return Selector{}, fmt.Errorf("%w %q: want SERVER or SERVER/KIND/NAME", errSelector, arg)
 	}
 	kind := lock.Kind(parts[1])
 	if !kind.Valid() {
-		return Selector{}, fmt.Errorf("%w %q: kind %q is not tool, prompt, resource or template", ErrSelector, arg, parts[1])
+		return Selector{}, fmt.Errorf("%w %q: kind %q is not tool, prompt, resource or template", errSelector, arg, parts[1])
 	}
 	return Selector{Server: parts[0], Kind: kind, Name: parts[2]}, nil
 }
 
-// Matches reports whether the selector names the change. A rename is one
+// matches reports whether the selector names the change. A rename is one
 // change: naming either its old or its new name names it.
-func (s Selector) Matches(c Change) bool {
+func (s Selector) matches(c Change) bool {
 	if s.Server != c.Server {
 		return false
 	}
@@ -266,9 +266,9 @@ func (s Selector) Matches(c Change) bool {
 	return s.Kind == c.Kind && (s.Name == c.Name || (c.Op == OpRenamed && s.Name == c.From))
 }
 
-// Known reports whether the selector names something the lock or the live
+// known reports whether the selector names something the lock or the live
 // server holds (changed or not).
-func (s Selector) Known(prev, live *lock.Server) bool {
+func (s Selector) known(prev, live *lock.Server) bool {
 	if s.Kind == "" {
 		return true
 	}
@@ -370,15 +370,15 @@ func ApplyChanges(lk *lock.File, server string, live *lock.Server, changes []Cha
 	}
 }
 
-// ErrNothingToAck marks an --ack for which the live probe shows no such
+// errNothingToAck marks an --ack for which the live probe shows no such
 // finding: an acknowledgement binds to content the finding was raised on.
-var ErrNothingToAck = errors.New("nothing to acknowledge")
+var errNothingToAck = errors.New("nothing to acknowledge")
 
-// AckFor builds the acknowledgements of rule on the selected subject, one
+// ackFor builds the acknowledgements of rule on the selected subject, one
 // per content hash the live probe raised it on (a tool's definition and
 // what its warm-up call returned are two contents), each bound to that
 // hash.
-func AckFor(l *Live, rule finding.RuleID, sel Selector, reason string, who Approver) ([]lock.Ack, error) {
+func ackFor(l *Live, rule finding.RuleID, sel Selector, reason string, who Approver) ([]lock.Ack, error) {
 	var out []lock.Ack
 	seen := map[string]bool{}
 	for _, f := range l.Findings {
@@ -389,14 +389,14 @@ func AckFor(l *Live, rule finding.RuleID, sel Selector, reason string, who Appro
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: the live probe of %q raises no %s finding on %s", ErrNothingToAck, l.Name, rule, sel)
+		return nil, fmt.Errorf("%w: the live probe of %q raises no %s finding on %s", errNothingToAck, l.Name, rule, sel)
 	}
 	return out, nil
 }
 
-// AddAck records an acknowledgement in a server's lock entry, replacing
+// addAck records an acknowledgement in a server's lock entry, replacing
 // an identical one (same rule, kind, subject and hash).
-func AddAck(ls *lock.Server, a lock.Ack) {
+func addAck(ls *lock.Server, a lock.Ack) {
 	kept := ls.Acknowledgements[:0]
 	for _, o := range ls.Acknowledgements {
 		if o.Rule == a.Rule && o.Kind == a.Kind && o.Subject == a.Subject && o.SHA256 == a.SHA256 {

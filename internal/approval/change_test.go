@@ -47,7 +47,7 @@ func TestChangesRenameAndSelect(t *testing.T) {
 	}
 	// Naming the old name of a rename names the rename.
 	sel, _ := ParseSelector("fs/tool/read_file")
-	if !sel.Matches(r) {
+	if !sel.matches(r) {
 		t.Error("fs/tool/read_file does not select the rename")
 	}
 
@@ -116,16 +116,16 @@ func TestAckFor(t *testing.T) {
 		{Rule: finding.ModelInstruction, Kind: "tool", Subject: "write", Field: "title", ContentSHA256: "abc"},
 	}}
 	sel, _ := ParseSelector("fs/tool/write")
-	acks, err := AckFor(l, finding.ModelInstruction, sel, "ok", Approver{By: "me"})
+	acks, err := ackFor(l, finding.ModelInstruction, sel, "ok", Approver{By: "me"})
 	if err != nil || len(acks) != 2 || acks[0].SHA256 != "abc" || acks[1].SHA256 != "def" || acks[0].Reason != "ok" || acks[0].By != "me" {
-		t.Errorf("AckFor = %+v, %v", acks, err)
+		t.Errorf("ackFor = %+v, %v", acks, err)
 	}
-	if _, err := AckFor(l, finding.SensitivePath, sel, "ok", Approver{}); !errors.Is(err, ErrNothingToAck) {
+	if _, err := ackFor(l, finding.SensitivePath, sel, "ok", Approver{}); !errors.Is(err, errNothingToAck) {
 		t.Errorf("no finding: err = %v", err)
 	}
 	ls := &lock.Server{}
-	AddAck(ls, acks[0])
-	AddAck(ls, acks[0])
+	addAck(ls, acks[0])
+	addAck(ls, acks[0])
 	if len(ls.Acknowledgements) != 1 {
 		t.Errorf("acks = %+v, want one", ls.Acknowledgements)
 	}
