@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver/remote"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
@@ -23,8 +24,8 @@ func TestMain(m *testing.M) {
 	sandbox.HelperMain()
 	fakeserver.MaybeRun()
 	testscript.Main(m, map[string]func(){
-		"mcp-lockcheck": func() { os.Exit(Main(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
-		"fakemcp":       func() { os.Exit(fakeserver.Main()) },
+		"mcp-lockcheck":    func() { os.Exit(Main(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		fakeserver.Command: func() { os.Exit(fakeserver.Main()) },
 	})
 }
 
@@ -66,13 +67,13 @@ func waitFor(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // remoteMCP is the script command "remotemcp SCENARIO [sse]": it serves
-// fakeserver.Remote on 127.0.0.1 for the rest of the script, requiring the
+// remote.Handler on 127.0.0.1 for the rest of the script, requiring the
 // bearer token in $REMOTE_TOKEN, and sets $REMOTE_URL.
 func remoteMCP(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: remotemcp SCENARIO [sse]")
 	}
-	hs := httptest.NewServer(fakeserver.Remote(args[0], ts.Getenv("REMOTE_TOKEN"), len(args) == 2 && args[1] == "sse"))
+	hs := httptest.NewServer(remote.Handler(args[0], ts.Getenv("REMOTE_TOKEN"), len(args) == 2 && args[1] == "sse"))
 	ts.Defer(hs.Close)
 	ts.Setenv("REMOTE_URL", hs.URL)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver/remote"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
@@ -310,7 +311,7 @@ func mustJSON(s string) string {
 // refuses the answer (-32001 naming the rule), a warning is logged and the
 // answer forwarded, from the first answer or after calls.
 func TestRemoteGuardPoisonedAnswers(t *testing.T) {
-	honest := httptest.NewServer(fakeserver.RemoteAnswers("", "", "", "", 0))
+	honest := httptest.NewServer(remote.Answers("", "", "", "", 0))
 	t.Cleanup(honest.Close)
 	lk := pinURL(t, honest.URL)
 	if lk.Servers["remote"].PromptAnswers["brief"] == nil {
@@ -330,7 +331,7 @@ func TestRemoteGuardPoisonedAnswers(t *testing.T) {
 	} {
 		t.Run(c.name(), func(t *testing.T) {
 			t.Parallel()
-			hs := httptest.NewServer(fakeserver.RemoteAnswers(c.carrier, c.field, c.variant, c.encoding, c.after))
+			hs := httptest.NewServer(remote.Answers(c.carrier, c.field, c.variant, c.encoding, c.after))
 			t.Cleanup(hs.Close)
 			b, err := startBridge(t, lk, hs.URL, false, nil)
 			if err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver/remote"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 )
 
@@ -37,7 +37,7 @@ func BenchmarkGuardRemoteRoundTrip(b *testing.B) {
 	if err := os.WriteFile(lockPath, data, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	hs := httptest.NewServer(fakeserver.Remote("honest", secretToken, false))
+	hs := httptest.NewServer(remote.Handler("honest", secretToken, false))
 	defer hs.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

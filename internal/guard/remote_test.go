@@ -27,7 +27,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver/remote"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
@@ -36,18 +36,18 @@ import (
 
 const secretToken = "s3cret-token-9f8e7d6c5b4a"
 
-// remoteServer serves a fakeserver.Remote scenario on 127.0.0.1.
+// remoteServer serves a remote.Handler scenario on 127.0.0.1.
 func remoteServer(t testing.TB, scenario string, sse bool) *testRemote {
 	t.Helper()
 	tr := &testRemote{}
-	inner := fakeserver.Remote(scenario, secretToken, sse)
+	inner := remote.Handler(scenario, secretToken, sse)
 	tr.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := func(_ *http.Request, body []byte) {
 			if f := tr.hook.Load(); f != nil {
 				(*f)(body)
 			}
 		}
-		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), fakeserver.RecordKey{}, rec)))
+		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), remote.RecordKey{}, rec)))
 	}))
 	t.Cleanup(func() {
 		// A handler still waiting on a client that left (drop's gamma)
@@ -601,7 +601,7 @@ func TestRemoteWireTricks(t *testing.T) {
 		{"tag characters in the definition", `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"alpha","description":"Looks a word up.\udb40\udc49","inputSchema":{"type":"object"}}]}}`, true, "hidden-characters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hs := httptest.NewServer(fakeserver.RemoteRaw(func(method, id string) string {
+			hs := httptest.NewServer(remote.Raw(func(method, id string) string {
 				if method == "tools/list" {
 					return fmt.Sprintf(tc.list, id)
 				}
@@ -630,7 +630,7 @@ func TestRemoteSessionHeadersAndResumption(t *testing.T) {
 	var mu sync.Mutex
 	type seenReq struct{ method, session, version, lastEvent string }
 	var seen []seenReq
-	inner := fakeserver.Remote("resume", secretToken, false)
+	inner := remote.Handler("resume", secretToken, false)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := func(r *http.Request, body []byte) {
 			var m struct {
@@ -644,7 +644,7 @@ func TestRemoteSessionHeadersAndResumption(t *testing.T) {
 			seen = append(seen, seenReq{m.Method, r.Header.Get("Mcp-Session-Id"), r.Header.Get("MCP-Protocol-Version"), r.Header.Get("Last-Event-ID")})
 			mu.Unlock()
 		}
-		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), fakeserver.RecordKey{}, rec)))
+		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), remote.RecordKey{}, rec)))
 	}))
 	defer hs.Close()
 	b, err := startBridge(t, lk, hs.URL, false, secretHeaders)
@@ -761,7 +761,7 @@ func TestRemoteStandaloneHostile(t *testing.T) {
 		{name: "a server request", events: "id: 1\ndata:\n\nid: 2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"roots/list\"}\n\n", posted: `"srv-1"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			raw := fakeserver.RemoteRaw(func(method, id string) string {
+			raw := remote.Raw(func(method, id string) string {
 				if method == "tools/list" {
 					return `{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[` + honest + `]}}`
 				}
@@ -837,7 +837,7 @@ func TestRemoteStandaloneHostile(t *testing.T) {
 	}
 }
 
-// rawLock is the lock of fakeserver.RemoteRaw's default answers, with one
+// rawLock is the lock of remote.Raw's default answers, with one
 // tool, alpha, approved as honest.
 func rawLock(honest string) *lock.File {
 	lk := lock.New()

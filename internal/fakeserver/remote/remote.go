@@ -1,4 +1,9 @@
-package fakeserver
+// Package remote is a remote MCP server for tests, served by the go-sdk
+// over streamable HTTP or HTTP+SSE. It is apart from package fakeserver,
+// the stdio fake, so that the stdio fake imports nothing costly to
+// initialize and can take over a test binary before the rest of it is
+// initialized (fakeserver's takeover.go).
+package remote
 
 //lint:file-ignore SA1019 sampling and logging are deprecated (SEP-2577) but clients still handle them and servers still send them: the bridge must carry them.
 
@@ -17,7 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Remote is a remote MCP server for tests: a go-sdk server behind the SDK's
+// Handler is a remote MCP server for tests: a go-sdk server behind the SDK's
 // streamable HTTP handler (or, with sse, its HTTP+SSE handler), to be
 // served by httptest on 127.0.0.1. Three tools, two to a page: alpha and
 // beta on page 1, gamma on page 2. Every request must carry
@@ -48,10 +53,10 @@ import (
 //   - resume: streamable only, with an event store: the first tools/call's
 //     connection closes just before its answer, which the client gets by
 //     resuming the stream (GET with Last-Event-ID).
-func Remote(scenario, token string, sse bool) http.Handler {
+func Handler(scenario, token string, sse bool) http.Handler {
 	release := make(chan struct{})
 	var releaseOnce sync.Once
-	srv := remoteMCP(scenario, release)
+	srv := server(scenario, release)
 	var h http.Handler
 	if sse {
 		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil)
@@ -163,7 +168,7 @@ func (c *cutBeforeAnswer) Flush() {
 	}
 }
 
-func remoteMCP(scenario string, release <-chan struct{}) *mcp.Server {
+func server(scenario string, release <-chan struct{}) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "remote-test", Version: "1.0.0"}, &mcp.ServerOptions{PageSize: 2, Instructions: "Look things up."})
 	gamma := "Third tool."
 	if scenario == "page2" {
@@ -225,45 +230,4 @@ func remoteMCP(scenario string, release <-chan struct{}) *mcp.Server {
 		srv.AddTool(&mcp.Tool{Name: t.name, Description: t.desc, InputSchema: json.RawMessage(`{"type":"object"}`)}, handler)
 	}
 	return srv
-}
-
-// RemoteRaw is a streamable HTTP server that writes its JSON by hand, for
-// what an SDK server never sends: answer(method, id) returns the body of
-// the application/json response to a request (id is the request's id as
-// written), or "" for the default answer. initialize gets a session id;
-// notifications and responses get 202.
-func RemoteRaw(answer func(method, id string) string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if err := json.Unmarshal(body, &m); err != nil {
-			http.Error(w, "bad json", http.StatusBadRequest)
-			return
-		}
-		if len(m.ID) == 0 || m.Method == "" {
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		out := answer(m.Method, string(m.ID))
-		if out == "" {
-			switch m.Method {
-			case "initialize":
-				out = `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1.0.0"}}}`
-			default:
-				out = `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"method not found"}}`
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		if m.Method == "initialize" {
-			w.Header().Set("Mcp-Session-Id", "raw-session-1")
-		}
-		io.WriteString(w, out)
-	})
 }
