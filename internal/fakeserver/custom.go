@@ -35,8 +35,10 @@ func customTools() []string {
 	return out
 }
 
-// dialKube connects once to each API server the planted kubeconfig names.
-func dialKube() {
+// dialKube connects once to each API server the kubeconfig in the home
+// directory names (https://HOST:PORT), and calls dialed with each it
+// reached.
+func dialKube(dialed func(addr string)) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return
@@ -49,6 +51,7 @@ func dialKube() {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "server: https://"); ok {
 			if c, err := net.DialTimeout("tcp", v, time.Second); err == nil {
 				c.Close()
+				dialed(v)
 			}
 		}
 	}

