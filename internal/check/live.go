@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -23,17 +22,8 @@ func ProbeLive(ctx context.Context, opts Options, who approval.Approver) ([]*app
 	refused := false // a server nothing may be approved from fails the run
 	for _, run := range runs {
 		name := run.cfg.Name
-		var prev *lock.Server
-		if opts.Lock != nil {
-			prev = opts.Lock.Servers[name]
-		}
 		l := &approval.Live{Name: name, Config: run.cfg}
-		fs, unstable := probeFindings(run, prev, across)
-		if run.held != "" {
-			fs = append(fs, heldFinding(run))
-		}
-		place := func(fs []finding.Finding) { locate(fs, run, false, "", noPositions) }
-		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil)
+		srv, prev, unstable := opts.settleProbe(run, across)
 		switch {
 		case run.held != "":
 			l.Refused = "held: " + run.held

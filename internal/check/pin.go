@@ -42,18 +42,7 @@ func Pin(ctx context.Context, opts Options, who approval.Approver) (*lock.File, 
 	across := acrossRuns(runs, opts.Lock)
 	for _, run := range runs {
 		name := run.cfg.Name
-		var prev *lock.Server
-		if opts.Lock != nil {
-			prev = opts.Lock.Servers[name]
-		}
-		fs, unstable := probeFindings(run, prev, across)
-		if run.held != "" {
-			fs = append(fs, heldFinding(run))
-		}
-		// Findings point at the server's config entry: the lock they
-		// would point into is the one being written.
-		place := func(fs []finding.Finding) { locate(fs, run, false, "", noPositions) }
-		srv := opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil)
+		srv, prev, unstable := opts.settleProbe(run, across)
 		switch {
 		case run.held != "":
 			held = true
@@ -167,4 +156,22 @@ func canonicalRaw(c lock.Canonical) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(c.Bytes)
+}
+
+// settleProbe settles what one server showed in a probe through every
+// phase, as pin and approve both take it: its lock entry (prev, nil when
+// not pinned), the probe's own findings and a held server's, settled as
+// check settles them. unstable are the findings of phases that disagreed.
+// Findings point at the server's config entry: the lock they would point
+// into is the one being written.
+func (opts *Options) settleProbe(run *serverRun, across []finding.Finding) (srv report.Server, prev *lock.Server, unstable []finding.Finding) {
+	if opts.Lock != nil {
+		prev = opts.Lock.Servers[run.cfg.Name]
+	}
+	fs, unstable := probeFindings(run, prev, across)
+	if run.held != "" {
+		fs = append(fs, heldFinding(run))
+	}
+	place := func(fs []finding.Finding) { locate(fs, run, false, "", noPositions) }
+	return opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil), prev, unstable
 }
