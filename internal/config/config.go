@@ -314,3 +314,19 @@ func detectClient(name string) string {
 	}
 	return ClientUnknown
 }
+
+// inferType sets the type of an entry that names none from what it gives:
+// stdio for a command, remote (the type the client assumes for a URL) for
+// a URL. It reports false when the entry has neither, which every reader
+// refuses in its own file's terms.
+func inferType(s *Server, remote string) bool {
+	switch {
+	case s.Command != "":
+		s.Type = TypeStdio
+	case s.URL != "":
+		s.Type = remote
+	default:
+		return false
+	}
+	return true
+}

@@ -242,12 +242,7 @@ func (f *jsonFile) serverType(e *entry, m *member, s *Server, implied string) er
 	}
 	switch typ {
 	case "":
-		switch {
-		case s.Command != "":
-			s.Type = TypeStdio
-		case s.URL != "":
-			s.Type = implied
-		default:
+		if !inferType(s, implied) {
 			msg := fmt.Sprintf("server %q has neither \"command\" nor \"url\"", m.key)
 			if src, _ := e.str("source"); src == "extension" {
 				msg += ": servers provided by Zed extensions cannot be checked; configure its command instead"

@@ -150,12 +150,7 @@ func (f *tomlFile) server(name string, prim toml.Primitive, client string) (Serv
 	if err := f.envHeaders(r, &s); err != nil {
 		return s, err
 	}
-	switch {
-	case s.Command != "":
-		s.Type = TypeStdio
-	case s.URL != "":
-		s.Type = TypeHTTP
-	default:
+	if !inferType(&s, TypeHTTP) {
 		return s, f.errLine(s.Line, "server %q has neither \"command\" nor \"url\"", name)
 	}
 	return s, nil

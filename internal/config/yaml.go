@@ -108,12 +108,7 @@ func parseContinueYAML(name string, data []byte, client string) (servers []Serve
 func continueType(s *Server, typ, name string, line, col int) error {
 	switch typ {
 	case "":
-		switch {
-		case s.Command != "":
-			s.Type = TypeStdio
-		case s.URL != "":
-			s.Type = TypeHTTP
-		default:
+		if !inferType(s, TypeHTTP) {
 			return &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("server %q has neither \"command\" nor \"url\"", s.Name)}
 		}
 	case "stdio":
