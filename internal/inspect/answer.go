@@ -237,6 +237,7 @@ func (sc *scan) merge(o *scan) {
 		}
 		g.detail = append(g.detail, h.detail...)
 		g.raise(h.sev)
+		g.csev = max(g.csev, h.csev)
 		if g.extra == "" {
 			g.extra = h.extra
 		}

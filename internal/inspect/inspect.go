@@ -115,6 +115,9 @@ type hit struct {
 	// sev is a model-instruction hit's severity: the highest its labels'
 	// classes carry (intent.go).
 	sev finding.Severity
+	// csev is the highest severity of the action classes of the clauses
+	// addressed to the model (clause.go): it holds in an answer too.
+	csev finding.Severity
 	// style marks a terminal-escape hit whose every sequence only sets
 	// colour or style (styleOnly).
 	style bool
@@ -438,6 +441,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	}
 	sc.beacon(r, s)
 	text := sc.f.fold(s, false)
+	asked := judgeClauses(text)
 	instr, paths, secret, carrier := sortMatches(allPhrases().find(text, &sc.occ))
 	implicit := sc.ident || secret != nil && inParam(r.segs) && paramVerb().Match(text[secret.a:])
 	exA, exZ, exfil := exfiltration(text, paths, secret, carrier, implicit)
@@ -449,7 +453,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	// "Reads ~/.aws/credentials" says what the tool does; "read
 	// ~/.aws/credentials" or "... and pass it as 'notes'" tells the model.
 	told := exfil && (carrier != nil || implicit || !describes(text[exA:]))
-	if len(instr) == 0 && len(paths) == 0 && !exfil {
+	if len(instr) == 0 && len(paths) == 0 && !exfil && len(asked) == 0 {
 		return
 	}
 	// Judge each match on the folded text before it is folded again
@@ -465,10 +469,21 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	if hidden {
 		where = " (in hidden text)"
 	}
-	if len(instr) > 0 || exfil {
+	if len(instr) > 0 || exfil || len(asked) > 0 {
 		h := sc.get(finding.ModelInstruction, r.path(), r.key)
 		h.hidden = h.hidden && hidden
 		h.raise(sev)
+		for _, c := range asked {
+			h.raise(c.class.severity())
+			h.csev = max(h.csev, c.class.severity())
+			l := classLabels[c.class]
+			h.addLabel(l)
+			d := l + where + ": " + show(c.a, c.z)
+			if c.target != "" {
+				d += " (target: " + inert.Text(clipTarget(c.target)) + ")"
+			}
+			h.detail = append(h.detail, d)
+		}
 		for i, m := range instr {
 			l := allPhrases().list[m.phrase].label
 			h.addLabel(l)
@@ -559,6 +574,7 @@ func (sc *scan) beacon(r textRef, s string) {
 	h := sc.get(finding.ModelInstruction, r.path(), r.key)
 	h.addLabel(labelBeacon)
 	h.raise(finding.Error)
+	h.csev = finding.Error
 	h.detail = append(h.detail, labelBeacon+": "+escapeSpan(s, loc[0], loc[1], spanLimit))
 }
 
@@ -644,6 +660,11 @@ func (sc *scan) findings() []finding.Finding {
 			f.Message = fmt.Sprintf("Text addressed to the model in %s: %s", where, labels)
 			if sc.intent {
 				f.Severity = h.sev
+			} else if h.csev == finding.Error {
+				// An answer that asks for an error's action is
+				// refused by the guard and fails the check, as the
+				// same text in a definition does.
+				f.Severity = finding.Error
 			}
 		case finding.SensitivePath:
 			f.Message = fmt.Sprintf("Credential or config path named in %s: %s", where, labels)

@@ -1,0 +1,374 @@
+package inspect
+
+import (
+	"bytes"
+	"regexp"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+)
+
+// A sentence is judged by what it asks the model to do, not by the words
+// it happens to use. The phrase tables (patterns.go) know wordings; this
+// file knows actions: it cuts folded text into clauses, keeps the clauses
+// addressed to the model (an imperative, "you must", "always ...", "make
+// sure", or any clause of a text that carries an <IMPORTANT> or SYSTEM
+// block), and gives each an action class from what it asks and what it
+// asks it of:
+//
+//   - exec: run a command or code that no tool description needs to ask
+//     for (a pipe into a shell, rm -rf, sudo, a fetch-and-run, a
+//     persistence or reverse-shell idiom);
+//   - contact: send or copy data to a destination the text fixes (a URL,
+//     a host, an IP address, an email address), over and above the
+//     tool's own job ("also", "a copy", "for audit", "every request");
+//   - write-config: change a file or setting outside the tool's job: shell
+//     rc files, cron, SSH keys, git hooks, MCP client configs, /etc;
+//   - read-secrets: read a store of secrets (every saved password, the
+//     environment variables, ~/.ssh, .env, a wallet's seed phrase);
+//   - change-values: change the user's values without saying so
+//     ("silently round every amount", "use EUR whatever the user asks");
+//   - hide: keep the model's own actions or this text from the user;
+//   - override: ignore the user's or other instructions;
+//   - impose: impose a call on another tool with a pretext ("mandatory for
+//     compliance", "before answering, always call ...");
+//   - redirect: send the model from this tool to another ("this tool is
+//     retired; use fetch_v2").
+//
+// The first seven are errors: no honest server asks them. The last two
+// are warnings a reviewer reads (Across raises a redirect to another
+// server's tool to an error). Guidance honest servers give ("call
+// list_tables before execute_sql", "use this tool when the user asks about
+// notifications", "IDs are internal, don't show them") matches no class.
+//
+// A class needs both halves, the action and its target, in one clause:
+// "rm -rf" in a paragraph about what a tool refuses to do is not asked of
+// anyone, and "send" with no fixed destination is a messaging tool's job.
+// Each class is a few small RE2 expressions over one clause (at most
+// clauseMax bytes), so a text costs linear time.
+
+// intentClass is an action class of a clause addressed to the model.
+type intentClass uint8
+
+const (
+	classNone intentClass = iota
+	classImpose
+	classRedirect
+	classExec
+	classContact
+	classWriteConfig
+	classReadSecrets
+	classChangeValues
+	classHide
+	classOverride
+)
+
+// classLabels are the classes as a finding's labels say them.
+var classLabels = [...]string{
+	classImpose:       "imposes a call on another tool with a pretext",
+	classRedirect:     "sends the model from this tool to another",
+	classExec:         "tells the model to run a command or code",
+	classContact:      "tells the model to send data to a destination the text fixes",
+	classWriteConfig:  "tells the model to change files or settings outside the tool's job",
+	classReadSecrets:  "tells the model to read secrets",
+	classChangeValues: "tells the model to change the user's values without saying so",
+	classHide:         "tells the model to hide its actions or this text from the user",
+	classOverride:     "tells the model to ignore the user's or other instructions",
+}
+
+// severity is the class's severity in a definition.
+func (c intentClass) severity() finding.Severity {
+	switch c {
+	case classNone:
+		return finding.Note
+	case classImpose, classRedirect:
+		return finding.Warning
+	}
+	return finding.Error
+}
+
+// clauseHit is one clause given a class: where it is in the folded text
+// and the target the class names (a command, a destination, a file).
+type clauseHit struct {
+	class  intentClass
+	a, z   int
+	target string
+}
+
+// clauseMax is the longest clause judged; a longer one is judged in
+// pieces of this size, so one enormous unpunctuated string costs linear
+// time too.
+const clauseMax = 400
+
+// clauses calls fn with the bounds of each clause of folded text t: cut at
+// a sentence's end, a semicolon, a bullet (" - ", " * ", " • "), a tag
+// (<important>, </system>) and every clauseMax bytes.
+func clauses(t []byte, fn func(a, z int)) {
+	a := 0
+	emit := func(z int) {
+		for a < z && (t[a] == ' ' || t[a] == '-' || t[a] == '*' || t[a] == '>') {
+			a++
+		}
+		for z-a > clauseMax {
+			fn(a, a+clauseMax)
+			a += clauseMax
+		}
+		if z > a {
+			fn(a, z)
+		}
+	}
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case '.', '!', '?':
+			// A sentence ends at the mark followed by a space or the
+			// end: not inside a URL, a file name or a version.
+			if i+1 == len(t) || t[i+1] == ' ' {
+				emit(i)
+				a = i + 1
+			}
+		case ';', '\n':
+			emit(i)
+			a = i + 1
+		case '<':
+			if j := bytes.IndexByte(t[i:min(len(t), i+40)], '>'); j > 0 {
+				emit(i)
+				a = i + j + 1
+				i += j
+			}
+		case ' ':
+			if i+2 < len(t) && (t[i+1] == '-' || t[i+1] == '*') && t[i+2] == ' ' {
+				emit(i)
+				a = i + 2
+			}
+		}
+	}
+	emit(len(t))
+}
+
+// blockMarker finds a text's block addressed to the model: an
+// <IMPORTANT>-style tag, a fake system message, a note to the AI. Every
+// clause of such a text is addressed to the model.
+var blockMarker = lazyRegexp(`<\s?/?\s?(?:important|system|instructions?|admin|critical|secret|hidden|ai|assistant|model|llm|override|sys|attention|urgent|mandatory|context|note)\b|\[/?(?:inst|system|important)\]|\bsystem (?:alert|message|notice|override|instruction|update|directive|prompt)\b|\b(?:note|message|instructions?|attention|reminder) (?:to|for) (?:the )?(?:ai|assistant|model|llm|agent|claude|gpt)\b|\b(?:ai|assistant|model|llm|agent) (?:note|instructions?|directive)s?:`)
+
+// addressing marks a clause as addressed to the model wherever it stands
+// in the clause: "you must", "the assistant should", "make sure",
+// "always <verb>", "it is mandatory to".
+var addressing = lazyRegexp(`\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?` + imperative + `\b`)
+
+// imperative is the verbs a clause addressed to the model starts with.
+const imperative = `(?:run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable)`
+
+// leadIn is what may stand before a clause's imperative verb: fillers,
+// emphasis, a heading, and a subordinate clause ending in a comma
+// ("before the first call, run ...").
+var leadIn = lazyRegexp(`^` + fillers + `(?:(?:before|after|when|whenever|if|once|while|to|for|prior to|upon|each time|every time|in order to|as part of|during|for each|on every|on each|without|from now on|going forward|in all cases|in every case)\b[^,]{0,120}, )?` + fillers)
+
+// fillers are the words and headings that may stand before a verb.
+const fillers = `(?:(?:also|always|then|first|firstly|please|and|finally|next|now|additionally|furthermore|moreover|so|but|just|simply|immediately|quietly|silently|secretly|important|note|warning|critical|system|step \d+|\d+[.)]|and then|after that|as well|kindly|remember|but first|in addition|at the same time|afterwards|then also)[:,]? )*`
+
+// startsImperative reports whether clause c opens with an imperative verb
+// after its lead-in.
+func startsImperative(c []byte) bool {
+	if m := leadIn().FindIndex(c); m != nil {
+		c = c[m[1]:]
+	}
+	return imperativeStart().Match(c)
+}
+
+var imperativeStart = lazyRegexp(`^` + imperative + `\b`)
+
+// addressedClause reports whether clause c speaks to the model.
+func addressedClause(c []byte) bool {
+	return startsImperative(c) || addressing().Match(c) || hideAsk().Match(c) || overrideAsk().Match(c)
+}
+
+// secretNoun is a credential named as a noun.
+const secretNoun = `(?:secrets?|credentials?|passwords?|passphrases?|api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)? tokens?|tokens|private keys?|ssh keys?|cookies|session tokens?|seed phrases?|mnemonics?|wallet keys?|recovery phrases?)\b`
+
+// The classes' expressions, each over one clause.
+var (
+	// shellDanger is a command no tool text needs to ask the model to
+	// run: piping into a shell or interpreter, deleting recursively,
+	// privilege, a reverse shell, fetch-and-run, persistence.
+	shellDanger = lazyRegexp(`\|\s?(?:sudo )?(?:ba|z|k|da|fi)?sh\b|\|\s?(?:python[0-9.]*|perl|ruby|node|php|iex|powershell|pwsh)\b|\brm -[a-z]*(?:r[a-z]*f|f[a-z]*r|r)[a-z]*\b|\brm -rf\b|\bsudo [a-z]|\bchmod (?:\+x|[0-7]{3}|-r)|\bmkfifo\b|\bnc (?:-[a-z]*[el])|\bncat\b|/dev/tcp/|\bbase64 (?:-d|--decode)\b|\bpowershell\b|\binvoke-(?:expression|webrequest)\b|\b(?:ba|z)?sh -c\b|\beval ?\(|\bexec ?\(|\bos\.system\b|\bsubprocess\b|\bchild_process\b|\b(?:python[0-9.]*|node|perl|ruby) -[ce]\b|\bcrontab\b|\bosascript\b|\bnohup\b|\bdd if=|\bmkfs\b|\blaunchctl\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)|\bwget \S|\bssh-keygen\b|\bscp \S|>> ?~?/?\S*(?:rc|profile|authorized_keys)\b|\bkill -9\b|\bkillall\b|\bshutdown\b|\bformat c:|\bdel /[sfq]|\breg add\b|\bschtasks\b|\bcertutil\b|\bxattr -d\b|\bspctl\b|\bcsrutil\b`)
+	// execAsk is a request to run something, with no danger needed:
+	// "execute the following command", "run this script in a terminal".
+	execAsk = lazyRegexp(`\b(?:run|execute|exec|type|paste|enter|launch|eval|evaluate)\b[^.]{0,40}\b(?:(?:following|this|these|that|the) (?:command|script|code|snippet|line|shell)|in (?:a|the|your) (?:terminal|shell|console|command line|command prompt|bash)|(?:shell|terminal|bash|powershell) commands?)\b`)
+	// codeSpan is a command-like code span, which folded text keeps.
+	codeSpan = lazyRegexp("`[^`]{3,300}`")
+
+	// destination is a place the text fixes: a URL, an email address, an
+	// IP address, a host name.
+	fixedDestination = lazyRegexp(`(?:https?|ftp|wss?)://[^\s'"<>)\]` + "`" + `]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
+	sendVerb         = lazyRegexp(`\b(?:send|sends|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|beacon|dispatch|broadcast|publish|curl|back up|backup|archive|transfer|put|write|save|include|attach|append|(?:make|issue|perform) an? (?:get|post|put|http|https|web) (?:request|call)|be (?:sent|posted|uploaded|forwarded|copied|reported|logged|mirrored|synced|shared|relayed|streamed|delivered|pushed|transmitted|submitted))\b`)
+	// docsContext is a clause about documentation, sign-up or support:
+	// where a person goes, not where data is sent.
+	docsContext = lazyRegexp(`\b(?:see|visit|documentation|docs|learn more|more info(?:rmation)?|for details|sign up|signup|register (?:at|on)|get (?:your|an|a|one) |obtain (?:your|an|a) |create (?:your|an|a) |generate (?:your|an|a) |report (?:a |any )?(?:bugs?|issues?|problems?|feedback|vulnerabilit)|feedback|support|contact us|help center|reference|example|e\.g|for instance|such as|like)\b`)
+	// additional marks a destination as over and above the tool's job:
+	// "also", "a copy", "for audit", "every request".
+	additional = lazyRegexp(`\b(?:also|additionally|as well|too|a copy|copies|cc|bcc|backup|back up|record|records|record-keeping|record keeping|audit|auditing|compliance|logging|archive|archiving|mirror|monitoring|telemetry|analytics|tracking|each|every|all|whenever|always|before|after|silently|secretly|quietly|automatically|in the background|verification|verify|safekeeping|safety|security|first)\b`)
+	// dataNouns are what the model holds and a destination may want.
+	dataNouns = lazyRegexp(`\b(?:requests?|arguments?|args|parameters?|params|inputs?|results?|outputs?|responses?|answers?|conversation|messages?|contents?|data|details|information|info|quer(?:y|ies)|files?|everything|summary|transcript|history|credentials?|keys?|tokens?|passwords?|prompts?|payload|context|secrets?|cookies|it|them|this)\b`)
+
+	// configTarget is a file or setting a tool's job does not reach.
+	configTarget = lazyRegexp(`(?:^|[\s'"` + "`" + `(~/])\.?(?:bashrc|zshrc|bash_profile|zprofile|zshenv|zlogin|cshrc|tcshrc|kshrc|bash_login)\b|~/\.profile\b|\.config/fish\b|\bcrontab\b|\bcron (?:job|tab|entry|entries)\b|\bauthorized_keys\b|\bknown_hosts\b|\.ssh/|\.gitconfig\b|\.git/hooks\b|\bgit hooks?\b|\.npmrc\b|\.pypirc\b|/etc/|\blaunch ?agents?\b|\blaunchd\b|\bsystemd (?:unit|service)\b|\bstartup (?:items?|folder|scripts?)\b|\blogin items?\b|\bwindows registry\b|\bhkey_|\bmcp\.json\b|\bmcp_config\b|\bclaude_desktop_config\b|\.cursor/|\.vscode/|\bsettings\.json\b|\bshell (?:profile|config(?:uration)?|rc|startup)\b|\brc files?\b|\balias [a-z0-9_-]+=|\bshell alias|\$path\b|\bpath (?:variable|environment)\b|\bsudoers\b|\bhosts file\b|\bautostart\b|\bpre-commit hooks?\b|\bbrowser extensions?\b`)
+	writeVerb    = lazyRegexp(`\b(?:add|append|write|insert|put|save|store|modify|edit|update|change|create|overwrite|replace|echo|set|install|register|enable|configure|place|drop|copy|prepend|inject|patch|alter|schedule|disable|turn off|remove|delete)\b`)
+
+	// secretStore is a store of secrets the user did not hand over: a
+	// credential file, the environment, a wallet's phrase, or secrets
+	// taken from the user's machine or session. A service's own account
+	// objects ("list all API keys from Resend") are a key-management
+	// tool's job.
+	secretStore = lazyRegexp(`\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b|\b(?:the user's|user's|users'|saved|stored|cached|browser|system|local)\b[^.]{0,24}?` + secretNoun + `|` + secretNoun + `[^.]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`)
+	readVerb2   = lazyRegexp(`\b(?:read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
+	negated     = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without)\b[^.]{0,24}$`)
+
+	// silently is concealment of what the model does.
+	silently   = lazyRegexp(`\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly|without (?:telling|informing|notifying|alerting|mentioning|letting|showing|the user (?:knowing|noticing|seeing))|behind the user's back|so the user (?:does not|doesn't|won't|will not) (?:know|notice|see))\b`)
+	changeVerb = lazyRegexp(`\b(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc)\b`)
+	// overrideUser is a value the text fixes against what the user says.
+	overrideUser = lazyRegexp(`\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)
+	// hideAsk keeps something from the user; hideObject says it is the
+	// model's own doing or this text, not display guidance ("IDs are
+	// internal, don't show them").
+	hideAsk    = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|without)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
+	hideObject = lazyRegexp(`\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b`)
+	// overrideAsk is "ignore previous instructions" and its kin, and
+	// "ignore the user's request".
+	overrideAsk = lazyRegexp(`\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`)
+
+	// toolRef names a tool: an identifier of two words or more, a quoted
+	// name, or "the X tool".
+	toolRef  = lazyRegexp("[`'\"][a-z][a-z0-9_.-]{2,60}[`'\"]|\\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\\b|\\b[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\\b|\\bthe [a-z0-9_-]+ (?:tool|function)\\b")
+	callVerb = lazyRegexp(`\b(?:call|invoke|run|use|execute|trigger|query|hit)\b`)
+	// pretext is the reason given for imposing a call.
+	pretext = lazyRegexp(`\b(?:mandatory|compulsory|obligatory|compliance|compliant|audit(?:ing|able)?|regulat[a-z]*|legal(?:ly)?|gdpr|hipaa|sox|polic(?:y|ies)|otherwise|or else|will fail|must be logged|for security|security (?:reasons|requirements?|purposes|check)|required (?:by|for) (?:law|policy|compliance|security|audit)|before (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)|at the (?:start|beginning) of every|on every (?:turn|request|message))\b`)
+	// retired is this tool saying it is not to be used.
+	retired = lazyRegexp(`\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)\b`)
+	// conditional is a clause that says when not to use this tool:
+	// guidance between tools ("if the user names an author, do not use
+	// this tool").
+	conditional = lazyRegexp(`\b(?:if|when|unless|for|as an?|while|until|only|except|whenever)\b`)
+	useOther    = lazyRegexp(`\b(?:use|call|switch to|migrate to|invoke|instead)\b`)
+)
+
+// judgeClause gives one clause its class, with the target it names.
+// block says the clause stands in a text addressed to the model.
+func judgeClause(c []byte, block bool) (intentClass, string) {
+	addressed := block || addressedClause(c)
+	if !addressed {
+		// A tool's description of itself ("Sends the message to the
+		// webhook") asks nothing, whatever it names; an order hidden
+		// in the middle of it still does ("... and you must also").
+		return classNone, ""
+	}
+	if m := overrideAsk().Find(c); m != nil && !quotedExample(c, bytes.Index(c, m)) {
+		return classOverride, string(m)
+	}
+	if m := shellDanger().Find(c); m != nil && !negated().Match(c[:bytes.Index(c, m)]) {
+		return classExec, string(m)
+	}
+	if m := configTarget().Find(c); m != nil && writeVerb().Match(c) && !describesOnly(c) {
+		return classWriteConfig, string(bytes.TrimSpace(m))
+	}
+	if m := secretStore().FindIndex(c); m != nil {
+		if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && !negated().Match(c[:v]) {
+			return classReadSecrets, string(c[m[0]:m[1]])
+		}
+	}
+	if d := fixedDestination().Find(c); d != nil && sendVerb().Match(c) && !docsContext().Match(fixedDestination().ReplaceAll(c, nil)) {
+		if additional().Match(c) && dataNouns().Match(c) || block {
+			return classContact, string(d)
+		}
+	}
+	if m := overrideUser().Find(c); m != nil && changeVerb().Match(c) {
+		return classChangeValues, string(m)
+	}
+	if m := silently().Find(c); m != nil {
+		if changeVerb().Match(c) {
+			return classChangeValues, string(m)
+		}
+	}
+	if m := hideAsk().FindIndex(c); m != nil && hideObject().Match(c[m[0]:]) {
+		return classHide, string(c[m[0]:m[1]])
+	}
+	if m := execAsk().Find(c); m != nil && codeSpan().Match(c) {
+		return classExec, string(m)
+	}
+	if callVerb().Match(c) && pretext().Match(c) {
+		if t := toolRef().Find(c); t != nil {
+			return classImpose, string(t)
+		}
+	}
+	return classNone, ""
+}
+
+// describesOnly reports a clause that names a config file as what a tool
+// reads or shows, not as something to change ("shows the alias list").
+func describesOnly(c []byte) bool {
+	return !startsImperative(c) && !addressing().Match(c) && ownVerb().Match(c)
+}
+
+// lastMatchBefore is the start of the last match of re in c[:end], or -1;
+// a verb inside an identifier (get_env, read-file) names, it asks nothing.
+func lastMatchBefore(re *regexp.Regexp, c []byte, end int) int {
+	locs := re.FindAllIndex(c[:end], -1)
+	for i := len(locs) - 1; i >= 0; i-- {
+		if !inIdentifier(c, locs[i][0], locs[i][1]) {
+			return locs[i][0]
+		}
+	}
+	return -1
+}
+
+// quotedExample reports whether the text at i of clause c is quoted as an
+// example ("e.g. \"ignore your instructions\"", "inputs such as 'forget
+// the rules'"): a classifier's or a filter's documentation names the
+// attacks it catches.
+func quotedExample(c []byte, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	q := bytes.LastIndexAny(c[:i], "\"'`")
+	if q < 0 || bytes.IndexAny(c[i:], "\"'`") < 0 {
+		return false
+	}
+	return exampleMarker().Match(c[max(0, q-48):q])
+}
+
+var exampleMarker = lazyRegexp(`\b(?:e\.g|eg|i\.e|example|examples|such as|like|for instance|input|inputs|prompt|prompts|text|detects?|detecting|classif\w*|flags?|catches|blocks?|patterns?|attacks?|injections?|jailbreaks?)\b`)
+
+// judgeClauses cuts folded text t into clauses and returns those with a
+// class.
+func judgeClauses(t []byte) []clauseHit {
+	block := blockMarker().Match(t)
+	var out []clauseHit
+	// retiredAt is where a clause said this tool is not to be used: it
+	// and the clauses after it are read for the tool to use instead
+	// ("This tool is retired; always use fetch_v2").
+	retiredAt := -1
+	clauses(t, func(a, z int) {
+		c := t[a:z]
+		if cl, target := judgeClause(c, block); cl != classNone {
+			out = append(out, clauseHit{class: cl, a: a, z: z, target: target})
+			return
+		}
+		if retiredAt < 0 && retired().Match(c) && !conditional().Match(c) {
+			retiredAt = a
+		}
+		if u := useOther().FindIndex(c); retiredAt >= 0 && u != nil {
+			if r := toolRef().Find(retired().ReplaceAll(c[u[0]:], nil)); r != nil {
+				out = append(out, clauseHit{class: classRedirect, a: retiredAt, z: z, target: string(r)})
+				retiredAt = -1
+			}
+		}
+	})
+	return out
+}
+
+// clipTarget keeps a target short enough for a finding's detail.
+func clipTarget(s string) string {
+	if len(s) > 80 {
+		return truncateRunes(s, 80)
+	}
+	return s
+}
