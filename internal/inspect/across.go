@@ -319,10 +319,14 @@ func (r *referrer) steered(s Subject, t textRef, hits []steerHit, self string) (
 // (not one it steers away from: that finding says more).
 func (r *referrer) named(s Subject, t textRef, hits []steerHit, steered []string) []finding.Finding {
 	var names []string
+	called := map[string]bool{}
 	for _, h := range hits {
 		for _, n := range h.names {
 			if !slices.Contains(names, n) {
 				names = append(names, n)
+			}
+			if callsAt(r.f.text, h.a) {
+				called[n] = true
 			}
 		}
 	}
@@ -332,17 +336,49 @@ func (r *referrer) named(s Subject, t textRef, hits []steerHit, steered []string
 		if slices.Contains(r.owners[name], s.Server) || slices.Contains(steered, name) {
 			continue // it names its own tool (a collision is reported above)
 		}
+		if !identName(name) {
+			// A tool named by one plain word (documentation, search)
+			// is a word in any other text, quoted in an example list
+			// or not: it is no evidence of a reference.
+			continue
+		}
+		if r.vocabOf(s.Server)[looseKeys.Replace(identKey(r.f.fold(name, false)))] {
+			// The server's own definitions hold the same value in
+			// some spelling (an enum, const, default or example):
+			// its own method, named as the other server's tool is
+			// (createTable beside create_table). Steering is judged
+			// whatever the vocabulary.
+			continue
+		}
+		// Naming is not steering. Text that sends the model to another
+		// server's tool ("call get_project first") is an error; a
+		// name alone ("the id get_project returned") a warning a
+		// reviewer reads.
 		fd := r.base(finding.ToolShadowing, s, t.path())
 		fd.Message = fmt.Sprintf("Text of server %q names tool %q of server %s", inert.Text(s.Server), inert.Text(name), quoteList(r.owners[name]))
 		fd.Detail = "A description that talks about another server's tool can steer how the model uses it."
-		if r.vocabOf(s.Server)[identKey(r.f.fold(name, false))] {
+		if called[name] {
+			fd.Message = fmt.Sprintf("Text of server %q sends the model to tool %q of server %s", inert.Text(s.Server), inert.Text(name), quoteList(r.owners[name]))
+		} else {
 			fd.Severity = finding.Warning
-			fd.Detail = "The name is also a value of this server's own definitions (an enum, const, default or example): most likely its own method, named the same as the other server's tool. " + fd.Detail
 		}
 		out = append(out, fd)
 	}
 	return out
 }
+
+// callsAt reports whether the words before position a of folded text t, in
+// the same sentence, ask the model to call what stands at a ("call X",
+// "then use X", "invoke the X") or rank it ("better X").
+func callsAt(t []byte, a int) bool {
+	lo := max(0, a-48)
+	if i := bytes.LastIndexAny(t[lo:a], ".!?;"); i >= 0 {
+		lo += i + 1
+	}
+	return callBefore().Match(t[lo:a])
+}
+
+var callBefore = lazyRegexp(`\b(?:call|calling|invoke|invoking|use|using|run|running|execute|try|switch to|prefer|instead|better|safer|faster|improved|enhanced|fixed|patched|hardened|upgraded|genuine)\b(?: (?:the|a|an|this|tool|function|first))*[ ` + "`" + `'"(]*$`)
 
 // confusables: a twin (the same skeleton as another name in the config) is
 // an error; a non-ASCII name with no twin a warning.
@@ -459,6 +495,12 @@ func newNameIndex(names []string) *nameIndex {
 		}
 	}
 	return ix
+}
+
+// identName reports a tool name written as an identifier: words joined by
+// a separator, a digit or a camel hump.
+func identName(n string) bool {
+	return strings.ContainsAny(n, "_-.") || hasDigit(n) || camel(n)
 }
 
 // looseKeys drops the separators '_' and '-' of a folded identifier.

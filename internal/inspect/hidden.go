@@ -181,9 +181,18 @@ func readable(b []byte) bool {
 // value) as the words it is made of. What it asks is asked of the model
 // filling in that very parameter, so the parameter is the channel: a
 // credential named in it is being passed along.
+//
+// An identifier alone is never an order: a tool's name
+// (get_secret_scanning_alert) names what the tool does. Its words are read
+// only where the identifier is a channel the model fills in, a parameter's
+// name or one of its values, and only when they spell a request to put
+// something in it: a verb that moves data (include, attach, dump...).
 func (sc *scan) identifier(r textRef, b []byte) {
+	if !channelPosition(r) {
+		return
+	}
 	words, ok := identWords(b)
-	if !ok {
+	if !ok || !identVerb().MatchString(words) {
 		return
 	}
 	prev := sc.ident
@@ -191,6 +200,16 @@ func (sc *scan) identifier(r textRef, b []byte) {
 	sc.phrases(r, words, false)
 	sc.ident = prev
 }
+
+// channelPosition reports whether a string is a parameter's name or a
+// value the model may put in a parameter: a key or value inside an input
+// schema's properties or a prompt's arguments.
+func channelPosition(r textRef) bool {
+	return inParam(r.segs)
+}
+
+// identVerb is a verb that moves data, as an identifier's words say it.
+var identVerb = lazyRegexp(`\b(?:include|includes|including|attach|append|add|send|dump|upload|paste|insert|copy|export|leak|exfiltrate|forward|embed|steal|harvest|collect|grab|put|pass|with|also)\b`)
 
 // encoded judges the text encoded in runs of a definition's string, as
 // Answer judges a blob's: decoded once, and no deeper than maxDecodeDepth.

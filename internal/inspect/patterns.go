@@ -31,7 +31,7 @@ type phrase struct {
 	// reject, if set, discards a match (a negated one) so later
 	// occurrences are still tried: a decoy "do not include API keys" must
 	// not shield a real request after it.
-	reject func(text []byte, a int) bool
+	reject func(text []byte, a, z int) bool
 	// need, if set, lists substrings of which one must occur in the text
 	// for the phrase to be tried at all: a cheap gate for phrases whose
 	// anchors are common verbs.
@@ -274,7 +274,7 @@ func (ps *phraseSet) find(text []byte, occ *[][]span) []match {
 				if ns := ps.nearSet[k]; ns >= 0 && !ps.list[k].nearby(text, i, found()[ns]) {
 					continue
 				}
-				if a, z, ok := ps.list[k].try(text, i); ok && (ps.list[k].reject == nil || !ps.list[k].reject(text, a)) {
+				if a, z, ok := ps.list[k].try(text, i); ok && (ps.list[k].reject == nil || !ps.list[k].reject(text, a, z)) {
 					done |= 1 << k
 					first[k] = match{k, a, z}
 				}
@@ -389,8 +389,8 @@ var instructionPhrases = []phrase{
 	within(nearing(ph(labelRedirect, words("always must should"),
 		`always (?:send|forward|deliver|route|email|mail|cc|bcc)\b[^.!?]{0,40}? to\b`+
 			`|(?:must|should) (?:always )?be (?:sent|forwarded|delivered|routed|redirected|copied) to\b`), "send", "forward", "deliver", "route", "email", "mail", "cc", "sent", "delivered", "routed", "redirected", "copied"), 60, false),
-	within(nearing(needing(ph(labelHistory, words("include pass send add append attach copy forward put insert provide embed upload post share dump"),
-		`(?:include|pass|send|add|append|attach|copy|forward|put|insert|provide|embed|upload|post|share|dump)\b[^.!?]{0,60}?\b(?:(?:the |this |our |your )?(?:entire |full |whole |complete )?(?:`+conversation+`|(?:(?:chat|dialog(?:ue)?|session) (?:history|log|transcript)|(?:previous|prior|earlier|last|recent|past|preceding) (?:messages?|tool (?:calls?|results?|outputs?)|calls?|conversations?|context|chats?|exchanges?|answers?)|(?:results?|outputs?|responses?) (?:of|from) (?:other|previous|prior|earlier|all|any) (?:tools?|calls?|functions?)|other tools'? (?:outputs?|results?|responses?|data))\b)|(?:system prompt|your instructions)\b)`),
+	within(nearing(needing(notOwnRequest(ph(labelHistory, words("include pass send add append attach copy forward put insert provide embed upload post share dump"),
+		`(?:include|pass|send|add|append|attach|copy|forward|put|insert|provide|embed|upload|post|share|dump)\b[^.!?]{0,60}?\b(?:(?:the |this |our |your )?(?:entire |full |whole |complete )?(?:`+conversation+`|(?:(?:chat|dialog(?:ue)?|session) (?:history|log|transcript)|(?:previous|prior|earlier|last|recent|past|preceding) (?:messages?|tool (?:calls?|results?|outputs?)|calls?|conversations?|context|chats?|exchanges?|answers?)|(?:results?|outputs?|responses?) (?:of|from) (?:other|previous|prior|earlier|all|any) (?:tools?|calls?|functions?)|other tools'? (?:outputs?|results?|responses?|data))\b)|(?:system prompt|your instructions)\b)`)),
 		"conversation", "chat", "dialog", "session", "previous", "prior", "earlier", "last", "recent", "past", "preceding", "other tool", "system prompt", "your instructions"),
 		historyWords()...), 140, true),
 	within(nearing(ph(labelRoute, words("route reroute send pass direct funnel proxy redirect forward all every each any"),
@@ -484,7 +484,7 @@ var (
 // get_env.ts names a tool or a file (documentation a resource holds is
 // full of them), it asks nothing.
 func negatable(p phrase) phrase {
-	p.reject = func(text []byte, a int) bool {
+	p.reject = func(text []byte, a, _ int) bool {
 		return negation().Match(text[max(0, a-24):a]) || inIdentifier(text, a, wordEnd(text, a))
 	}
 	return p
@@ -512,7 +512,7 @@ func inIdentifier(text []byte, a, z int) bool {
 // tool itself does ("Returns the environment variables available in the
 // session"): a description, not a request.
 func toolsOwn(p phrase) phrase {
-	p.reject = func(text []byte, a int) bool {
+	p.reject = func(text []byte, a, _ int) bool {
 		lo := max(0, a-80)
 		if i := bytes.LastIndexAny(text[lo:a], ".!?"); i >= 0 {
 			lo += i + 1
@@ -521,6 +521,21 @@ func toolsOwn(p phrase) phrase {
 	}
 	return p
 }
+
+// notOwnRequest makes the pass-along-the-conversation phrase skip what a
+// tool needs of the exchange: the user's own latest message as its query
+// ("include the user's most recent message"), and a reference that
+// continues something ("pass the cursor to continue from where the last
+// call stopped", "pass the session_id back to continue an existing
+// conversation").
+func notOwnRequest(p phrase) phrase {
+	p.reject = func(text []byte, a, z int) bool {
+		return ownRequest().Match(text[a:z])
+	}
+	return p
+}
+
+var ownRequest = lazyRegexp(`\buser'?s? (?:own )?(?:most |very )?(?:recent|last|latest|current|original) (?:message|question|request|query|prompt|input)|\b(?:continue|resume|from where|pick up where|existing conversation)\b`)
 
 // ownVerb is a verb in the third person: what the tool does.
 var ownVerb = lazyRegexp(`\b(?:returns|lists|shows|prints|displays|gets|reads|fetches|retrieves|reports|exposes|outputs|dumps|manages|rotates|revokes|creates|deletes)\b`)

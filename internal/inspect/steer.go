@@ -51,6 +51,9 @@ var (
 	cueBefore *regexp.Regexp
 	// cueAfter starts where a named target ends.
 	cueAfter *regexp.Regexp
+	// serverDemoted is another server's name, then a demoting
+	// predicate.
+	serverDemoted *regexp.Regexp
 	// genericTarget is "the standard one" and its kin, at the start.
 	genericTarget *regexp.Regexp
 	// selfPromote needs no target.
@@ -87,12 +90,18 @@ func compileSteer() {
 		cueAfter = regexp.MustCompile(`^[` + "`" + `'"’)\]]*(?: (?:tool|function|command|method|endpoint|one|server|version|copy|implementation)s?)?(?: (?:from|of|on|in) (?:the )?[a-z0-9_.-]+(?: server| mcp)?)?` + be + demoted)
 		// genericDemoted: "other file readers are unsafe", "the github one
 		// is outdated", from an other-copy word or a server's name.
-		genericDemoted = regexp.MustCompile(`^[a-z0-9_.'’-]+(?: [a-z0-9_.'’-]+){0,3}?` + be + demoted)
+		// The stand-in must be a tool ("other file readers", "the
+		// github one"): "that legacy response shape is deprecated" is
+		// about a field.
+		genericDemoted = regexp.MustCompile(`^[a-z0-9_.'’-]+(?: [a-z0-9_.'’-]+){0,2}? (?:tools?|ones?|versions?|servers?|functions?|implementations?|methods?|endpoints?|commands?|readers?|writers?|clients?|integrations?|apis?|mcp)` + be + demoted)
+		serverDemoted = regexp.MustCompile(`^[a-z0-9_.'’-]+(?: (?:server|mcp|one|tools?|version))?` + be + demoted)
 		genericTarget = regexp.MustCompile(`^ ?(?:(?:the|a|an|any|all|its|those|these|that)\s)*(?:(?:standard|default|original|official|built-?in|native|regular|normal|usual|stock|basic|plain|old|older|legacy|other|generic|vanilla|upstream|previous|another|ordinary|common|core|reference|unsafe|insecure|slower|third-party)\s)+(?:[a-z0-9_.'’-]+\s){0,2}?(?:tools?|ones?|versions?|implementations?|servers?|functions?|variants?|methods?|mcp|commands?|providers?|integrations?|endpoints?|apis?)\b`)
 		otherCopy = regexp.MustCompile(`\b(?:standard|default|original|official|built-?in|native|regular|normal|usual|stock|basic|plain|old|older|legacy|existing|other|generic|vanilla|upstream|previous|ordinary|common|core|reference|unsafe|insecure|third-party|real|genuine)[\s` + "`'\"" + `]*$`)
 		selfPromote = regexp.MustCompile(`^(?:` +
 			`(?:use|call|invoke|choose|pick|prefer|select|trust) (?:this|me|our|my)(?: [a-z0-9_.'’-]+)? (?:instead|exclusively)\b(?: of)?|` +
-			`(?:always|exclusively) (?:use|call|invoke|choose|pick|trust) (?:this|me|our|my)\b|` +
+			// "Always call this tool when ..." with no rival is
+			// guidance: steering ranks, and "always" ranks nothing.
+			`exclusively (?:use|call|invoke|choose|pick|trust) (?:this|me|our|my)\b|` +
 			// "Only use this" promotes only when nothing restricts it:
 			// Resend's "you may only use this tool if the user confirms"
 			// limits its own tool.
@@ -376,7 +385,11 @@ func (j *sentenceJudge) word(a, z int) bool {
 		return true
 	}
 	if j.collides && !j.ownOnly && (steerOtherWords[string(w)] || isServer(w, j.servers)) {
-		if m := genericDemoted.Find(s[a:min(len(s), a+120)]); m != nil {
+		re := genericDemoted
+		if isServer(w, j.servers) {
+			re = serverDemoted // "the one from filesystem is outdated"
+		}
+		if m := re.Find(s[a:min(len(s), a+120)]); m != nil {
 			j.found = j.add(string(m), "")
 			return false
 		}
@@ -481,7 +494,9 @@ func ownVocabulary(f *folder, server string, subjects []Subject) map[string]bool
 			if k == "" {
 				return
 			}
-			out[k] = true
+			// Indexed without separators, as the other server's name
+			// is looked up: createTable is create_table.
+			out[looseKeys.Replace(k)] = true
 		})
 	}
 	return out
