@@ -16,8 +16,9 @@ import (
 // source, that the text rules were not written against. TestFolds measures
 // the rules on them the way a user meets them: each attack judged alone,
 // by what the exported API says of it. The texts of public suites are kept
-// out of the repository (bench/README.md says why and how to build the
-// folders); MCP_LOCKCHECK_FOLDS names where they are, a path list whose
+// out of the repository (bench/README.md says why, and the format;
+// bench/folds-sources.md where each fold comes from); MCP_LOCKCHECK_FOLDS
+// names where they are, a path list whose
 // entries are either one source folder or a directory of source folders.
 // Without it the committed folds of testdata/folds are measured, if any.
 //
