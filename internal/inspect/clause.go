@@ -105,7 +105,7 @@ const clauseMax = 400
 func clauses(t []byte, fn func(a, z int)) {
 	a := 0
 	emit := func(z int) {
-		for a < z && (t[a] == ' ' || t[a] == '-' || t[a] == '*' || t[a] == '>') {
+		for a < z && !(t[a] >= 'a' && t[a] <= 'z' || t[a] >= '0' && t[a] <= '9' || t[a] == '<' || t[a] == '[' || t[a] == '`' || t[a] >= 0x80) {
 			a++
 		}
 		for z-a > clauseMax {
@@ -134,6 +134,12 @@ func clauses(t []byte, fn func(a, z int)) {
 				a = i + j + 1
 				i += j
 			}
+		case '#':
+			// A comment marker starts a clause: "+# and run: ...".
+			if i > 0 && (t[i-1] == ' ' || t[i-1] == '+') {
+				emit(i)
+				a = i + 1
+			}
 		case ' ':
 			if i+2 < len(t) && (t[i+1] == '-' || t[i+1] == '*') && t[i+2] == ' ' {
 				emit(i)
@@ -147,7 +153,7 @@ func clauses(t []byte, fn func(a, z int)) {
 // blockMarker finds a text's block addressed to the model: an
 // <IMPORTANT>-style tag, a fake system message, a note to the AI. Every
 // clause of such a text is addressed to the model.
-var blockMarker = lazyRegexp(`<\s?/?\s?(?:important|system|instructions?|admin|critical|secret|hidden|ai|assistant|model|llm|override|sys|attention|urgent|mandatory|context|note)\b|\[/?(?:inst|system|important)\]|\bsystem (?:alert|message|notice|override|instruction|update|directive|prompt)\b|\b(?:note|message|instructions?|attention|reminder) (?:to|for) (?:the )?(?:ai|assistant|model|llm|agent|claude|gpt)\b|\b(?:ai|assistant|model|llm|agent) (?:note|instructions?|directive)s?:`)
+var blockMarker = lazyRegexp(`<\s?/?\s?(?:important|system|instructions?|admin|critical|secret|hidden|ai|assistant|model|llm|override|sys|attention|urgent|mandatory|context|note)\b|\[/?(?:inst|system|important)\]|\bsystem (?:alert|message|notice|override|instruction|update|directive|prompt)\b|\b(?:note|message|instructions?|attention|reminder) (?:to|for) (?:the )?(?:ai|assistant|model|llm|agent|claude|gpt)\b|\b(?:ai|assistant|model|llm|agent) (?:note|instructions?|directive)s?:|<\s?/?\s?information\b|[\[<]\s?/?\s?(?:system|ai|assistant|admin|hidden|internal|agent)[_ -]?[a-z_]*\s?[\]>]|\b_?ai_(?:instructions?|directives?|notes?|system[a-z_]*|processing[a-z_]*|commands?)\b|^(?:ai|agent|assistant|model|llm):|\bto you,? (?:the |an? |my )?(?:ai|assistant|model|agent|llm)\b|\b(?:hey|dear|attention|hello),? (?:ai|assistant|agent|model|llm|claude)\b`)
 
 // addressing marks a clause as addressed to the model wherever it stands
 // in the clause: "you must", "the assistant should", "make sure",
@@ -155,12 +161,12 @@ var blockMarker = lazyRegexp(`<\s?/?\s?(?:important|system|instructions?|admin|c
 var addressing = lazyRegexp(`\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?` + imperative + `\b`)
 
 // imperative is the verbs a clause addressed to the model starts with.
-const imperative = `(?:run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable)`
+const imperative = `(?:run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable|combine|concatenate|assemble|join|chain|begin|perform|trigger|initiate|grant|pay|approve|invite|unlock|press|prioriti[sz]e|prefer|choose|pick|select|trust|accept|allow|sell|buy|purchase|wire|deposit|withdraw|book|cancel|paste|remember|escalate|elevate|respond|confirm|verify|authenticate|reset)`
 
 // leadIn is what may stand before a clause's imperative verb: fillers,
 // emphasis, a heading, and a subordinate clause ending in a comma
 // ("before the first call, run ...").
-var leadIn = lazyRegexp(`^` + fillers + `(?:(?:before|after|when|whenever|if|once|while|to|for|prior to|upon|each time|every time|in order to|as part of|during|for each|on every|on each|without|from now on|going forward|in all cases|in every case)\b[^,]{0,120}, )?` + fillers)
+var leadIn = lazyRegexp(`^(?:(?:hi|hello|hey|dear|attention|greetings)\b[^,.:]{0,30}[,:] )?(?:[a-z_]+(?: [a-z_]+)?: )?` + fillers + `(?:(?:before|after|when|whenever|if|once|while|to|for|prior to|upon|each time|every time|in order to|as part of|during|for each|on every|on each|without|from now on|going forward|in all cases|in every case)\b[^,]{0,120}, )?` + fillers)
 
 // fillers are the words and headings that may stand before a verb.
 const fillers = `(?:(?:also|always|then|first|firstly|please|and|finally|next|now|additionally|furthermore|moreover|so|but|just|simply|immediately|quietly|silently|secretly|important|note|warning|critical|system|step \d+|\d+[.)]|and then|after that|as well|kindly|remember|but first|in addition|at the same time|afterwards|then also)[:,]? )*`
@@ -178,7 +184,7 @@ var imperativeStart = lazyRegexp(`^` + imperative + `\b`)
 
 // addressedClause reports whether clause c speaks to the model.
 func addressedClause(c []byte) bool {
-	return startsImperative(c) || addressing().Match(c) || hideAsk().Match(c) || overrideAsk().Match(c)
+	return startsImperative(c) || addressing().Match(c) || hideAsk().Match(c) || overrideAsk().Match(c) || overrideSafety().Match(c)
 }
 
 // secretNoun is a credential named as a noun.
@@ -199,7 +205,7 @@ var (
 	// destination is a place the text fixes: a URL, an email address, an
 	// IP address, a host name.
 	fixedDestination = lazyRegexp(`(?:https?|ftp|wss?)://[^\s'"<>)\]` + "`" + `]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
-	sendVerb         = lazyRegexp(`\b(?:send|sends|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|beacon|dispatch|broadcast|publish|curl|back up|backup|archive|transfer|put|write|save|include|attach|append|(?:make|issue|perform) an? (?:get|post|put|http|https|web) (?:request|call)|be (?:sent|posted|uploaded|forwarded|copied|reported|logged|mirrored|synced|shared|relayed|streamed|delivered|pushed|transmitted|submitted))\b`)
+	sendVerb         = lazyRegexp(`\b(?:send|sends|export|dump|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|beacon|dispatch|broadcast|publish|curl|back up|backup|archive|transfer|put|write|save|include|attach|append|(?:make|issue|perform) an? (?:get|post|put|http|https|web) (?:request|call)|be (?:sent|posted|uploaded|forwarded|copied|reported|logged|mirrored|synced|shared|relayed|streamed|delivered|pushed|transmitted|submitted))\b`)
 	// docsContext is a clause about documentation, sign-up or support:
 	// where a person goes, not where data is sent.
 	docsContext = lazyRegexp(`\b(?:see|visit|documentation|docs|learn more|more info(?:rmation)?|for details|sign up|signup|register (?:at|on)|get (?:your|an|a|one) |obtain (?:your|an|a) |create (?:your|an|a) |generate (?:your|an|a) |report (?:a |any )?(?:bugs?|issues?|problems?|feedback|vulnerabilit)|feedback|support|contact us|help center|reference|example|e\.g|for instance|such as|like)\b`)
@@ -236,6 +242,67 @@ var (
 	// "ignore the user's request".
 	overrideAsk = lazyRegexp(`\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`)
 
+	// overrideSafety is a request to turn off what keeps the model and
+	// the user safe: safety checks, guardrails, permission prompts, a
+	// privileged role, instructions declared void.
+	overrideSafety = lazyRegexp(`\b(?:disable|disabling|bypass|bypassing|turn off|switch off|suspend|ignore|ignoring|skip|skipping|remove|deactivate|circumvent|lift|drop|waive|relax|without)\b[^.]{0,30}?\b(?:safety|security (?:checks?|policies|polic(?:y)|restrictions|controls?|filters?|guardrails?|validation)|guardrails?|content (?:filter(?:s|ing)?|moderation|sanitization)|safety (?:filters?|checks?|restrictions|guidelines|measures)|restrictions|limitations|safeguards|permission (?:checks?|prompts?)|confirmation(?: prompts?| dialogs?| steps?)?|access controls?|audit(?:ing)? logging|protections|(?:additional |further )?authentication|authorization checks?|all (?:data |input |security )?(?:validation|checks|sanitization))\b` +
+		`|\b(?:unrestricted|jailbreak|jailbroken|god|dan) (?:mode|access|privileges|rights)\b` +
+		`|\bgrant(?:s|ed|ing)?\b[^.]{0,30}?\b(?:admin(?:istrator)?|root|elevated|unrestricted|full|superuser|maximum|unlimited) (?:access|privileges|rights|permissions|control)\b|\bescalate\b[^.]{0,20}\b(?:privileges?|to (?:admin|root|superadmin|superuser))\b|\bsecurity_level ?= ?0\b` +
+		`|\b(?:act as|you are now|assume the role of|new role|role assignment|pretend (?:to be|you are)|from now on you are)\b[^.]{0,60}?\b(?:admin(?:istrator)?|root|superuser|unrestricted|no (?:limitations|restrictions|limits|rules)|jailbroken|dan|unfiltered|uncensored|with full (?:trust|access|privileges))\b` +
+		`|\b(?:trust|accept|approve|execute|allow|follow|obey|run|process|treat)\b(?: (?:all|any|every))\b[^.]{0,40}?\b(?:commands?|input|inputs|requests?|queries|instructions|operations|code changes|changes|actions)\b[^.]{0,30}?\b(?:without|implicitly|blindly|automatically|completely|unconditionally|regardless|as trusted|as admin)` +
+		`|\b(?:all |any )?(?:previous|prior|earlier|existing|safety|system|original) (?:instructions|guidelines|rules|restrictions|prompts?|constraints) (?:are|is|have been|has been) (?:now )?(?:suspended|void|cancelled|canceled|revoked|overridden|lifted|disabled|null|no longer (?:valid|apply|applicable|in effect))\b` +
+		`|\btrust this (?:tool|server|source|data|output) (?:completely|fully|implicitly|unconditionally)\b|\b(?:permissions?|privileges?|access|role) (?:elevated|escalated|upgraded|raised) to\b`)
+
+	// phish asks the user or the model for a credential that no tool
+	// asks for in its text: a password, backup codes, a seed phrase.
+	phish = lazyRegexp(`\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify)\b[^.]{0,30}?\b(?:your|the user's|my|their) (?:(?:current |account |login |admin )?passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
+
+	// secretFile is a file whose name says it holds a secret, or a place
+	// that hands out credentials (cloud instance metadata).
+	secretFile = lazyRegexp(`\b[a-z0-9_.-]*(?:secret|password|passwd|credential|private[_-]?key|api[_-]?key|token)s?[a-z0-9_-]*\.(?:md|txt|json|ya?ml|env|pem|key|cfg|conf|ini|toml|csv)\b|\b169\.254\.169\.254\b|\bmetadata\.google\.internal\b|/latest/meta-data\b|/proc/(?:self|[0-9]+)/environ\b|\bfiles? (?:containing|that contain|with|named)\b[^.]{0,20}\b(?:passwords?|secrets?|api[_ -]?keys?|credentials?|tokens?)\b|\b(?:the )?(?:value|contents?) of [a-z0-9]+(?:_[a-z0-9]+)*_(?:key|token|secret|password|passwd|pat)\b`)
+
+	// messageDestination: a recipient the text fixes for the user's
+	// messages or mail (bcc, cc, "change the recipient to", "send all
+	// emails to").
+	messageDestination = lazyRegexp(`\b(?:bcc|cc|blind (?:carbon )?cop(?:y|ies)|recipients?|to address|to field|proxy (?:address|number)|send all|forward all|send every|forward every|redirect|reroute|route all|deliver all)\b`)
+	phoneNumber        = lazyRegexp(`\+[0-9][0-9 -]{6,16}[0-9]\b`)
+
+	// bulkData is everything of the user's, to be moved somewhere.
+	bulkData = lazyRegexp(`\b(?:all|every|entire|complete|full)\b[^.]{0,16}?\b(?:user|users'|user's|customer|personal|session|private|sensitive|conversation|chat|account) (?:data|records|information|details|history|files|messages|emails|contacts)\b`)
+
+	// localPath is a file path the text fixes.
+	localPath = lazyRegexp(`\bto (?:/|~/|\./|[a-z]:\\)[a-z0-9._/\\-]+`)
+
+	// valueTransfer moves money or assets to a destination the text
+	// fixes: an account number, a wallet, an IBAN, a payee.
+	valueTransfer = lazyRegexp(`\b(?:transfer|send|pay|wire|move|deposit|withdraw|sell|buy|purchase)\b[^.]{0,60}?(?:\$ ?[0-9]|\b[0-9][0-9,.]* ?(?:usd|eur|gbp|btc|eth|dollars|euros|bitcoins?|ethereum|shares|units)\b|\b(?:funds|money|payment|crypto(?:currency)?|bitcoin|ethereum|holdings|stocks?|shares)\b)[^.]{0,80}?\b(?:to|into|from)\b[^.]{0,40}?(?:\b0x[0-9a-f]{6,}|\b(?:account|acct|wallet|iban|payee|routing|recipient)\b[^.]{0,24}?[0-9]{3,}|\b[a-z]{1,4}-?[0-9]{4,}\b)`)
+
+	// accessChange grants someone access or changes the user's
+	// account or physical security.
+	accessChange = lazyRegexp(`\bgrant(?:s|ing)?\b[^.]{0,40}?\b(?:access|permissions?|rights)\b[^.]{0,40}?\bto\b|\b(?:add|invite)\b[^.]{0,40}?\bas (?:an? )?(?:admin(?:istrator)?|owner|collaborator|co-?owner|maintainer|guest)\b|\b(?:unlock|disarm|open)\b[^.]{0,20}?\b(?:front |back |garage )?(?:door|lock|alarm|security system|safe|gate)s?\b|\b(?:change|reset|update|set)\b (?:the |my |the user's |their )?(?:account )?(?:password|passcode|recovery email|2fa|mfa|security settings?)\b[^.]{0,20}?\bto\b`)
+
+	// memoryWrite plants an instruction in the model's memory for later
+	// sessions.
+	memoryWrite = lazyRegexp(`\b(?:remember|store|save|memorize|keep|persist|apply|add)\b[^.]{0,40}?\b(?:permanently|forever|in (?:your|long-term|persistent) memory|to (?:your )?memory|(?:for|to|in|across) (?:all |every )?(?:future|subsequent|later) (?:sessions?|conversations?|chats?|interactions?)|across sessions)\b`)
+
+	// jsExfil is script that reads what a browser session holds and
+	// sends it away.
+	jsExfil = lazyRegexp(`\bdocument\.cookie\b|\blocalstorage\b|\bsessionstorage\b|\bfetch ?\( ?['"` + "`" + `]https?://|\bxmlhttprequest\b|\bnew image\(\)\.src\b|\bnavigator\.sendbeacon\b`)
+	// clickFix is "open a terminal and run": the page tells a person or
+	// an agent to run what it hands them.
+	clickFix = lazyRegexp(`\bopen (?:a|the|your) (?:terminal|shell|command prompt|command line|console|powershell|run dialog)\b[^.]{0,40}?\b(?:run|paste|type|enter|execute)\b|\b(?:press|hit) (?:win|windows|cmd|ctrl)\b[^.]{0,40}?\b(?:paste|run)\b|\bcombine the (?:following|parts|fragments|lines)\b`)
+
+	// otherResult is another tool's result, to be changed.
+	otherResult = lazyRegexp(`\b(?:modify|overwrite|alter|replace|change|falsify|fake|correct)\b[^.]{0,20}?\b(?:the )?(?:wrong |actual |real )?(?:results?|outputs?|responses?|answers?|values?) (?:of|from|returned by) (?:the )?(?:[a-z0-9_-]+ )?(?:tool|function|call|check)\b`)
+
+	// selfPromotion ranks this tool over every other: a warning, as
+	// steering within one server is.
+	selfPromotion = lazyRegexp(`\b(?:prioriti[sz]e|prefer|choose|pick|select|use|trust|call)\b[^.]{0,20}?\bthis (?:tool|one|service|function|server|converter|engine)\b[^.]{0,30}?\b(?:(?:over|instead of|rather than|above) (?:any|all|every|other|the other|others|alternatives|competing|competitors)|no matter|regardless)\b|\b(?:do not|don't|never) (?:use|trust|call|settle for) (?:any )?(?:other|inferior|alternative|competing)\b|\bother [a-z -]{0,20}?(?:tools?|converters?|services?|alternatives|providers?|engines?) (?:are|is|have been|are being|is being) (?:now )?(?:deprecated|outdated|inaccurate|unreliable|obsolete|inferior|broken|unsafe)\b|\b(?:inferior|competing) (?:alternatives|tools|products|services)\b|\bbetter (?:results )?than (?:competitors|other tools|alternatives|any other)\b|\bonly [a-z]+ you should (?:ever )?(?:trust|use)\b|\b(?:rated|ranked) #?1\b|\bfaster than the (?:trusted|other|original|standard|default)\b|\bignore (?:all |any )?(?:the )?(?:other|alternative)\b[^.]{0,24}?\btools?\b|\b(?:choose|pick|use|call) this (?:tool|one) first\b`)
+
+	// advert is praise that ranks a tool over every other by its
+	// wording alone; two of them in one text are an advert.
+	advert = lazyRegexp(`\b(?:outperforms?|unmatched|award[- ]winning|as seen on|featured (?:in|on)|endorsed by|trusted by|recommended by|rated #?1|number one|the best and most|game[- ]changer|breakthrough technology|[0-9]+x (?:faster|better)|[0-9]+% more accurate|five-star|(?:million|[0-9,]+) (?:users|downloads)|limited time|act now|hurry|expires soon|vip|exclusive access|inferior|don't fall behind|why settle|scientifically proven|industry leader|market leader|premium quality|military-grade|customer satisfaction)\b|#1\b`)
+
 	// toolRef names a tool: an identifier of two words or more, a quoted
 	// name, or "the X tool".
 	toolRef  = lazyRegexp("[`'\"][a-z][a-z0-9_.-]{2,60}[`'\"]|\\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\\b|\\b[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\\b|\\bthe [a-z0-9_-]+ (?:tool|function)\\b")
@@ -252,8 +319,15 @@ var (
 )
 
 // judgeClause gives one clause its class, with the target it names.
-// block says the clause stands in a text addressed to the model.
-func judgeClause(c []byte, block bool) (intentClass, string) {
+// block says the clause stands in a text addressed to the model; answer
+// that it stands in a tool's answer, where sending anything anywhere is
+// never the answering tool's own job.
+func judgeClause(c []byte, block, answer bool) (intentClass, string) {
+	if m := selfPromotion().Find(c); m != nil {
+		// Ranking this tool over every other needs no order to be
+		// one ("other converters are outdated").
+		return classRedirect, string(m)
+	}
 	addressed := block || addressedClause(c)
 	if !addressed {
 		// A tool's description of itself ("Sends the message to the
@@ -264,23 +338,62 @@ func judgeClause(c []byte, block bool) (intentClass, string) {
 	if m := overrideAsk().Find(c); m != nil && !quotedExample(c, bytes.Index(c, m)) {
 		return classOverride, string(m)
 	}
-	if m := shellDanger().Find(c); m != nil && !negated().Match(c[:bytes.Index(c, m)]) {
+	if m := overrideSafety().FindIndex(c); m != nil && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) {
+		return classOverride, string(c[m[0]:m[1]])
+	}
+	if m := jsExfil().Find(c); m != nil {
 		return classExec, string(m)
+	}
+	if m := clickFix().Find(c); m != nil {
+		return classExec, string(m)
+	}
+	if m := shellDanger().FindIndex(c); m != nil && !negated().Match(c[:m[0]]) && !exampleMarker().Match(c[:m[0]]) {
+		return classExec, string(c[m[0]:m[1]])
 	}
 	if m := configTarget().Find(c); m != nil && writeVerb().Match(c) && !describesOnly(c) {
 		return classWriteConfig, string(bytes.TrimSpace(m))
+	}
+	if m := phish().Find(c); m != nil {
+		return classReadSecrets, string(m)
+	}
+	if m := secretFile().FindIndex(c); m != nil {
+		if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && !negated().Match(c[:v]) {
+			return classReadSecrets, string(c[m[0]:m[1]])
+		}
 	}
 	if m := secretStore().FindIndex(c); m != nil {
 		if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && !negated().Match(c[:v]) {
 			return classReadSecrets, string(c[m[0]:m[1]])
 		}
 	}
-	if d := fixedDestination().Find(c); d != nil && sendVerb().Match(c) && !docsContext().Match(fixedDestination().ReplaceAll(c, nil)) {
-		if additional().Match(c) && dataNouns().Match(c) || block {
+	if m := overrideUser().Find(c); m != nil && changeVerb().Match(c) {
+		return classChangeValues, string(m)
+	}
+	d := fixedDestination().Find(c)
+	if d == nil {
+		d = phoneNumber().Find(c)
+	}
+	if d != nil && !docsContext().Match(fixedDestination().ReplaceAll(c, nil)) {
+		if messageDestination().Match(c) {
+			return classContact, string(d)
+		}
+		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || bulkData().Match(c)) {
 			return classContact, string(d)
 		}
 	}
-	if m := overrideUser().Find(c); m != nil && changeVerb().Match(c) {
+	if m := valueTransfer().Find(c); m != nil {
+		return classContact, string(m)
+	}
+	if m := bulkData().Find(c); m != nil && sendVerb().Match(c) && localPath().Match(c) {
+		return classContact, string(m)
+	}
+	if m := accessChange().Find(c); m != nil {
+		return classWriteConfig, string(m)
+	}
+	if m := memoryWrite().Find(c); m != nil && !negated().Match(c[:bytes.Index(c, m)]) {
+		return classWriteConfig, string(m)
+	}
+	if m := otherResult().Find(c); m != nil {
 		return classChangeValues, string(m)
 	}
 	if m := silently().Find(c); m != nil {
@@ -339,16 +452,19 @@ var exampleMarker = lazyRegexp(`\b(?:e\.g|eg|i\.e|example|examples|such as|like|
 
 // judgeClauses cuts folded text t into clauses and returns those with a
 // class.
-func judgeClauses(t []byte) []clauseHit {
+func judgeClauses(t []byte, answer bool) []clauseHit {
 	block := blockMarker().Match(t)
 	var out []clauseHit
 	// retiredAt is where a clause said this tool is not to be used: it
 	// and the clauses after it are read for the tool to use instead
 	// ("This tool is retired; always use fetch_v2").
 	retiredAt := -1
+	if ads := advert().FindAllIndex(t, 8); distinct(t, ads) >= 2 {
+		out = append(out, clauseHit{class: classRedirect, a: ads[0][0], z: ads[len(ads)-1][1], target: "praise that ranks it over every other tool"})
+	}
 	clauses(t, func(a, z int) {
 		c := t[a:z]
-		if cl, target := judgeClause(c, block); cl != classNone {
+		if cl, target := judgeClause(c, block, answer); cl != classNone {
 			out = append(out, clauseHit{class: cl, a: a, z: z, target: target})
 			return
 		}
@@ -363,6 +479,15 @@ func judgeClauses(t []byte) []clauseHit {
 		}
 	})
 	return out
+}
+
+// distinct counts the different texts among matches ms of t.
+func distinct(t []byte, ms [][]int) int {
+	seen := map[string]bool{}
+	for _, m := range ms {
+		seen[string(t[m[0]:m[1]])] = true
+	}
+	return len(seen)
 }
 
 // clipTarget keeps a target short enough for a finding's detail.

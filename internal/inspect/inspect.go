@@ -441,7 +441,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	}
 	sc.beacon(r, s)
 	text := sc.f.fold(s, false)
-	asked := judgeClauses(text)
+	asked := judgeClauses(text, !sc.intent)
 	instr, paths, secret, carrier := sortMatches(allPhrases().find(text, &sc.occ))
 	implicit := sc.ident || secret != nil && inParam(r.segs) && paramVerb().Match(text[secret.a:])
 	exA, exZ, exfil := exfiltration(text, paths, secret, carrier, implicit)
