@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"regexp"
+	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
@@ -153,38 +154,106 @@ func clauses(t []byte, fn func(a, z int)) {
 // blockMarker finds a text's block addressed to the model: an
 // <IMPORTANT>-style tag, a fake system message, a note to the AI. Every
 // clause of such a text is addressed to the model.
-var blockMarker = lazyRegexp(`<\s?/?\s?(?:important|system|instructions?|admin|critical|secret|hidden|ai|assistant|model|llm|override|sys|attention|urgent|mandatory|context|note)\b|\[/?(?:inst|system|important)\]|\bsystem (?:alert|message|notice|override|instruction|update|directive|prompt)\b|\b(?:note|message|instructions?|attention|reminder) (?:to|for) (?:the )?(?:ai|assistant|model|llm|agent|claude|gpt)\b|\b(?:ai|assistant|model|llm|agent) (?:note|instructions?|directive)s?:|<\s?/?\s?information\b|[\[<]\s?/?\s?(?:system|ai|assistant|admin|hidden|internal|agent)[_ -]?[a-z_]*\s?[\]>]|\b_?ai_(?:instructions?|directives?|notes?|system[a-z_]*|processing[a-z_]*|commands?)\b|^(?:ai|agent|assistant|model|llm):|\bto you,? (?:the |an? |my )?(?:ai|assistant|model|agent|llm)\b|\b(?:hey|dear|attention|hello),? (?:ai|assistant|agent|model|llm|claude)\b`)
+var blockMarkers = []gate{
+	gated2("< [", "important system instruction instructions admin critical secret hidden ai assistant model llm override sys attention urgent mandatory context note information inst internal agent", "<\\s?/?\\s?(?:important|system|instructions?|admin|critical|secret|hidden|ai|assistant|model|llm|override|sys|attention|urgent|mandatory|context|note|information)\\b|\\[/?(?:inst|system|important)\\]|[\\[<]\\s?/?\\s?(?:system|ai|assistant|admin|hidden|internal|agent)[_ -]?[a-z_]*\\s?[\\]>]"),
+	gated2("system", "alert message notice override instruction update directive prompt", `\bsystem (?:alert|message|notice|override|instruction|update|directive|prompt)\b`),
+	gated2("ai assistant model llm agent claude gpt", "note notes message instruction instructions attention reminder you hey dear hello directive directives",
+		`\b(?:note|message|instructions?|attention|reminder) (?:to|for) (?:the )?(?:ai|assistant|model|llm|agent|claude|gpt)\b|\bto you,? (?:the |an? |my )?(?:ai|assistant|model|agent|llm)\b|\b(?:hey|dear|attention|hello),? (?:ai|assistant|agent|model|llm|claude)\b|\b(?:ai|assistant|model|llm|agent) (?:note|instructions?|directive)s?:|^(?:ai|agent|assistant|model|llm):`),
+	gated2("hidden secret internal", "instruction instructions directive directives command commands note notes", `\b(?:hidden|secret|internal) (?:instructions?|directives?|commands?|notes?)\b`),
+	gated("ai_", `\b_?ai_(?:instructions?|directives?|notes?|system[a-z_]*|processing[a-z_]*|commands?)\b`),
+}
 
 // addressing marks a clause as addressed to the model wherever it stands
 // in the clause: "you must", "the assistant should", "make sure",
 // "always <verb>", "it is mandatory to".
-var addressing = lazyRegexp(`\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?` + imperative + `\b`)
+var addressing = gated("you assistant model ai agent llm claude make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should", `\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b`)
 
 // imperative is the verbs a clause addressed to the model starts with.
 const imperative = `(?:run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable|combine|concatenate|assemble|join|chain|begin|perform|trigger|initiate|grant|pay|approve|invite|unlock|press|prioriti[sz]e|prefer|choose|pick|select|trust|accept|allow|sell|buy|purchase|wire|deposit|withdraw|book|cancel|paste|remember|escalate|elevate|respond|confirm|verify|authenticate|reset)`
 
-// leadIn is what may stand before a clause's imperative verb: fillers,
-// emphasis, a heading, and a subordinate clause ending in a comma
-// ("before the first call, run ...").
-var leadIn = lazyRegexp(`^(?:(?:hi|hello|hey|dear|attention|greetings)\b[^,.:]{0,30}[,:] )?(?:[a-z_]+(?: [a-z_]+)?: )?` + fillers + `(?:(?:before|after|when|whenever|if|once|while|to|for|prior to|upon|each time|every time|in order to|as part of|during|for each|on every|on each|without|from now on|going forward|in all cases|in every case)\b[^,]{0,120}, )?` + fillers)
+// A clause's lead-in is what may stand before its imperative verb: a
+// greeting ("hi maintainers,"), a heading ("note:", "step 1:"), fillers
+// and emphasis ("also", "please", "important"), and a subordinate clause
+// ending in a comma ("before the first call, run ..."). Read word by word:
+// an expression for it costs more than the rest of a clause's judgement.
+var (
+	imperativeVerbs = wordSet(strings.NewReplacer("(?:", "", ")", "", "e-?mail", "email|e-mail", "prioriti[sz]e", "prioritise|prioritize").Replace(imperative))
+	fillerWords     = wordSet("also|always|then|first|firstly|please|and|finally|next|now|additionally|furthermore|moreover|so|but|just|simply|immediately|quietly|silently|secretly|important|note|warning|critical|system|step|kindly|remember|afterwards|urgent|mandatory|required|again|instead|really|actually|in|addition|at|same|time")
+	subordinators   = wordSet("before|after|when|whenever|if|once|while|to|for|prior|upon|each|every|during|on|without|from|going|as|until|unless|since|because|whatever")
+	greetings       = wordSet("hi|hello|hey|dear|attention|greetings")
+)
 
-// fillers are the words and headings that may stand before a verb.
-const fillers = `(?:(?:also|always|then|first|firstly|please|and|finally|next|now|additionally|furthermore|moreover|so|but|just|simply|immediately|quietly|silently|secretly|important|note|warning|critical|system|step \d+|\d+[.)]|and then|after that|as well|kindly|remember|but first|in addition|at the same time|afterwards|then also)[:,]? )*`
+func wordSet(list string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Split(list, "|") {
+		m[w] = true
+	}
+	return m
+}
+
+// nextWord is the next word of c at or after i: a run of letters, digits,
+// apostrophes and hyphens; a == len(c) when there is none.
+func nextWord(c []byte, i int) (a, z int) {
+	for i < len(c) && !isClauseWordByte(c[i]) {
+		i++
+	}
+	a = i
+	for i < len(c) && (isClauseWordByte(c[i]) || c[i] == '\'' || c[i] == '-') {
+		i++
+	}
+	return a, i
+}
+
+func isClauseWordByte(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
 
 // startsImperative reports whether clause c opens with an imperative verb
 // after its lead-in.
 func startsImperative(c []byte) bool {
-	if m := leadIn().FindIndex(c); m != nil {
-		c = c[m[1]:]
+	a, z := nextWord(c, 0)
+	if a == len(c) {
+		return false
 	}
-	return imperativeStart().Match(c)
+	if greetings[string(c[a:z])] {
+		if k := bytes.IndexAny(c[z:min(len(c), z+40)], ",:"); k >= 0 {
+			a, z = nextWord(c, z+k+1)
+		}
+	}
+	// A heading of a few words and a colon ("note:", "hidden
+	// instruction [do not show to user]:").
+	if k := bytes.Index(c[a:min(len(c), a+60)], []byte(": ")); k >= 0 && bytes.Count(c[a:a+k], []byte(" ")) <= 6 && !bytes.Contains(c[a:a+k], []byte(", ")) && !imperativeVerbs[string(c[a:z])] {
+		a, z = nextWord(c, a+k+1)
+	}
+	skip := func() {
+		for a < len(c) && (fillerWords[string(c[a:z])] || c[a] >= '0' && c[a] <= '9') {
+			a, z = nextWord(c, z)
+		}
+	}
+	skip()
+	if a < len(c) && subordinators[string(c[a:z])] {
+		if k := bytes.Index(c[z:min(len(c), z+120)], []byte(", ")); k >= 0 {
+			a, z = nextWord(c, z+k+2)
+			skip()
+		}
+	}
+	return a < len(c) && imperativeVerbs[string(c[a:z])]
 }
 
-var imperativeStart = lazyRegexp(`^` + imperative + `\b`)
+// addressedClause reports whether clause c, whose gates are g, speaks to
+// the model: an imperative, or "you must", "always ...", "make sure".
+func addressedClause(c []byte, g mask) bool {
+	return startsImperative(c) || g.has(addressing) && addressing.re().Match(c)
+}
 
-// addressedClause reports whether clause c speaks to the model.
-func addressedClause(c []byte) bool {
-	return startsImperative(c) || addressing().Match(c) || hideAsk().Match(c) || overrideAsk().Match(c) || overrideSafety().Match(c)
+// findAny is the first match in c of the first open gate of gs.
+func findAny(c []byte, g mask, gs []gate) []int {
+	for _, x := range gs {
+		if g.has(x) {
+			if m := x.re().FindIndex(c); m != nil {
+				return m
+			}
+		}
+	}
+	return nil
 }
 
 // secretNoun is a credential named as a noun.
@@ -195,16 +264,22 @@ var (
 	// shellDanger is a command no tool text needs to ask the model to
 	// run: piping into a shell or interpreter, deleting recursively,
 	// privilege, a reverse shell, fetch-and-run, persistence.
-	shellDanger = lazyRegexp(`\|\s?(?:sudo )?(?:ba|z|k|da|fi)?sh\b|\|\s?(?:python[0-9.]*|perl|ruby|node|php|iex|powershell|pwsh)\b|\brm -[a-z]*(?:r[a-z]*f|f[a-z]*r|r)[a-z]*\b|\brm -rf\b|\bsudo [a-z]|\bchmod (?:\+x|[0-7]{3}|-r)|\bmkfifo\b|\bnc (?:-[a-z]*[el])|\bncat\b|/dev/tcp/|\bbase64 (?:-d|--decode)\b|\bpowershell\b|\binvoke-(?:expression|webrequest)\b|\b(?:ba|z)?sh -c\b|\beval ?\(|\bexec ?\(|\bos\.system\b|\bsubprocess\b|\bchild_process\b|\b(?:python[0-9.]*|node|perl|ruby) -[ce]\b|\bcrontab\b|\bosascript\b|\bnohup\b|\bdd if=|\bmkfs\b|\blaunchctl\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)|\bwget \S|\bssh-keygen\b|\bscp \S|>> ?~?/?\S*(?:rc|profile|authorized_keys)\b|\bkill -9\b|\bkillall\b|\bshutdown\b|\bformat c:|\bdel /[sfq]|\breg add\b|\bschtasks\b|\bcertutil\b|\bxattr -d\b|\bspctl\b|\bcsrutil\b`)
+	shellDanger = []gate{
+		gated2("|", "sh bash zsh ksh dash fish sudo python python3 perl ruby node php iex powershell pwsh", `\|\s?(?:sudo )?(?:ba|z|k|da|fi)?sh\b|\|\s?(?:python[0-9.]*|perl|ruby|node|php|iex|powershell|pwsh)\b`),
+		gated2("base64 curl", "d decode o http https", `\bbase64 (?:-d|--decode)\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)`),
+		gated("rm sudo chmod mkfifo ncat tcp crontab osascript nohup mkfs launchctl wget keygen scp killall shutdown schtasks certutil xattr spctl csrutil powershell subprocess child_process eval exec nc dd", `\brm -[a-z]*(?:r[a-z]*f|f[a-z]*r|r)[a-z]*\b|\bsudo [a-z]|\bchmod (?:\+x|[0-7]{3}|-r)|\bmkfifo\b|\bnc (?:-[a-z]*[el])|\bncat\b|/dev/tcp/|\bbase64 (?:-d|--decode)\b|\bpowershell\b|\b(?:ba|z)?sh -c\b|\beval ?\(|\bexec ?\(|\bsubprocess\b|\bchild_process\b|\bcrontab\b|\bosascript\b|\bnohup\b|\bdd if=|\bmkfs\b|\blaunchctl\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)|\bwget \S|\bssh-keygen\b|\bscp \S|\bkillall\b|\bshutdown\b|\bschtasks\b|\bcertutil\b|\bxattr -d\b|\bspctl\b|\bcsrutil\b`),
+		gated2("os invoke python python3 node perl ruby kill format del reg", "system expression webrequest c e 9 add s f q", `\bos\.system\b|\binvoke-(?:expression|webrequest)\b|\b(?:python[0-9.]*|node|perl|ruby) -[ce]\b|\bkill -9\b|\bformat c:|\bdel /[sfq]|\breg add\b`),
+		gated(">", `>> ?~?/?\S*(?:rc|profile|authorized_keys)\b`),
+	}
 	// execAsk is a request to run something, with no danger needed:
 	// "execute the following command", "run this script in a terminal".
-	execAsk = lazyRegexp(`\b(?:run|execute|exec|type|paste|enter|launch|eval|evaluate)\b[^.]{0,40}\b(?:(?:following|this|these|that|the) (?:command|script|code|snippet|line|shell)|in (?:a|the|your) (?:terminal|shell|console|command line|command prompt|bash)|(?:shell|terminal|bash|powershell) commands?)\b`)
+	execAsk = gated2("run execute exec type paste enter launch eval evaluate", "`", `\b(?:run|execute|exec|type|paste|enter|launch|eval|evaluate)\b[^.]{0,40}\b(?:(?:following|this|these|that|the) (?:command|script|code|snippet|line|shell)|in (?:a|the|your) (?:terminal|shell|console|command line|command prompt|bash)|(?:shell|terminal|bash|powershell) commands?)\b`)
 	// codeSpan is a command-like code span, which folded text keeps.
-	codeSpan = lazyRegexp("`[^`]{3,300}`")
+	codeSpan = gated("`", "`[^`]{3,300}`")
 
 	// destination is a place the text fixes: a URL, an email address, an
 	// IP address, a host name.
-	fixedDestination = lazyRegexp(`(?:https?|ftp|wss?)://[^\s'"<>)\]` + "`" + `]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
+	fixedDestination = gated2("http https ftp ws wss @ 0.0 com net org io dev app xyz ru cn co me info biz site online top tk example invalid test cloud ai sh cc pw ly gg link click live pro tech store space website fun host workers ngrok ngrok_free", "send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route", `(?:https?|ftp|wss?)://[^\s'"<>)\]`+"`"+`]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
 	sendVerb         = lazyRegexp(`\b(?:send|sends|export|dump|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|beacon|dispatch|broadcast|publish|curl|back up|backup|archive|transfer|put|write|save|include|attach|append|(?:make|issue|perform) an? (?:get|post|put|http|https|web) (?:request|call)|be (?:sent|posted|uploaded|forwarded|copied|reported|logged|mirrored|synced|shared|relayed|streamed|delivered|pushed|transmitted|submitted))\b`)
 	// docsContext is a clause about documentation, sign-up or support:
 	// where a person goes, not where data is sent.
@@ -216,101 +291,133 @@ var (
 	dataNouns = lazyRegexp(`\b(?:requests?|arguments?|args|parameters?|params|inputs?|results?|outputs?|responses?|answers?|conversation|messages?|contents?|data|details|information|info|quer(?:y|ies)|files?|everything|summary|transcript|history|credentials?|keys?|tokens?|passwords?|prompts?|payload|context|secrets?|cookies|it|them|this)\b`)
 
 	// configTarget is a file or setting a tool's job does not reach.
-	configTarget = lazyRegexp(`(?:^|[\s'"` + "`" + `(~/])\.?(?:bashrc|zshrc|bash_profile|zprofile|zshenv|zlogin|cshrc|tcshrc|kshrc|bash_login)\b|~/\.profile\b|\.config/fish\b|\bcrontab\b|\bcron (?:job|tab|entry|entries)\b|\bauthorized_keys\b|\bknown_hosts\b|\.ssh/|\.gitconfig\b|\.git/hooks\b|\bgit hooks?\b|\.npmrc\b|\.pypirc\b|/etc/|\blaunch ?agents?\b|\blaunchd\b|\bsystemd (?:unit|service)\b|\bstartup (?:items?|folder|scripts?)\b|\blogin items?\b|\bwindows registry\b|\bhkey_|\bmcp\.json\b|\bmcp_config\b|\bclaude_desktop_config\b|\.cursor/|\.vscode/|\bsettings\.json\b|\bshell (?:profile|config(?:uration)?|rc|startup)\b|\brc files?\b|\balias [a-z0-9_-]+=|\bshell alias|\$path\b|\bpath (?:variable|environment)\b|\bsudoers\b|\bhosts file\b|\bautostart\b|\bpre-commit hooks?\b|\bbrowser extensions?\b`)
-	writeVerb    = lazyRegexp(`\b(?:add|append|write|insert|put|save|store|modify|edit|update|change|create|overwrite|replace|echo|set|install|register|enable|configure|place|drop|copy|prepend|inject|patch|alter|schedule|disable|turn off|remove|delete)\b`)
+	configTarget = gated2("bashrc zshrc bash_profile zprofile zshenv zlogin cshrc tcshrc kshrc bash_login .profile fish crontab cron authorized_keys known_hosts .ssh gitconfig hooks npmrc pypirc /etc launchagents launchagent agents launchd systemd startup registry hkey_current_user hkey_local_machine hkey_users hkey_classes_root mcp.json mcp_config claude_desktop_config claude_desktop_config.json .cursor .vscode settings.json shell rc alias $path sudoers hosts autostart commit extensions extension items",
+		"add append write insert put save store modify edit update change create overwrite replace echo set install register enable configure place drop copy prepend inject patch alter schedule disable turn remove delete",
+		`(?:^|[\s'"`+"`"+`(~/])\.?(?:bashrc|zshrc|bash_profile|zprofile|zshenv|zlogin|cshrc|tcshrc|kshrc|bash_login)\b|~/\.profile\b|\.config/fish\b|\bcrontab\b|\bcron (?:job|tab|entry|entries)\b|\bauthorized_keys\b|\bknown_hosts\b|\.ssh/|\.gitconfig\b|\.git/hooks\b|\bgit hooks?\b|\.npmrc\b|\.pypirc\b|/etc/|\blaunch ?agents?\b|\blaunchd\b|\bsystemd (?:unit|service)\b|\bstartup (?:items?|folder|scripts?)\b|\blogin items?\b|\bwindows registry\b|\bhkey_|\bmcp\.json\b|\bmcp_config\b|\bclaude_desktop_config\b|\.cursor/|\.vscode/|\bsettings\.json\b|\bshell (?:profile|config(?:uration)?|rc|startup)\b|\brc files?\b|\balias [a-z0-9_-]+=|\bshell alias|\$path\b|\bpath (?:variable|environment)\b|\bsudoers\b|\bhosts file\b|\bautostart\b|\bpre-commit hooks?\b|\bbrowser extensions?\b`)
+	writeVerb = lazyRegexp(`\b(?:add|append|write|insert|put|save|store|modify|edit|update|change|create|overwrite|replace|echo|set|install|register|enable|configure|place|drop|copy|prepend|inject|patch|alter|schedule|disable|turn off|remove|delete)\b`)
 
 	// secretStore is a store of secrets the user did not hand over: a
 	// credential file, the environment, a wallet's phrase, or secrets
 	// taken from the user's machine or session. A service's own account
 	// objects ("list all API keys from Resend") are a key-management
 	// tool's job.
-	secretStore = lazyRegexp(`\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b|\b(?:the user's|user's|users'|saved|stored|cached|browser|system|local)\b[^.]{0,24}?` + secretNoun + `|` + secretNoun + `[^.]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`)
-	readVerb2   = lazyRegexp(`\b(?:read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
-	negated     = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without)\b[^.]{0,24}$`)
+	secretStore = []gate{
+		gated("env environment ssh id_rsa id_dsa id_ecdsa id_ed25519 aws keychain seed recovery mnemonic wallet bash_history zsh_history netrc credentials kube login shadow passwd docker process",
+			`\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b`),
+		gated2("secret secrets credential credentials password passwords passphrase passphrases api key keys access token tokens auth authentication private cookies session phrase phrases mnemonics",
+			"user users saved stored cached browser system local",
+			`\b(?:the user's|user's|users'|saved|stored|cached|browser|system|local)\b[^.]{0,24}?`+secretNoun),
+		gated2("secret secrets credential credentials password passwords passphrase passphrases api key keys access token tokens auth authentication private cookies session phrase phrases mnemonics",
+			"session context conversation chat environment workspace machine computer disk home keychain filesystem file dotfiles memory know found saw see",
+			secretNoun+`[^.]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`),
+	}
+	readVerb2 = lazyRegexp(`\b(?:read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
+	negated   = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without)\b[^.]{0,24}$`)
 
 	// silently is concealment of what the model does.
-	silently   = lazyRegexp(`\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly|without (?:telling|informing|notifying|alerting|mentioning|letting|showing|the user (?:knowing|noticing|seeing))|behind the user's back|so the user (?:does not|doesn't|won't|will not) (?:know|notice|see))\b`)
+	silently   = gated2("silently quietly secretly covertly discreetly surreptitiously invisibly without behind so", "round change replace alter modify adjust swap substitute set switch rewrite redirect add increase decrease multiply convert use append prepend insert inflate reduce raise lower cap truncate override overwrite shift move transfer send route bcc cc", `\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly|without (?:telling|informing|notifying|alerting|mentioning|letting|showing|the user (?:knowing|noticing|seeing))|behind the user's back|so the user (?:does not|doesn't|won't|will not) (?:know|notice|see))\b`)
 	changeVerb = lazyRegexp(`\b(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc)\b`)
 	// overrideUser is a value the text fixes against what the user says.
-	overrideUser = lazyRegexp(`\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)
+	overrideUser = gated2("whatever regardless matter irrespective even ignoring ignore disregard instead", "user users customer customers requester caller", `\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)
 	// hideAsk keeps something from the user; hideObject says it is the
 	// model's own doing or this text, not display guidance ("IDs are
 	// internal, don't show them").
-	hideAsk    = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|without)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
+	hideAsk    = gated2("not don dont never mustn shouldn without keep hide conceal user", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying from secret hidden confidential private between know see notice find learn told informed aware notified shown alerted", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|without)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
 	hideObject = lazyRegexp(`\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b`)
 	// overrideAsk is "ignore previous instructions" and its kin, and
 	// "ignore the user's request".
-	overrideAsk = lazyRegexp(`\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`)
+	overrideAsk = gated("ignore disregard forget override overrule bypass supersede discard aside precedence priority", `\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`)
 
 	// overrideSafety is a request to turn off what keeps the model and
 	// the user safe: safety checks, guardrails, permission prompts, a
 	// privileged role, instructions declared void.
-	overrideSafety = lazyRegexp(`\b(?:disable|disabling|bypass|bypassing|turn off|switch off|suspend|ignore|ignoring|skip|skipping|remove|deactivate|circumvent|lift|drop|waive|relax|without)\b[^.]{0,30}?\b(?:safety|security (?:checks?|policies|polic(?:y)|restrictions|controls?|filters?|guardrails?|validation)|guardrails?|content (?:filter(?:s|ing)?|moderation|sanitization)|safety (?:filters?|checks?|restrictions|guidelines|measures)|restrictions|limitations|safeguards|permission (?:checks?|prompts?)|confirmation(?: prompts?| dialogs?| steps?)?|access controls?|audit(?:ing)? logging|protections|(?:additional |further )?authentication|authorization checks?|all (?:data |input |security )?(?:validation|checks|sanitization))\b` +
-		`|\b(?:unrestricted|jailbreak|jailbroken|god|dan) (?:mode|access|privileges|rights)\b` +
-		`|\bgrant(?:s|ed|ing)?\b[^.]{0,30}?\b(?:admin(?:istrator)?|root|elevated|unrestricted|full|superuser|maximum|unlimited) (?:access|privileges|rights|permissions|control)\b|\bescalate\b[^.]{0,20}\b(?:privileges?|to (?:admin|root|superadmin|superuser))\b|\bsecurity_level ?= ?0\b` +
-		`|\b(?:act as|you are now|assume the role of|new role|role assignment|pretend (?:to be|you are)|from now on you are)\b[^.]{0,60}?\b(?:admin(?:istrator)?|root|superuser|unrestricted|no (?:limitations|restrictions|limits|rules)|jailbroken|dan|unfiltered|uncensored|with full (?:trust|access|privileges))\b` +
-		`|\b(?:trust|accept|approve|execute|allow|follow|obey|run|process|treat)\b(?: (?:all|any|every))\b[^.]{0,40}?\b(?:commands?|input|inputs|requests?|queries|instructions|operations|code changes|changes|actions)\b[^.]{0,30}?\b(?:without|implicitly|blindly|automatically|completely|unconditionally|regardless|as trusted|as admin)` +
-		`|\b(?:all |any )?(?:previous|prior|earlier|existing|safety|system|original) (?:instructions|guidelines|rules|restrictions|prompts?|constraints) (?:are|is|have been|has been) (?:now )?(?:suspended|void|cancelled|canceled|revoked|overridden|lifted|disabled|null|no longer (?:valid|apply|applicable|in effect))\b` +
-		`|\btrust this (?:tool|server|source|data|output) (?:completely|fully|implicitly|unconditionally)\b|\b(?:permissions?|privileges?|access|role) (?:elevated|escalated|upgraded|raised) to\b`)
+	overrideSafety = []gate{
+		gated2("safety guardrail guardrails filters filter filtering restrictions limitations safeguards permission confirmation audit auditing protections authentication authorization validation sanitization moderation security",
+			"disable disabling bypass bypassing turn switch suspend ignore ignoring skip skipping remove deactivate circumvent lift drop waive relax without",
+			`\b(?:disable|disabling|bypass|bypassing|turn off|switch off|suspend|ignore|ignoring|skip|skipping|remove|deactivate|circumvent|lift|drop|waive|relax|without)\b[^.]{0,30}?\b(?:safety|security (?:checks?|policies|polic(?:y)|restrictions|controls?|filters?|guardrails?|validation)|guardrails?|content (?:filter(?:s|ing)?|moderation|sanitization)|safety (?:filters?|checks?|restrictions|guidelines|measures)|restrictions|limitations|safeguards|permission (?:checks?|prompts?)|confirmation(?: prompts?| dialogs?| steps?)?|access controls?|audit(?:ing)? logging|protections|(?:additional |further )?authentication|authorization checks?|all (?:data |input |security )?(?:validation|checks|sanitization))\b`),
+		gated("unrestricted jailbreak jailbroken god dan grant grants granted granting escalate security_level elevated escalated upgraded raised",
+			`\b(?:unrestricted|jailbreak|jailbroken|god|dan) (?:mode|access|privileges|rights)\b|\bgrant(?:s|ed|ing)?\b[^.]{0,30}?\b(?:admin(?:istrator)?|root|elevated|unrestricted|full|superuser|maximum|unlimited) (?:access|privileges|rights|permissions|control)\b|\bescalate\b[^.]{0,20}\b(?:privileges?|to (?:admin|root|superadmin|superuser))\b|\bsecurity_level ?= ?0\b|\b(?:permissions?|privileges?|access|role) (?:elevated|escalated|upgraded|raised) to\b`),
+		gated2("act assume role pretend now", "admin administrator root superuser unrestricted limitations restrictions limits rules jailbroken dan unfiltered uncensored full",
+			`\b(?:act as|you are now|assume the role of|new role|role assignment|pretend (?:to be|you are)|from now on you are)\b[^.]{0,60}?\b(?:admin(?:istrator)?|root|superuser|unrestricted|no (?:limitations|restrictions|limits|rules)|jailbroken|dan|unfiltered|uncensored|with full (?:trust|access|privileges))\b`),
+		gated2("without implicitly blindly automatically completely unconditionally regardless trusted admin", "all any every",
+			`\b(?:trust|accept|approve|execute|allow|follow|obey|run|process|treat)\b(?: (?:all|any|every))\b[^.]{0,40}?\b(?:commands?|input|inputs|requests?|queries|instructions|operations|code changes|changes|actions)\b[^.]{0,30}?\b(?:without|implicitly|blindly|automatically|completely|unconditionally|regardless|as trusted|as admin)`),
+		gated2("trust", "completely fully implicitly unconditionally", `\btrust this (?:tool|server|source|data|output) (?:completely|fully|implicitly|unconditionally)\b`),
+		gated2("suspended void cancelled canceled revoked overridden lifted disabled null longer", "instructions guidelines rules restrictions prompt prompts constraints",
+			`\b(?:all |any )?(?:previous|prior|earlier|existing|safety|system|original) (?:instructions|guidelines|rules|restrictions|prompts?|constraints) (?:are|is|have been|has been) (?:now )?(?:suspended|void|cancelled|canceled|revoked|overridden|lifted|disabled|null|no longer (?:valid|apply|applicable|in effect))\b`),
+	}
 
 	// phish asks the user or the model for a credential that no tool
 	// asks for in its text: a password, backup codes, a seed phrase.
-	phish = lazyRegexp(`\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify)\b[^.]{0,30}?\b(?:your|the user's|my|their) (?:(?:current |account |login |admin )?passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
+	phish = gated2("password passwords passcode passcodes mfa 2fa backup recovery seed private session otp credentials one access token tokens", "provide providing share sharing send enter confirm reveal give type paste respond reply include submit verify", `\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify)\b[^.]{0,30}?\b(?:your|the user's|my|their) (?:(?:current |account |login |admin )?passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
 
 	// secretFile is a file whose name says it holds a secret, or a place
 	// that hands out credentials (cloud instance metadata).
-	secretFile = lazyRegexp(`\b[a-z0-9_.-]*(?:secret|password|passwd|credential|private[_-]?key|api[_-]?key|token)s?[a-z0-9_-]*\.(?:md|txt|json|ya?ml|env|pem|key|cfg|conf|ini|toml|csv)\b|\b169\.254\.169\.254\b|\bmetadata\.google\.internal\b|/latest/meta-data\b|/proc/(?:self|[0-9]+)/environ\b|\bfiles? (?:containing|that contain|with|named)\b[^.]{0,20}\b(?:passwords?|secrets?|api[_ -]?keys?|credentials?|tokens?)\b|\b(?:the )?(?:value|contents?) of [a-z0-9]+(?:_[a-z0-9]+)*_(?:key|token|secret|password|passwd|pat)\b`)
+	secretFile = []gate{
+		gated2("md txt json yaml yml env pem key cfg conf ini toml csv", "secret secrets password passwords passwd credential credentials private key keys api_key apikey token tokens",
+			`\b[a-z0-9_.-]*(?:secret|password|passwd|credential|private[_-]?key|api[_-]?key|token)s?[a-z0-9_-]*\.(?:md|txt|json|ya?ml|env|pem|key|cfg|conf|ini|toml|csv)\b`),
+		gated("169 metadata meta environ", `\b169\.254\.169\.254\b|\bmetadata\.google\.internal\b|/latest/meta-data\b|/proc/(?:self|[0-9]+)/environ\b`),
+		gated2("files file", "password passwords secret secrets api_key api credentials credential tokens token", `\bfiles? (?:containing|that contain|with|named)\b[^.]{0,20}\b(?:passwords?|secrets?|api[_ -]?keys?|credentials?|tokens?)\b`),
+		gated2("value contents content", "_secretvar", `\b(?:the )?(?:value|contents?) of [a-z0-9]+(?:_[a-z0-9]+)*_(?:key|token|secret|password|passwd|pat)\b`),
+	}
 
 	// messageDestination: a recipient the text fixes for the user's
 	// messages or mail (bcc, cc, "change the recipient to", "send all
 	// emails to").
 	messageDestination = lazyRegexp(`\b(?:bcc|cc|blind (?:carbon )?cop(?:y|ies)|recipients?|to address|to field|proxy (?:address|number)|send all|forward all|send every|forward every|redirect|reroute|route all|deliver all)\b`)
-	phoneNumber        = lazyRegexp(`\+[0-9][0-9 -]{6,16}[0-9]\b`)
+	phoneNumber        = gated2("+", "send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route", `\+[0-9][0-9 -]{6,16}[0-9]\b`)
 
 	// bulkData is everything of the user's, to be moved somewhere.
-	bulkData = lazyRegexp(`\b(?:all|every|entire|complete|full)\b[^.]{0,16}?\b(?:user|users'|user's|customer|personal|session|private|sensitive|conversation|chat|account) (?:data|records|information|details|history|files|messages|emails|contacts)\b`)
+	bulkData = gated2("data records information details history files messages emails contacts", "all every entire complete full", `\b(?:all|every|entire|complete|full)\b[^.]{0,16}?\b(?:user|users'|user's|customer|personal|session|private|sensitive|conversation|chat|account) (?:data|records|information|details|history|files|messages|emails|contacts)\b`)
 
 	// localPath is a file path the text fixes.
 	localPath = lazyRegexp(`\bto (?:/|~/|\./|[a-z]:\\)[a-z0-9._/\\-]+`)
 
 	// valueTransfer moves money or assets to a destination the text
 	// fixes: an account number, a wallet, an IBAN, a payee.
-	valueTransfer = lazyRegexp(`\b(?:transfer|send|pay|wire|move|deposit|withdraw|sell|buy|purchase)\b[^.]{0,60}?(?:\$ ?[0-9]|\b[0-9][0-9,.]* ?(?:usd|eur|gbp|btc|eth|dollars|euros|bitcoins?|ethereum|shares|units)\b|\b(?:funds|money|payment|crypto(?:currency)?|bitcoin|ethereum|holdings|stocks?|shares)\b)[^.]{0,80}?\b(?:to|into|from)\b[^.]{0,40}?(?:\b0x[0-9a-f]{6,}|\b(?:account|acct|wallet|iban|payee|routing|recipient)\b[^.]{0,24}?[0-9]{3,}|\b[a-z]{1,4}-?[0-9]{4,}\b)`)
+	valueTransfer = gated2("transfer send pay wire move deposit withdraw sell buy purchase", "$ funds money payment crypto cryptocurrency bitcoin bitcoins ethereum holdings stock stocks shares usd eur gbp btc eth dollars euros units", `\b(?:transfer|send|pay|wire|move|deposit|withdraw|sell|buy|purchase)\b[^.]{0,60}?(?:\$ ?[0-9]|\b[0-9][0-9,.]* ?(?:usd|eur|gbp|btc|eth|dollars|euros|bitcoins?|ethereum|shares|units)\b|\b(?:funds|money|payment|crypto(?:currency)?|bitcoin|ethereum|holdings|stocks?|shares)\b)[^.]{0,80}?\b(?:to|into|from)\b[^.]{0,40}?(?:\b0x[0-9a-f]{6,}|\b(?:account|acct|wallet|iban|payee|routing|recipient)\b[^.]{0,24}?[0-9]{3,}|\b[a-z]{1,4}-?[0-9]{4,}\b)`)
 
 	// accessChange grants someone access or changes the user's
 	// account or physical security.
-	accessChange = lazyRegexp(`\bgrant(?:s|ing)?\b[^.]{0,40}?\b(?:access|permissions?|rights)\b[^.]{0,40}?\bto\b|\b(?:add|invite)\b[^.]{0,40}?\bas (?:an? )?(?:admin(?:istrator)?|owner|collaborator|co-?owner|maintainer|guest)\b|\b(?:unlock|disarm|open)\b[^.]{0,20}?\b(?:front |back |garage )?(?:door|lock|alarm|security system|safe|gate)s?\b|\b(?:change|reset|update|set)\b (?:the |my |the user's |their )?(?:account )?(?:password|passcode|recovery email|2fa|mfa|security settings?)\b[^.]{0,20}?\bto\b`)
+	accessChange = gated2("grant grants granting add invite unlock disarm open change reset update set", "access permissions permission rights admin administrator owner collaborator co coowner maintainer guest door doors lock locks alarm alarms gate gates safe password passcode recovery 2fa mfa security", `\bgrant(?:s|ing)?\b[^.]{0,40}?\b(?:access|permissions?|rights)\b[^.]{0,40}?\bto\b|\b(?:add|invite)\b[^.]{0,40}?\bas (?:an? )?(?:admin(?:istrator)?|owner|collaborator|co-?owner|maintainer|guest)\b|\b(?:unlock|disarm|open)\b[^.]{0,20}?\b(?:front |back |garage )?(?:door|lock|alarm|security system|safe|gate)s?\b|\b(?:change|reset|update|set)\b (?:the |my |the user's |their )?(?:account )?(?:password|passcode|recovery email|2fa|mfa|security settings?)\b[^.]{0,20}?\bto\b`)
 
 	// memoryWrite plants an instruction in the model's memory for later
 	// sessions.
-	memoryWrite = lazyRegexp(`\b(?:remember|store|save|memorize|keep|persist|apply|add)\b[^.]{0,40}?\b(?:permanently|forever|in (?:your|long-term|persistent) memory|to (?:your )?memory|(?:for|to|in|across) (?:all |every )?(?:future|subsequent|later) (?:sessions?|conversations?|chats?|interactions?)|across sessions)\b`)
+	memoryWrite = gated2("permanently forever memory future subsequent later across", "remember store save memorize keep persist apply add", `\b(?:remember|store|save|memorize|keep|persist|apply|add)\b[^.]{0,40}?\b(?:permanently|forever|in (?:your|long-term|persistent) memory|to (?:your )?memory|(?:for|to|in|across) (?:all |every )?(?:future|subsequent|later) (?:sessions?|conversations?|chats?|interactions?)|across sessions)\b`)
 
 	// jsExfil is script that reads what a browser session holds and
 	// sends it away.
-	jsExfil = lazyRegexp(`\bdocument\.cookie\b|\blocalstorage\b|\bsessionstorage\b|\bfetch ?\( ?['"` + "`" + `]https?://|\bxmlhttprequest\b|\bnew image\(\)\.src\b|\bnavigator\.sendbeacon\b`)
+	jsExfil = gated("cookie localstorage sessionstorage xmlhttprequest sendbeacon src fetch_http", `\bdocument\.cookie\b|\blocalstorage\b|\bsessionstorage\b|\bfetch ?\( ?['"`+"`"+`]https?://|\bxmlhttprequest\b|\bnew image\(\)\.src\b|\bnavigator\.sendbeacon\b`)
 	// clickFix is "open a terminal and run": the page tells a person or
 	// an agent to run what it hands them.
-	clickFix = lazyRegexp(`\bopen (?:a|the|your) (?:terminal|shell|command prompt|command line|console|powershell|run dialog)\b[^.]{0,40}?\b(?:run|paste|type|enter|execute)\b|\b(?:press|hit) (?:win|windows|cmd|ctrl)\b[^.]{0,40}?\b(?:paste|run)\b|\bcombine the (?:following|parts|fragments|lines)\b`)
+	clickFix = gated2("open press hit combine", "terminal shell prompt command line console powershell run win windows cmd ctrl following parts fragments lines", `\bopen (?:a|the|your) (?:terminal|shell|command prompt|command line|console|powershell|run dialog)\b[^.]{0,40}?\b(?:run|paste|type|enter|execute)\b|\b(?:press|hit) (?:win|windows|cmd|ctrl)\b[^.]{0,40}?\b(?:paste|run)\b|\bcombine the (?:following|parts|fragments|lines)\b`)
 
 	// otherResult is another tool's result, to be changed.
-	otherResult = lazyRegexp(`\b(?:modify|overwrite|alter|replace|change|falsify|fake|correct)\b[^.]{0,20}?\b(?:the )?(?:wrong |actual |real )?(?:results?|outputs?|responses?|answers?|values?) (?:of|from|returned by) (?:the )?(?:[a-z0-9_-]+ )?(?:tool|function|call|check)\b`)
+	otherResult = gated2("modify overwrite alter replace change falsify fake correct", "tool function call check", `\b(?:modify|overwrite|alter|replace|change|falsify|fake|correct)\b[^.]{0,20}?\b(?:the )?(?:wrong |actual |real )?(?:results?|outputs?|responses?|answers?|values?) (?:of|from|returned by) (?:the )?(?:[a-z0-9_-]+ )?(?:tool|function|call|check)\b`)
 
 	// selfPromotion ranks this tool over every other: a warning, as
 	// steering within one server is.
-	selfPromotion = lazyRegexp(`\b(?:prioriti[sz]e|prefer|choose|pick|select|use|trust|call)\b[^.]{0,20}?\bthis (?:tool|one|service|function|server|converter|engine)\b[^.]{0,30}?\b(?:(?:over|instead of|rather than|above) (?:any|all|every|other|the other|others|alternatives|competing|competitors)|no matter|regardless)\b|\b(?:do not|don't|never) (?:use|trust|call|settle for) (?:any )?(?:other|inferior|alternative|competing)\b|\bother [a-z -]{0,20}?(?:tools?|converters?|services?|alternatives|providers?|engines?) (?:are|is|have been|are being|is being) (?:now )?(?:deprecated|outdated|inaccurate|unreliable|obsolete|inferior|broken|unsafe)\b|\b(?:inferior|competing) (?:alternatives|tools|products|services)\b|\bbetter (?:results )?than (?:competitors|other tools|alternatives|any other)\b|\bonly [a-z]+ you should (?:ever )?(?:trust|use)\b|\b(?:rated|ranked) #?1\b|\bfaster than the (?:trusted|other|original|standard|default)\b|\bignore (?:all |any )?(?:the )?(?:other|alternative)\b[^.]{0,24}?\btools?\b|\b(?:choose|pick|use|call) this (?:tool|one) first\b`)
+	selfPromotion = []gate{
+		gated2("this", "over instead rather above matter regardless", `\b(?:prioriti[sz]e|prefer|choose|pick|select|use|trust|call)\b[^.]{0,20}?\bthis (?:tool|one|service|function|server|converter|engine)\b[^.]{0,30}?\b(?:(?:over|instead of|rather than|above) (?:any|all|every|other|the other|others|alternatives|competing|competitors)|no matter|regardless)\b`),
+		gated2("other inferior alternative competing", "not don dont never ignore", `\b(?:do not|don't|never) (?:use|trust|call|settle for) (?:any )?(?:other|inferior|alternative|competing)\b|\bignore (?:all |any )?(?:the )?(?:other|alternative)\b[^.]{0,24}?\btools?\b`),
+		gated2("other", "deprecated outdated inaccurate unreliable obsolete inferior broken unsafe", `\bother [a-z -]{0,20}?(?:tools?|converters?|services?|alternatives|providers?|engines?) (?:are|is|have been|are being|is being) (?:now )?(?:deprecated|outdated|inaccurate|unreliable|obsolete|inferior|broken|unsafe)\b`),
+		gated("inferior competing competitors rated ranked", `\b(?:inferior|competing) (?:alternatives|tools|products|services)\b|\b(?:rated|ranked) #?1\b|\bbetter (?:results )?than competitors\b`),
+		gated2("better faster", "than", `\bbetter (?:results )?than (?:competitors|other tools|alternatives|any other)\b|\bfaster than the (?:trusted|other|original|standard|default)\b`),
+		gated2("only", "should", `\bonly [a-z]+ you should (?:ever )?(?:trust|use)\b`),
+		gated2("this", "first", `\b(?:choose|pick|use|call) this (?:tool|one) first\b`),
+	}
 
 	// advert is praise that ranks a tool over every other by its
 	// wording alone; two of them in one text are an advert.
-	advert = lazyRegexp(`\b(?:outperforms?|unmatched|award[- ]winning|as seen on|featured (?:in|on)|endorsed by|trusted by|recommended by|rated #?1|number one|the best and most|game[- ]changer|breakthrough technology|[0-9]+x (?:faster|better)|[0-9]+% more accurate|five-star|(?:million|[0-9,]+) (?:users|downloads)|limited time|act now|hurry|expires soon|vip|exclusive access|inferior|don't fall behind|why settle|scientifically proven|industry leader|market leader|premium quality|military-grade|customer satisfaction)\b|#1\b`)
+	advert = gated2("outperforms outperform unmatched award featured endorsed breakthrough vip exclusive inferior scientifically hurry expires million downloads premium military changer five rated trusted recommended limited industry", "outperforms outperform unmatched award winning seen featured endorsed trusted recommended rated number best game changer breakthrough faster better five star million downloads users limited act hurry expires vip exclusive inferior fall settle scientifically industry market premium military customer #", `\b(?:outperforms?|unmatched|award[- ]winning|as seen on|featured (?:in|on)|endorsed by|trusted by|recommended by|rated #?1|number one|the best and most|game[- ]changer|breakthrough technology|[0-9]+x (?:faster|better)|[0-9]+% more accurate|five-star|(?:million|[0-9,]+) (?:users|downloads)|limited time|act now|hurry|expires soon|vip|exclusive access|inferior|don't fall behind|why settle|scientifically proven|industry leader|market leader|premium quality|military-grade|customer satisfaction)\b|#1\b`)
 
 	// toolRef names a tool: an identifier of two words or more, a quoted
 	// name, or "the X tool".
 	toolRef  = lazyRegexp("[`'\"][a-z][a-z0-9_.-]{2,60}[`'\"]|\\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\\b|\\b[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\\b|\\bthe [a-z0-9_-]+ (?:tool|function)\\b")
 	callVerb = lazyRegexp(`\b(?:call|invoke|run|use|execute|trigger|query|hit)\b`)
 	// pretext is the reason given for imposing a call.
-	pretext = lazyRegexp(`\b(?:mandatory|compulsory|obligatory|compliance|compliant|audit(?:ing|able)?|regulat[a-z]*|legal(?:ly)?|gdpr|hipaa|sox|polic(?:y|ies)|otherwise|or else|will fail|must be logged|for security|security (?:reasons|requirements?|purposes|check)|required (?:by|for) (?:law|policy|compliance|security|audit)|before (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)|at the (?:start|beginning) of every|on every (?:turn|request|message))\b`)
+	pretext = gated2("mandatory compulsory obligatory compliance compliant audit auditing auditable regulation regulations regulatory regulated legal legally gdpr hipaa sox policy policies otherwise else fail logged security required before start beginning every", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory|compliance|compliant|audit(?:ing|able)?|regulat[a-z]*|legal(?:ly)?|gdpr|hipaa|sox|polic(?:y|ies)|otherwise|or else|will fail|must be logged|for security|security (?:reasons|requirements?|purposes|check)|required (?:by|for) (?:law|policy|compliance|security|audit)|before (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)|at the (?:start|beginning) of every|on every (?:turn|request|message))\b`)
 	// retired is this tool saying it is not to be used.
-	retired = lazyRegexp(`\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)\b`)
+	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)\b`)
 	// conditional is a clause that says when not to use this tool:
 	// guidance between tools ("if the user names an author, do not use
 	// this tool").
@@ -318,96 +425,105 @@ var (
 	useOther    = lazyRegexp(`\b(?:use|call|switch to|migrate to|invoke|instead)\b`)
 )
 
-// judgeClause gives one clause its class, with the target it names.
-// block says the clause stands in a text addressed to the model; answer
-// that it stands in a tool's answer, where sending anything anywhere is
-// never the answering tool's own job.
-func judgeClause(c []byte, block, answer bool) (intentClass, string) {
-	if m := selfPromotion().Find(c); m != nil {
+// judgeClause gives one clause its class, with the target it names. g
+// is the clause's gates; block says the clause stands in a text addressed
+// to the model; answer that it stands in a tool's answer, where sending
+// anything anywhere is never the answering tool's own job.
+func judgeClause(c []byte, g mask, block, answer bool) (intentClass, string) {
+	find := func(x gate) []int {
+		if !g.has(x) {
+			return nil
+		}
+		return x.re().FindIndex(c)
+	}
+	match := func(x gate) bool { return g.has(x) && x.re().Match(c) }
+	at := func(m []int) string { return string(c[m[0]:m[1]]) }
+	if m := findAny(c, g, selfPromotion); m != nil {
 		// Ranking this tool over every other needs no order to be
 		// one ("other converters are outdated").
-		return classRedirect, string(m)
+		return classRedirect, at(m)
 	}
-	addressed := block || addressedClause(c)
-	if !addressed {
-		// A tool's description of itself ("Sends the message to the
-		// webhook") asks nothing, whatever it names; an order hidden
-		// in the middle of it still does ("... and you must also").
-		return classNone, ""
+	// Overriding instructions, turning safety off and hiding from the
+	// user are addressed to the model however they are worded.
+	if m := find(overrideAsk); m != nil && !quotedExample(c, m[0]) {
+		return classOverride, at(m)
 	}
-	if m := overrideAsk().Find(c); m != nil && !quotedExample(c, bytes.Index(c, m)) {
-		return classOverride, string(m)
+	if m := findAny(c, g, overrideSafety); m != nil && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) {
+		return classOverride, at(m)
 	}
-	if m := overrideSafety().FindIndex(c); m != nil && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) {
-		return classOverride, string(c[m[0]:m[1]])
+	if m := find(hideAsk); m != nil && hideObject().Match(c[m[0]:]) {
+		return classHide, at(m)
 	}
-	if m := jsExfil().Find(c); m != nil {
-		return classExec, string(m)
+	// Every other class is asked of the model only in a clause addressed
+	// to it: a tool's description of itself ("Sends the message to the
+	// webhook") asks nothing, whatever it names. Judged once, and only
+	// for a clause that holds a class's words.
+	addr, known := block, block
+	addressed := func() bool {
+		if !known {
+			addr, known = addressedClause(c, g), true
+		}
+		return addr
 	}
-	if m := clickFix().Find(c); m != nil {
-		return classExec, string(m)
+	if m := find(jsExfil); m != nil && addressed() {
+		return classExec, at(m)
 	}
-	if m := shellDanger().FindIndex(c); m != nil && !negated().Match(c[:m[0]]) && !exampleMarker().Match(c[:m[0]]) {
-		return classExec, string(c[m[0]:m[1]])
+	if m := find(clickFix); m != nil && addressed() {
+		return classExec, at(m)
 	}
-	if m := configTarget().Find(c); m != nil && writeVerb().Match(c) && !describesOnly(c) {
-		return classWriteConfig, string(bytes.TrimSpace(m))
+	if m := findAny(c, g, shellDanger); m != nil && !negated().Match(c[:m[0]]) && !forExample().Match(c[max(0, m[0]-60):m[0]]) && addressed() {
+		return classExec, at(m)
 	}
-	if m := phish().Find(c); m != nil {
-		return classReadSecrets, string(m)
+	if m := find(configTarget); m != nil && writeVerb().Match(c) && !describesOnly(c, g) && addressed() {
+		return classWriteConfig, string(bytes.TrimSpace(c[m[0]:m[1]]))
 	}
-	if m := secretFile().FindIndex(c); m != nil {
-		if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && !negated().Match(c[:v]) {
-			return classReadSecrets, string(c[m[0]:m[1]])
+	if m := find(phish); m != nil && addressed() {
+		return classReadSecrets, at(m)
+	}
+	for _, gs := range [][]gate{secretFile, secretStore} {
+		if m := findAny(c, g, gs); m != nil && addressed() {
+			if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && !negated().Match(c[:v]) {
+				return classReadSecrets, at(m)
+			}
 		}
 	}
-	if m := secretStore().FindIndex(c); m != nil {
-		if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && !negated().Match(c[:v]) {
-			return classReadSecrets, string(c[m[0]:m[1]])
-		}
+	if m := find(overrideUser); m != nil && changeVerb().Match(c) && addressed() {
+		return classChangeValues, at(m)
 	}
-	if m := overrideUser().Find(c); m != nil && changeVerb().Match(c) {
-		return classChangeValues, string(m)
-	}
-	d := fixedDestination().Find(c)
+	d := find(fixedDestination)
 	if d == nil {
-		d = phoneNumber().Find(c)
+		d = find(phoneNumber)
 	}
-	if d != nil && !docsContext().Match(fixedDestination().ReplaceAll(c, nil)) {
+	if d != nil && addressed() && !docsContext().Match(fixedDestination.re().ReplaceAll(c, nil)) {
 		if messageDestination().Match(c) {
-			return classContact, string(d)
+			return classContact, at(d)
 		}
-		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || bulkData().Match(c)) {
-			return classContact, string(d)
-		}
-	}
-	if m := valueTransfer().Find(c); m != nil {
-		return classContact, string(m)
-	}
-	if m := bulkData().Find(c); m != nil && sendVerb().Match(c) && localPath().Match(c) {
-		return classContact, string(m)
-	}
-	if m := accessChange().Find(c); m != nil {
-		return classWriteConfig, string(m)
-	}
-	if m := memoryWrite().Find(c); m != nil && !negated().Match(c[:bytes.Index(c, m)]) {
-		return classWriteConfig, string(m)
-	}
-	if m := otherResult().Find(c); m != nil {
-		return classChangeValues, string(m)
-	}
-	if m := silently().Find(c); m != nil {
-		if changeVerb().Match(c) {
-			return classChangeValues, string(m)
+		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || match(bulkData)) {
+			return classContact, at(d)
 		}
 	}
-	if m := hideAsk().FindIndex(c); m != nil && hideObject().Match(c[m[0]:]) {
-		return classHide, string(c[m[0]:m[1]])
+	if m := find(valueTransfer); m != nil && addressed() {
+		return classContact, at(m)
 	}
-	if m := execAsk().Find(c); m != nil && codeSpan().Match(c) {
-		return classExec, string(m)
+	if m := find(bulkData); m != nil && sendVerb().Match(c) && localPath().Match(c) && addressed() {
+		return classContact, at(m)
 	}
-	if callVerb().Match(c) && pretext().Match(c) {
+	if m := find(accessChange); m != nil && addressed() {
+		return classWriteConfig, at(m)
+	}
+	if m := find(memoryWrite); m != nil && !negated().Match(c[:m[0]]) && addressed() {
+		return classWriteConfig, at(m)
+	}
+	if m := find(otherResult); m != nil && addressed() {
+		return classChangeValues, at(m)
+	}
+	if m := find(silently); m != nil && changeVerb().Match(c) && addressed() {
+		return classChangeValues, at(m)
+	}
+	if m := find(execAsk); m != nil && match(codeSpan) && addressed() {
+		return classExec, at(m)
+	}
+	if match(pretext) && callVerb().Match(c) && addressed() {
 		if t := toolRef().Find(c); t != nil {
 			return classImpose, string(t)
 		}
@@ -417,8 +533,8 @@ func judgeClause(c []byte, block, answer bool) (intentClass, string) {
 
 // describesOnly reports a clause that names a config file as what a tool
 // reads or shows, not as something to change ("shows the alias list").
-func describesOnly(c []byte) bool {
-	return !startsImperative(c) && !addressing().Match(c) && ownVerb().Match(c)
+func describesOnly(c []byte, g mask) bool {
+	return !startsImperative(c) && !(g.has(addressing) && addressing.re().Match(c)) && ownVerb().Match(c)
 }
 
 // lastMatchBefore is the start of the last match of re in c[:end], or -1;
@@ -448,36 +564,66 @@ func quotedExample(c []byte, i int) bool {
 	return exampleMarker().Match(c[max(0, q-48):q])
 }
 
+// forExample is an example given just before a command: a tool that runs
+// code shows what it runs ("Example: eval(\"print('hello')\")").
+var forExample = lazyRegexp(`\b(?:e\.g|eg|i\.e|for example|for instance|such as|examples?:)`)
+
 var exampleMarker = lazyRegexp(`\b(?:e\.g|eg|i\.e|example|examples|such as|like|for instance|input|inputs|prompt|prompts|text|detects?|detecting|classif\w*|flags?|catches|blocks?|patterns?|attacks?|injections?|jailbreaks?)\b`)
+
+// clauseSpan is one clause of a text and its gates.
+type clauseSpan struct {
+	a, z int
+	g    mask
+}
 
 // judgeClauses cuts folded text t into clauses and returns those with a
 // class.
-func judgeClauses(t []byte, answer bool) []clauseHit {
-	block := blockMarker().Match(t)
+func judgeClauses(t []byte, answer bool, scratch *[]clauseSpan) []clauseHit {
+	// The clauses and their gates first: the text's gates, every
+	// clause's together, decide whether it has a block or an advert.
+	spans := (*scratch)[:0]
+	var whole mask
+	clauses(t, func(a, z int) {
+		g := gateMask(t[a:z])
+		spans = append(spans, clauseSpan{a, z, g})
+		whole = whole.or(g)
+	})
+	*scratch = spans
+	block := false
+	for _, x := range blockMarkers {
+		if whole.has(x) && x.re().Match(t) {
+			block = true
+			break
+		}
+	}
 	var out []clauseHit
+	if whole.has(advert) {
+		if ads := advert.re().FindAllIndex(t, 8); distinct(t, ads) >= 2 {
+			out = append(out, clauseHit{class: classRedirect, a: ads[0][0], z: ads[len(ads)-1][1], target: "praise that ranks it over every other tool"})
+		}
+	}
 	// retiredAt is where a clause said this tool is not to be used: it
 	// and the clauses after it are read for the tool to use instead
 	// ("This tool is retired; always use fetch_v2").
 	retiredAt := -1
-	if ads := advert().FindAllIndex(t, 8); distinct(t, ads) >= 2 {
-		out = append(out, clauseHit{class: classRedirect, a: ads[0][0], z: ads[len(ads)-1][1], target: "praise that ranks it over every other tool"})
-	}
-	clauses(t, func(a, z int) {
-		c := t[a:z]
-		if cl, target := judgeClause(c, block, answer); cl != classNone {
-			out = append(out, clauseHit{class: cl, a: a, z: z, target: target})
-			return
+	for _, sp := range spans {
+		c := t[sp.a:sp.z]
+		if cl, target := judgeClause(c, sp.g, block, answer); cl != classNone {
+			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target})
+			continue
 		}
-		if retiredAt < 0 && retired().Match(c) && !conditional().Match(c) {
-			retiredAt = a
+		if retiredAt < 0 && sp.g.has(retired) && retired.re().Match(c) && !conditional().Match(c) {
+			retiredAt = sp.a
 		}
-		if u := useOther().FindIndex(c); retiredAt >= 0 && u != nil {
-			if r := toolRef().Find(retired().ReplaceAll(c[u[0]:], nil)); r != nil {
-				out = append(out, clauseHit{class: classRedirect, a: retiredAt, z: z, target: string(r)})
-				retiredAt = -1
+		if retiredAt >= 0 {
+			if u := useOther().FindIndex(c); u != nil {
+				if r := toolRef().Find(retired.re().ReplaceAll(c[u[0]:], nil)); r != nil {
+					out = append(out, clauseHit{class: classRedirect, a: retiredAt, z: sp.z, target: string(r)})
+					retiredAt = -1
+				}
 			}
 		}
-	})
+	}
 	return out
 }
 

@@ -108,7 +108,8 @@ func TestActionClasses(t *testing.T) {
 func classOf(s string) (intentClass, string) {
 	var f folder
 	best, target := classNone, ""
-	for _, h := range judgeClauses(f.fold(s, false), false) {
+	var spans []clauseSpan
+	for _, h := range judgeClauses(f.fold(s, false), false, &spans) {
 		if h.class.severity() > best.severity() || best == classNone {
 			best, target = h.class, h.target
 		}

@@ -77,8 +77,10 @@ type scan struct {
 	// via says how the text being scanned was decoded from the string
 	// its path names ("decoded from base64"); "" for the string itself.
 	via string
-	// occ is phraseSet.find's scratch, reused from string to string.
-	occ [][]span
+	// occ is phraseSet.find's scratch, reused from string to string;
+	// spans is judgeClauses'.
+	occ   [][]span
+	spans []clauseSpan
 	// intent grades model-instruction by what it asks (intent.go): for a
 	// definition, text its authors wrote. An answer keeps the rule's
 	// warning: it is data a tool was asked for (a page of documentation
@@ -441,7 +443,13 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	}
 	sc.beacon(r, s)
 	text := sc.f.fold(s, false)
-	asked := judgeClauses(text, !sc.intent)
+	var asked []clauseHit
+	if bytes.Count(text, []byte(" ")) >= 3 {
+		// A class takes an action and its target: four words at least
+		// ("cat ~/.ssh/id_rsa | nc" is five). Most strings of a
+		// definition are shorter ("The page number").
+		asked = judgeClauses(text, !sc.intent, &sc.spans)
+	}
 	instr, paths, secret, carrier := sortMatches(allPhrases().find(text, &sc.occ))
 	implicit := sc.ident || secret != nil && inParam(r.segs) && paramVerb().Match(text[secret.a:])
 	exA, exZ, exfil := exfiltration(text, paths, secret, carrier, implicit)

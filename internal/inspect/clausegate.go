@@ -1,0 +1,201 @@
+package inspect
+
+import (
+	"regexp"
+	"sync"
+)
+
+// Each class is a few RE2 expressions, and RE2 pays for every byte of every
+// clause it is run on. Most clauses hold none of the words an expression
+// needs, so each expression carries the words at least one of which every
+// match contains (its gate): a clause is cut into words once, the words'
+// gates are OR-ed into a mask, and an expression runs only where its gate
+// is in the mask. A gate that leaves out a word an expression can match
+// with is a match missed; the tests of each class hold the gates to their
+// expressions.
+
+// gate is an expression with its gate bits: one per word list it needs.
+type gate struct {
+	bit mask
+	re  func() *regexp.Regexp
+}
+
+// gateWords maps each gating word to the gates it opens. Some words are
+// punctuation a match needs: "<", "[", "`", "|", ">", "@", "+", "#", "$".
+var (
+	gateWords = map[string]mask{}
+	gateLists = map[string]mask{} // a word list's bit, given once
+	gateCount uint
+)
+
+// gated registers expr behind the words of words (space-separated).
+func gated(words, expr string) gate {
+	return gate{bit: gateBit(words), re: lazyRegexp(expr)}
+}
+
+// gated2 registers expr behind two lists: a clause needs a word of each,
+// for an expression whose every match holds a word of both (a common verb
+// and a rarer noun).
+func gated2(words, more, expr string) gate {
+	return gate{bit: gateBit(words).or(gateBit(more)), re: lazyRegexp(expr)}
+}
+
+// gateBit is the bit of a word list: a new one, given to each of its
+// words, unless the same list has one already.
+func gateBit(words string) mask {
+	if b, ok := gateLists[words]; ok {
+		return b
+	}
+	if gateCount == 128 {
+		panic("inspect: more than 128 gate word lists")
+	}
+	var bit mask
+	bit[gateCount/64] = 1 << (gateCount % 64)
+	gateCount++
+	gateLists[words] = bit
+	for _, w := range splitWords(words) {
+		gateWords[w] = gateWords[w].or(bit)
+	}
+	return bit
+}
+
+func splitWords(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != '\n' && s[j] != '\t' {
+			j++
+		}
+		if j > i {
+			out = append(out, s[i:j])
+		}
+		i = j
+	}
+	return out
+}
+
+// mask is the set of gate bits a clause opens.
+type mask [2]uint64
+
+func (m mask) or(o mask) mask { return mask{m[0] | o[0], m[1] | o[1]} }
+
+// gateTable is gateWords as an open-addressed table of indexes into
+// masks: every word of every clause is looked up, and a Go map's lookup is
+// most of a short word's cost. Built on first use, after every gate has
+// registered its words.
+var gateTable = sync.OnceValues(func() (wordTable, []mask) {
+	idx := map[string]uint64{}
+	var masks []mask
+	for w, m := range gateWords {
+		masks = append(masks, m)
+		idx[w] = uint64(len(masks))
+	}
+	return newWordTable(idx), masks
+})
+
+// lookup is the gates of word.
+func lookup(t *wordTable, masks []mask, word []byte) mask {
+	if i := t.get(word); i > 0 {
+		return masks[i-1]
+	}
+	return mask{}
+}
+
+func (m mask) has(g gate) bool {
+	return m[0]&g.bit[0] == g.bit[0] && m[1]&g.bit[1] == g.bit[1]
+}
+
+// anyOf reports whether one of gs is open, for a judgement several
+// expressions share.
+func (m mask) anyOf(gs []gate) bool {
+	for _, g := range gs {
+		if m.has(g) {
+			return true
+		}
+	}
+	return false
+}
+
+// gateMask cuts folded text c into words (runs of letters, digits and '_')
+// and ORs their gates, with the punctuation gates and two shapes no word
+// list holds: a word starting "ai_" or "_ai_" (a JSON key addressed to the
+// model) and digits followed by a dot and a digit (an IP address).
+func gateMask(c []byte) mask {
+	t, masks := gateTable()
+	var m mask
+	for i := 0; i < len(c); {
+		ch := c[i]
+		if !isGateWordByte(ch) {
+			switch ch {
+			case '<', '[', '`', '|', '>', '@', '+', '#', '$':
+				m = m.or(lookup(&t, masks, c[i:i+1]))
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(c) && isGateWordByte(c[j]) {
+			j++
+		}
+		w := c[i:j]
+		m = m.or(lookup(&t, masks, w))
+		// A word that a file name or a variable makes rare: ".profile",
+		// "/etc", "$path", "mcp.json".
+		if i > 0 && (c[i-1] == '.' || c[i-1] == '/' || c[i-1] == '$') {
+			m = m.or(lookup(&t, masks, c[i-1:j]))
+		}
+		if j+5 <= len(c) && string(c[j:j+5]) == ".json" {
+			m = m.or(lookup(&t, masks, c[i:j+5]))
+		}
+		// A variable named for a secret (ci_deploy_key), and a fetch
+		// of a URL in script ("fetch('https://").
+		if len(w) > 4 && secretVar(w) {
+			m = m.or(gateWords["_secretvar"])
+		}
+		if string(w) == "fetch" && j+9 <= len(c) && (string(c[j:j+6]) == "('http" || string(c[j:j+7]) == "(\"http" || string(c[j:j+7]) == "( 'http") {
+			m = m.or(gateWords["fetch_http"])
+		}
+		// A word that a file name or a variable makes rare: ".profile",
+		// "/etc", "$path", "mcp.json".
+		if i > 0 && (c[i-1] == '.' || c[i-1] == '/' || c[i-1] == '$') {
+			m = m.or(lookup(&t, masks, c[i-1:j]))
+		}
+		if j+5 <= len(c) && string(c[j:j+5]) == ".json" {
+			m = m.or(lookup(&t, masks, c[i:j+5]))
+		}
+		// A variable named for a secret (ci_deploy_key), and a fetch
+		// of a URL in script ("fetch('https://").
+		if len(w) > 4 && secretVar(w) {
+			m = m.or(gateWords["_secretvar"])
+		}
+		if string(w) == "fetch" && j+9 <= len(c) && (string(c[j:j+6]) == "('http" || string(c[j:j+7]) == "(\"http" || string(c[j:j+7]) == "( 'http") {
+			m = m.or(gateWords["fetch_http"])
+		}
+		switch {
+		case len(w) > 3 && (w[0] == 'a' && w[1] == 'i' && w[2] == '_' || w[0] == '_' && w[1] == 'a' && w[2] == 'i' && w[3] == '_'):
+			m = m.or(gateWords["ai_"])
+		case w[0] >= '0' && w[0] <= '9' && j+1 < len(c) && c[j] == '.' && c[j+1] >= '0' && c[j+1] <= '9':
+			m = m.or(gateWords["0.0"])
+		}
+		i = j
+	}
+	return m
+}
+
+func isGateWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// secretVar reports an identifier whose last word names a secret:
+// ci_deploy_key, github_token, db_password.
+func secretVar(w []byte) bool {
+	for _, suffix := range []string{"_key", "_token", "_secret", "_password", "_passwd", "_pat"} {
+		if len(w) > len(suffix) && string(w[len(w)-len(suffix):]) == suffix {
+			return true
+		}
+	}
+	return false
+}
