@@ -49,7 +49,7 @@ func FuzzDefinition(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		fs := Definition(Subject{Server: "s", Kind: finding.KindTool, Name: "n", Raw: raw})
 		for _, fd := range fs {
-			if _, ok := finding.Lookup(fd.Rule); !ok || fd.Severity != finding.DefaultSeverity(fd.Rule) && fd.Rule != finding.ModelInstruction || fd.Severity > finding.Error {
+			if _, ok := finding.Lookup(fd.Rule); !ok || fd.Severity != finding.DefaultSeverity(fd.Rule) && fd.Rule != finding.ModelInstruction && !(fd.Rule == finding.HiddenCharacters && fd.Severity == finding.Warning) || fd.Severity > finding.Error {
 				t.Fatalf("bad rule/severity %q %s", fd.Rule, fd.Severity)
 			}
 			if !isInert(fd.Message, false) || !isInert(fd.Detail, true) {

@@ -123,6 +123,9 @@ type hit struct {
 	// style marks a terminal-escape hit whose every sequence only sets
 	// colour or style (styleOnly).
 	style bool
+	// stray marks a hidden-characters hit of one or two lone zero-width
+	// spaces or soft hyphens (invisible).
+	stray bool
 	// texts are a sensitive-path hit's folded texts (definitions only).
 	texts [][]byte
 }
@@ -275,8 +278,19 @@ func (sc *scan) terminal(r textRef, s string) {
 func (sc *scan) invisible(r textRef, s string) {
 	var counts [classFormat + 1]int
 	first, firstEnd := -1, -1
+	// stray: one or two zero-width spaces or soft hyphens, each alone
+	// between visible characters. They hide nothing (docs pasted from a
+	// word processor); a payload takes tag characters, a run, a bidi
+	// override or a variation selector.
+	stray, prevZ, n := true, -1, 0
 	eachHidden(s, func(i, z, k int, cl hiddenClass) {
 		counts[cl] += k
+		n += k
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		if k != 1 || i == prevZ || !(r == 0x200B || r == 0xAD) {
+			stray = false
+		}
+		prevZ = z
 		if first >= 0 {
 			return
 		}
@@ -297,6 +311,7 @@ func (sc *scan) invisible(r textRef, s string) {
 	}
 	h := sc.get(finding.HiddenCharacters, r.path(), r.key)
 	h.hidden = false
+	h.stray = stray && n <= 2 && !r.key && strings.Contains(s, " ")
 	total := 0
 	for cl, k := range counts {
 		if k > 0 {
@@ -657,6 +672,13 @@ func (sc *scan) findings() []finding.Finding {
 		switch h.rule {
 		case finding.HiddenCharacters:
 			f.Message = fmt.Sprintf("Invisible characters in %s: %s", where, labels)
+			if h.stray && h.extra == "" {
+				// A reviewer should know they are there; they carry
+				// nothing, and what the text asks is judged with them
+				// folded away.
+				f.Severity = finding.Warning
+				f.Message += " (a lone zero-width space or soft hyphen: hides no text)"
+			}
 			if h.extra != "" {
 				f.Message += fmt.Sprintf(`; they spell hidden text: "%s"`, h.extra)
 			}
