@@ -121,14 +121,16 @@ func (b *bait) asked(method, subject string, request json.RawMessage) func(sandb
 	_ = json.Unmarshal(request, &params)
 	var args []string
 	envTool := false
+	desc := ""
 	switch method {
 	case "tools/call":
 		if b.isNamed(subject, params.Arguments) {
 			args = stringsIn(params.Arguments)
 		}
 		b.mu.Lock()
-		envTool = returnsEnv(b.descs[subject])
+		desc = b.descs[subject]
 		b.mu.Unlock()
+		envTool = returnsEnv(desc)
 	case "prompts/get":
 		args = stringsIn(params.Arguments)
 	case "resources/read":
@@ -151,6 +153,9 @@ func (b *bait) asked(method, subject string, request json.RawMessage) func(sandb
 		file := b.sb.CanaryPath(c.Where)
 		if file == "" {
 			return false
+		}
+		if returnsFile(desc, c.Where) {
+			return true
 		}
 		for _, a := range args {
 			if b.pointsAt(a, file) {
@@ -324,6 +329,37 @@ func globRegexp(glob string) (*regexp.Regexp, error) {
 // env vars". A tool that merely needs one ("requires the API_KEY
 // environment variable") does not say so.
 var envVerbs = regexp.MustCompile(`(?i)\b(?:return|returns|returning|print|prints|list|lists|show|shows|dump|dumps|get|gets|output|outputs|display|displays|expose|exposes|read|reads|echo|echoes)(?:\s+[\w'-]+){0,3}?\s+(?:environment|env)(?:\s+|-)?(?:variables?|vars?)?\b`)
+
+// fileWords name what a canary file holds, as a tool's description says
+// it: a kubernetes server's "Show the current kubeconfig" is asked for
+// ~/.kube/config by being called at all.
+var fileWords = map[string]*regexp.Regexp{
+	"~/.kube/config":         returnsWords(`kube-?config|kube config|kubernetes (?:config(?:uration)?|credentials)|cluster (?:config(?:uration)?|credentials)`),
+	"~/.aws/credentials":     returnsWords(`aws (?:credentials|config(?:uration)?|profiles?)`),
+	"~/.aws/config":          returnsWords(`aws (?:config(?:uration)?|profiles?)`),
+	"~/.netrc":               returnsWords(`netrc`),
+	"~/.config/gh/hosts.yml": returnsWords(`gh (?:config(?:uration)?|hosts)|github cli (?:config(?:uration)?|credentials|auth)`),
+}
+
+// returnsWords is a verb that returns or shows, a few words, then what.
+func returnsWords(what string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:return|returns|returning|print|prints|list|lists|show|shows|view|views|dump|dumps|get|gets|output|outputs|display|displays|expose|exposes|read|reads|echo|echoes|fetch|fetches|retrieve|retrieves)(?:\s+[\w'-]+){0,3}?\s+(?:` + what + `)\b`)
+}
+
+// returnsFile reports whether a tool's description says it returns the
+// file a canary was planted as: the tool's job is to show it, so its
+// answer carrying the canary is canary-returned, a note for a reviewer, not
+// a leak.
+func returnsFile(desc, where string) bool {
+	re := fileWords[where]
+	if re == nil || desc == "" {
+		return false
+	}
+	if len(desc) > 64<<10 {
+		desc = desc[:64<<10]
+	}
+	return re.MatchString(desc)
+}
 
 // returnsEnv reports whether a tool's description says it returns
 // environment variables.

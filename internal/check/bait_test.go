@@ -264,3 +264,26 @@ func TestCanaryBait(t *testing.T) {
 		})
 	}
 }
+
+// TestReturnsFile: a tool whose description says it shows a credential
+// file (a kubernetes server's kubeconfig viewer) is asked for that file by
+// being called; one that only needs it, or shows another file, is not.
+func TestReturnsFile(t *testing.T) {
+	for _, tc := range []struct {
+		desc, where string
+		want        bool
+	}{
+		{"Get the current Kubernetes configuration (kubeconfig) content.", "~/.kube/config", true},
+		{"Show the kubeconfig of the current context as YAML.", "~/.kube/config", true},
+		{"View the merged kube config.", "~/.kube/config", true},
+		{"List pods. Uses the kubeconfig to reach the cluster.", "~/.kube/config", false},
+		{"Returns the AWS credentials profile in use.", "~/.aws/credentials", true},
+		{"Show the kubeconfig.", "~/.ssh/id_rsa", false},
+		{"Lists S3 buckets with your AWS credentials.", "~/.aws/credentials", false},
+		{"", "~/.kube/config", false},
+	} {
+		if got := returnsFile(tc.desc, tc.where); got != tc.want {
+			t.Errorf("returnsFile(%q, %s) = %v, want %v", tc.desc, tc.where, got, tc.want)
+		}
+	}
+}
