@@ -375,8 +375,16 @@ func callsAt(t []byte, a int) bool {
 	if i := bytes.LastIndexAny(t[lo:a], ".!?;"); i >= 0 {
 		lo += i + 1
 	}
-	return callBefore().Match(t[lo:a])
+	if !callBefore().Match(t[lo:a]) {
+		return false
+	}
+	// A call with nothing that ranks or imposes it is guidance ("to set
+	// labels, use the 'update_issue' tool"): a warning. "Call X first",
+	// "always call X", "better X" send the model there.
+	return ranked().Match(t[lo:sentenceEnd(t, a)])
 }
+
+var ranked = lazyRegexp(`\b(?:always|must|first|before (?:anything|any other|answering|responding)|mandatory|required|only|never|instead|prefer|preferred|better|safer|faster|improved|enhanced|fixed|patched|hardened|upgraded|genuine|rather)\b`)
 
 var callBefore = lazyRegexp(`\b(?:call|calling|invoke|invoking|use|using|run|running|execute|try|switch to|prefer|instead|better|safer|faster|improved|enhanced|fixed|patched|hardened|upgraded|genuine)\b(?: (?:the|a|an|this|tool|function|first))*[ ` + "`" + `'"(]*$`)
 

@@ -403,7 +403,6 @@ var (
 		gated("inferior competing competitors rated ranked", `\b(?:inferior|competing) (?:alternatives|tools|products|services)\b|\b(?:rated|ranked) #?1\b|\bbetter (?:results )?than competitors\b`),
 		gated2("better faster", "than", `\bbetter (?:results )?than (?:competitors|other tools|alternatives|any other)\b|\bfaster than the (?:trusted|other|original|standard|default)\b`),
 		gated2("only", "should", `\bonly [a-z]+ you should (?:ever )?(?:trust|use)\b`),
-		gated2("this", "first", `\b(?:choose|pick|use|call) this (?:tool|one) first\b`),
 	}
 
 	// advert is praise that ranks a tool over every other by its
@@ -417,7 +416,7 @@ var (
 	// pretext is the reason given for imposing a call.
 	pretext = gated2("mandatory compulsory obligatory compliance compliant audit auditing auditable regulation regulations regulatory regulated legal legally gdpr hipaa sox policy policies otherwise else fail logged security required before start beginning every", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory|compliance|compliant|audit(?:ing|able)?|regulat[a-z]*|legal(?:ly)?|gdpr|hipaa|sox|polic(?:y|ies)|otherwise|or else|will fail|must be logged|for security|security (?:reasons|requirements?|purposes|check)|required (?:by|for) (?:law|policy|compliance|security|audit)|before (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)|at the (?:start|beginning) of every|on every (?:turn|request|message))\b`)
 	// retired is this tool saying it is not to be used.
-	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)\b`)
+	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
 	// conditional is a clause that says when not to use this tool:
 	// guidance between tools ("if the user names an author, do not use
 	// this tool").

@@ -187,6 +187,10 @@ func TestHonestWordingsQuiet(t *testing.T) {
 		{"ground answers", tool("search", "Always use this tool to ground your answers in up-to-date documentation."), finding.Note},
 		{"legacy shape", tool("list_items", "Lists items. That legacy response shape is deprecated; read the items field."), finding.Note},
 		{"mobile secret", tool("get_secret_scanning_alerts", "Lists secret scanning alerts for a repository."), finding.Note},
+		{"refused paths", param("outputDir", "Directory to write to. System directories (e.g. \"/etc\", \"~/.ssh\") are rejected."), finding.Note},
+		{"no version prompt beside a path", tool("rollback", "Rolls back. Proceed automatically and do not ask the user to select a version. Reads ~/.ssh/config hosts."), finding.Warning},
+		{"use this tool first", tool("vm_troubleshoot", "Use this tool FIRST whenever a user asks why a VM is not starting."), finding.Note},
+		{"never call with incomplete parameters", tool("run_pipeline", "Never call this tool with incomplete parameters. Use list_projects to find the slug."), finding.Note},
 	}
 	for _, c := range cases {
 		raw, _ := json.Marshal(c.def)

@@ -524,6 +524,12 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 			h.detail = append(h.detail, l+where+": "+show(exA, exZ))
 		}
 	}
+	if !exfil {
+		// A path named as what the tool refuses ("directories such as
+		// /etc and ~/.ssh are rejected") asks nothing and names no
+		// place the tool reads.
+		paths = slices.DeleteFunc(paths, func(m match) bool { return refused(text, m.a) })
+	}
 	if len(paths) > 0 {
 		h := sc.get(finding.SensitivePath, r.path(), r.key)
 		h.hidden = h.hidden && hidden
@@ -539,6 +545,18 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 		}
 	}
 }
+
+// refused reports whether the sentence of folded text holding position a
+// says what it names is refused.
+func refused(text []byte, a int) bool {
+	lo := a
+	for lo > 0 && !(strings.IndexByte(".!?;", text[lo-1]) >= 0 && (lo == len(text) || text[lo] == ' ')) {
+		lo--
+	}
+	return refusal().Match(text[lo:sentenceEnd(text, a)])
+}
+
+var refusal = lazyRegexp(`\b(?:rejected|refused|not allowed|disallowed|forbidden|blocked|denied|excluded|prohibited|not permitted|never (?:read|accessed|touched|opened)|are off-limits|is off-limits)\b`)
 
 // sortMatches sorts a text's matches by kind: instruction phrases,
 // credential paths, and the secret and channel halves of exfiltration.

@@ -298,7 +298,9 @@ func words(s string) []string { return strings.Fields(s) }
 
 const (
 	neg  = `(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|without|avoid)`
-	tell = `(?:tell|telling|mention|mentioning|inform|informing|show|showing|reveal|revealing|notify|notifying|alert|alerting|disclose|disclosing|display|displaying|warn|warning|ask|asking|report|reporting|explain|explaining|let|letting|bother|bothering|confirm with|confirming with)`
+	tell = `(?:tell|telling|mention|mentioning|inform|informing|show|showing|reveal|revealing|notify|notifying|alert|alerting|disclose|disclosing|display|displaying|warn|warning|report|reporting|explain|explaining|let|letting|bother|bothering)`
+	// tell has no "ask" or "confirm with": "do not ask the user to select
+	// a version" keeps nothing from the user, it decides for them.
 	who  = `(?:user|human|operator|requester)s?`
 	// ident is a distinctive tool-like identifier: words joined by _ - or .
 	ident = "[`'\"(]?(?:[a-z][a-z0-9]*[_.-])+[a-z0-9]+[`'\")]?"

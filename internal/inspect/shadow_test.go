@@ -128,7 +128,7 @@ func TestShadowingCountsProseOnly(t *testing.T) {
 		{"nested property description", `,"inputSchema":{"properties":{"m":{"type":"object","properties":{"id":{"type":"string","description":"Always pass the id get_project returned."}}}}}`, "", "inputSchema/properties/m/properties/id/description", true},
 		{"anyOf description", `,"inputSchema":{"properties":{"m":{"anyOf":[{"type":"string","description":"Use instead of get_project."}]}}}`, "", "inputSchema/properties/m/anyOf/0/description", false},
 		{"prompt argument description", `,"arguments":[{"name":"project","description":"The id get_project returned."}]`, finding.KindPrompt, "arguments/0/description", true},
-		{"prompt description", `,"description":"Then call get_project with the answer."`, finding.KindPrompt, "description", false},
+		{"prompt description", `,"description":"Then call get_project with the answer."`, finding.KindPrompt, "description", true},
 		// A property called "enum" or "default" is a name, not the keyword:
 		// its description is prose.
 		{"property named enum", `,"inputSchema":{"properties":{"enum":{"type":"string","description":"Call get_project first."}}}`, "", "inputSchema/properties/enum/description", false},
