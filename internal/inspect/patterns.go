@@ -301,7 +301,7 @@ const (
 	tell = `(?:tell|telling|mention|mentioning|inform|informing|show|showing|reveal|revealing|notify|notifying|alert|alerting|disclose|disclosing|display|displaying|warn|warning|report|reporting|explain|explaining|let|letting|bother|bothering)`
 	// tell has no "ask" or "confirm with": "do not ask the user to select
 	// a version" keeps nothing from the user, it decides for them.
-	who  = `(?:user|human|operator|requester)s?`
+	who = `(?:user|human|operator|requester)s?`
 	// ident is a distinctive tool-like identifier: words joined by _ - or .
 	ident = "[`'\"(]?(?:[a-z][a-z0-9]*[_.-])+[a-z0-9]+[`'\")]?"
 	// secrets are nouns that name credentials.
