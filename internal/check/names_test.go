@@ -91,7 +91,6 @@ func TestNamesAcrossServers(t *testing.T) {
 			{rule: finding.ToolShadowing, server: "github", subject: "create_branch", field: "name", severity: finding.Note},
 			{rule: finding.ToolShadowing, server: "supabase", subject: "list_branches", field: "name", severity: finding.Note},
 			{rule: finding.ToolShadowing, server: "filesystem", subject: "read_file", field: "name", severity: finding.Note},
-			{rule: finding.ToolShadowing, server: "github", subject: "projects_list", field: "inputSchema/properties/query/description", severity: finding.Warning},
 			{rule: finding.ToolShadowing, server: "fastfs", subject: "read_file", field: "description", severity: finding.Error},
 			{rule: finding.ToolShadowing, server: "fastfs", subject: "list_d\u0456rectory", field: "inputSchema/properties/path/description", severity: finding.Error},
 			{rule: finding.ConfusableName, server: "fastfs", subject: "list_d\u0456rectory", field: "name", severity: finding.Error},

@@ -143,6 +143,35 @@ func (sc *scan) get(rule finding.RuleID, field string, key bool) *hit {
 	return h
 }
 
+// twins are, for an action class's label, the phrase labels that say the
+// same of the same text: a finding names the class once, in the phrase's
+// words, which quote the deciding phrase.
+var twins = map[string][]string{
+	classLabels[classReadSecrets]: {exfilLabel, labelSessionSecrets, labelSecretAsk, labelPathToParam},
+	classLabels[classContact]:     {labelSend, labelRedirect, labelHistory, labelBeacon},
+	classLabels[classOverride]:    {labelOverride},
+	classLabels[classHide]:        {labelHide},
+	classLabels[classExec]:        {labelDecode},
+}
+
+// dropTwins removes the class labels, and their details, that a phrase
+// label of the same hit already says.
+func (h *hit) dropTwins() {
+	drop := func(l string) bool {
+		return slices.ContainsFunc(twins[l], func(t string) bool { return slices.Contains(h.labels, t) })
+	}
+	var details []string
+	for _, d := range h.detail {
+		l, _, _ := strings.Cut(d, ":")
+		l = strings.TrimSuffix(l, " (in hidden text)")
+		if !drop(l) {
+			details = append(details, d)
+		}
+	}
+	h.detail = details
+	h.labels = slices.DeleteFunc(h.labels, drop)
+}
+
 func (h *hit) addLabel(l string) {
 	for _, x := range h.labels {
 		if x == l {
@@ -685,6 +714,9 @@ func (sc *scan) findings() []finding.Finding {
 		}
 		if h.via != "" {
 			where += " (" + h.via + ")"
+		}
+		if h.rule == finding.ModelInstruction {
+			h.dropTwins()
 		}
 		labels := strings.Join(h.labels, "; ")
 		switch h.rule {
