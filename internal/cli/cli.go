@@ -125,7 +125,8 @@ type command struct {
 
 // commandTable is every command, in the order the overview lists them:
 // the order a user meets them. check and pin first (the gate and the
-// lock it reads), approve and diff for reviewing a change, guard for
+// lock it reads), approve and diff for reviewing a change, lint for
+// judging a committed lock's text again without its servers, guard for
 // running a pinned server, servers for what a config holds, then the
 // commands CI workflows run around a check (repin, merge, comment,
 // issue), and help and version last. A function, not a variable, since
@@ -136,6 +137,7 @@ func commandTable() []command {
 		{name: "pin", run: runPin},
 		{name: "approve", run: runApprove},
 		{name: "diff", run: runDiff},
+		{name: "lint", run: runLint},
 		{name: "guard", run: runGuard},
 		{name: "servers", run: runServers},
 		{name: "repin", run: runRepin},
