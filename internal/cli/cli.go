@@ -111,8 +111,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// any server that closed its stdin, since the signal does not say
 	// which file it is about.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now, Environ: os.Environ})
+	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: clock, Environ: os.Environ})
 }
+
+// clock is Main's clock. The end-to-end scripts move it (TestMain's
+// LOCKCHECK_TEST_CLOCK) to pin under one clock and check under another.
+var clock = time.Now
 
 // command is one subcommand. Its help (summary, usage, examples) is in
 // helps, by the same name; help and version, which have no help page of
