@@ -84,9 +84,11 @@ func BenchmarkLint1000Tools(b *testing.B) {
 	data := corpusLock(b, 1000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	cpu := processCPU()
 	for b.Loop() {
 		_ = lintBytes(b, data, finding.Error)
 	}
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // TestLint1000ToolsUnderASecond holds the bound the benchmark measures, on
