@@ -14,9 +14,10 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
-// lintNote is every linted server's note: what a clean lint does and does
-// not say.
-const lintNote = "judged from the lock alone: no server was started, so this says what today's text rules find in the approved text, not that the server still shows it (that is check's job)"
+// LintWarning opens every lint report (report.Report.Warnings, which
+// every renderer shows first): what a clean lint does and does not say,
+// since the renderers' verdicts are worded for a check.
+const LintWarning = "mcp-lockcheck lint judged the text the lock records, with this build's rules; it started no server, so it does not say that the servers still show that text (mcp-lockcheck check does)."
 
 // Lint judges the text a lock records with today's rules, starting no
 // server: what check's inspection would find if every server showed
@@ -32,7 +33,7 @@ const lintNote = "judged from the lock alone: no server was started, so this say
 // Redactor are read; only lists the servers to judge (nil: every server
 // of the lock; a name the lock does not hold is the caller's to refuse).
 func Lint(opts Options, only []string) *report.Report {
-	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}}
+	r := &report.Report{LockfileVersion: lock.Version, Servers: []report.Server{}, Warnings: []string{LintWarning}}
 	lk := opts.Lock
 	if lk == nil {
 		lk = lock.New()
@@ -75,7 +76,7 @@ func Lint(opts Options, only []string) *report.Report {
 			}
 		}
 		launch := ls.Launch
-		srv := report.Server{Name: name, Phases: []string{}, Notes: []string{lintNote}}
+		srv := report.Server{Name: name, Phases: []string{}}
 		r.Servers = append(r.Servers, opts.settle(srv, fs, &launch, ls, place, nil))
 	}
 	sort.SliceStable(r.Servers, func(i, j int) bool { return r.Servers[i].Name < r.Servers[j].Name })
