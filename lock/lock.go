@@ -17,6 +17,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/gowebpki/jcs"
 
@@ -228,6 +229,17 @@ type Entry struct {
 	// the end of every run. It holds for the Definition, Raw and
 	// Ambiguous it was worked out from, and only while they are unchanged.
 	memo *canonMemo
+}
+
+// Approved is ApprovedAt as a time: when the entry's definition was seen
+// and approved (pin and approve record the clock of the run that saw it).
+// Zero when absent or not RFC 3339.
+func (e *Entry) Approved() time.Time {
+	t, err := time.Parse(time.RFC3339, e.ApprovedAt)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 type canonMemo struct {

@@ -55,10 +55,21 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			f.Before, f.After = pinned.LaunchText(ls.Launch), pinned.LaunchText(want)
 			fs = append(fs, f)
 		}
+		var moved []clockMove
 		if ls != nil {
 			ref := lockView(ls)
+			noted := map[string]bool{}
 			for _, s := range run.snaps {
-				fs = append(fs, compare(name, ref, s, s.obs.Phase, false)...)
+				cfs, moves := compareClock(name, ref, s, s.obs.Phase, false)
+				fs = append(fs, cfs...)
+				moved = append(moved, moves...)
+				for _, m := range moves {
+					// One note an entry, at the first phase it moved in.
+					if id := string(m.kind) + "\x00" + m.key; !noted[id] {
+						noted[id] = true
+						run.note(m.note("from the lock", s.obs.Phase))
+					}
+				}
 			}
 			fs = append(fs, promptAnswerFindings(name, ls, run, opts.pinPromptsFor(name))...)
 		}
@@ -78,6 +89,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		if run.held != "" {
 			fs = append(fs, heldFinding(run))
 		}
+		rebindMoved(fs, moved)
 		place := func(fs []finding.Finding) { locate(fs, run, ls != nil, opts.LockPath, idx) }
 		r.Servers = append(r.Servers, opts.settle(serverEntry(run), fs, runLaunch(run), ls, place, approvals[name]))
 	}
@@ -158,5 +170,20 @@ func locate(fs []finding.Finding, run *serverRun, pinned bool, lockPath string, 
 			kind = ""
 		}
 		f.File, f.Line = lockPath, idx().Line(run.cfg.Name, kind, f.Subject)
+	}
+}
+
+// rebindMoved binds a finding about a definition that differs from its
+// lock entry only in values that follow the clock to the entry's hash,
+// not the live one: the text the finding is about is the text the lock
+// approved, so an acknowledgement recorded for it keeps holding while the
+// date moves.
+func rebindMoved(fs []finding.Finding, moved []clockMove) {
+	for _, m := range moved {
+		for i := range fs {
+			if f := &fs[i]; f.Kind == m.kind && f.Subject == m.key && f.ContentSHA256 == m.after.SHA256 {
+				f.ContentSHA256 = m.before.SHA256
+			}
+		}
 	}
 }

@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/timestamps"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -28,6 +32,23 @@ type snapshot struct {
 	order           map[lock.Kind][]string                  // kind -> keys in listed order
 	dups            []finding.Finding                       // keys listed twice
 	raw             map[lock.Kind]map[string][]byte         // kind -> key -> raw
+	// at is the clock the server read when it showed this phase (the
+	// run's, moved by a clock launch's offset); approved, in a lock
+	// view, is each entry's approvedAt instead: what a value that
+	// follows the clock is measured from (clockOf).
+	at       time.Time
+	approved map[lock.Kind]map[string]time.Time
+}
+
+// clockOf is the clock the definition kind/key was seen at: its
+// approvedAt in a lock view, the phase's clock in a live snapshot; zero
+// when not known (an entry without approvedAt), and then no value in it
+// follows the clock.
+func (s *snapshot) clockOf(kind lock.Kind, key string) time.Time {
+	if s.approved != nil {
+		return s.approved[kind][key]
+	}
+	return s.at
 }
 
 func newSnapshot(server string, o probe.Observation) *snapshot {
@@ -174,12 +195,21 @@ func redactDef(raw []byte, r *redact.Redactor) redacted {
 // lockView is the lock entry in the same comparable form.
 func lockView(ls *lock.Server) *snapshot {
 	m := ls.Manifest()
+	approved := map[lock.Kind]map[string]time.Time{}
+	for _, kind := range lock.Kinds {
+		at := map[string]time.Time{}
+		for key, e := range ls.Entries(kind, false) {
+			at[key] = e.Approved()
+		}
+		approved[kind] = at
+	}
 	return &snapshot{
 		protocolVersion: m.ProtocolVersion,
 		serverInfo:      m.ServerInfo,
 		capabilities:    m.Capabilities,
 		instructions:    m.Instructions,
 		entries:         m.Entries,
+		approved:        approved,
 	}
 }
 
@@ -198,7 +228,33 @@ func (s *snapshot) manifest() *lock.Manifest {
 // phase) and a phase into findings: drift against the lock, or
 // unstable-manifest between phases (stability).
 func compare(server string, ref, live *snapshot, phase string, stability bool) []finding.Finding {
+	fs, _ := compareClock(server, ref, live, phase, stability)
+	return fs
+}
+
+// clockMove is a definition whose only difference from its reference is
+// date-shaped values that moved with the clock (timestamps.FollowClock):
+// not a change, but said in a note, and its inspection findings are bound
+// to the reference's hash (an acknowledgement in the lock keeps holding).
+type clockMove struct {
+	kind          lock.Kind
+	key           string
+	before, after lock.Canonical
+	// from and to are the first pair of tokens that moved.
+	from, to string
+}
+
+// note is what the report says of m; where is "than the lock" or
+// "between phases", phase the phase it was seen in.
+func (m clockMove) note(where, phase string) string {
+	return fmt.Sprintf("%s %q differs %s only in dates that moved with the clock (%q, then %q at %s): read as the clock, not as a change", m.kind, m.key, where, clip.Bytes(m.from, 60), clip.Bytes(m.to, 60), phase)
+}
+
+// compareClock is compare, and the definitions it did not count as
+// changed because they differ only in values that follow the clock.
+func compareClock(server string, ref, live *snapshot, phase string, stability bool) ([]finding.Finding, []clockMove) {
 	var out []finding.Finding
+	var moves []clockMove
 	add := func(rule finding.RuleID, kind lock.Kind, subject, field, msg, before, after string) {
 		if stability {
 			msg = "changed during the probe: " + msg
@@ -209,6 +265,16 @@ func compare(server string, ref, live *snapshot, phase string, stability bool) [
 		out = append(out, f)
 	}
 	changes := lock.Diff(ref.manifest(), live.manifest())
+	changes = slices.DeleteFunc(changes, func(c lock.Change) bool {
+		if c.Kind == lock.KindServer || c.Op != lock.Changed || c.Ambiguous() {
+			return false
+		}
+		from, to, ok := timestamps.FollowClock(c.Before.Bytes, c.After.Bytes, ref.clockOf(c.Kind, c.Name), live.clockOf(c.Kind, c.Name))
+		if ok {
+			moves = append(moves, clockMove{kind: c.Kind, key: c.Name, before: c.Before, after: c.After, from: from, to: to})
+		}
+		return ok
+	})
 	own := map[string]lock.Change{}
 	for _, c := range changes {
 		if c.Kind == lock.KindServer {
@@ -259,7 +325,7 @@ func compare(server string, ref, live *snapshot, phase string, stability bool) [
 			}
 		}
 	}
-	return out
+	return out, moves
 }
 
 func refName(stability bool) string {

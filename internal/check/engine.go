@@ -109,6 +109,11 @@ type Options struct {
 	// FakeTimeLib overrides where libfaketime is looked for.
 	ClockOffsets []time.Duration
 	FakeTimeLib  string
+	// Now is the run's clock (nil: time.Now): what a value in a
+	// definition that follows the clock is held to (a phase is seen at
+	// Now, moved by its clock launch's offset; a lock entry was seen at
+	// its approvedAt; timestamps.FollowClock).
+	Now func() time.Time
 	// Redactor keeps secrets out of everything the run reports and pins:
 	// definitions, stderr, held reasons, notes and findings go through it
 	// (nil: the secret shapes only, no environment values). The CLI builds
@@ -214,11 +219,14 @@ type serverRun struct {
 	resolved  string // package version the launch resolved to (hygiene.go)
 	art       artifact
 	// clockLaunches are the launches made with a moved clock
-	// (libfaketime), by number.
+	// (libfaketime), by number; clockShift is each one's offset.
 	clockLaunches []int
-	plan          Plan   // what the probe was planned to do
-	probed        bool   // the probe was started (a launch was tried)
-	planNote      string // the warm-up planner's line on skipped tools
+	clockShift    map[int]time.Duration
+	// now is the run's clock (Options.Now).
+	now      func() time.Time
+	plan     Plan   // what the probe was planned to do
+	probed   bool   // the probe was started (a launch was tried)
+	planNote string // the warm-up planner's line on skipped tools
 	// inspector holds the inspection of snaps started while the server
 	// was still being driven (streamPhases); inspectRun finishes it.
 	inspector *inspector
@@ -374,7 +382,7 @@ type target interface {
 // launch and phase, one path for both.
 func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun {
 	opts = opts.forServer(s.Name)
-	run := &serverRun{cfg: s, res: &probe.Result{}, plan: opts.planFor(s)}
+	run := &serverRun{cfg: s, res: &probe.Result{}, plan: opts.planFor(s), now: opts.Now}
 	timeout, derived := opts.serverTimeout(run.plan)
 	if !derived && !run.plan.Fits(timeout) {
 		// FitPlans refuses this run up front; a caller that did not ask
@@ -530,8 +538,20 @@ func (run *serverRun) redactNotes(r *redact.Redactor) {
 func (run *serverRun) snapshot(r *redact.Redactor) {
 	cache := &canonCache{red: r}
 	for _, o := range run.res.Observations {
-		run.snaps = append(run.snaps, newSnapshotCached(run.cfg.Name, o, cache))
+		s := newSnapshotCached(run.cfg.Name, o, cache)
+		s.at = run.clockAt(o.Launch)
+		run.snaps = append(run.snaps, s)
 	}
+}
+
+// clockAt is the clock the server of launch n reads now: the run's,
+// moved forward by the launch's clock offset if it is a clock launch.
+func (run *serverRun) clockAt(n int) time.Time {
+	now := time.Now
+	if run.now != nil {
+		now = run.now
+	}
+	return now().Add(run.clockShift[n])
 }
 
 // streamPhases makes the probe hand over each phase as it is recorded, so
@@ -550,6 +570,7 @@ func (run *serverRun) streamPhases(popts *probe.Options, r *redact.Redactor) (wa
 		cache := &canonCache{red: r}
 		for o := range phases {
 			s := newSnapshotCached(run.cfg.Name, o, cache)
+			s.at = run.clockAt(o.Launch)
 			run.snaps = append(run.snaps, s)
 			run.inspector.add(s)
 		}
@@ -601,8 +622,16 @@ func stabilityFindings(run *serverRun) []finding.Finding {
 	first := run.snaps[0]
 	var out []finding.Finding
 	out = append(out, promptGetFindings(run)...)
+	noted := map[string]bool{}
 	for _, s := range run.snaps[1:] {
-		fs := compare(run.cfg.Name, first, s, s.obs.Phase, true)
+		fs, moves := compareClock(run.cfg.Name, first, s, s.obs.Phase, true)
+		for _, m := range moves {
+			// One note an entry, at the first phase it moved in.
+			if id := string(m.kind) + "\x00" + m.key; !noted[id] {
+				noted[id] = true
+				run.note(m.note("between phases", s.obs.Phase))
+			}
+		}
 		for i := range fs {
 			if s.obs.Identity.Name != first.obs.Identity.Name {
 				fs[i].Message += fmt.Sprintf(" (client identity %s vs %s)", s.obs.Identity, first.obs.Identity)

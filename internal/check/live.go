@@ -36,6 +36,7 @@ func ProbeLive(ctx context.Context, opts Options, who approval.Approver) ([]*app
 		}
 		if l.Refused == "" {
 			l.Server = buildEntry(run, nil, who)
+			keepClockMoved(l.Server, prev, run.snaps[0])
 			pinPrompts(l.Server, run, nil, who, opts.pinPromptsFor(name))
 			l.Server.Acknowledgements = nil
 			// A version npm's cache no longer shows is unknown, not

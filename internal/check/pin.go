@@ -51,6 +51,7 @@ func Pin(ctx context.Context, opts Options, who approval.Approver) (*lock.File, 
 			srv.Status = report.StatusDrift
 		default:
 			next.Servers[name] = buildEntry(run, prev, who)
+			keepClockMoved(next.Servers[name], prev, run.snaps[0])
 			pinPrompts(next.Servers[name], run, prev, who, opts.pinPromptsFor(name))
 		}
 		r.Servers = append(r.Servers, srv)
@@ -172,6 +173,30 @@ func (opts *Options) settleProbe(run *serverRun, across []finding.Finding) (srv 
 	if run.held != "" {
 		fs = append(fs, heldFinding(run))
 	}
+	if prev != nil && len(run.snaps) > 0 {
+		// What pin and approve keep of an entry whose dates only moved
+		// with the clock is the lock's (keepClockMoved): its findings
+		// are bound to the lock's hash, as check binds them.
+		_, moved := compareClock(run.cfg.Name, lockView(prev), run.snaps[0], run.snaps[0].obs.Phase, false)
+		rebindMoved(fs, moved)
+	}
 	place := func(fs []finding.Finding) { locate(fs, run, false, "", noPositions) }
 	return opts.settle(serverEntry(run), fs, runLaunch(run), prev, place, nil), prev, unstable
+}
+
+// keepClockMoved puts back into s, built from first, the entries of prev
+// (the lock's entry for the server) that first shows differing only in
+// values that follow the clock: their definition, hash and approval stay
+// as approved, so a lock re-pinned or approved a month later is the same
+// bytes, and its approvedAt stays the clock its dates are measured from.
+func keepClockMoved(s, prev *lock.Server, first *snapshot) {
+	if prev == nil || s == nil {
+		return
+	}
+	_, moved := compareClock("", lockView(prev), first, first.obs.Phase, false)
+	for _, m := range moved {
+		if old := prev.Entries(m.kind, false)[m.key]; old != nil {
+			s.Entries(m.kind, true)[m.key] = old
+		}
+	}
 }

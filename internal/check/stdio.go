@@ -113,6 +113,10 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 				n := popts.Launches + len(popts.ExtraIdentities) + popts.ExtraLaunches
 				clocks[n] = sandbox.ClockEnv(env, lib, off)
 				run.clockLaunches = append(run.clockLaunches, n)
+				if run.clockShift == nil {
+					run.clockShift = map[int]time.Duration{}
+				}
+				run.clockShift[n] = off
 				run.notes = append(run.notes, fmt.Sprintf("launch-%d ran with the clock moved forward %s by libfaketime (programs that read time through libc, such as node; Go binaries are not affected)", n, off))
 			}
 			launchEnv = func(n int) map[string]string {

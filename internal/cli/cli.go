@@ -111,8 +111,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// any server that closed its stdin, since the signal does not say
 	// which file it is about.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: time.Now, Environ: os.Environ})
+	return Run(ctx, args, Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.LookupEnv, Now: clock, Environ: os.Environ})
 }
+
+// clock is Main's clock. The end-to-end scripts move it (TestMain's
+// LOCKCHECK_TEST_CLOCK) to pin under one clock and check under another.
+var clock = time.Now
 
 // command is one subcommand. Its help (summary, usage, examples) is in
 // helps, by the same name; help and version, which have no help page of
@@ -125,7 +129,8 @@ type command struct {
 
 // commandTable is every command, in the order the overview lists them:
 // the order a user meets them. check and pin first (the gate and the
-// lock it reads), approve and diff for reviewing a change, guard for
+// lock it reads), approve and diff for reviewing a change, lint for
+// judging a committed lock's text again without its servers, guard for
 // running a pinned server, servers for what a config holds, then the
 // commands CI workflows run around a check (repin, merge, comment,
 // issue), and help and version last. A function, not a variable, since
@@ -136,6 +141,7 @@ func commandTable() []command {
 		{name: "pin", run: runPin},
 		{name: "approve", run: runApprove},
 		{name: "diff", run: runDiff},
+		{name: "lint", run: runLint},
 		{name: "guard", run: runGuard},
 		{name: "servers", run: runServers},
 		{name: "repin", run: runRepin},

@@ -23,6 +23,12 @@ import (
 func TestMain(m *testing.M) {
 	sandbox.HelperMain()
 	fakeserver.MaybeRun()
+	// A script moves mcp-lockcheck's clock with LOCKCHECK_TEST_CLOCK (a
+	// Go duration), as libfaketime would a program that reads the time
+	// through libc (a Go binary does not).
+	if d, err := time.ParseDuration(os.Getenv("LOCKCHECK_TEST_CLOCK")); err == nil {
+		clock = func() time.Time { return time.Now().Add(d) }
+	}
 	testscript.Main(m, map[string]func(){
 		"mcp-lockcheck":    func() { os.Exit(Main(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 		fakeserver.Command: func() { os.Exit(fakeserver.Main()) },

@@ -405,6 +405,7 @@ func (c *common) readLock(env Env, allowMissing bool) (*lock.File, []byte, error
 func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 	var o check.Options
 	o.Redactor = env.red
+	o.Now = env.Now
 	// check sets its --fail-on; pin and approve judge as check does by
 	// default.
 	o.FailOn = finding.Error

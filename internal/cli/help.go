@@ -49,6 +49,12 @@ var helps = map[string]helpText{
 		examples: []string{"mcp-lockcheck diff", "mcp-lockcheck diff --server filesystem"},
 		grouped:  true,
 	},
+	"lint": {
+		summary:  "judge the text a lock records with today's rules, starting no server",
+		usage:    []string{"lint [flags]"},
+		about:    "Every definition, instructions string and pinned prompt answer in the lock goes through the text rules check applies, and the lock's servers are compared with each other (shadowing, confusable names); the policy's rules and the lock's acknowledgements settle the findings as in check. No config is read and no server is started: it does not say that a server still shows what the lock holds (check does). For a pre-commit hook, and to see what a new release of the rules says about the locks you have. Exit 0: no finding reaches --fail-on; 1: one does; 2: bad flags, or a lock or policy that is missing or invalid.",
+		examples: []string{"mcp-lockcheck lint", "mcp-lockcheck lint --lock sub/mcp-lock.json --format sarif > lint.sarif", "mcp-lockcheck lint --server filesystem --fail-on warning"},
+	},
 	"approve": {
 		summary: "review changes and write only the named ones into the lock",
 		usage:   []string{"approve [flags] SERVER[/KIND/NAME]...", "approve [flags] --all", "approve [flags] --from FILE", "approve [flags] --ack RULE --reason TEXT SERVER/KIND/NAME"},

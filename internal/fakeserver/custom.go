@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -16,14 +17,17 @@ import (
 // ~/.kube/config when it starts: a server that tries credentials it read.
 // With FAKE_TOOLS_ENV set, $VAR in FAKE_TOOLS is expanded from the
 // server's own environment: a server that names its tools after the
-// secrets it was given (the sandbox's canaries).
+// secrets it was given (the sandbox's canaries), and $FAKE_TODAY_MINUS_<N>D
+// to the server's date N days ago (2006-01-02), on its clock moved by
+// FAKE_CLOCK (a Go duration; libfaketime cannot move a Go server's): a
+// schema default that follows the wall clock.
 
 // customTools are the definitions FAKE_TOOLS holds, each as its raw JSON.
 func customTools() []string {
 	var raw []json.RawMessage
 	tools := os.Getenv("FAKE_TOOLS")
 	if os.Getenv("FAKE_TOOLS_ENV") != "" {
-		tools = os.ExpandEnv(tools)
+		tools = os.Expand(tools, expandClock)
 	}
 	if err := json.Unmarshal([]byte(tools), &raw); err != nil {
 		return nil
@@ -55,4 +59,16 @@ func dialKube(dialed func(addr string)) {
 			}
 		}
 	}
+}
+
+// expandClock is os.Getenv, and FAKE_TODAY_MINUS_<N>D the date N days
+// before the server's clock (time.Now moved by FAKE_CLOCK).
+func expandClock(name string) string {
+	if v, ok := strings.CutPrefix(name, "FAKE_TODAY_MINUS_"); ok {
+		if n, err := strconv.Atoi(strings.TrimSuffix(v, "D")); err == nil && strings.HasSuffix(v, "D") {
+			shift, _ := time.ParseDuration(os.Getenv("FAKE_CLOCK"))
+			return time.Now().Add(shift).AddDate(0, 0, -n).Format("2006-01-02")
+		}
+	}
+	return os.Getenv(name)
 }

@@ -313,7 +313,8 @@ func statusMark(status Status) string {
 }
 
 // serverVerdict is the one-line verdict for a server, already escaped:
-// "✔ fs: ok (3 phases)", "✖ evil: drift (2 errors)", "⏸ broken: held: reason".
+// "✔ fs: ok (3 phases)", "✔ fs: ok (no server started)" (lint), "✖ evil:
+// drift (2 errors)", "⏸ broken: held: reason".
 func serverVerdict(s Server) string {
 	s.Status = shownStatus(s)
 	name := escape(s.Name)
@@ -326,6 +327,12 @@ func serverVerdict(s Server) string {
 		return fmt.Sprintf("%s %s: held: %s", statusMark(s.Status), name, escape(reason))
 	case StatusOK:
 		detail := plural(len(s.Phases), "phase", "phases")
+		if len(s.Phases) == 0 {
+			// lint, or a lock entry no config names: nothing was
+			// launched, and "0 phases" would read as a probe that saw
+			// nothing.
+			detail = "no server started"
+		}
 		if c := countFindings(s.Findings).String(); c != "" {
 			detail += ", " + c
 		}

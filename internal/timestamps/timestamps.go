@@ -1,5 +1,6 @@
 // Package timestamps tells the clock from a change: two answers that
-// differ only in timestamp-shaped tokens.
+// differ only in timestamp-shaped tokens, and two definitions whose only
+// difference is dates that moved with the clock.
 package timestamps
 
 import (
