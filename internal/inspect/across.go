@@ -157,8 +157,8 @@ func (x *across) sameName() {
 }
 
 // looseNames: names that differ only in case or separators (send-email
-// next to another server's send_email) collide for the model just the
-// same, and nobody shares a spelling by accident: a warning.
+// next to another server's send_email) collide for the model as the same
+// name does: a note, and an error when new against the lock.
 func (x *across) looseNames() {
 	byLoose := map[string][]Subject{}
 	for _, s := range x.subjects {
@@ -184,7 +184,11 @@ func (x *across) looseNames() {
 		}
 		x.colliding[s.Server] = true
 		f := x.base(finding.ToolShadowing, s, "name")
-		f.Severity = finding.Warning
+		// A note, as the same name is: real servers share spellings
+		// by accident (gitlab's create_webhook, resend's
+		// create-webhook), and what the model sees is two names, as
+		// with two exact ones.
+		f.Severity = finding.Note
 		f.Message = fmt.Sprintf("Tool name %q differs only in case or separators from tool %s", inert.Text(s.Name), strings.Join(alike, ", "))
 		f.Detail = collisionDetail
 		if fresh {
@@ -298,7 +302,7 @@ func (r *referrer) subject(s Subject) []finding.Finding {
 // steered is the steering findings of one string of s, and the tools it
 // steers away from.
 func (r *referrer) steered(s Subject, t textRef, hits []steerHit, self string) (steered []string, out []finding.Finding) {
-	for _, st := range steering(r.f.text, hits, r.folded, self, r.colliding[s.Server] || steerEverywhere) {
+	for _, st := range steering(r.f.text, hits, r.folded, r.foldedServer[s.Server], self, r.colliding[s.Server] || steerEverywhere) {
 		fd := r.base(finding.ToolShadowing, s, t.path())
 		if st.target != "" {
 			steered = append(steered, st.target)

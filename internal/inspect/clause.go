@@ -155,7 +155,7 @@ func clauses(t []byte, fn func(a, z int)) {
 // <IMPORTANT>-style tag, a fake system message, a note to the AI. Every
 // clause of such a text is addressed to the model.
 var blockMarkers = []gate{
-	gated2("< [", "important system instruction instructions admin critical secret hidden ai assistant model llm override sys attention urgent mandatory context note information inst internal agent", "<\\s?/?\\s?(?:important|system|instructions?|admin|critical|secret|hidden|ai|assistant|model|llm|override|sys|attention|urgent|mandatory|context|note|information)\\b|\\[/?(?:inst|system|important)\\]|[\\[<]\\s?/?\\s?(?:system|ai|assistant|admin|hidden|internal|agent)[_ -]?[a-z_]*\\s?[\\]>]"),
+	gated2("< [", "important system instruction instructions admin critical secret hidden ai assistant model llm override sys attention urgent mandatory context note information inst internal agent im_start", "<\\|?\\s?/?\\s?(?:important|system|instructions?|admin|critical|secret|hidden|ai|assistant|model|llm|override|sys|attention|urgent|mandatory|context|note|information)\\b|\\[/?(?:inst|system|important)\\]|[\\[<]\\s?/?\\s?(?:system|ai|assistant|admin|hidden|internal|agent)[_ -]?[a-z_]*\\s?[\\]>]"),
 	gated2("system", "alert message notice override instruction update directive prompt", `\bsystem (?:alert|message|notice|override|instruction|update|directive|prompt)\b`),
 	gated2("ai assistant model llm agent claude gpt", "note notes message instruction instructions attention reminder you hey dear hello directive directives",
 		`\b(?:note|message|instructions?|attention|reminder) (?:to|for) (?:the )?(?:ai|assistant|model|llm|agent|claude|gpt)\b|\bto you,? (?:the |an? |my )?(?:ai|assistant|model|agent|llm)\b|\b(?:hey|dear|attention|hello),? (?:ai|assistant|agent|model|llm|claude)\b|\b(?:ai|assistant|model|llm|agent) (?:note|instructions?|directive)s?:|^(?:ai|agent|assistant|model|llm):`),
@@ -166,7 +166,7 @@ var blockMarkers = []gate{
 // addressing marks a clause as addressed to the model wherever it stands
 // in the clause: "you must", "the assistant should", "make sure",
 // "always <verb>", "it is mandatory to".
-var addressing = gated("you assistant model ai agent llm claude make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should", `\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b`)
+var addressing = gated("you assistant model ai agent llm claude make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should run execute type paste enter exec", `\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
 
 // imperative is the verbs a clause addressed to the model starts with.
 const imperative = `(?:run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable|combine|concatenate|assemble|join|chain|begin|perform|trigger|initiate|grant|pay|approve|invite|unlock|press|prioriti[sz]e|prefer|choose|pick|select|trust|accept|allow|sell|buy|purchase|wire|deposit|withdraw|book|cancel|paste|remember|escalate|elevate|respond|confirm|verify|authenticate|reset)`
@@ -209,9 +209,16 @@ func isClauseWordByte(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && 
 // startsImperative reports whether clause c opens with an imperative verb
 // after its lead-in.
 func startsImperative(c []byte) bool {
+	_, ok := imperativeAt(c)
+	return ok
+}
+
+// imperativeAt is where clause c's imperative verb stands, after its
+// lead-in.
+func imperativeAt(c []byte) (int, bool) {
 	a, z := nextWord(c, 0)
 	if a == len(c) {
-		return false
+		return 0, false
 	}
 	if greetings[string(c[a:z])] {
 		if k := bytes.IndexAny(c[z:min(len(c), z+40)], ",:"); k >= 0 {
@@ -220,7 +227,7 @@ func startsImperative(c []byte) bool {
 	}
 	// A heading of a few words and a colon ("note:", "hidden
 	// instruction [do not show to user]:").
-	if k := bytes.Index(c[a:min(len(c), a+60)], []byte(": ")); k >= 0 && bytes.Count(c[a:a+k], []byte(" ")) <= 6 && !bytes.Contains(c[a:a+k], []byte(", ")) && !imperativeVerbs[string(c[a:z])] {
+	if k := bytes.Index(c[a:min(len(c), a+60)], []byte(": ")); k >= 0 && (bytes.Count(c[a:a+k], []byte(" ")) <= 3 || bytes.ContainsAny(c[a:a+k], "[(")) && !bytes.Contains(c[a:a+k], []byte(", ")) && !imperativeVerbs[string(c[a:z])] {
 		a, z = nextWord(c, a+k+1)
 	}
 	skip := func() {
@@ -235,7 +242,7 @@ func startsImperative(c []byte) bool {
 			skip()
 		}
 	}
-	return a < len(c) && imperativeVerbs[string(c[a:z])]
+	return a, a < len(c) && imperativeVerbs[string(c[a:z])]
 }
 
 // addressedClause reports whether clause c, whose gates are g, speaks to
@@ -294,6 +301,9 @@ var (
 	configTarget = gated2("bashrc zshrc bash_profile zprofile zshenv zlogin cshrc tcshrc kshrc bash_login .profile fish crontab cron authorized_keys known_hosts .ssh gitconfig hooks npmrc pypirc /etc launchagents launchagent agents launchd systemd startup registry hkey_current_user hkey_local_machine hkey_users hkey_classes_root mcp.json mcp_config claude_desktop_config claude_desktop_config.json .cursor .vscode settings.json shell rc alias $path sudoers hosts autostart commit extensions extension items",
 		"add append write insert put save store modify edit update change create overwrite replace echo set install register enable configure place drop copy prepend inject patch alter schedule disable turn remove delete",
 		`(?:^|[\s'"`+"`"+`(~/])\.?(?:bashrc|zshrc|bash_profile|zprofile|zshenv|zlogin|cshrc|tcshrc|kshrc|bash_login)\b|~/\.profile\b|\.config/fish\b|\bcrontab\b|\bcron (?:job|tab|entry|entries)\b|\bauthorized_keys\b|\bknown_hosts\b|\.ssh/|\.gitconfig\b|\.git/hooks\b|\bgit hooks?\b|\.npmrc\b|\.pypirc\b|/etc/|\blaunch ?agents?\b|\blaunchd\b|\bsystemd (?:unit|service)\b|\bstartup (?:items?|folder|scripts?)\b|\blogin items?\b|\bwindows registry\b|\bhkey_|\bmcp\.json\b|\bmcp_config\b|\bclaude_desktop_config\b|\.cursor/|\.vscode/|\bsettings\.json\b|\bshell (?:profile|config(?:uration)?|rc|startup)\b|\brc files?\b|\balias [a-z0-9_-]+=|\bshell alias|\$path\b|\bpath (?:variable|environment)\b|\bsudoers\b|\bhosts file\b|\bautostart\b|\bpre-commit hooks?\b|\bbrowser extensions?\b`)
+	// jobConfig are the config targets a tool may manage as its job:
+	// scheduled jobs, services, the registry, settings files.
+	jobConfig = lazyRegexp(`\bcron|\bsystemd|\bstartup|\bregistry|\bsettings\.json|\bhosts file|\bpre-commit|\bautostart|\blogin items?`)
 	writeVerb = lazyRegexp(`\b(?:add|append|write|insert|put|save|store|modify|edit|update|change|create|overwrite|replace|echo|set|install|register|enable|configure|place|drop|copy|prepend|inject|patch|alter|schedule|disable|turn off|remove|delete)\b`)
 
 	// secretStore is a store of secrets the user did not hand over: a
@@ -302,8 +312,8 @@ var (
 	// objects ("list all API keys from Resend") are a key-management
 	// tool's job.
 	secretStore = []gate{
-		gated("env environment ssh id_rsa id_dsa id_ecdsa id_ed25519 aws keychain seed recovery mnemonic wallet bash_history zsh_history netrc credentials kube login shadow passwd docker process",
-			`\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b`),
+		gated("env environment ssh id_rsa id_dsa id_ecdsa id_ed25519 aws keychain seed recovery mnemonic wallet bash_history zsh_history netrc credentials kube login shadow passwd docker process pem p12 pfx kdbx keystore jks",
+			`\.(?:pem|p12|pfx|kdbx|jks)\b|\bkeystores?\b|\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b`),
 		gated2("secret secrets credential credentials password passwords passphrase passphrases api key keys access token tokens auth authentication private cookies session phrase phrases mnemonics",
 			"user users saved stored cached browser system local",
 			`\b(?:the user's|user's|users'|saved|stored|cached|browser|system|local)\b[^.]{0,24}?`+secretNoun),
@@ -311,22 +321,32 @@ var (
 			"session context conversation chat environment workspace machine computer disk home keychain filesystem file dotfiles memory know found saw see",
 			secretNoun+`[^.]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`),
 	}
-	readVerb2 = lazyRegexp(`\b(?:read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
-	negated   = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without)\b[^.]{0,24}$`)
+	readVerb2 = lazyRegexp(`\b(?:look (?:in|inside|into|for|through)|inspect|browse|go through|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
+	negated   = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without|can't|cannot|won't|will not|doesn't|does not|didn't)\b[^.]{0,24}$`)
 
 	// silently is concealment of what the model does.
-	silently   = gated2("silently quietly secretly covertly discreetly surreptitiously invisibly without behind so", "round change replace alter modify adjust swap substitute set switch rewrite redirect add increase decrease multiply convert use append prepend insert inflate reduce raise lower cap truncate override overwrite shift move transfer send route bcc cc", `\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly|without (?:telling|informing|notifying|alerting|mentioning|letting|showing|the user (?:knowing|noticing|seeing))|behind the user's back|so the user (?:does not|doesn't|won't|will not) (?:know|notice|see))\b`)
-	changeVerb = lazyRegexp(`\b(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc)\b`)
+	silently = gated2("silently quietly secretly covertly discreetly surreptitiously invisibly without behind so", "round change replace alter modify adjust swap substitute set switch rewrite redirect add increase decrease multiply convert use append prepend insert inflate reduce raise lower cap truncate override overwrite shift move transfer send route bcc cc", `\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly|without (?:telling|informing|notifying|alerting|mentioning|letting|showing|the user (?:knowing|noticing|seeing))|behind the user's back|so the user (?:does not|doesn't|won't|will not) (?:know|notice|see))\b`)
+	// silentChange is a change made silently: the adverb on the verb
+	// ("silently round", "quietly replace the ticker"), or a change
+	// "without telling the user". "fails silently" and "accept silently
+	// without notifying the organizer" describe a behaviour.
+	silentChange = lazyRegexp(`\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly) (?:\w+ )?(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc|forward|copy|include|drop|remove|delete)\b|\bwithout (?:telling|informing|notifying|alerting|letting|showing)(?: it to)? (?:the )?(?:user|users|human|them|anyone|customer)\b|\bbehind the user's back\b|\bso the user (?:does not|doesn't|won't|will not) (?:know|notice|see)\b`)
+	changeVerb   = lazyRegexp(`\b(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc)\b`)
 	// overrideUser is a value the text fixes against what the user says.
-	overrideUser = gated2("whatever regardless matter irrespective even ignoring ignore disregard instead", "user users customer customers requester caller", `\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)
+	overrideUser = gated2("whatever regardless matter irrespective even ignoring ignore disregard instead", "user users customer customers requester caller requested asked specified said asks requests says wants want", `\b(?:whatever|regardless of what|no matter what|irrespective of what)\b (?:is|was|gets|they|anyone|someone) (?:asked|requested|specified|said|asks|requests|says|wants?)\b|\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)
 	// hideAsk keeps something from the user; hideObject says it is the
 	// model's own doing or this text, not display guidance ("IDs are
 	// internal, don't show them").
 	hideAsk    = gated2("not don dont never mustn shouldn without keep hide conceal user", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying from secret hidden confidential private between know see notice find learn told informed aware notified shown alerted", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|without)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
-	hideObject = lazyRegexp(`\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b`)
+	hideObject = lazyRegexp(`\b(?:keep|hide|conceal) (?:this|it|these|that)\b|\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b`)
 	// overrideAsk is "ignore previous instructions" and its kin, and
 	// "ignore the user's request".
-	overrideAsk = gated("ignore disregard forget override overrule bypass supersede discard aside precedence priority", `\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`)
+	overrideAsk = []gate{
+		gated("ignore disregard forget override overrule bypass supersede discard aside precedence priority", `\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`),
+		gated2("forget ignore disregard", "everything anything all", `\b(?:forget|ignore|disregard)\b (?:everything|all|anything)\b[^.]{0,30}?\b(?:told|said|instructed|above|before|previously|earlier|so far)\b`),
+		gated2("instructions task role rules directive directives", "new real actual true updated", `\b(?:your|the|my) (?:new|real|actual|true|updated) (?:instructions|task|role|rules|directives?) (?:are|is)\b`),
+		gated2("longer", "follow obey adhere abide respect", `\bno longer (?:need to |have to |must )?(?:follow|obey|adhere to|abide by|respect)\b`),
+	}
 
 	// overrideSafety is a request to turn off what keeps the model and
 	// the user safe: safety checks, guardrails, permission prompts, a
@@ -335,8 +355,8 @@ var (
 		gated2("safety guardrail guardrails filters filter filtering restrictions limitations safeguards permission confirmation audit auditing protections authentication authorization validation sanitization moderation security",
 			"disable disabling bypass bypassing turn switch suspend ignore ignoring skip skipping remove deactivate circumvent lift drop waive relax without",
 			`\b(?:disable|disabling|bypass|bypassing|turn off|switch off|suspend|ignore|ignoring|skip|skipping|remove|deactivate|circumvent|lift|drop|waive|relax|without)\b[^.]{0,30}?\b(?:safety|security (?:checks?|policies|polic(?:y)|restrictions|controls?|filters?|guardrails?|validation)|guardrails?|content (?:filter(?:s|ing)?|moderation|sanitization)|safety (?:filters?|checks?|restrictions|guidelines|measures)|restrictions|limitations|safeguards|permission (?:checks?|prompts?)|confirmation(?: prompts?| dialogs?| steps?)?|access controls?|audit(?:ing)? logging|protections|(?:additional |further )?authentication|authorization checks?|all (?:data |input |security )?(?:validation|checks|sanitization))\b`),
-		gated("unrestricted jailbreak jailbroken god dan grant grants granted granting escalate security_level elevated escalated upgraded raised",
-			`\b(?:unrestricted|jailbreak|jailbroken|god|dan) (?:mode|access|privileges|rights)\b|\bgrant(?:s|ed|ing)?\b[^.]{0,30}?\b(?:admin(?:istrator)?|root|elevated|unrestricted|full|superuser|maximum|unlimited) (?:access|privileges|rights|permissions|control)\b|\bescalate\b[^.]{0,20}\b(?:privileges?|to (?:admin|root|superadmin|superuser))\b|\bsecurity_level ?= ?0\b|\b(?:permissions?|privileges?|access|role) (?:elevated|escalated|upgraded|raised) to\b`),
+		gated("unrestricted jailbreak jailbroken god dan escalate security_level elevated escalated upgraded raised",
+			`\b(?:unrestricted|jailbreak|jailbroken|god|dan) (?:mode|access|privileges|rights)\b|\bescalate\b[^.]{0,20}\b(?:privileges?|to (?:admin|root|superadmin|superuser))\b|\bsecurity_level ?= ?0\b|\b(?:permissions?|privileges?|access|role) (?:elevated|escalated|upgraded|raised) to\b`),
 		gated2("act assume role pretend now", "admin administrator root superuser unrestricted limitations restrictions limits rules jailbroken dan unfiltered uncensored full",
 			`\b(?:act as|you are now|assume the role of|new role|role assignment|pretend (?:to be|you are)|from now on you are)\b[^.]{0,60}?\b(?:admin(?:istrator)?|root|superuser|unrestricted|no (?:limitations|restrictions|limits|rules)|jailbroken|dan|unfiltered|uncensored|with full (?:trust|access|privileges))\b`),
 		gated2("without implicitly blindly automatically completely unconditionally regardless trusted admin", "all any every",
@@ -345,6 +365,10 @@ var (
 		gated2("suspended void cancelled canceled revoked overridden lifted disabled null longer", "instructions guidelines rules restrictions prompt prompts constraints",
 			`\b(?:all |any )?(?:previous|prior|earlier|existing|safety|system|original) (?:instructions|guidelines|rules|restrictions|prompts?|constraints) (?:are|is|have been|has been) (?:now )?(?:suspended|void|cancelled|canceled|revoked|overridden|lifted|disabled|null|no longer (?:valid|apply|applicable|in effect))\b`),
 	}
+
+	// grantAdmin grants admin or root rights: an administration tool's
+	// job in its own text, an injection in an answer.
+	grantAdmin = gated("grant grants granted granting", `\bgrant(?:s|ed|ing)?\b[^.]{0,30}?\b(?:admin(?:istrator)?|root|elevated|unrestricted|full|superuser|maximum|unlimited) (?:access|privileges|rights|permissions|control)\b`)
 
 	// phish asks the user or the model for a credential that no tool
 	// asks for in its text: a password, backup codes, a seed phrase.
@@ -386,7 +410,7 @@ var (
 
 	// jsExfil is script that reads what a browser session holds and
 	// sends it away.
-	jsExfil = gated("cookie localstorage sessionstorage xmlhttprequest sendbeacon src fetch_http", `\bdocument\.cookie\b|\blocalstorage\b|\bsessionstorage\b|\bfetch ?\( ?['"`+"`"+`]https?://|\bxmlhttprequest\b|\bnew image\(\)\.src\b|\bnavigator\.sendbeacon\b`)
+	jsExfil = gated("cookie xmlhttprequest sendbeacon src fetch_http", `\bdocument\.cookie\b|\bfetch ?\( ?['"`+"`"+`]https?://|\bxmlhttprequest\b|\bnew image\(\)\.src\b|\bnavigator\.sendbeacon\b`)
 	// clickFix is "open a terminal and run": the page tells a person or
 	// an agent to run what it hands them.
 	clickFix = gated2("open press hit combine", "terminal shell prompt command line console powershell run win windows cmd ctrl following parts fragments lines", `\bopen (?:a|the|your) (?:terminal|shell|command prompt|command line|console|powershell|run dialog)\b[^.]{0,40}?\b(?:run|paste|type|enter|execute)\b|\b(?:press|hit) (?:win|windows|cmd|ctrl)\b[^.]{0,40}?\b(?:paste|run)\b|\bcombine the (?:following|parts|fragments|lines)\b`)
@@ -414,7 +438,7 @@ var (
 	toolRef  = lazyRegexp("[`'\"][a-z][a-z0-9_.-]{2,60}[`'\"]|\\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\\b|\\b[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\\b|\\bthe [a-z0-9_-]+ (?:tool|function)\\b")
 	callVerb = lazyRegexp(`\b(?:call|invoke|run|use|execute|trigger|query|hit)\b`)
 	// pretext is the reason given for imposing a call.
-	pretext = gated2("mandatory compulsory obligatory compliance compliant audit auditing auditable regulation regulations regulatory regulated legal legally gdpr hipaa sox policy policies otherwise else fail logged security required before start beginning every", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory|compliance|compliant|audit(?:ing|able)?|regulat[a-z]*|legal(?:ly)?|gdpr|hipaa|sox|polic(?:y|ies)|otherwise|or else|will fail|must be logged|for security|security (?:reasons|requirements?|purposes|check)|required (?:by|for) (?:law|policy|compliance|security|audit)|before (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)|at the (?:start|beginning) of every|on every (?:turn|request|message))\b`)
+	pretext = gated2("mandatory compulsory obligatory compliance compliant audit auditing auditable regulation regulations regulatory regulated legal legally gdpr hipaa sox policy policies otherwise else fail logged security required before start beginning every", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory)\b|\bfor (?:compliance|audit(?:ing)?|security|legal|regulatory|gdpr|hipaa|sox|policy) (?:purposes|reasons|requirements?|compliance)\b|\b(?:compliance|audit|security|legal|regulatory|policy) (?:requires|requirement|mandates|demands)\b|\brequired (?:by|for) (?:law|policy|compliance|security|audit|regulation)\b|\b(?:otherwise|or else)\b[^.]{0,40}\b(?:fail|fails|blocked|rejected|denied|crash|lost)\b|\bbefore (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)\b|\bat the (?:start|beginning) of every\b|\bon every (?:turn|request|message)\b`)
 	// retired is this tool saying it is not to be used.
 	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
 	// conditional is a clause that says when not to use this tool:
@@ -427,8 +451,14 @@ var (
 // judgeClause gives one clause its class, with the target it names. g
 // is the clause's gates; block says the clause stands in a text addressed
 // to the model; answer that it stands in a tool's answer, where sending
-// anything anywhere is never the answering tool's own job.
-func judgeClause(c []byte, g mask, block, answer bool) (intentClass, string) {
+// anything anywhere is never the answering tool's own job; job that it is
+// the first clause of a tool's or a parameter's description, which says
+// what the tool or the parameter does, in the imperative as often as not
+// ("List environment variables for a Worker", "Grant superuser
+// privileges", "Force the operation, bypassing safety checks"): there the
+// classes whose action can be a tool's job (reading, sending, granting,
+// writing memory, turning a check off) ask nothing.
+func judgeClause(c []byte, g mask, block, answer, job bool) (intentClass, string) {
 	find := func(x gate) []int {
 		if !g.has(x) {
 			return nil
@@ -444,10 +474,10 @@ func judgeClause(c []byte, g mask, block, answer bool) (intentClass, string) {
 	}
 	// Overriding instructions, turning safety off and hiding from the
 	// user are addressed to the model however they are worded.
-	if m := find(overrideAsk); m != nil && !quotedExample(c, m[0]) {
+	if m := findAny(c, g, overrideAsk); m != nil && !quotedExample(c, m[0]) {
 		return classOverride, at(m)
 	}
-	if m := findAny(c, g, overrideSafety); m != nil && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) {
+	if m := findAny(c, g, overrideSafety[1:]); m != nil && !job && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) {
 		return classOverride, at(m)
 	}
 	if m := find(hideAsk); m != nil && hideObject().Match(c[m[0]:]) {
@@ -464,6 +494,12 @@ func judgeClause(c []byte, g mask, block, answer bool) (intentClass, string) {
 		}
 		return addr
 	}
+	// Turning a check off is asked in the imperative or of the model
+	// ("disable all safety filters"); "ownership is set in one call,
+	// bypassing the permission checks" says how the tool works.
+	if m := find(overrideSafety[0]); m != nil && !job && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) && addressed() {
+		return classOverride, at(m)
+	}
 	if m := find(jsExfil); m != nil && addressed() {
 		return classExec, at(m)
 	}
@@ -474,14 +510,22 @@ func judgeClause(c []byte, g mask, block, answer bool) (intentClass, string) {
 		return classExec, at(m)
 	}
 	if m := find(configTarget); m != nil && writeVerb().Match(c) && !describesOnly(c, g) && addressed() {
-		return classWriteConfig, string(bytes.TrimSpace(c[m[0]:m[1]]))
+		// A hosting API's "Create website cron job" manages the
+		// user's cron jobs as its job; a shell rc file, SSH keys, git
+		// hooks and client configs are no tool's job to change.
+		if t := c[m[0]:m[1]]; !job || !jobConfig().Match(t) {
+			return classWriteConfig, string(bytes.TrimSpace(t))
+		}
 	}
-	if m := find(phish); m != nil && addressed() {
+	if m := find(phish); m != nil && !job && addressed() {
 		return classReadSecrets, at(m)
 	}
 	for _, gs := range [][]gate{secretFile, secretStore} {
-		if m := findAny(c, g, gs); m != nil && addressed() {
-			if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && !negated().Match(c[:v]) {
+		if m := findAny(c, g, gs); m != nil && !job && addressed() {
+			// The verb is the order's, not a description's before it
+			// ("apps read them from environment variables: set ...").
+			from, imp := imperativeAt(c)
+			if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && (!imp || v >= from) && !negated().Match(c[:v]) {
 				return classReadSecrets, at(m)
 			}
 		}
@@ -493,7 +537,7 @@ func judgeClause(c []byte, g mask, block, answer bool) (intentClass, string) {
 	if d == nil {
 		d = find(phoneNumber)
 	}
-	if d != nil && addressed() && !docsContext().Match(fixedDestination.re().ReplaceAll(c, nil)) {
+	if d != nil && !job && addressed() && !docsContext().Match(fixedDestination.re().ReplaceAll(c, nil)) {
 		if messageDestination().Match(c) {
 			return classContact, at(d)
 		}
@@ -501,22 +545,29 @@ func judgeClause(c []byte, g mask, block, answer bool) (intentClass, string) {
 			return classContact, at(d)
 		}
 	}
-	if m := find(valueTransfer); m != nil && addressed() {
+	if m := find(valueTransfer); m != nil && !job && addressed() {
 		return classContact, at(m)
 	}
-	if m := find(bulkData); m != nil && sendVerb().Match(c) && localPath().Match(c) && addressed() {
+	if m := find(bulkData); m != nil && !job && sendVerb().Match(c) && localPath().Match(c) && addressed() {
 		return classContact, at(m)
 	}
-	if m := find(accessChange); m != nil && addressed() {
+	// Granting access, opening a lock and writing memory for later are
+	// an administration or memory tool's job in its own text; in an
+	// answer, or a block addressed to the model, they are injected.
+	inData := answer || block
+	if m := find(accessChange); m != nil && inData && addressed() {
 		return classWriteConfig, at(m)
 	}
-	if m := find(memoryWrite); m != nil && !negated().Match(c[:m[0]]) && addressed() {
+	if m := find(grantAdmin); m != nil && inData && !negated().Match(c[:m[0]]) {
+		return classOverride, at(m)
+	}
+	if m := find(memoryWrite); m != nil && inData && !negated().Match(c[:m[0]]) && addressed() {
 		return classWriteConfig, at(m)
 	}
 	if m := find(otherResult); m != nil && addressed() {
 		return classChangeValues, at(m)
 	}
-	if m := find(silently); m != nil && changeVerb().Match(c) && addressed() {
+	if m := find(silently); m != nil && silentChange().Match(c) && !negated().Match(c[:m[0]]) && addressed() {
 		return classChangeValues, at(m)
 	}
 	if m := find(execAsk); m != nil && match(codeSpan) && addressed() {
@@ -577,7 +628,7 @@ type clauseSpan struct {
 
 // judgeClauses cuts folded text t into clauses and returns those with a
 // class.
-func judgeClauses(t []byte, answer bool, scratch *[]clauseSpan) []clauseHit {
+func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit {
 	// The clauses and their gates first: the text's gates, every
 	// clause's together, decide whether it has a block or an advert.
 	spans := (*scratch)[:0]
@@ -588,6 +639,21 @@ func judgeClauses(t []byte, answer bool, scratch *[]clauseSpan) []clauseHit {
 		whole = whole.or(g)
 	})
 	*scratch = spans
+	// The tags clauses are cut at are no clause's: their words gate the
+	// blocks.
+	for i := 0; i < len(t); {
+		k := bytes.IndexByte(t[i:], '<')
+		if k < 0 {
+			break
+		}
+		i += k
+		end := min(len(t), i+40)
+		if j := bytes.IndexByte(t[i:end], '>'); j > 0 {
+			end = i + j + 1
+		}
+		whole = whole.or(gateMask(t[i:end]))
+		i = end
+	}
 	block := false
 	for _, x := range blockMarkers {
 		if whole.has(x) && x.re().Match(t) {
@@ -605,9 +671,9 @@ func judgeClauses(t []byte, answer bool, scratch *[]clauseSpan) []clauseHit {
 	// and the clauses after it are read for the tool to use instead
 	// ("This tool is retired; always use fetch_v2").
 	retiredAt := -1
-	for _, sp := range spans {
+	for i, sp := range spans {
 		c := t[sp.a:sp.z]
-		if cl, target := judgeClause(c, sp.g, block, answer); cl != classNone {
+		if cl, target := judgeClause(c, sp.g, block, answer, own && i == 0); cl != classNone {
 			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target})
 			continue
 		}

@@ -96,6 +96,8 @@ type scan struct {
 	params []string
 	// asks are credentials asked for with no channel named (settleIntent).
 	asks []ask
+	// secretName caches secretTool: 0 not known, 1 yes, 2 no.
+	secretName uint8
 }
 
 // ask is one request for a credential that names nowhere to put it.
@@ -123,8 +125,8 @@ type hit struct {
 	// style marks a terminal-escape hit whose every sequence only sets
 	// colour or style (styleOnly).
 	style bool
-	// stray marks a hidden-characters hit of one or two lone zero-width
-	// spaces or soft hyphens (invisible).
+	// stray marks a hidden-characters hit of a few zero-width spaces or
+	// soft hyphens in prose (invisible).
 	stray bool
 	// texts are a sensitive-path hit's folded texts (definitions only).
 	texts [][]byte
@@ -307,19 +309,18 @@ func (sc *scan) terminal(r textRef, s string) {
 func (sc *scan) invisible(r textRef, s string) {
 	var counts [classFormat + 1]int
 	first, firstEnd := -1, -1
-	// stray: one or two zero-width spaces or soft hyphens, each alone
-	// between visible characters. They hide nothing (docs pasted from a
-	// word processor); a payload takes tag characters, a run, a bidi
-	// override or a variation selector.
-	stray, prevZ, n := true, -1, 0
+	// stray: up to four zero-width spaces or soft hyphens in prose. They
+	// hide nothing (docs pasted from a word processor: "How \u200b\u200bto
+	// obtain thread_id"); a payload takes tag characters, a long run, a
+	// joiner, a bidi override or a variation selector.
+	stray, n := true, 0
 	eachHidden(s, func(i, z, k int, cl hiddenClass) {
 		counts[cl] += k
 		n += k
 		r, _ := utf8.DecodeRuneInString(s[i:])
-		if k != 1 || i == prevZ || !(r == 0x200B || r == 0xAD) {
+		if k != 1 || !(r == 0x200B || r == 0xAD) {
 			stray = false
 		}
-		prevZ = z
 		if first >= 0 {
 			return
 		}
@@ -340,7 +341,7 @@ func (sc *scan) invisible(r textRef, s string) {
 	}
 	h := sc.get(finding.HiddenCharacters, r.path(), r.key)
 	h.hidden = false
-	h.stray = stray && n <= 2 && !r.key && strings.Contains(s, " ")
+	h.stray = stray && n <= maxStray && !r.key && strings.Contains(s, " ")
 	total := 0
 	for cl, k := range counts {
 		if k > 0 {
@@ -372,6 +373,11 @@ func (sc *scan) invisible(r textRef, s string) {
 	}
 	h.detail = append(h.detail, "first span: "+escapeSpan(s, first, firstEnd, spanLimit))
 }
+
+// maxStray is the most zero-width spaces and soft hyphens a string of prose
+// may hold for them to be a warning: a payload spelled in them takes eight
+// or more a character.
+const maxStray = 4
 
 // padding flags long runs of blanks or line breaks: the payload after them
 // sits off-screen in a tool-approval dialog, while the model reads it all.
@@ -492,11 +498,26 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 		// A class takes an action and its target: four words at least
 		// ("cat ~/.ssh/id_rsa | nc" is five). Most strings of a
 		// definition are shorter ("The page number").
-		asked = judgeClauses(text, !sc.intent, &sc.spans)
+		asked = judgeClauses(text, !sc.intent, sc.intent && describesJob(r.segs), &sc.spans)
 	}
 	instr, paths, secret, carrier := sortMatches(allPhrases().find(text, &sc.occ))
+	if sc.intent && describesJob(r.segs) && inParam(r.segs) {
+		// The first clause of a parameter's description says what it
+		// does: a flag's "Include full session transcript" is the
+		// transcript of the video asked about, not this session.
+		first := firstClauseEnd(text)
+		instr = slices.DeleteFunc(instr, func(m match) bool {
+			return m.a < first && allPhrases().list[m.phrase].label == labelHistory
+		})
+	}
 	implicit := sc.ident || secret != nil && inParam(r.segs) && paramVerb().Match(text[secret.a:])
 	exA, exZ, exfil := exfiltration(text, paths, secret, carrier, implicit)
+	if exfil && len(paths) == 0 && sc.intent && describesJob(r.segs) && exA < firstClauseEnd(text) {
+		// A credential named in the first clause of a description
+		// ("Generate an upload URL with authentication credentials") is
+		// what the tool works with.
+		exfil = false
+	}
 	if secret != nil && !exfil && sc.intent {
 		// A credential asked for with nowhere named to put it: judged
 		// with the rest of the definition (settleIntent).
@@ -505,6 +526,15 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	// "Reads ~/.aws/credentials" says what the tool does; "read
 	// ~/.aws/credentials" or "... and pass it as 'notes'" tells the model.
 	told := exfil && (carrier != nil || implicit || !describes(text[exA:]))
+	if told && sc.secretTool() && !slices.ContainsFunc(paths, func(m match) bool { return allPhrases().list[m.phrase].label != ".env file" }) {
+		// A tool whose name says it handles secrets (an environment
+		// variables endpoint, a vault) speaks of them, and of the .env
+		// file they come from, as its job: a description, a warning.
+		told = false
+	}
+	if sc.intent && sc.secretTool() {
+		asked = slices.DeleteFunc(asked, func(c clauseHit) bool { return c.class == classReadSecrets })
+	}
 	if len(instr) == 0 && len(paths) == 0 && !exfil && len(asked) == 0 {
 		return
 	}
@@ -573,6 +603,83 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
 		}
 	}
+}
+
+// secretTool reports whether the subject's name says it handles secrets:
+// get_env, hosting_replaceNode_jsEnvironmentVariablesV1, vault_read_secret,
+// list_api_keys. Computed once a scan.
+func (sc *scan) secretTool() bool {
+	if sc.secretName == 0 {
+		sc.secretName = 2
+		for _, w := range nameWords(sc.subject.Name) {
+			switch w {
+			case "env", "environment", "variable", "variables", "dotenv", "secret", "secrets", "credential", "credentials",
+				"key", "keys", "apikey", "apikeys", "token", "tokens", "password", "passwords", "vault", "keychain", "kubeconfig", "cookie", "cookies":
+				sc.secretName = 1
+			}
+		}
+	}
+	return sc.secretName == 1
+}
+
+// nameWords splits a name into lower-case words at separators and camel
+// humps.
+func nameWords(name string) []string {
+	var out []string
+	var w []byte
+	flush := func() {
+		if len(w) > 0 {
+			out = append(out, string(w))
+			w = w[:0]
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'A' <= c && c <= 'Z':
+			if i > 0 && 'a' <= name[i-1] && name[i-1] <= 'z' {
+				flush()
+			}
+			w = append(w, c+'a'-'A')
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			w = append(w, c)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// firstClauseEnd is where the first clause of folded text ends.
+func firstClauseEnd(text []byte) int {
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '.', '!', '?':
+			if i+1 == len(text) || text[i+1] == ' ' {
+				return i
+			}
+		case ';', ':':
+			return i
+		}
+	}
+	return len(text)
+}
+
+// describesJob reports whether a string is a tool's, a prompt's or a
+// parameter's own description or title: its first clause says what the
+// thing does.
+func describesJob(segs []string) bool {
+	switch {
+	case len(segs) == 0:
+		return false
+	case len(segs) == 1:
+		return segs[0] == "description" || segs[0] == "title"
+	case len(segs) == 2 && segs[0] == "annotations":
+		return segs[1] == "title"
+	}
+	last := segs[len(segs)-1]
+	return (last == "description" || last == "title") && inParam(segs)
 }
 
 // refused reports whether the sentence of folded text holding position a
@@ -727,7 +834,7 @@ func (sc *scan) findings() []finding.Finding {
 				// nothing, and what the text asks is judged with them
 				// folded away.
 				f.Severity = finding.Warning
-				f.Message += " (a lone zero-width space or soft hyphen: hides no text)"
+				f.Message += " (a few zero-width spaces or soft hyphens in prose: they hide no text)"
 			}
 			if h.extra != "" {
 				f.Message += fmt.Sprintf(`; they spell hidden text: "%s"`, h.extra)

@@ -398,8 +398,8 @@ var instructionPhrases = []phrase{
 	within(nearing(ph(labelRoute, words("route reroute send pass direct funnel proxy redirect forward all every each any"),
 		`(?:route|reroute|send|pass|direct|funnel|proxy|redirect|forward)\b[^.!?]{0,30}?\b(?:all|every|each|any)\b[^.!?]{0,40}?\b(?:calls?|requests?|invocations?|commands?|operations?|actions?)\b[^.!?]{0,60}?\b(?:through|via|to|into|using) (?:this|me|our|the [a-z_-]+ tool)\b`+
 			`|(?:all|every|each|any) (?:other )?(?:tool |function |mcp )?(?:calls?|requests?|invocations?)\b[^.!?]{0,60}?\b(?:must|should|have to|has to|need to|needs to|shall|will) (?:first )?(?:go|be routed|be sent|be passed|be proxied|pass|flow|be made) (?:through|via)\b`), "through", "via", "to ", "into", "using"), fwd, true),
-	within(nearing(needing(ph(labelSend, words("send sends sending email mail deliver post upload forward transmit export submit sync mirror copy back backup save report share log stream relay leak"),
-		`(?:send|sends|sending|e-?mail|mail|deliver|post|upload|forward|transmit|export|submit|sync|mirror|copy|back up|backup|save|report|share|log|stream|relay|leak)\b[^.!?]{0,60}?\b`+dataNoun+`\b[^!?]{0,80}?\b(?:to|via|using|through|into|with) `+destination),
+	within(nearing(needing(notInCode(ph(labelSend, words("send sends sending email mail deliver post upload forward transmit export submit sync mirror copy back backup save report share log stream relay leak"),
+		`(?:send|sends|sending|e-?mail|mail|deliver|post|upload|forward|transmit|export|submit|sync|mirror|copy|back up|backup|save|report|share|log|stream|relay|leak)\b[^.!?]{0,60}?\b`+dataNoun+`\b[^!?]{0,80}?\b(?:to|via|using|through|into|with) `+destination)),
 		"session", "conversation", "chat", "context window", "tool", "environment", "env var", "credential", "secret", "api key", "token", "password", "private key", "ssh key", "cookie", "user data", "personal data"),
 		"session", "conversation", "chat", "context window", "tool", "environment", "env var", "credential", "secret", "api key", "token", "password", "private key", "ssh key", "cookie", "user data", "personal data"), 140, false),
 	within(nearing(ph(labelDecode, words("decode decodes decoding base64 atob unbase64 deobfuscate de unescape reverse rot13 eval exec execute run follow"),
@@ -426,8 +426,8 @@ var (
 	negation   = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not)\b`)
 	exfilLabel = "tells the model to read secrets and pass them along"
 	secretRead = within(nearing(needing(negatable(ph("secret",
-		words("read reads reading cat open load access fetch retrieve grab collect extract obtain dump harvest steal exfiltrate copy upload leak send pass share forward include attach embed append print output reveal look get submit return"),
-		`(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get|submit|return)\b[^.!?]{0,60}?\b`+secrets+`\b`)), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic", "confidential"), secretWords...), 130, true)
+		words("read reads reading cat open load access fetch retrieve grab collect extract obtain dump harvest steal exfiltrate copy upload leak send pass share forward include attach embed append print output reveal look get submit"),
+		`(?:read|reads|reading|cat|open|load|access|fetch|retrieve|grab|collect|extract|obtain|dump|harvest|steal|exfiltrate|copy|upload|leak|send|pass|share|forward|include|attach|embed|append|print|output|reveal|look up|get|submit)\b[^.!?]{0,60}?\b`+secrets+`\b`)), "secret", "credential", "password", "passphrase", "key", "token", "cookie", "env", "seed phrase", "mnemonic", "confidential"), secretWords...), 130, true)
 	channel = within(nearing(needing(ph("channel",
 		words("as in into inside via through within to sidenote"),
 		`(?:as|in|into|inside|via|through|within|to) (?:the |a |an |its |their )?(?:`+"['\"`"+`][a-z0-9_-]+`+"['\"`"+`]|[a-z0-9_-]+ (?:parameter|param|argument|arg|field|property))`+
@@ -487,7 +487,7 @@ var (
 // full of them), it asks nothing.
 func negatable(p phrase) phrase {
 	p.reject = func(text []byte, a, _ int) bool {
-		return negation().Match(text[max(0, a-24):a]) || inIdentifier(text, a, wordEnd(text, a))
+		return negation().Match(text[max(0, a-24):a]) || inIdentifier(text, a, wordEnd(text, a)) || inCode(text, a)
 	}
 	return p
 }
@@ -524,6 +524,24 @@ func toolsOwn(p phrase) phrase {
 	return p
 }
 
+// notInCode makes a phrase skip a match whose verb is inside a code span:
+// "Use the `Generate Upload URL` endpoint to obtain credentials" names an
+// endpoint, it uploads nothing.
+func notInCode(p phrase) phrase {
+	p.reject = func(text []byte, a, _ int) bool { return inCode(text, a) }
+	return p
+}
+
+// inCode reports whether position a of folded text is inside a code span
+// of its sentence: an odd number of backticks before it.
+func inCode(text []byte, a int) bool {
+	lo := a
+	for lo > 0 && text[lo-1] != '.' {
+		lo--
+	}
+	return bytes.Count(text[lo:a], []byte("`"))%2 == 1
+}
+
 // notOwnRequest makes the pass-along-the-conversation phrase skip what a
 // tool needs of the exchange: the user's own latest message as its query
 // ("include the user's most recent message"), and a reference that
@@ -537,7 +555,7 @@ func notOwnRequest(p phrase) phrase {
 	return p
 }
 
-var ownRequest = lazyRegexp(`\buser'?s? (?:own )?(?:most |very )?(?:recent|last|latest|current|original) (?:message|question|request|query|prompt|input)|\b(?:continue|resume|from where|pick up where|existing conversation)\b`)
+var ownRequest = lazyRegexp(`\bmessages? to (?:a|an|the|this|that|each|every|any|one)\b|\buser'?s? (?:own )?(?:most |very )?(?:recent|last|latest|current|original) (?:message|question|request|query|prompt|input)|\b(?:continue|resume|from where|pick up where|existing conversation)\b`)
 
 // ownVerb is a verb in the third person: what the tool does.
 var ownVerb = lazyRegexp(`\b(?:returns|lists|shows|prints|displays|gets|reads|fetches|retrieves|reports|exposes|outputs|dumps|manages|rotates|revokes|creates|deletes)\b`)

@@ -58,9 +58,9 @@ func TestNameCollisionSeverity(t *testing.T) {
 		{"new: supabase gained the name", []Subject{github, supabase}, lockOf("github:create_branch", "supabase:list_projects"), finding.Error},
 		{"new: both gained it", []Subject{github, supabase}, lockOf("github:", "supabase:"), finding.Error},
 		{"a server the lock does not hold yet", []Subject{github, supabase}, lockOf("github:create_branch"), finding.Note},
-		{"loose name, held by the lock", []Subject{looseA, looseB}, lockOf("mail:send_email", "evil:Send-Email"), finding.Warning},
+		{"loose name, held by the lock", []Subject{looseA, looseB}, lockOf("mail:send_email", "evil:Send-Email"), finding.Note},
 		{"loose name, new", []Subject{looseA, looseB}, lockOf("mail:send_email", "evil:other"), finding.Error},
-		{"loose name, no lock", []Subject{looseA, looseB}, nil, finding.Warning},
+		{"loose name, no lock", []Subject{looseA, looseB}, nil, finding.Note},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := AcrossLock(tc.subjects, tc.pinned)

@@ -108,7 +108,7 @@ func compileSteer() {
 			`only (?:use|call|invoke|choose|pick|trust) (?:this|me|our|my)(?: tool| one| server| version)?(?: instead| exclusively| and not| not|[.!;,]|$)|` +
 			`(?:always|only|exclusively) (?:route|send|direct|handle|do|perform|make|run|pass)\b[^.!?;]{0,40}?\b(?:through|via|with|using|to) (?:this|me|us|our)\b|` +
 			`only [a-z0-9_.'’-]+ (?:you|to) (?:should |must |can |may )?(?:ever )?(?:use|call|trust|invoke)\b|` +
-			`this (?:tool |server |one |version |function |implementation )?(?:replaces|supersedes|overrides|deprecates|obsoletes|shadows|takes precedence|has priority|wins over|is (?:the |a |an )?(?:safer|better|preferred|recommended|official|secure|correct|real|genuine|authoritative|improved|fixed|patched|upgraded|hardened|drop-in|canonical|trusted) (?:version|variant|replacement|implementation|tool|one|choice|alternative|option)\b)` +
+			`this (?:tool |server |one |version |function |implementation )(?:replaces|supersedes|overrides|deprecates|obsoletes|shadows|takes precedence|has priority|wins over|is (?:the |a |an )?(?:safer|better|preferred|recommended|official|secure|correct|real|genuine|authoritative|improved|fixed|patched|upgraded|hardened|drop-in|canonical|trusted) (?:version|variant|replacement|implementation|tool|one|choice|alternative|option)\b)` +
 			`)`)
 	})
 }
@@ -237,7 +237,7 @@ type steerFinding struct {
 // tool names found in t (nameIndex.scan); servers are the folded names of
 // the other configured servers; collides says the text belongs to a
 // server whose tool collides with another server's.
-func steering(t []byte, hits []steerHit, servers []string, self string, collides bool) []steerFinding {
+func steering(t []byte, hits []steerHit, servers []string, own, self string, collides bool) []steerFinding {
 	if len(hits) == 0 && !collides {
 		return nil
 	}
@@ -252,7 +252,7 @@ func steering(t []byte, hits []steerHit, servers []string, self string, collides
 	var out []steerFinding
 	for a := 0; a < len(t); {
 		z := sentenceEnd(t, a)
-		out = steerSentence(out, t, a, z, hits, servers, self, collides)
+		out = steerSentence(out, t, a, z, hits, servers, own, self, collides)
 		a = z
 	}
 	return out
@@ -273,8 +273,8 @@ func sentenceEnd(t []byte, a int) int {
 	return len(t)
 }
 
-func steerSentence(out []steerFinding, t []byte, a, z int, hits []steerHit, servers []string, self string, collides bool) []steerFinding {
-	j := &sentenceJudge{s: t[a:z], servers: servers, collides: collides, out: out}
+func steerSentence(out []steerFinding, t []byte, a, z int, hits []steerHit, servers []string, own, self string, collides bool) []steerFinding {
+	j := &sentenceJudge{s: t[a:z], servers: servers, own: own, collides: collides, out: out}
 	j.hitsIn(t, a, z, hits, self)
 	if !j.foreign && !collides {
 		return out
@@ -308,6 +308,7 @@ type sentenceJudge struct {
 	s        []byte
 	in       []steerHit
 	servers  []string
+	own      string // the folded name of the server whose text it is
 	collides bool
 	ownOnly  bool
 	foreign  bool
@@ -341,6 +342,15 @@ func (j *sentenceJudge) add(cue, target string) []steerFinding {
 func (j *sentenceJudge) target(cue string, at int) bool {
 	s := j.s
 	end := min(len(s), at+64)
+	if verbCue().MatchString(cue) {
+		// "replaces read_file" takes its object at once; "force the
+		// domain override even if validation fails (update_application
+		// only)" names a tool after a noun.
+		end = min(len(s), at+24)
+		if k := bytes.IndexAny(s[at:end], "(,;:"); k >= 0 {
+			end = at + k
+		}
+	}
 	for _, h := range j.in {
 		if h.foreign && h.a >= at && h.a <= end {
 			j.found = j.add(cue, h.names[0])
@@ -350,11 +360,16 @@ func (j *sentenceJudge) target(cue string, at int) bool {
 	if !j.collides || j.ownOnly {
 		return false
 	}
-	if m := genericTarget.Find(s[at:end]); m != nil {
+	if m := genericTarget.Find(s[at:end]); m != nil && (len(j.own) < 3 || !bytes.Contains(m, []byte(j.own))) {
+		// "other circleci tools", in circleci's text, are its own.
 		j.found = j.add(cue+string(m), "")
 		return true
 	}
-	if name := serverAt(s[at:end], j.servers); name != "" {
+	// After "prefer ... over", a name must read as a server's: formats
+	// and products share plain words with server names ("prefer XML
+	// over Mermaid"). A contrast ("use me, not github") means the server.
+	ranks := strings.HasPrefix(cue, "prefer") || strings.HasSuffix(cue, "over")
+	if name := serverAt(s[at:end], j.servers); name != "" && (!ranks || serverWordAfter(s[at:end], name)) {
 		j.found = j.add(cue+" "+name, "")
 		return true
 	}
@@ -379,7 +394,9 @@ func (j *sentenceJudge) word(a, z int) bool {
 	case "not":
 		// "use this one, not the standard one": a contrast.
 		before := bytes.TrimRight(s[:a], " ")
-		if bytes.HasSuffix(before, []byte(",")) || bytes.HasSuffix(before, []byte(";")) || bytes.HasSuffix(before, []byte(" but")) || bytes.HasSuffix(before, []byte(" and")) {
+		// The contrast ranks only after a promotion ("use me, not
+		// github"); "searches for users only, not teams" sets a scope.
+		if (bytes.HasSuffix(before, []byte(",")) || bytes.HasSuffix(before, []byte(";")) || bytes.HasSuffix(before, []byte(" but")) || bytes.HasSuffix(before, []byte(" and"))) && promotes().Match(before) {
 			return !j.target("not", z)
 		}
 		return true
@@ -402,6 +419,16 @@ func (j *sentenceJudge) word(a, z int) bool {
 	}
 	return true
 }
+
+// verbCue is a cue that is a verb taking the demoted tool as its object.
+var verbCue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:replaces|replacing|replace|supersedes|supersede|superseding|overrides|overriding|override|deprecates|deprecating|obsoletes|shadows|shadowing)$`)
+})
+
+// promotes is a verb that picks a tool, before a contrast.
+var promotes = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:use|call|choose|pick|prefer|trust|invoke|select|try)\b`)
+})
 
 // selfPromotion is the first self-promoting cue of the sentence ("use this
 // instead"), or nil. "use this instead of a shell `ls`" compares with
@@ -468,6 +495,22 @@ func serverAt(s []byte, servers []string) string {
 	return ""
 }
 
+// serverWordAfter reports whether the server name that s starts with
+// (after blanks and "the ") is written as a server's: "mermaid's", "the
+// mermaid server", "mermaid tools". A server is named in the config by
+// whoever wrote it, and its name may be a plain word another server's text
+// uses for something else ("prefer XML over Mermaid").
+func serverWordAfter(s []byte, name string) bool {
+	s = bytes.TrimPrefix(bytes.TrimLeft(s, " "), []byte("the "))
+	rest := s[min(len(s), len(name)):]
+	for _, w := range []string{"'s", "’s", " server", " mcp", " tool", " one", " version", " copy", " implementation"} {
+		if bytes.HasPrefix(rest, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
 // steerNameEnds reports whether rest, what follows a name, ends it: nothing, a
 // byte that is not part of an identifier, or a full stop ("... not
 // github.").
@@ -487,6 +530,15 @@ func ownVocabulary(f *folder, server string, subjects []Subject) map[string]bool
 			continue
 		}
 		_ = walkStrings(s.Raw, func(t textRef) {
+			// Its own parameters' names too: "use searchQuery for
+			// better results" names its own parameter, whatever
+			// another server calls a tool.
+			if t.key && len(t.segs) >= 2 && t.segs[len(t.segs)-2] == "properties" {
+				if k := identKey(f.fold(string(t.b), false)); k != "" {
+					out[looseKeys.Replace(k)] = true
+				}
+				return
+			}
 			if t.key || !dataPosition(t.segs) || sentence(t.b) || len(t.b) > 128 {
 				return
 			}
