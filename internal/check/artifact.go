@@ -112,14 +112,20 @@ func readArtifact(ctx context.Context, t *stdioTarget, a *artifact) {
 	if !ok {
 		return
 	}
-	name, written := t.command, t.s.Command
+	written := t.s.Command
 	if i >= 0 {
-		name, written = t.args[i], ""
+		written = ""
 		if i < len(cfgArgs) {
 			written = cfgArgs[i]
 		}
 	}
-	path, err := lookPathIn(name, t.env, t.cwd)
+	cwd := t.cwd
+	if cwd == "" {
+		// A user-level config's server starts in the sandbox's own
+		// project directory (workDir).
+		cwd = t.sb.WorkDir()
+	}
+	path, err := filePath(t.command, t.args, i, t.env, cwd)
 	if err == nil {
 		a.FileSHA256, a.Tracked, err = fileIdentity(path, t.opts.BaseDir)
 	}
