@@ -162,7 +162,7 @@ func ArtifactSwapped(prev, next *lock.Server) string {
 		return fmt.Sprintf("%s: %s@%s has integrity %s, the lock %s", finding.ArtifactChanged, now.Package, now.Resolved, now.Integrity, was.Integrity)
 	case was.Digest != "" && now.Digest != "" && was.Digest != now.Digest:
 		return fmt.Sprintf("%s: image %s resolves to %s, the lock %s", finding.ArtifactChanged, now.Package, now.Digest, was.Digest)
-	case was.FileSHA256 != "" && now.FileSHA256 != "" && was.FileSHA256 != now.FileSHA256 && !now.Tracked:
+	case was.FileSHA256 != "" && now.FileSHA256 != "" && was.FileSHA256 != now.FileSHA256 && was.File == now.File && !now.Tracked:
 		return fmt.Sprintf("%s: %s has sha256 %s, the lock %s", finding.ArtifactChanged, now.File, now.FileSHA256, was.FileSHA256)
 	}
 	return ""
