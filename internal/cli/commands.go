@@ -3,10 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 
@@ -369,15 +367,13 @@ func (c *probing) checkRun(ctx context.Context, env Env, failOn string) (context
 	}
 	// A missing lock at the default path is first adoption: every server
 	// is unpinned. A --lock the user named that does not exist is a typo.
-	// Whether it exists is asked now; reading it is left to the engine,
-	// beside the probe (check.Options.LoadLock), and what goes wrong
-	// there is c.lockErr, for the caller to report after check.Check.
+	// The lock is read and validated before anything starts: a file that
+	// is not a lock (another tool's mcp-lock.json) or one with a mistake
+	// stops the run before any server is launched.
 	c.beside = true
 	allowMissing := !c.explicit()("lock")
-	_, err = os.Stat(c.path(env, c.lockPath))
-	missing := errors.Is(err, os.ErrNotExist)
-	if missing && !allowMissing {
-		_, _, err := c.readLock(env, false)
+	lk, data, err := c.readLock(env, allowMissing)
+	if err != nil {
 		return ctx, cancel, check.Options{}, err
 	}
 	opts, err := c.options(env, env.Stderr)
@@ -385,14 +381,9 @@ func (c *probing) checkRun(ctx context.Context, env Env, failOn string) (context
 		return ctx, cancel, check.Options{}, err
 	}
 	opts.Servers, opts.All, opts.FailOn = servers, all, threshold
-	if missing {
+	opts.Lock, opts.LockData = lk, data
+	if lk == nil {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: every server is unpinned\n", c.lockPath)
-	} else {
-		opts.LoadLock = func() (*lock.File, []byte, error) {
-			lk, data, err := c.readLock(env, allowMissing)
-			c.lockErr = err
-			return lk, data, err
-		}
 	}
 	if c.deadline > 0 {
 		ctx, cancel = context.WithTimeout(ctx, c.deadline)
