@@ -231,7 +231,11 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	approve := approveCommand(fs, args)
 	if next == nil {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged (a lock is only written when every server was probed and stable; pin the others alone with --server NAME)\n", c.lockPath)
+		if r.Summary.Held == len(r.Servers) && len(r.Servers) > 0 {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged (no server could be probed)\n", c.lockPath)
+		} else {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged (a server changed during the probe, or showed nothing to pin: a lock is only written from complete, stable probes)\n", c.lockPath)
+		}
 		// Acknowledgements go into the lock: only servers it already
 		// holds can have theirs recorded now.
 		if lk != nil {
@@ -253,7 +257,18 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	if err := lock.WriteAtomic(c.path(env, c.lockPath), data); err != nil {
 		return ExitUsage, err
 	}
-	fmt.Fprintf(env.Stderr, "mcp-lockcheck: pinned %d server(s) in %s\n", len(r.Servers), c.lockPath)
+	fmt.Fprintf(env.Stderr, "mcp-lockcheck: pinned %d server(s) in %s\n", len(r.Servers)-r.Summary.Held, c.lockPath)
+	for _, s := range r.Servers {
+		if s.Status != report.StatusHeld {
+			continue
+		}
+		kept := "it has no entry"
+		if lk != nil && lk.Servers[s.Name] != nil {
+			kept = "its entry is kept as it was"
+		}
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s was held, not pinned: %s, and check holds it until it is probed; fix the reason above, then run %s %s\n",
+			inert.Text(s.Name), kept, pinCommand(fs, args), report.ShellWord("--server="+s.Name))
+	}
 	if r.Summary.ExitCode != ExitOK {
 		// The lock is written, so the acknowledgements can be recorded
 		// in it; until they are, a check of it fails as this pin does.
