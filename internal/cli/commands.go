@@ -246,7 +246,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 					kept.Servers = append(kept.Servers, s)
 				}
 			}
-			printAcks(env, report.AckCommands(&kept, approve), "")
+			printAcks(env, report.HostileWarnings(&kept), report.AckCommands(&kept, approve), "")
 		}
 		return r.Summary.ExitCode, nil
 	}
@@ -272,21 +272,29 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	if r.Summary.ExitCode != ExitOK {
 		// The lock is written, so the acknowledgements can be recorded
 		// in it; until they are, a check of it fails as this pin does.
-		printAcks(env, report.AckCommands(r, approve), c.lockPath)
+		printAcks(env, report.HostileWarnings(r), report.AckCommands(r, approve), c.lockPath)
 		return r.Summary.ExitCode, nil
 	}
 	return ExitOK, nil
 }
 
-// printAcks lists the acknowledgement commands a pin asks for on stderr;
+// printAcks lists on stderr what a pin's failing findings ask for: the
+// warnings for those that mark a server as hostile (not offered an
+// acknowledgement), then the acknowledgement commands for the rest.
 // lockPath, when set, is the lock they were written to and that fails a
-// check until they are run.
-func printAcks(env Env, acks []string, lockPath string) {
-	if len(acks) == 0 {
+// check until they are dealt with.
+func printAcks(env Env, warnings, acks []string, lockPath string) {
+	if len(warnings)+len(acks) == 0 {
 		return
 	}
 	if lockPath != "" {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s fails a check until these findings are fixed at the source or acknowledged.\n", lockPath)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(env.Stderr, "  # %s\n", w)
+	}
+	if len(acks) == 0 {
+		return
 	}
 	fmt.Fprintf(env.Stderr, "After review, record each acknowledgement (with your reason) with:\n")
 	for _, a := range acks {

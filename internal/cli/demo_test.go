@@ -48,4 +48,15 @@ func TestREADMEDemo(t *testing.T) {
 	if !found {
 		t.Errorf("the rug pull was not caught at launch-1/after-call-3:\n%s", stdout.String())
 	}
+	// Its "Next:" names the instruction to pass the key on for what it
+	// is, first, and offers neither to acknowledge nor to approve it.
+	var text bytes.Buffer
+	if err := report.WriteText(&text, &r, report.Options{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	_, next, _ := strings.Cut(text.String(), "\nNext:\n")
+	first, _, _ := strings.Cut(next, "\n")
+	if !strings.HasPrefix(first, "  # notes/tool/search_notes (model-instruction): ") || strings.Contains(next, "--ack") || strings.Contains(next, "mcp-lockcheck approve") {
+		t.Errorf("the demo's Next: offers to acknowledge or approve the instruction, or does not say what it is first:\n%s", next)
+	}
 }

@@ -558,12 +558,16 @@ func (t *textWriter) findingBody(f finding.Finding, withField bool) {
 // next ends the report with the commands to run next.
 func (t *textWriter) next(r *Report, approve, pin string) {
 	var drift, unpinned, held []string
-	orphaned := false
+	orphaned, changed := false, false
 	sep := ""
 	for _, s := range r.Servers {
 		switch s.Status {
 		case StatusDrift:
-			if needsApproval(s.Findings, failThreshold(r)) {
+			if !needsApproval(s.Findings, failThreshold(r)) {
+				break
+			}
+			changed = true
+			if !hostile(s.Findings) {
 				drift = append(drift, ShellWord(s.Name))
 				if strings.HasPrefix(s.Name, "-") {
 					sep = "-- "
@@ -580,8 +584,16 @@ func (t *textWriter) next(r *Report, approve, pin string) {
 		}
 	}
 	var steps [][2]string
-	if len(drift) > 0 {
+	// What marks a server hostile comes first, as a warning, never as an
+	// acknowledgement to run: approving or acknowledging it is not the
+	// way out, and such a server is not offered an approve either.
+	for _, w := range HostileWarnings(r) {
+		steps = append(steps, [2]string{"", w})
+	}
+	if changed {
 		steps = append(steps, [2]string{"mcp-lockcheck diff", "every change in full, word by word"})
+	}
+	if len(drift) > 0 {
 		steps = append(steps, [2]string{approve + " " + sep + strings.Join(drift, " "), "after review: take what the servers show now into the lock"})
 	}
 	if len(unpinned) > 0 {
@@ -602,6 +614,10 @@ func (t *textWriter) next(r *Report, approve, pin string) {
 	t.nl()
 	t.line("Next:")
 	for _, s := range steps {
+		if s[0] == "" {
+			t.para(t.dim("# "+s[1]), "  ", "    ")
+			continue
+		}
 		// A command is never wrapped: it must paste as one line. Its
 		// comment goes on the next line when both do not fit.
 		if visible("  "+s[0]+"   # "+s[1]) <= t.width {
@@ -611,6 +627,68 @@ func (t *textWriter) next(r *Report, approve, pin string) {
 		t.line("  " + t.bold(s[0]))
 		t.para(t.dim("# "+s[1]), "      ", "        ")
 	}
+}
+
+// ackOffered reports whether the reports offer to acknowledge f
+// (approve --ack): its rule is resolved by acknowledging, and
+// acknowledging is a reasonable outcome for it. It is not for what marks
+// the server as hostile: a planted secret sent back or tried
+// (canary-leak, canary-used), or text at error level that tells the model
+// to pass secrets on, send data away, route around other tools or hide it
+// (model-instruction's error class). Those can still be acknowledged by
+// hand, with a reason, when the text is plainly legitimate; the reports
+// say what they are instead.
+func ackOffered(f finding.Finding) bool {
+	if finding.Resolution(f.Rule) != finding.ResolveAck {
+		return false
+	}
+	switch f.Rule {
+	case finding.CanaryLeak, finding.CanaryUsed:
+		return false
+	case finding.ModelInstruction:
+		return f.Severity < finding.Error
+	}
+	return true
+}
+
+// hostile reports whether fs holds an unacknowledged error that ackOffered
+// refuses to offer: a server no "Next:" step should approve.
+func hostile(fs []finding.Finding) bool {
+	for _, f := range fs {
+		if !f.Acknowledged && f.Severity >= finding.Error && finding.Resolution(f.Rule) == finding.ResolveAck && !ackOffered(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// HostileWarnings are the "Next:" lines (pin prints them too) for
+// findings that mark a server as hostile, which are not offered an
+// acknowledgement (ackOffered): one per server, rule and subject.
+func HostileWarnings(r *Report) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range r.Servers {
+		for _, f := range s.Findings {
+			if f.Acknowledged || f.Severity < finding.Error || finding.Resolution(f.Rule) != finding.ResolveAck || ackOffered(f) {
+				continue
+			}
+			what := inert.Text(s.Name)
+			if f.Kind != "" && f.Kind != finding.KindServer && f.Subject != "" {
+				what += "/" + string(f.Kind) + "/" + inert.Text(f.Subject)
+			}
+			why := "the server read a planted secret and sent it back or used it: treat it as hostile; do not approve it, and remove it from the config"
+			if f.Rule == finding.ModelInstruction {
+				why = "its text tells the model to pass secrets on, send data away or hide what it does: do not approve or acknowledge it; remove the text at the source, go back to the approved version, or remove the server from the config"
+			}
+			w := what + " (" + string(f.Rule) + "): " + why
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 // needsApproval reports whether a finding among fs at or above threshold
@@ -639,7 +717,8 @@ func failThreshold(r *Report) finding.Severity {
 const AckReason = "<why this is acceptable>"
 
 // AckCommands are the commands that acknowledge each finding of r that
-// fails it and is resolved by acknowledging (finding.ResolveAck): not
+// fails it and is resolved by acknowledging where that is a reasonable
+// outcome (ackOffered): not
 // acknowledged, and at or above the run's fail-on threshold or an error.
 // approve is the program and flags to run ("mcp-lockcheck approve ...",
 // shell words). One command per rule and subject: an acknowledgement
@@ -655,7 +734,7 @@ func AckCommands(r *Report, approve string) []string {
 	seen := map[string]bool{}
 	for _, s := range r.Servers {
 		for _, f := range s.Findings {
-			if f.Acknowledged || f.Severity < threshold || finding.Resolution(f.Rule) != finding.ResolveAck || f.Kind == "" || f.ContentSHA256 == "" {
+			if f.Acknowledged || f.Severity < threshold || !ackOffered(f) || f.Kind == "" || f.ContentSHA256 == "" {
 				continue
 			}
 			sel := f.Server + "/" + string(f.Kind) + "/" + f.Subject

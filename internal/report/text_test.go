@@ -345,9 +345,76 @@ func TestAckCommandsOnlyForAcknowledgeableRules(t *testing.T) {
 		f.Kind, f.Subject, f.ContentSHA256, f.Severity = finding.KindTool, "t", "abc", finding.Error
 		r := &Report{Servers: []Server{{Name: "s", Status: StatusDrift, Findings: []finding.Finding{f}}}, Summary: Summary{FailOn: "error"}}
 		got := len(AckCommands(r, "")) == 1
-		if want := finding.Resolution(rule.ID) == finding.ResolveAck; got != want {
+		// Not where acknowledging is no reasonable outcome: a planted
+		// secret sent back or tried, an error-class instruction.
+		notOffered := rule.ID == finding.CanaryLeak || rule.ID == finding.CanaryUsed || rule.ID == finding.ModelInstruction
+		if want := finding.Resolution(rule.ID) == finding.ResolveAck && !notOffered; got != want {
 			t.Errorf("%s: ack command printed = %v, want %v", rule.ID, got, want)
 		}
+	}
+}
+
+// TestNextNeverOffersAckForHostile: "Next:" offers an acknowledgement
+// only where acknowledging is a reasonable outcome. An error-class
+// model-instruction (the demo's: read ~/.ssh/id_ed25519 and pass it on)
+// or a canary is named first as what it is, with no approve and no
+// --ack for its server; a warning-class instruction or a sensitive path
+// is offered its acknowledgement.
+func TestNextNeverOffersAckForHostile(t *testing.T) {
+	t.Parallel()
+	mk := func(rule finding.RuleID, sev finding.Severity) finding.Finding {
+		f := finding.New(rule, "notes")
+		f.Kind, f.Subject, f.ContentSHA256, f.Severity = finding.KindTool, "search_notes", "abc", sev
+		f.Message = "Text addressed to the model"
+		return f
+	}
+	drift := finding.New(finding.ToolChanged, "notes")
+	drift.Kind, drift.Subject = finding.KindTool, "search_notes"
+	for _, tc := range []struct {
+		name    string
+		fs      []finding.Finding
+		first   string // a part of the first line under Next:
+		ack     bool   // an --ack command is offered
+		approve bool   // approve notes is offered
+		hostile bool   // the warning is printed
+	}{
+		{"error-class instruction with drift", []finding.Finding{mk(finding.ModelInstruction, finding.Error), drift}, "# notes/tool/search_notes (model-instruction): its text tells", false, false, true},
+		{"error-class instruction pinned", []finding.Finding{mk(finding.ModelInstruction, finding.Error)}, "# notes/tool/search_notes (model-instruction)", false, false, true},
+		{"canary leak", []finding.Finding{mk(finding.CanaryLeak, finding.Error), drift}, "# notes/tool/search_notes (canary-leak): the server read a planted secret", false, false, true},
+		{"warning-class instruction", []finding.Finding{mk(finding.ModelInstruction, finding.Warning), drift}, "mcp-lockcheck diff", true, true, false},
+		{"hidden characters", []finding.Finding{mk(finding.HiddenCharacters, finding.Error)}, "mcp-lockcheck approve --ack hidden-characters", true, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{Servers: []Server{{Name: "notes", Status: StatusDrift, Findings: tc.fs}}, Summary: Summary{FailOn: "warning", ExitCode: 1}}
+			var buf bytes.Buffer
+			if err := WriteText(&buf, r, Options{Width: 80}); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			_, next, ok := strings.Cut(out, "\nNext:\n")
+			if !ok {
+				t.Fatalf("no Next:\n%s", out)
+			}
+			if first, _, _ := strings.Cut(next, "\n"); !strings.Contains(first, tc.first) {
+				t.Errorf("first step %q, want %q", first, tc.first)
+			}
+			if got := strings.Contains(next, "--ack"); got != tc.ack {
+				t.Errorf("--ack offered %v, want %v:\n%s", got, tc.ack, next)
+			}
+			if got := strings.Contains(next, "mcp-lockcheck approve notes"); got != tc.approve {
+				t.Errorf("approve offered %v, want %v:\n%s", got, tc.approve, next)
+			}
+			if got := strings.Contains(next, "do not approve"); got != tc.hostile {
+				t.Errorf("warning printed %v, want %v:\n%s", got, tc.hostile, next)
+			}
+			for _, l := range strings.Split(next, "\n") {
+				// A command is never wrapped (it must paste as one
+				// line); what is said around it is.
+				if !strings.HasPrefix(l, "  mcp-lockcheck ") && utf8.RuneCountInString(l) > 80 {
+					t.Errorf("line wider than 80: %q", l)
+				}
+			}
+		})
 	}
 }
 
