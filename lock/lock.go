@@ -410,6 +410,9 @@ func Read(path string) (*File, []byte, error) {
 
 // Parse decodes a lockfile; name is used in errors ("mcp-lock.json:12:5: ...").
 func Parse(name string, data []byte) (*File, error) {
+	if err := foreignShape(name, data); err != nil {
+		return nil, err
+	}
 	if err := strictCheck(name, data); err != nil {
 		if isSyntax(err) {
 			return nil, posError(name, data, err)

@@ -132,6 +132,42 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestParseForeign: a file another tool wrote under the same name is
+// named as not a lock of ours, with its top-level keys, and never read
+// as one with a mistake in it; a lock of ours with a mistake is not
+// called foreign.
+func TestParseForeign(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in      string
+		foreign bool
+		want    string
+	}{
+		{`{"version": "1.0.0", "mcpServers": {"fs": {"command": "npx"}}}`, true, `it has no "lockfileVersion" (its top-level keys: "version", "mcpServers";`},
+		{`{"version": "1.0.0", "lockfileVersion": 1, "createdAt": null, "servers": {"fs": {"version": "2.1.0", "integrity": "sha512-x"}}}`, true, `its server "fs" has no "launch"`},
+		{`{"lockfileVersion": 1, "packages": {}}`, true, `it has no "servers"`},
+		{`{"lockfileVersion": 1, "servers": []}`, true, `its "servers" is not an object`},
+		{`[{"name": "fs"}]`, true, `it holds a JSON array`},
+		{`"mcp"`, true, `it holds a JSON string`},
+		// Ours, with a mistake: the line of the mistake, not "foreign".
+		{`{"lockfileVersion": 1, "servers": {}, "extra": true}`, false, `l.json:1:39: invalid lockfile: unknown field "extra"`},
+		{"{\"lockfileVersion\": 1, \"servers\": {\"x\": {\"launch\": {\"type\": \"stdio\"}, \"protocolVersion\": \"1\", \"tools\": {}, \"tool\": {}}}}", false, `unknown field "tool" in servers.x`},
+		{`{"lockfileVersion": 1, "servers": {}}`, false, ""},
+		{`{"lockfileVersion": 1,`, false, "l.json:1:"},
+	} {
+		_, err := Parse("l.json", []byte(tt.in))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("Parse(%s) = %v, want no error", tt.in, err)
+		case tt.want == "":
+		case err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrInvalid) || errors.Is(err, ErrForeign) != tt.foreign:
+			t.Errorf("Parse(%s) = %v; want %q, foreign %v", tt.in, err, tt.want, tt.foreign)
+		case tt.foreign && !strings.HasPrefix(err.Error(), "l.json: invalid lockfile: this is not an mcp-lockcheck lock: "):
+			t.Errorf("Parse(%s) = %v; want it named as not an mcp-lockcheck lock, with the file", tt.in, err)
+		}
+	}
+}
+
 func TestWriteAtomicKeepsOldOnFailure(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -112,14 +112,20 @@ func readArtifact(ctx context.Context, t *stdioTarget, a *artifact) {
 	if !ok {
 		return
 	}
-	name, written := t.command, t.s.Command
+	written := t.s.Command
 	if i >= 0 {
-		name, written = t.args[i], ""
+		written = ""
 		if i < len(cfgArgs) {
 			written = cfgArgs[i]
 		}
 	}
-	path, err := lookPathIn(name, t.env, t.cwd)
+	cwd := t.cwd
+	if cwd == "" {
+		// A user-level config's server starts in the sandbox's own
+		// project directory (workDir).
+		cwd = t.sb.WorkDir()
+	}
+	path, err := filePath(t.command, t.args, i, t.env, cwd)
 	if err == nil {
 		a.FileSHA256, a.Tracked, err = fileIdentity(path, t.opts.BaseDir)
 	}
@@ -156,7 +162,7 @@ func ArtifactSwapped(prev, next *lock.Server) string {
 		return fmt.Sprintf("%s: %s@%s has integrity %s, the lock %s", finding.ArtifactChanged, now.Package, now.Resolved, now.Integrity, was.Integrity)
 	case was.Digest != "" && now.Digest != "" && was.Digest != now.Digest:
 		return fmt.Sprintf("%s: image %s resolves to %s, the lock %s", finding.ArtifactChanged, now.Package, now.Digest, was.Digest)
-	case was.FileSHA256 != "" && now.FileSHA256 != "" && was.FileSHA256 != now.FileSHA256 && !now.Tracked:
+	case was.FileSHA256 != "" && now.FileSHA256 != "" && was.FileSHA256 != now.FileSHA256 && was.File == now.File && !now.Tracked:
 		return fmt.Sprintf("%s: %s has sha256 %s, the lock %s", finding.ArtifactChanged, now.File, now.FileSHA256, was.FileSHA256)
 	}
 	return ""

@@ -571,3 +571,24 @@ func TestLockGrowth(t *testing.T) {
 		t.Logf("%s: +%d bytes per server", l.Command, len(a)-len(b))
 	}
 }
+
+// TestArtifactSwappedFile: other bytes under the same file name are a
+// swap; another file named (an upgrade that points the launch at the new
+// release's script) is a launch change, approved as usual.
+func TestArtifactSwappedFile(t *testing.T) {
+	srv := func(file, sum string) *lock.Server {
+		return &lock.Server{Launch: lock.Launch{Type: "stdio", Command: "node", Args: []string{file}, File: file, FileSHA256: sum}}
+	}
+	for _, tc := range []struct {
+		prev, next *lock.Server
+		swapped    bool
+	}{
+		{srv("server.mjs", "aa"), srv("server.mjs", "bb"), true},
+		{srv("server.mjs", "aa"), srv("server.mjs", "aa"), false},
+		{srv("/srv/pkgs/memory@0.6.2/dist/index.js", "aa"), srv("/srv/pkgs/memory@2026.8.31/dist/index.js", "bb"), false},
+	} {
+		if got := ArtifactSwapped(tc.prev, tc.next); (got != "") != tc.swapped {
+			t.Errorf("ArtifactSwapped(%s, %s) = %q; want swapped %v", tc.prev.Launch.File, tc.next.Launch.File, got, tc.swapped)
+		}
+	}
+}

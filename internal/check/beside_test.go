@@ -14,11 +14,10 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
-	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
-// TestCheckStoppedBesideHoldsEveryServer: a lock that cannot be read
-// (LoadLock) or a failed self-test (Preflight) stops the run. The CLI
+// TestCheckStoppedBesideHoldsEveryServer: a failed self-test
+// (Preflight) stops the run. The CLI
 // reports the error and exits 2; the report Check returns holds every
 // configured server with it, so a caller that forgot the error still
 // does not pass.
@@ -34,9 +33,6 @@ func TestCheckStoppedBesideHoldsEveryServer(t *testing.T) {
 		set     func(*Options)
 		want    string
 	}{
-		{"lock", []config.Server{fake}, func(o *Options) {
-			o.LoadLock = func() (*lock.File, []byte, error) { return nil, nil, errors.New("mcp-lock.json:3: not a lock") }
-		}, "not a lock"},
 		{"preflight", []config.Server{fake, gone}, func(o *Options) {
 			o.Preflight = func() error { return errors.New("strict cannot be applied here") }
 		}, "strict cannot be applied here"},

@@ -117,8 +117,8 @@ func Check(ctx context.Context, opts Options) *report.Report {
 	return r
 }
 
-// stopped is the report of a run that LoadLock or Preflight stopped. The
-// caller, which wrote them, reports their error and exits 2; a caller that
+// stopped is the report of a run that Preflight stopped. The
+// caller, which wrote it, reports its error and exits 2; a caller that
 // did not would still not pass: every configured server is held with it.
 func stopped(r *report.Report, opts Options, err error) *report.Report {
 	for _, s := range opts.Servers {

@@ -44,13 +44,6 @@ type Options struct {
 	Lock     *lock.File
 	LockPath string
 	LockData []byte
-	// LoadLock, when set, reads the lock beside the probe, which does not
-	// need it: the lock is parsed and verified (milliseconds for a big
-	// one) while the servers start instead of before. What it returns
-	// fills Lock and LockData once the probe is over. An error cancels
-	// the probe, and Check returns a report of no server: the caller,
-	// which wrote LoadLock, reports the error.
-	LoadLock func() (*lock.File, []byte, error)
 	// Preflight, when set, is a check of the machine (can strict be
 	// applied here?) whose failure stops the run. It runs only when a
 	// server was held, after the sweep: a strict launch that answered
@@ -232,39 +225,23 @@ type serverRun struct {
 	inspector *inspector
 }
 
-// probeBeside is probeAll with opts.LoadLock run beside it, and
-// opts.Preflight after it when a server was held; err is what either
-// returned (a failed LoadLock also cancels the probe). Lock and LockData are
-// set only after the probe: every server's probe copies the options
-// (forServer), so they are not written while it runs.
+// probeBeside is probeAll with opts.Preflight after it when a server was
+// held; err is what Preflight returned. The lock is not read here: the
+// caller reads and validates it before anything starts, so a file that
+// is not a lock stops the run before any server is launched.
 func probeBeside(ctx context.Context, opts *Options) (runs []*serverRun, finish func(), err error) {
-	var (
-		lk     *lock.File
-		data   []byte
-		loaded = make(chan struct{})
-	)
-	if load := opts.LoadLock; load != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			defer close(loaded)
-			if lk, data, err = load(); err != nil {
-				cancel()
-				return
-			}
-			// The expressions inspection and redaction will need, compiled
-			// now rather than at the end of the run: the servers are still
-			// starting, and the comparison is what the report waits for.
-			inspect.Compile()
-			redact.Compile()
-		}()
-	} else {
-		close(loaded)
-	}
+	compiled := make(chan struct{})
+	go func() {
+		defer close(compiled)
+		// The expressions inspection and redaction will need, compiled
+		// now rather than at the end of the run: the servers are still
+		// starting, and the comparison is what the report waits for.
+		inspect.Compile()
+		redact.Compile()
+	}()
 	runs, finish = probeAll(ctx, opts)
-	<-loaded
-	if err == nil && opts.Preflight != nil && slices.ContainsFunc(runs, func(r *serverRun) bool { return r.held != "" }) {
+	<-compiled
+	if opts.Preflight != nil && slices.ContainsFunc(runs, func(r *serverRun) bool { return r.held != "" }) {
 		// After the sweep, which would kill the self-test's helper.
 		finish()
 		err = opts.Preflight()
@@ -273,10 +250,7 @@ func probeBeside(ctx context.Context, opts *Options) (runs []*serverRun, finish 
 		finish()
 		return nil, func() {}, err
 	}
-	if opts.LoadLock != nil {
-		opts.Lock, opts.LockData = lk, data
-	}
-	opts.LoadLock, opts.Preflight = nil, nil
+	opts.Preflight = nil
 	return runs, finish, nil
 }
 

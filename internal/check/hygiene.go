@@ -83,7 +83,9 @@ func launchHygiene(run *serverRun, ls *lock.Server) []finding.Finding {
 		changed("integrity", was.Integrity, now.Integrity, fmt.Sprintf("%s@%s was served with other bytes than the lock's: npm never lets a published version be republished, so the same version with a different integrity means a compromised registry, mirror or cache. Do not approve it unless you know why.", pkg.Name, now.Version))
 	case was.Digest != "" && now.Digest != "" && was.Digest != now.Digest:
 		changed("digest", was.Digest, now.Digest, fmt.Sprintf("image %s now resolves to %s, the lock has %s: the tag was moved to other bytes (a push to the tag, or a compromised registry). Pin the image by digest, and review the new image before approving.", pkg.Spec, now.Digest, was.Digest))
-	case was.FileSHA256 != "" && now.FileSHA256 != "" && was.FileSHA256 != now.FileSHA256:
+	case was.FileSHA256 != "" && now.FileSHA256 != "" && was.FileSHA256 != now.FileSHA256 && was.File == now.File:
+		// Another file named (a script path with the new release's
+		// version in it) is launch-changed, not these bytes replaced.
 		changed("fileSha256", was.FileSHA256, now.FileSHA256, fmt.Sprintf("the file the launch runs (%s) has other bytes than the lock's: a program outside review was replaced, and the same tools do not mean the same code.", now.File))
 	}
 	return out

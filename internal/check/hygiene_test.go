@@ -137,3 +137,26 @@ func TestLaunchHygieneFindings(t *testing.T) {
 		t.Errorf("pinned, same version: %+v", fs)
 	}
 }
+
+// TestLaunchHygieneFile: a file the lock names with other bytes is
+// artifact-changed; a launch that names another file (the new release's
+// script) is launch-changed alone, not a program replaced.
+func TestLaunchHygieneFile(t *testing.T) {
+	for _, tc := range []struct {
+		was, now string
+		want     bool
+	}{
+		{"/srv/pkgs/memory@0.6.2/dist/index.js", "/srv/pkgs/memory@0.6.2/dist/index.js", true},
+		{"/srv/pkgs/memory@0.6.2/dist/index.js", "/srv/pkgs/memory@2026.8.31/dist/index.js", false},
+	} {
+		run := &serverRun{cfg: config.Server{Name: "memory", Command: "node", Args: []string{tc.now}}, res: &probe.Result{}, art: artifact{File: tc.now, FileSHA256: strings.Repeat("b", 64)}}
+		ls := &lock.Server{Launch: lock.Launch{Type: "stdio", Command: "node", Args: []string{tc.was}, File: tc.was, FileSHA256: strings.Repeat("a", 64)}}
+		got := false
+		for _, f := range launchHygiene(run, ls) {
+			got = got || f.Rule == finding.ArtifactChanged
+		}
+		if got != tc.want {
+			t.Errorf("%s -> %s: artifact-changed %v, want %v", tc.was, tc.now, got, tc.want)
+		}
+	}
+}

@@ -24,6 +24,7 @@ var (
 	launchFile        = launchid.LaunchFile
 	fileIdentity      = launchid.FileIdentity
 	lookPathIn        = launchid.LookPathIn
+	filePath          = launchid.FilePath
 	imageDigest       = launchid.ImageDigest
 	parseImageInspect = launchid.ParseImageInspect
 	githubRepo        = launchid.GithubRepo

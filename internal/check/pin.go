@@ -15,8 +15,12 @@ import (
 
 // Pin probes every configured server through all phases and builds the
 // new lock. It returns a nil lock, so nothing is written, when any server
-// could not be probed or showed different manifests in different phases:
-// a lock is only ever written from a complete, stable probe.
+// showed different manifests in different phases, or when no server
+// could be pinned: an entry is only ever written from a complete, stable
+// probe. A server that could not be probed (held) is not pinned: the lock
+// keeps its old entry, or has none, and the others are pinned; the
+// report's exit code (3, or 1 when a finding fails it) says the pin is
+// not whole, and check still holds the server (its status is held).
 //
 // Its findings are settled as check settles them (settle: the same
 // policy, acknowledgements and statuses), so a finding that would fail a
@@ -46,6 +50,11 @@ func Pin(ctx context.Context, opts Options, who approval.Approver) (*lock.File, 
 		switch {
 		case run.held != "":
 			held = true
+			// Fail closed: what the lock held for it stays as it
+			// was (or absent), whatever --server or --all say.
+			if opts.Lock != nil && opts.Lock.Servers[name] != nil {
+				next.Servers[name] = opts.Lock.Servers[name]
+			}
 		case len(unstable) > 0 || len(run.snaps) == 0:
 			failed = true
 			srv.Status = report.StatusDrift
@@ -57,7 +66,7 @@ func Pin(ctx context.Context, opts Options, who approval.Approver) (*lock.File, 
 		r.Servers = append(r.Servers, srv)
 	}
 	report.Summarize(r, opts.FailOn, failed)
-	if failed || held {
+	if failed || held && r.Summary.Held == len(r.Servers) {
 		return nil, r
 	}
 	pinned.RedactLock(next, opts.Redactor)

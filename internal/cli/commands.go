@@ -3,10 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 
@@ -233,7 +231,11 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	}
 	approve := approveCommand(fs, args)
 	if next == nil {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged (a lock is only written when every server was probed and stable; pin the others alone with --server NAME)\n", c.lockPath)
+		if r.Summary.Held == len(r.Servers) && len(r.Servers) > 0 {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged (no server could be probed)\n", c.lockPath)
+		} else {
+			fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing written: %s is unchanged (a server changed during the probe, or showed nothing to pin: a lock is only written from complete, stable probes)\n", c.lockPath)
+		}
 		// Acknowledgements go into the lock: only servers it already
 		// holds can have theirs recorded now.
 		if lk != nil {
@@ -244,7 +246,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 					kept.Servers = append(kept.Servers, s)
 				}
 			}
-			printAcks(env, report.AckCommands(&kept, approve), "")
+			printAcks(env, report.HostileWarnings(&kept), report.AckCommands(&kept, approve), "")
 		}
 		return r.Summary.ExitCode, nil
 	}
@@ -255,25 +257,44 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 	if err := lock.WriteAtomic(c.path(env, c.lockPath), data); err != nil {
 		return ExitUsage, err
 	}
-	fmt.Fprintf(env.Stderr, "mcp-lockcheck: pinned %d server(s) in %s\n", len(r.Servers), c.lockPath)
+	fmt.Fprintf(env.Stderr, "mcp-lockcheck: pinned %d server(s) in %s\n", len(r.Servers)-r.Summary.Held, c.lockPath)
+	for _, s := range r.Servers {
+		if s.Status != report.StatusHeld {
+			continue
+		}
+		kept := "it has no entry"
+		if lk != nil && lk.Servers[s.Name] != nil {
+			kept = "its entry is kept as it was"
+		}
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s was held, not pinned: %s, and check holds it until it is probed; fix the reason above, then run %s %s\n",
+			inert.Text(s.Name), kept, pinCommand(fs, args), report.ShellWord("--server="+s.Name))
+	}
 	if r.Summary.ExitCode != ExitOK {
 		// The lock is written, so the acknowledgements can be recorded
 		// in it; until they are, a check of it fails as this pin does.
-		printAcks(env, report.AckCommands(r, approve), c.lockPath)
+		printAcks(env, report.HostileWarnings(r), report.AckCommands(r, approve), c.lockPath)
 		return r.Summary.ExitCode, nil
 	}
 	return ExitOK, nil
 }
 
-// printAcks lists the acknowledgement commands a pin asks for on stderr;
+// printAcks lists on stderr what a pin's failing findings ask for: the
+// warnings for those that mark a server as hostile (not offered an
+// acknowledgement), then the acknowledgement commands for the rest.
 // lockPath, when set, is the lock they were written to and that fails a
-// check until they are run.
-func printAcks(env Env, acks []string, lockPath string) {
-	if len(acks) == 0 {
+// check until they are dealt with.
+func printAcks(env Env, warnings, acks []string, lockPath string) {
+	if len(warnings)+len(acks) == 0 {
 		return
 	}
 	if lockPath != "" {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s fails a check until these findings are fixed at the source or acknowledged.\n", lockPath)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(env.Stderr, "  # %s\n", w)
+	}
+	if len(acks) == 0 {
+		return
 	}
 	fmt.Fprintf(env.Stderr, "After review, record each acknowledgement (with your reason) with:\n")
 	for _, a := range acks {
@@ -369,15 +390,13 @@ func (c *probing) checkRun(ctx context.Context, env Env, failOn string) (context
 	}
 	// A missing lock at the default path is first adoption: every server
 	// is unpinned. A --lock the user named that does not exist is a typo.
-	// Whether it exists is asked now; reading it is left to the engine,
-	// beside the probe (check.Options.LoadLock), and what goes wrong
-	// there is c.lockErr, for the caller to report after check.Check.
+	// The lock is read and validated before anything starts: a file that
+	// is not a lock (another tool's mcp-lock.json) or one with a mistake
+	// stops the run before any server is launched.
 	c.beside = true
 	allowMissing := !c.explicit()("lock")
-	_, err = os.Stat(c.path(env, c.lockPath))
-	missing := errors.Is(err, os.ErrNotExist)
-	if missing && !allowMissing {
-		_, _, err := c.readLock(env, false)
+	lk, data, err := c.readLock(env, allowMissing)
+	if err != nil {
 		return ctx, cancel, check.Options{}, err
 	}
 	opts, err := c.options(env, env.Stderr)
@@ -385,14 +404,9 @@ func (c *probing) checkRun(ctx context.Context, env Env, failOn string) (context
 		return ctx, cancel, check.Options{}, err
 	}
 	opts.Servers, opts.All, opts.FailOn = servers, all, threshold
-	if missing {
+	opts.Lock, opts.LockData = lk, data
+	if lk == nil {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: every server is unpinned\n", c.lockPath)
-	} else {
-		opts.LoadLock = func() (*lock.File, []byte, error) {
-			lk, data, err := c.readLock(env, allowMissing)
-			c.lockErr = err
-			return lk, data, err
-		}
 	}
 	if c.deadline > 0 {
 		ctx, cancel = context.WithTimeout(ctx, c.deadline)

@@ -79,21 +79,17 @@ type probeFlags struct {
 type probing struct {
 	common
 	probeFlags
-	// beside: the lock is read beside the probe and strict's self-test
-	// made only after it, when a server was held (check.Options.LoadLock
-	// and Preflight), rather than both before it; checkRun sets it.
-	// lockErr and preflightErr are what they returned, set once
+	// beside: strict's self-test is made only after the probe, when a
+	// server was held (check.Options.Preflight), rather than before it;
+	// checkRun sets it. preflightErr is what it returned, set once
 	// check.Check has returned (besideErr).
-	beside                bool
-	lockErr, preflightErr error
+	beside       bool
+	preflightErr error
 }
 
 // besideErr is what went wrong beside the probe: the run stops with it.
 func (c *probing) besideErr() error {
-	if c.preflightErr != nil {
-		return c.preflightErr
-	}
-	return c.lockErr
+	return c.preflightErr
 }
 
 // register adds the flags of a command that probes servers against the

@@ -31,7 +31,7 @@ var helps = map[string]helpText{
 	"pin": {
 		summary:  "probe each configured server and write the lock",
 		usage:    []string{"pin [flags]"},
-		about:    "Every server is launched (in the sandbox), listed in every phase, and written to the lock only when all phases agree. A lock is written only when every server was probed and stable. Findings are judged as check judges them (same policy, acknowledgements and --fail-on), so the lock pin writes checks as pin exited. Exit 0: written, nothing fails; 1: a finding at --fail-on (the lock is written and the approve --ack commands that settle it are printed), or a server changed during the probe (nothing written); 2: bad flags, config or lock; 3: a server could not be probed and is held (nothing written).",
+		about:    "Every server is launched (in the sandbox), listed in every phase, and written to the lock only when all phases agree. A server that could not be probed (held) is not pinned: the lock keeps its old entry, or has none, and the others are written. Findings are judged as check judges them (same policy, acknowledgements and --fail-on), so the lock pin writes checks as pin exited. Exit 0: written, nothing fails; 1: a finding at --fail-on (the lock is written and the approve --ack commands that settle it are printed), or a server changed during the probe (nothing written); 2: bad flags, config or lock; 3: a server could not be probed and is held (the others are written, the held one keeps its old entry or none, and check still holds it).",
 		examples: []string{"mcp-lockcheck pin", "mcp-lockcheck pin --server filesystem --approved-by alice@example.com", "mcp-lockcheck pin --config .vscode/mcp.json --lock mcp-lock.json"},
 		grouped:  true,
 	},

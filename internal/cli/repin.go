@@ -99,7 +99,9 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 	if err := report.Write(env.Stderr, report.FormatText, pr, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr)}); err != nil {
 		return ExitUsage, err
 	}
-	if next == nil {
+	if next == nil || pr.Summary.Held > 0 {
+		// A re-pin proposes the whole config: one with a held server
+		// (which pin would leave as it was) waits for the next run.
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: nothing re-pinned: %s is unchanged and no pull request was opened\n", c.lockPath)
 		return pr.Summary.ExitCode, nil
 	}

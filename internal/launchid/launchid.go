@@ -525,7 +525,7 @@ func LaunchFile(command string, args []string) (int, bool) {
 }
 
 // FileIdentity hashes the file a launch runs. path is where it lies on
-// disk (resolved against cwd and the launch's PATH); baseDir is the
+// disk (FilePath); baseDir is the
 // project, whose git repository may track it.
 func FileIdentity(path, baseDir string) (sum string, tracked bool, err error) {
 	f, err := os.Open(path)
@@ -572,6 +572,81 @@ func gitTracks(baseDir, path string) bool {
 	}
 	rel, _ := filepath.Rel(root, real)
 	return exec.CommandContext(ctx, "git", "-C", root, "ls-files", "--error-unmatch", "--", filepath.ToSlash(rel)).Run() == nil
+}
+
+// FilePath is where the file of a non-package launch lies (i as
+// LaunchFile returns it). The command itself (i < 0) is found as the
+// launch's exec finds it (LookPathIn). An interpreter's script (i >= 0) is
+// opened as the interpreter opens it: against the launch's working
+// directory cwd, with or without a slash in its name, never on PATH
+// (node server.mjs, python server.py, deno run main.ts, bun run index.ts).
+// Only a shell (sh, bash, zsh, dash, ksh) looks a bare name up on PATH
+// when the working directory has no such file, as those shells do.
+func FilePath(command string, args []string, i int, env map[string]string, cwd string) (string, error) {
+	switch {
+	case i < 0:
+		return LookPathIn(command, env, cwd)
+	case runsCommand(command, args, i):
+		return LookPathIn(args[i], env, cwd)
+	}
+	name := args[i]
+	path := name
+	if !filepath.IsAbs(path) && cwd != "" {
+		path = filepath.Join(cwd, path)
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return path, nil
+	}
+	if !strings.ContainsAny(name, `/\`) && shells[interpreterBase(command, args)] {
+		if p, err := LookPathIn(name, env, cwd); err == nil {
+			return p, nil
+		}
+		return "", fmt.Errorf("%s: not found in the launch's working directory (%s) or on its PATH", name, orDot(cwd))
+	}
+	return "", fmt.Errorf("%s: not found in the launch's working directory (%s), where the interpreter opens it", name, orDot(cwd))
+}
+
+// runsCommand reports whether args[i] is a command env runs (env A=b
+// fakemcp), found on PATH as exec finds it, rather than a script.
+func runsCommand(command string, args []string, i int) bool {
+	b := strings.ToLower(command[strings.LastIndexAny(command, `/\`)+1:])
+	if strings.TrimSuffix(strings.TrimSuffix(b, ".exe"), ".cmd") != "env" {
+		return false
+	}
+	for j, a := range args {
+		if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
+			return j == i
+		}
+	}
+	return false
+}
+
+// shells are the interpreters that look a script named without a slash
+// up on PATH when the working directory has none.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
+
+// interpreterBase is the base name of the program that reads a launch's
+// script: the command, or the command env runs.
+func interpreterBase(command string, args []string) string {
+	base := func(c string) string {
+		b := strings.ToLower(c[strings.LastIndexAny(c, `/\`)+1:])
+		return strings.TrimSuffix(strings.TrimSuffix(b, ".exe"), ".cmd")
+	}
+	if base(command) == "env" {
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
+				return base(a)
+			}
+		}
+	}
+	return base(command)
+}
+
+func orDot(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
 }
 
 // LookPathIn finds a bare command on the launch's PATH (the config's env
@@ -797,7 +872,7 @@ func LaunchArtifact(command string, args []string, env map[string]string, cwd, c
 	if i >= 0 {
 		name = args[i]
 	}
-	path, err := LookPathIn(name, env, cwd)
+	path, err := FilePath(command, args, i, env, cwd)
 	if err != nil {
 		return l, false, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -304,8 +305,16 @@ func (t *textWriter) entries(fs []finding.Finding, verbose bool) {
 		}
 	}
 	done := map[int]bool{}
+	alike := t.alikeDrift(entries)
 	for i, e := range entries {
 		if done[i] {
+			continue
+		}
+		if group := alike[i]; len(group) > 1 {
+			t.entryGroup(entries, group)
+			for _, j := range group {
+				done[j] = true
+			}
 			continue
 		}
 		if same := byRule[e.fs[0].Rule]; !verbose && len(same) >= collapseAfter && same[0] == i {
@@ -320,6 +329,69 @@ func (t *textWriter) entries(fs []finding.Finding, verbose bool) {
 	if acked > 0 {
 		t.para(t.dim(fmt.Sprintf("%s not listed (--verbose lists them)", plural(acked, "acknowledged finding", "acknowledged findings"))), "  ", "    ")
 	}
+}
+
+// alikeDrift finds the changed definitions of one kind whose entries
+// would read the same but for their names: the same rules, severity and
+// acknowledgement, and the same body (fields, new inputs, values shown).
+// A routine upgrade changes most tools of a server the same way (nine of
+// server-memory's gain annotations, an output schema and a title that is
+// their name in words); each such group is one entry naming them all
+// (entryGroup), not one entry each. The map is keyed by the first
+// entry's index; groups of one are left out.
+func (t *textWriter) alikeDrift(entries []entry) map[int][]int {
+	first := map[string]int{}
+	out := map[int][]int{}
+	for i, e := range entries {
+		f0 := e.fs[0]
+		if !driftRules[f0.Rule] || f0.Kind == finding.KindServer || f0.Kind == "" || t.same.of(f0) != nil {
+			continue
+		}
+		sev, acked := f0.Severity, true
+		var rules []string
+		for _, f := range e.fs {
+			sev = max(sev, f.Severity)
+			acked = acked && f.Acknowledged
+			if !slices.Contains(rules, string(f.Rule)) {
+				rules = append(rules, string(f.Rule))
+			}
+		}
+		key := fmt.Sprintf("%s\x00%s\x00%d\x00%v\x00%s", f0.Kind, strings.Join(rules, ","), sev, acked, t.bodyOf(e))
+		if j, ok := first[key]; ok {
+			out[j] = append(out[j], i)
+			continue
+		}
+		first[key] = i
+		out[i] = []int{i}
+	}
+	for i, g := range out {
+		if len(g) < 2 {
+			delete(out, i)
+		}
+	}
+	return out
+}
+
+// bodyOf is what driftBody writes for e.
+func (t *textWriter) bodyOf(e entry) string {
+	var b strings.Builder
+	c := *t
+	c.w = bufio.NewWriter(&b)
+	c.driftBody(e.fs)
+	c.w.Flush()
+	return b.String()
+}
+
+// entryGroup writes changed definitions that read alike (alikeDrift) as
+// one entry: the kind in the plural and every name in the head, then the
+// body once.
+func (t *textWriter) entryGroup(entries []entry, idx []int) {
+	f0 := entries[idx[0]].fs[0]
+	names := make([]string, len(idx))
+	for k, i := range idx {
+		names[k] = entries[i].fs[0].Subject
+	}
+	t.entryAs(entries[idx[0]], string(f0.Kind)+"s "+strings.Join(names, ", "))
 }
 
 // collapseAfter is how many plain findings of one rule in one section are
@@ -356,7 +428,10 @@ func (t *textWriter) sameRule(entries []entry, idx []int) {
 
 // entry writes one entry: a head line (mark, subject, rules, severity),
 // the changed fields, then what a reader must see of the values.
-func (t *textWriter) entry(e entry) {
+func (t *textWriter) entry(e entry) { t.entryAs(e, "") }
+
+// entryAs is entry with the head naming subject ("": the entry's own).
+func (t *textWriter) entryAs(e entry, subject string) {
 	f0 := e.fs[0]
 	sev := f0.Severity
 	var rules []string
@@ -371,7 +446,9 @@ func (t *textWriter) entry(e entry) {
 		acked = acked && f.Acknowledged
 	}
 	label := strings.Join(rules, ", ")
-	subject := t.same.subjectText(f0)
+	if subject == "" {
+		subject = t.same.subjectText(f0)
+	}
 	if subject == "" {
 		subject = f0.Server
 		if f0.Server == "" {
@@ -460,6 +537,12 @@ func (t *textWriter) driftBody(fs []finding.Finding) {
 		}
 	}
 	for _, fl := range fields {
+		if fl.path == "title" && fl.before == "" && sameWords(fl.after, fs[0].Subject) {
+			// A new title that is the name in words (read_graph:
+			// "Read Graph") says nothing the head does not: it is in
+			// the field list, and diff shows it.
+			continue
+		}
 		t.valueChange(fl.path, fl.phase, fl.before, fl.after)
 	}
 	for _, f := range fs {
@@ -467,6 +550,18 @@ func (t *textWriter) driftBody(fs []finding.Finding) {
 			t.para(t.bold("hidden tag text ("+where+"), decoded:")+" "+escape(tags), "      ", "        ")
 		}
 	}
+}
+
+// sameWords reports whether two texts are the same words, letters and
+// digits compared case-insensitively, whatever separates them:
+// "List Directory with Sizes" and list_directory_with_sizes. A title with
+// any word more ("Read File (Deprecated)") is not.
+func sameWords(a, b string) bool {
+	split := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	wa, wb := split(a), split(b)
+	return len(wa) > 0 && slices.Equal(wa, wb)
 }
 
 // isText reports whether a before/after value is prose (a description, a
@@ -558,12 +653,16 @@ func (t *textWriter) findingBody(f finding.Finding, withField bool) {
 // next ends the report with the commands to run next.
 func (t *textWriter) next(r *Report, approve, pin string) {
 	var drift, unpinned, held []string
-	orphaned := false
+	orphaned, changed := false, false
 	sep := ""
 	for _, s := range r.Servers {
 		switch s.Status {
 		case StatusDrift:
-			if needsApproval(s.Findings, failThreshold(r)) {
+			if !needsApproval(s.Findings, failThreshold(r)) {
+				break
+			}
+			changed = true
+			if !hostile(s.Findings) {
 				drift = append(drift, ShellWord(s.Name))
 				if strings.HasPrefix(s.Name, "-") {
 					sep = "-- "
@@ -580,8 +679,16 @@ func (t *textWriter) next(r *Report, approve, pin string) {
 		}
 	}
 	var steps [][2]string
-	if len(drift) > 0 {
+	// What marks a server hostile comes first, as a warning, never as an
+	// acknowledgement to run: approving or acknowledging it is not the
+	// way out, and such a server is not offered an approve either.
+	for _, w := range HostileWarnings(r) {
+		steps = append(steps, [2]string{"", w})
+	}
+	if changed {
 		steps = append(steps, [2]string{"mcp-lockcheck diff", "every change in full, word by word"})
+	}
+	if len(drift) > 0 {
 		steps = append(steps, [2]string{approve + " " + sep + strings.Join(drift, " "), "after review: take what the servers show now into the lock"})
 	}
 	if len(unpinned) > 0 {
@@ -602,6 +709,10 @@ func (t *textWriter) next(r *Report, approve, pin string) {
 	t.nl()
 	t.line("Next:")
 	for _, s := range steps {
+		if s[0] == "" {
+			t.para(t.dim("# "+s[1]), "  ", "    ")
+			continue
+		}
 		// A command is never wrapped: it must paste as one line. Its
 		// comment goes on the next line when both do not fit.
 		if visible("  "+s[0]+"   # "+s[1]) <= t.width {
@@ -611,6 +722,68 @@ func (t *textWriter) next(r *Report, approve, pin string) {
 		t.line("  " + t.bold(s[0]))
 		t.para(t.dim("# "+s[1]), "      ", "        ")
 	}
+}
+
+// ackOffered reports whether the reports offer to acknowledge f
+// (approve --ack): its rule is resolved by acknowledging, and
+// acknowledging is a reasonable outcome for it. It is not for what marks
+// the server as hostile: a planted secret sent back or tried
+// (canary-leak, canary-used), or text at error level that tells the model
+// to pass secrets on, send data away, route around other tools or hide it
+// (model-instruction's error class). Those can still be acknowledged by
+// hand, with a reason, when the text is plainly legitimate; the reports
+// say what they are instead.
+func ackOffered(f finding.Finding) bool {
+	if finding.Resolution(f.Rule) != finding.ResolveAck {
+		return false
+	}
+	switch f.Rule {
+	case finding.CanaryLeak, finding.CanaryUsed:
+		return false
+	case finding.ModelInstruction:
+		return f.Severity < finding.Error
+	}
+	return true
+}
+
+// hostile reports whether fs holds an unacknowledged error that ackOffered
+// refuses to offer: a server no "Next:" step should approve.
+func hostile(fs []finding.Finding) bool {
+	for _, f := range fs {
+		if !f.Acknowledged && f.Severity >= finding.Error && finding.Resolution(f.Rule) == finding.ResolveAck && !ackOffered(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// HostileWarnings are the "Next:" lines (pin prints them too) for
+// findings that mark a server as hostile, which are not offered an
+// acknowledgement (ackOffered): one per server, rule and subject.
+func HostileWarnings(r *Report) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range r.Servers {
+		for _, f := range s.Findings {
+			if f.Acknowledged || f.Severity < finding.Error || finding.Resolution(f.Rule) != finding.ResolveAck || ackOffered(f) {
+				continue
+			}
+			what := inert.Text(s.Name)
+			if f.Kind != "" && f.Kind != finding.KindServer && f.Subject != "" {
+				what += "/" + string(f.Kind) + "/" + inert.Text(f.Subject)
+			}
+			why := "the server read a planted secret and sent it back or used it: treat it as hostile; do not approve it, and remove it from the config"
+			if f.Rule == finding.ModelInstruction {
+				why = "its text tells the model to pass secrets on, send data away or hide what it does: do not approve or acknowledge it; remove the text at the source, go back to the approved version, or remove the server from the config"
+			}
+			w := what + " (" + string(f.Rule) + "): " + why
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 // needsApproval reports whether a finding among fs at or above threshold
@@ -639,7 +812,8 @@ func failThreshold(r *Report) finding.Severity {
 const AckReason = "<why this is acceptable>"
 
 // AckCommands are the commands that acknowledge each finding of r that
-// fails it and is resolved by acknowledging (finding.ResolveAck): not
+// fails it and is resolved by acknowledging where that is a reasonable
+// outcome (ackOffered): not
 // acknowledged, and at or above the run's fail-on threshold or an error.
 // approve is the program and flags to run ("mcp-lockcheck approve ...",
 // shell words). One command per rule and subject: an acknowledgement
@@ -655,7 +829,7 @@ func AckCommands(r *Report, approve string) []string {
 	seen := map[string]bool{}
 	for _, s := range r.Servers {
 		for _, f := range s.Findings {
-			if f.Acknowledged || f.Severity < threshold || finding.Resolution(f.Rule) != finding.ResolveAck || f.Kind == "" || f.ContentSHA256 == "" {
+			if f.Acknowledged || f.Severity < threshold || !ackOffered(f) || f.Kind == "" || f.ContentSHA256 == "" {
 				continue
 			}
 			sel := f.Server + "/" + string(f.Kind) + "/" + f.Subject
