@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -21,13 +20,15 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
-// errorRules are the inspection rules whose findings are errors: they say
-// what the text is (invisible characters, terminal control sequences), not
-// what it means, so they refuse a message with no human to review it, and
-// --mode sanitize can strip exactly what they flag. The phrase heuristics
-// (model-instruction, sensitive-path) are warnings: the guard runs them on
-// every answer and logs what they find, and the answer goes on, as check
-// reports them for a human's review and still passes.
+// errorRules are the inspection rules whose findings say what the text is
+// (invisible characters, terminal control sequences), not what it means:
+// --mode sanitize can strip exactly what they flag. model-instruction is
+// an error when the text asks the model for an error's action (run a
+// command, send data to a fixed destination, read secrets, override,
+// hide): the guard refuses that answer in every mode, since there is no
+// span to strip that leaves the rest safe; its warnings, and
+// sensitive-path's, are logged and the answer goes on, as check reports
+// them for a human's review and still passes.
 var errorRules = map[finding.RuleID]bool{finding.HiddenCharacters: true, finding.TerminalEscape: true}
 
 // maxAccepted bounds the cache of definitions already checked; past it the
@@ -64,23 +65,11 @@ type checker struct {
 	// warnings counts the answer warnings logged, by rule, subject and
 	// field (warnAnswer): the first of each is logged whole, the rest
 	// counted, so a chatty tool cannot flood the client's log. wmu
-	// guards them: warnings come from the forwarding loop and from the
-	// judge.
+	// guards them: a forwarding loop that outlived its session may
+	// still log.
 	wmu          sync.Mutex
 	warnings     map[string]int
 	warningLines int
-	// judge, when set, takes the answers whose warnings are looked for
-	// off the forwarding path (startJudge). jmu lets stopJudge close it
-	// while a forwarding loop that outlived the session might still
-	// queue.
-	jmu       sync.RWMutex
-	judge     chan judgement
-	judgeDone chan struct{}
-	// judgeBytes counts the bytes of the answers queued for the judge:
-	// past maxJudgeBytes an answer is judged where it is, on the
-	// forwarding path, so a server sending large answers fast cannot
-	// make the queue hold gigabytes.
-	judgeBytes atomic.Int64
 	// warn takes warning-level differences, which are logged, not refused.
 	warn io.Writer
 	// red redacts live text the way pin redacted what it recorded: a
@@ -352,103 +341,22 @@ func (c *checker) rememberPage(method string, result []byte) {
 // message, unless the lock acknowledges that content; warnings are logged
 // and the message goes on.
 //
-// What decides whether the message goes out, the error-level rules on the
-// text and the text encoded in it, runs before it does. The judgement
-// rules, whose findings are warnings and never hold a message, run after,
-// on the judge (startJudge), when there is one: they cost several times
-// what the error-level rules cost, and a session's answers need not wait
-// for a log line. Every answer is still judged, none skipped: the queue
-// is bounded, in answers (the forwarding loop waits for room) and in bytes
-// (past maxJudgeBytes the forwarding loop judges the answer itself, its
-// warnings then logged ahead of some queued before it).
+// Every text rule runs before the message goes out: an answer that asks
+// the model for an error's action (run a command, send data to a fixed
+// destination, read secrets, override, hide) is refused as hidden text
+// is, and the rest of its findings are logged as it goes on.
 func (c *checker) content(part string, p pendingReq, raw []byte, o inspect.AnswerOptions) *refusal {
 	subject := p.subject
 	if subject == "" {
 		subject = p.method
 	}
 	kind := answerKind(p.method)
-	var ps []problem
-	c.jmu.RLock()
-	if c.judge == nil || o.ControlsOnly {
-		c.jmu.RUnlock()
-		var warns []finding.Finding
-		ps, warns = c.answerProblems(lock.Kind(part), kind, subject, p, raw, o, "")
-		if len(ps) == 0 {
-			c.warnAnswers(p, subject, warns)
-		}
-	} else {
-		decide := o
-		decide.ControlsOnly = true
-		ps, _ = c.answerProblems(lock.Kind(part), kind, subject, p, raw, decide, "")
-		switch {
-		case len(ps) > 0:
-			// An answer refused (or stripped) for an error-level
-			// finding is not judged further: its refusal names what
-			// was found, hidden text decoded.
-		case c.judgeBytes.Add(int64(len(raw))) > maxJudgeBytes:
-			c.judgeBytes.Add(-int64(len(raw)))
-			c.judgeNow(judgement{p: p, kind: kind, subject: subject, raw: raw, o: o})
-		default:
-			c.judge <- judgement{p: p, kind: kind, subject: subject, raw: bytes.Clone(raw), o: o}
-		}
-		c.jmu.RUnlock()
-	}
+	ps, warns := c.answerProblems(lock.Kind(part), kind, subject, p, raw, o, "")
 	if len(ps) == 0 {
+		c.warnAnswers(p, subject, warns)
 		return nil
 	}
 	return &refusal{server: c.server, lockPath: c.lockPath, method: p.method, problems: ps, content: true}
-}
-
-// judgement is an answer the judge reads for warnings.
-type judgement struct {
-	p       pendingReq
-	kind    lock.Kind
-	subject string
-	raw     []byte
-	o       inspect.AnswerOptions
-}
-
-// startJudge starts the goroutine that reads answers with every text rule
-// and logs their warnings, in the order the answers came; stopJudge waits
-// for it to finish what was queued.
-func (c *checker) startJudge() {
-	queue, done := make(chan judgement, 256), make(chan struct{})
-	c.judge, c.judgeDone = queue, done
-	go func() {
-		defer close(done)
-		for j := range queue {
-			c.judgeNow(j)
-			c.judgeBytes.Add(-int64(len(j.raw)))
-		}
-	}()
-}
-
-// maxJudgeBytes bounds the answer bytes queued for the judge (a variable
-// for the tests).
-var maxJudgeBytes int64 = 64 << 20
-
-// judgeNow reads one answer with every text rule and logs its warnings.
-func (c *checker) judgeNow(j judgement) {
-	var warns []finding.Finding
-	for _, f := range inspect.Answer(inspect.Subject{Server: c.server, Kind: j.kind, Name: j.subject, Raw: j.raw, Phase: j.p.where()}, j.o) {
-		if f.Severity < finding.Error {
-			warns = append(warns, f)
-		}
-	}
-	c.warnAnswers(j.p, j.subject, warns)
-}
-
-func (c *checker) stopJudge() {
-	c.jmu.Lock()
-	if c.judge == nil {
-		c.jmu.Unlock()
-		return
-	}
-	close(c.judge)
-	c.judge = nil
-	done := c.judgeDone
-	c.jmu.Unlock()
-	<-done
 }
 
 // answerKind is the lock kind an answer's acknowledgement names: the tool

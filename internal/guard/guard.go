@@ -304,10 +304,6 @@ func newSession(o Options, ls *lock.Server, logf func(string, ...any)) *session 
 }
 
 func (s *session) run(ctx context.Context) int {
-	// Every answer's warnings are logged before the session's exit code
-	// is: the judge finishes what was queued first.
-	s.check.startJudge()
-	defer s.check.stopJudge()
 	if s.o.Remote != nil {
 		return s.runRemote(ctx)
 	}

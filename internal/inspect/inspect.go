@@ -811,6 +811,9 @@ func (sc *scan) findings() []finding.Finding {
 		f.ContentSHA256 = sc.sha
 		// One line: every renderer escapes a newline, and "; " reads
 		// better than a literal \n.
+		if h.rule == finding.ModelInstruction {
+			h.dropTwins()
+		}
 		f.Detail = strings.Join(h.detail, "; ")
 		where := "the text"
 		if h.field != "" {
@@ -821,9 +824,6 @@ func (sc *scan) findings() []finding.Finding {
 		}
 		if h.via != "" {
 			where += " (" + h.via + ")"
-		}
-		if h.rule == finding.ModelInstruction {
-			h.dropTwins()
 		}
 		labels := strings.Join(h.labels, "; ")
 		switch h.rule {
