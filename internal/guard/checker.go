@@ -115,6 +115,9 @@ type problem struct {
 	// msg and detail are an inspection finding's message and detail
 	// (escaped by inspect): the decoded hidden text, the sequences found.
 	msg, detail string
+	// hidden marks a model-instruction finding whose every match was in
+	// hidden text: stripping the hidden characters removes it.
+	hidden bool
 	// phase is where in the session an answer's finding was made
 	// (pendingReq.where); "" for drift from the lock.
 	phase string
@@ -133,10 +136,23 @@ type refusal struct {
 }
 
 // onlyControls reports whether every problem is one of the no-judgement
-// inspection rules: what --mode sanitize may strip.
+// inspection rules, or an instruction in text they hide: what --mode
+// sanitize may strip.
 func (r *refusal) onlyControls() bool {
 	for _, p := range r.problems {
-		if !errorRules[p.rule] {
+		if !errorRules[p.rule] && !p.hidden {
+			return false
+		}
+	}
+	return len(r.problems) > 0
+}
+
+// onlyText reports whether every problem is a text rule's (hidden text,
+// escapes, an instruction): such a message is refused alone, and the
+// session goes on.
+func (r *refusal) onlyText() bool {
+	for _, p := range r.problems {
+		if !errorRules[p.rule] && p.rule != finding.ModelInstruction {
 			return false
 		}
 	}
@@ -157,7 +173,7 @@ func (p problem) label() string {
 			fs[i] = escape(f)
 		}
 		detail = strings.Join(fs, ", ")
-		if errorRules[p.rule] {
+		if errorRules[p.rule] || p.rule == finding.ModelInstruction {
 			detail += ": " + string(p.rule)
 		}
 	default:
@@ -172,7 +188,11 @@ func (r *refusal) message() string {
 		labels[i] = p.label()
 	}
 	if r.content {
-		return fmt.Sprintf("mcp-lockcheck guard refused this %s from server %s: hidden characters or terminal escapes in %s", r.what(), quote(r.server), strings.Join(labels, "; "))
+		what := "hidden characters or terminal escapes"
+		if !r.onlyControls() {
+			what = "text that asks the model for what no tool should ask"
+		}
+		return fmt.Sprintf("mcp-lockcheck guard refused this %s from server %s: %s in %s", r.what(), quote(r.server), what, strings.Join(labels, "; "))
 	}
 	return fmt.Sprintf("mcp-lockcheck guard refused this %s answer from server %s: %s", escape(r.method), quote(r.server), strings.Join(labels, "; "))
 }
@@ -399,7 +419,8 @@ func (c *checker) answerProblems(shown, kind lock.Kind, subject string, p pendin
 				continue
 			}
 		}
-		ps = append(ps, problem{rule: f.Rule, kind: shown, subject: subject, fields: []string{f.Field}, what: f.Message, msg: f.Message, detail: f.Detail, phase: p.where()})
+		ps = append(ps, problem{rule: f.Rule, kind: shown, subject: subject, fields: []string{f.Field}, what: f.Message, msg: f.Message, detail: f.Detail, phase: p.where(),
+			hidden: f.Rule == finding.ModelInstruction && strings.HasSuffix(f.Message, inspect.HiddenTextNote)})
 	}
 	return ps, warns
 }

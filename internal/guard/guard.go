@@ -1027,13 +1027,16 @@ func plainID(b []byte) bool {
 
 // refused1 decides what becomes of one message with problems. Drift (the
 // lock's definitions, instructions, prompt answers) ends the session unless
-// in warn mode; a message whose only problems are hidden characters or
-// terminal escapes in text the lock does not pin is refused alone (enforce),
-// stripped (sanitize) or forwarded (warn), and the session goes on.
+// in warn mode; a message whose only problems are the text rules' (hidden
+// characters, terminal escapes, an instruction asking for an error's
+// action) in text the lock does not pin is refused alone (enforce),
+// stripped when stripping removes them all (sanitize), or forwarded
+// (warn), and the session goes on.
 func (s *session) refused1(m []byte, r rpc, p pendingReq, rf *refusal) outcome {
 	controls := rf.onlyControls()
+	text := rf.onlyText()
 	if s.o.Mode == Warn {
-		if !controls {
+		if !text {
 			return outcome{drift: rf, id: p.id}
 		}
 		rf.logAs(s.o.Stderr, "WARNING (--mode warn, forwarded)")
@@ -1047,7 +1050,7 @@ func (s *session) refused1(m []byte, r rpc, p pendingReq, rf *refusal) outcome {
 			return outcome{repl: clean}
 		}
 	}
-	if !controls || !rf.content {
+	if !text || !rf.content {
 		return outcome{drift: rf, id: p.id}
 	}
 	rf.logAs(s.o.Stderr, "refused")

@@ -32,6 +32,11 @@ type Subject struct {
 	Phase string
 }
 
+// HiddenTextNote ends the message of a model-instruction or sensitive-path
+// finding whose every match was in text hidden by invisible characters:
+// stripping the characters (the guard's --mode sanitize) removes the text.
+const HiddenTextNote = " (in text hidden by invisible characters)"
+
 // Limits on what a finding quotes: enough for a reviewer to see the text,
 // never so much that a 10 MB description floods a report.
 const (
@@ -863,7 +868,7 @@ func (sc *scan) findings() []finding.Finding {
 			f.Message = fmt.Sprintf("Credential or config path named in %s: %s", where, labels)
 		}
 		if h.hidden && (h.rule == finding.ModelInstruction || h.rule == finding.SensitivePath) {
-			f.Message += " (in text hidden by invisible characters)"
+			f.Message += HiddenTextNote
 		}
 		out = append(out, f)
 	}
