@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +42,8 @@ type forwarder struct {
 	resolve        Resolver
 	lookupLoopback bool
 	dialTimeout    time.Duration
+	// dialer connects from the checker (tests: to a loopback stand-in).
+	dialer func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	mu      sync.Mutex
 	byName  map[string]netip.Addr // allowed name -> its address in the sandbox
@@ -66,6 +69,7 @@ func newForwarder(allow Allowance, resolve Resolver) *forwarder {
 		allow: allow, resolve: resolve, lookupLoopback: resolve != nil, dialTimeout: 10 * time.Second,
 		byName: map[string]netip.Addr{}, byAddr: map[netip.Addr]string{},
 		pinned: map[string][]netip.Addr{}, closers: map[io.Closer]struct{}{},
+		dialer: (&net.Dialer{}).DialContext,
 	}
 	if f.resolve == nil {
 		f.resolve = func(ctx context.Context, host string) ([]netip.Addr, error) {
@@ -99,6 +103,18 @@ func (f *forwarder) addrFor(name string) (netip.Addr, bool) {
 	return a, true
 }
 
+// sandboxAddrs are the allowance's IP literals a connection inside the
+// sandbox needs on its loopback: those that are not loopback already.
+func (f *forwarder) sandboxAddrs() []string {
+	var out []string
+	for _, d := range f.allow {
+		if a, ok := d.IP(); ok && !a.IsLoopback() {
+			out = append(out, a.String())
+		}
+	}
+	return out
+}
+
 // hostsFile is the sandbox's /etc/hosts: localhost, and every exact name
 // the allowance names at its sandbox address.
 func (f *forwarder) hostsFile() string {
@@ -124,6 +140,11 @@ const resolvConf = "nameserver 127.0.0.1\noptions timeout:2 attempts:1\n"
 func (f *forwarder) refuse(host string, port uint16, reason string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if strings.Trim(host, "abcdefghijklmnopqrstuvwxyz0123456789.-_:") != "" || len(host) > 255 {
+		// What a server asked for is its own text: quoted, never raw
+		// into a report or a terminal.
+		host = strconv.Quote(host)
+	}
 	r := Refusal{Host: host, Port: port, Reason: reason}
 	for _, o := range f.refused {
 		if o.Host == r.Host && o.Port == r.Port {
@@ -172,6 +193,18 @@ func (f *forwarder) close() {
 	f.conns.Wait()
 }
 
+// begin counts one more connection being served; false once the run is
+// closed (close waits for those counted, and none may start after).
+func (f *forwarder) begin() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return false
+	}
+	f.conns.Add(1)
+	return true
+}
+
 // serveTCP accepts the server's connections on one allowed port.
 func (f *forwarder) serveTCP(ln net.Listener) {
 	if !f.track(ln) {
@@ -184,7 +217,10 @@ func (f *forwarder) serveTCP(ln net.Listener) {
 		if err != nil {
 			return
 		}
-		f.conns.Add(1)
+		if !f.begin() {
+			c.Close()
+			return
+		}
 		go func() {
 			defer f.conns.Done()
 			f.forward(c)
@@ -298,10 +334,9 @@ func (f *forwarder) dial(ctx context.Context, host string, port uint16) (net.Con
 			return nil, err
 		}
 	}
-	var d net.Dialer
 	var last error
 	for _, a := range addrs {
-		c, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(a, port).String())
+		c, err := f.dialer(ctx, "tcp", netip.AddrPortFrom(a, port).String())
 		if err == nil {
 			return c, nil
 		}
@@ -388,7 +423,10 @@ func (f *forwarder) serveDNSTCP(ln net.Listener) {
 		if err != nil {
 			return
 		}
-		f.conns.Add(1)
+		if !f.begin() {
+			c.Close()
+			return
+		}
 		go func() {
 			defer f.conns.Done()
 			if !f.track(c) {
@@ -514,9 +552,13 @@ const netFD = 4
 // netPolicy is what a strict helper with a network allowance sets up in
 // its network namespace before anything of the server runs.
 type netPolicy struct {
-	Ports  []uint16 // the allowed ports: one listener each, on every address
-	Hosts  string   // the file bound over /etc/hosts
-	Resolv string   // the file bound over /etc/resolv.conf
+	Ports []uint16 // the allowed ports: one listener each, on every address
+	// Addrs are the IP literals of the allowance that are not loopback,
+	// added to the namespace's loopback so that a connection to one
+	// reaches the listeners (and, through the checker, that address).
+	Addrs  []string
+	Hosts  string // the file bound over /etc/hosts
+	Resolv string // the file bound over /etc/resolv.conf
 }
 
 // Kinds of the sockets the helper hands over, in the message's header.

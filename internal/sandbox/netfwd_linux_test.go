@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -207,5 +208,47 @@ func TestStrictAllowanceHeld(t *testing.T) {
 	}
 	if n := db.accepted(); n != 2 {
 		t.Errorf("db saw %d connections, want 2", n)
+	}
+}
+
+// TestStrictAllowanceAddress: an IP literal in the allowance that is not
+// loopback is an address of the sandbox's own loopback, so the server's
+// connection to it reaches the checker, which dials that address. The
+// checker's dial is redirected to a loopback test host here: no packet
+// goes to the documentation addresses the allowance names.
+func TestStrictAllowanceAddress(t *testing.T) {
+	db := greeter(t, "127.0.0.1:0", "db")
+	v4, v6 := fmt.Sprintf("192.0.2.10:%d", db.port()), fmt.Sprintf("[2001:db8::10]:%d", db.port())
+	allow, err := ParseDests([]string{v4, v6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRun(t, Strict, Options{Network: allow})
+	var (
+		mu      sync.Mutex
+		dialled []string
+	)
+	r.fwd.dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		mu.Lock()
+		dialled = append(dialled, addr)
+		mu.Unlock()
+		if addr != v4 && addr != v6 {
+			return nil, fmt.Errorf("the test dials only %s and %s, not %s", v4, v6, addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, db.ln.Addr().String())
+	}
+	out, err := launchEnv(t, r, map[string]string{modeEnv: "net"}, "dial:"+v4, "dial:"+v6, fmt.Sprintf("dial:192.0.2.11:%d", db.port()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], " OK db") || !strings.HasSuffix(lines[1], " OK db") || !strings.Contains(lines[2], " ERR ") {
+		t.Errorf("attempts:\n%s", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(dialled, " ") != v4+" "+v6 {
+		t.Errorf("the checker dialled %v", dialled)
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,6 +31,11 @@ func netSupported() error { return nil }
 func setupNet(np *netPolicy) error {
 	if err := loopbackUp(); err != nil {
 		return fmt.Errorf("network: bringing loopback up: %w", err)
+	}
+	for i, a := range np.Addrs {
+		if err := addLoopbackAddr(i, a); err != nil {
+			return fmt.Errorf("network: adding %s to the sandbox's loopback: %w", a, err)
+		}
 	}
 	for _, m := range []struct{ src, dst string }{{np.Hosts, "/etc/hosts"}, {np.Resolv, "/etc/resolv.conf"}} {
 		if err := unix.Mount(m.src, m.dst, "", unix.MS_BIND, ""); err != nil {
@@ -101,6 +108,52 @@ func loopbackUp() error {
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
+// addLoopbackAddr puts an allowed IP literal on the namespace's loopback
+// (an IPv4 one as the alias lo:N), so that a connection to it is local
+// and reaches the listeners.
+func addLoopbackAddr(n int, addr string) error {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return err
+	}
+	if a.Is4() {
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		ifr, err := unix.NewIfreq(fmt.Sprintf("lo:%d", n+1))
+		if err != nil {
+			return err
+		}
+		b := a.As4()
+		if err := ifr.SetInet4Addr(b[:]); err != nil {
+			return err
+		}
+		return unix.IoctlIfreq(fd, unix.SIOCSIFADDR, ifr)
+	}
+	fd, err := unix.Socket(unix.AF_INET6, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	lo, err := net.InterfaceByName("lo")
+	if err != nil {
+		return err
+	}
+	// struct in6_ifreq: the address, its prefix length, the interface.
+	var req struct {
+		Addr      [16]byte
+		Prefixlen uint32
+		Ifindex   int32
+	}
+	req.Addr, req.Prefixlen, req.Ifindex = a.As16(), 128, int32(lo.Index)
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SIOCSIFADDR, uintptr(unsafe.Pointer(&req))); e != 0 {
+		return e
+	}
+	return nil
+}
+
 // listenAll listens on port on every address of the namespace: IPv6 and
 // IPv4 on one socket, or IPv4 alone where the kernel has no IPv6.
 func listenAll(port uint16) (int, error) {
@@ -150,22 +203,24 @@ func netSockets() (parent, child *os.File, err error) {
 // receive waits for one launch's listeners and serves them until the
 // launch's process has exited or the run is closed. A launch that never
 // starts leaves it waiting until the run is closed.
+//
+// The checker's copy of the helper's end (child) is the cmd's to start
+// with: it is closed with the run (track), never while a Start may still
+// be reading it.
 func (f *forwarder) receive(parent, child *os.File) {
+	if !f.track(child) {
+		child.Close()
+	}
 	c, err := net.FileConn(parent)
 	parent.Close()
 	if err != nil {
-		child.Close()
 		return
 	}
 	uc, ok := c.(*net.UnixConn)
 	if !ok || !f.track(uc) {
 		c.Close()
-		child.Close()
 		return
 	}
-	// The checker's copy of the helper's end is not needed once the
-	// helper has sent (or the run ends); the helper has its own.
-	defer child.Close()
 	buf := make([]byte, 4096)
 	oob := make([]byte, unix.CmsgSpace(4*64)+unix.CmsgSpace(unix.SizeofUcred))
 	n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)

@@ -563,7 +563,7 @@ func (r *Run) helperPolicy(path string, args []string, dir string, childEnv map[
 		p.RO = append(r.commandRO(path, childEnv["PATH"], dir, childEnv), r.scriptGrants(args, dir)...)
 		p.RW = []string{r.dir}
 		if r.fwd != nil {
-			p.Net = &netPolicy{Ports: r.fwd.allow.Ports(), Hosts: r.netHosts, Resolv: r.netResolv}
+			p.Net = &netPolicy{Ports: r.fwd.allow.Ports(), Addrs: r.fwd.sandboxAddrs(), Hosts: r.netHosts, Resolv: r.netResolv}
 		}
 		if r.cacheRW {
 			for _, d := range r.caches {
