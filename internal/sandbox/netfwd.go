@@ -53,6 +53,7 @@ type forwarder struct {
 	refused []Refusal
 	closers map[io.Closer]struct{}
 	closed  bool
+	active  int
 	conns   sync.WaitGroup
 }
 
@@ -174,6 +175,13 @@ func (f *forwarder) track(c io.Closer) bool {
 	return true
 }
 
+// isClosed says the run's forwarding is over.
+func (f *forwarder) isClosed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}
+
 func (f *forwarder) untrack(c io.Closer) {
 	f.mu.Lock()
 	delete(f.closers, c)
@@ -193,16 +201,30 @@ func (f *forwarder) close() {
 	f.conns.Wait()
 }
 
+// maxConns bounds the connections a run's servers have open through the
+// checker at once: each costs the checker two descriptors.
+const maxConns = 256
+
 // begin counts one more connection being served; false once the run is
-// closed (close waits for those counted, and none may start after).
+// closed (close waits for those counted, and none may start after) or
+// too many are open.
 func (f *forwarder) begin() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if f.closed || f.active >= maxConns {
 		return false
 	}
+	f.active++
 	f.conns.Add(1)
 	return true
+}
+
+// end counts a connection begin counted as served.
+func (f *forwarder) end() {
+	f.mu.Lock()
+	f.active--
+	f.mu.Unlock()
+	f.conns.Done()
 }
 
 // serveTCP accepts the server's connections on one allowed port.
@@ -218,11 +240,18 @@ func (f *forwarder) serveTCP(ln net.Listener) {
 			return
 		}
 		if !f.begin() {
-			c.Close()
-			return
+			if f.isClosed() {
+				c.Close()
+				return
+			}
+			if local, err := netip.ParseAddrPort(c.LocalAddr().String()); err == nil {
+				f.refuse(local.Addr().Unmap().String(), local.Port(), fmt.Sprintf("more than %d connections at once", maxConns))
+			}
+			reset(c)
+			continue
 		}
 		go func() {
-			defer f.conns.Done()
+			defer f.end()
 			f.forward(c)
 		}()
 	}
@@ -425,10 +454,13 @@ func (f *forwarder) serveDNSTCP(ln net.Listener) {
 		}
 		if !f.begin() {
 			c.Close()
-			return
+			if f.isClosed() {
+				return
+			}
+			continue
 		}
 		go func() {
-			defer f.conns.Done()
+			defer f.end()
 			if !f.track(c) {
 				c.Close()
 				return

@@ -324,3 +324,69 @@ func TestRebindingPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestForwarderBounds: past maxConns connections at once the next is
+// reset and named; the run's close ends what is open.
+func TestForwarderBounds(t *testing.T) {
+	far, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer far.Close()
+	port := uint16(far.Addr().(*net.TCPAddr).Port)
+	allow, _ := ParseDests([]string{fmt.Sprintf("far.lockcheck.invalid:%d", port)})
+	f := newForwarder(allow, func(context.Context, string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	})
+	a, _ := f.addrFor("far.lockcheck.invalid")
+	ln, err := net.Listen("tcp", netip.AddrPortFrom(a, port).String())
+	if err != nil {
+		t.Skipf("cannot listen on %s here: %v", a, err)
+	}
+	go f.serveTCP(ln)
+	f.mu.Lock()
+	f.active = maxConns
+	f.mu.Unlock()
+	// Reset at the connect or at the first read.
+	if c, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if n, err := c.Read(make([]byte, 1)); err == nil {
+			t.Errorf("read %d bytes past the bound", n)
+		}
+		c.Close()
+	}
+	if r := f.Refused(); len(r) != 1 || !strings.Contains(r[0].String(), "connections at once") {
+		t.Errorf("refused %v", r)
+	}
+	f.mu.Lock()
+	f.active = 0
+	f.mu.Unlock()
+	f.close()
+	if _, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {
+		t.Error("the listener outlived the run")
+	}
+}
+
+// TestProxyNotPassed: a server with an allowance does not get the
+// checker's proxy (the checker dials its destinations directly), unless
+// its config names one.
+func TestProxyNotPassed(t *testing.T) {
+	allow, _ := ParseDests([]string{"api.lockcheck.invalid:443"})
+	env := map[string]string{"PATH": os.Getenv("PATH"), "HOME": t.TempDir(), "HTTPS_PROXY": "http://proxy.lockcheck.invalid:3128", "no_proxy": "localhost"}
+	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	r := newRun(t, Strict, Options{Network: allow, Getenv: getenv})
+	e := r.Environ(nil)
+	if _, ok := e["HTTPS_PROXY"]; ok {
+		t.Errorf("HTTPS_PROXY passed: %q", e["HTTPS_PROXY"])
+	}
+	if _, ok := e["no_proxy"]; ok {
+		t.Error("no_proxy passed")
+	}
+	if e := r.Environ(map[string]string{"HTTPS_PROXY": "http://from-config.lockcheck.invalid:3128"}); e["HTTPS_PROXY"] != "http://from-config.lockcheck.invalid:3128" {
+		t.Errorf("the config's proxy: %q", e["HTTPS_PROXY"])
+	}
+	basic := newRun(t, Basic, Options{Network: allow, Getenv: getenv})
+	if basic.Environ(nil)["HTTPS_PROXY"] == "" {
+		t.Error("basic, which restricts no network, lost the proxy")
+	}
+}

@@ -407,6 +407,9 @@ var envAllow = []string{
 
 const defaultPATH = "/usr/local/bin:/usr/bin:/bin"
 
+// proxyVars are the proxy variables envAllow passes.
+var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy"}
+
 // Command builds the cmd for one launch of the server. env is the config's
 // env, already expanded by the caller; cwd is the config's working directory
 // ("" = the run directory's work dir; Off: the checker's own).
@@ -669,6 +672,15 @@ func (r *Run) environ(config map[string]string) map[string]string {
 	}
 	if _, ok := e["PATH"]; !ok {
 		e["PATH"] = defaultPATH
+	}
+	if r.fwd != nil {
+		// A server with an allowance connects to its destinations, and
+		// the checker dials them: a proxy of the checker's environment
+		// is not one of them (allowed, a proxy would let the server
+		// choose every destination through it).
+		for _, k := range proxyVars {
+			delete(e, k)
+		}
 	}
 	e["HOME"] = r.home
 	e["XDG_CONFIG_HOME"] = filepath.Join(r.home, ".config")
