@@ -390,3 +390,42 @@ func TestProxyNotPassed(t *testing.T) {
 		t.Error("basic, which restricts no network, lost the proxy")
 	}
 }
+
+// TestNameServerTCP: the name server answers over TCP too (a resolver
+// retries there), several queries on one connection.
+func TestNameServerTCP(t *testing.T) {
+	a, _ := ParseDests([]string{"api.test.invalid:443"})
+	f := newForwarder(a, nil)
+	defer f.close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go f.serveDNSTCP(ln)
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	for _, q := range []struct {
+		name  string
+		rcode byte
+	}{{"api.test.invalid", 0}, {"evil.test.invalid", 3}} {
+		m := dnsQuery(q.name, 1)
+		if _, err := c.Write(append([]byte{0, byte(len(m))}, m...)); err != nil {
+			t.Fatal(err)
+		}
+		var l [2]byte
+		if _, err := io.ReadFull(c, l[:]); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]byte, int(l[0])<<8|int(l[1]))
+		if _, err := io.ReadFull(c, out); err != nil {
+			t.Fatal(err)
+		}
+		if out[3]&0xf != q.rcode {
+			t.Errorf("%s: rcode %d, want %d", q.name, out[3]&0xf, q.rcode)
+		}
+	}
+}
