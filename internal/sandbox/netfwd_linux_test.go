@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -250,5 +251,29 @@ func TestStrictAllowanceAddress(t *testing.T) {
 	defer mu.Unlock()
 	if strings.Join(dialled, " ") != v4+" "+v6 {
 		t.Errorf("the checker dialled %v", dialled)
+	}
+}
+
+// TestProxyNotPassed: a server with an allowance does not get the
+// checker's proxy (the checker dials its destinations directly), unless
+// its config names one.
+func TestProxyNotPassed(t *testing.T) {
+	allow, _ := ParseDests([]string{"api.lockcheck.invalid:443"})
+	env := map[string]string{"PATH": os.Getenv("PATH"), "HOME": t.TempDir(), "HTTPS_PROXY": "http://proxy.lockcheck.invalid:3128", "no_proxy": "localhost"}
+	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	r := newRun(t, Strict, Options{Network: allow, Getenv: getenv})
+	e := r.Environ(nil)
+	if _, ok := e["HTTPS_PROXY"]; ok {
+		t.Errorf("HTTPS_PROXY passed: %q", e["HTTPS_PROXY"])
+	}
+	if _, ok := e["no_proxy"]; ok {
+		t.Error("no_proxy passed")
+	}
+	if e := r.Environ(map[string]string{"HTTPS_PROXY": "http://from-config.lockcheck.invalid:3128"}); e["HTTPS_PROXY"] != "http://from-config.lockcheck.invalid:3128" {
+		t.Errorf("the config's proxy: %q", e["HTTPS_PROXY"])
+	}
+	basic := newRun(t, Basic, Options{Network: allow, Getenv: getenv})
+	if basic.Environ(nil)["HTTPS_PROXY"] == "" {
+		t.Error("basic, which restricts no network, lost the proxy")
 	}
 }
