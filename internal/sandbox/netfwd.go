@@ -577,6 +577,21 @@ func readName(m []byte, off int) (name string, end int, ok bool) {
 	return "", 0, false
 }
 
+// namedPorts are ports the sandbox listens on beside the allowed ones,
+// so that a connection to them, refused unless allowed, is refused by the
+// checker and named in the report rather than by the kernel unseen: the
+// ports a server's backend most often has (web, databases, queues,
+// caches, search, SSH).
+var namedPorts = []uint16{22, 80, 443, 3000, 3306, 5432, 5672, 6379, 8000, 8080, 8443, 9200, 11211, 27017}
+
+// listenPorts are the ports a launch's sandbox listens on: the allowed
+// ones and namedPorts.
+func (f *forwarder) listenPorts() []uint16 {
+	out := append(f.allow.Ports(), namedPorts...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // netFD is the helper's end of the socket its listeners are handed to
 // the checker over (fd 3 is a held launch's gate, or nothing).
 const netFD = 4
