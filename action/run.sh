@@ -113,6 +113,12 @@ if [ -n "${INPUT_WARMUP_CALLS:-}" ]; then args+=(--warmup-calls "$INPUT_WARMUP_C
 if [ -n "${INPUT_LAUNCHES:-}" ]; then args+=(--launches "$INPUT_LAUNCHES"); fi
 while IFS= read -r c; do args+=(--config "$c"); done < <(words "${INPUT_CONFIG:-}")
 while IFS= read -r s; do args+=(--server "$s"); done < <(words "${INPUT_SERVERS:-}")
+# One server's allowance per line: its destinations are comma-separated.
+while IFS= read -r n; do
+	n="${n#"${n%%[![:space:]]*}"}"
+	n="${n%"${n##*[![:space:]]}"}"
+	if [ -n "$n" ]; then args+=(--network "$n"); fi
+done <<<"${INPUT_NETWORK:-}"
 
 base="${INPUT_BASE:-}"
 if [ -n "$base" ]; then

@@ -84,6 +84,12 @@ type Launch struct {
 	// Tracked reports that File is tracked in the project's own git
 	// repository: its change is then in the pull request's diff.
 	Tracked bool `json:"tracked,omitempty"`
+	// Network is the server's network allowance when it was approved:
+	// the HOST:PORT destinations a strict sandbox lets it reach, sorted
+	// (docs/policy.md, servers.NAME.network). Part of the identity Equal
+	// compares: what a server may reach is approved as what it runs is.
+	// Absent: none, as in every lock written before allowances.
+	Network []string `json:"network,omitempty"`
 }
 
 // WithoutArtifact is l without what was read from the artifact (Resolved

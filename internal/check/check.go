@@ -48,7 +48,7 @@ func Check(ctx context.Context, opts Options) *report.Report {
 			f.Kind, f.Subject = finding.KindServer, name
 			f.Message = fmt.Sprintf("server %q is configured in %s but has no entry in the lock", name, run.cfg.File)
 			fs = append(fs, f)
-		} else if want := pinned.Launch(run.cfg); !want.Equal(ls.Launch) {
+		} else if want := liveLaunch(run); !want.Equal(ls.Launch) {
 			f := finding.New(finding.LaunchChanged, name)
 			f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
 			f.Message = "the configured launch differs from the approved one"

@@ -123,6 +123,9 @@ type Options struct {
 	// ones above for that server, and its rules re-level or drop the
 	// server's findings.
 	PerServer func(server string) policy.Settings
+	// Network is each server's network allowance from the command line
+	// (--network), added to the policy's (servers.NAME.network).
+	Network map[string]sandbox.Allowance
 	// Deep is what a server whose policy says `profile: deep` is probed
 	// with when the run itself is not deep: the deep profile's settings
 	// as this run resolves them (a flag given on the command line keeps
@@ -142,11 +145,19 @@ type Profile struct {
 // forServer is opts with the server's policy settings applied. Calls are
 // added after any run-wide ones; pass-env names add to --pass-env.
 func (opts *Options) forServer(name string) *Options {
-	if opts.PerServer == nil {
+	if opts.PerServer == nil && opts.Network[name] == nil {
 		return opts
 	}
-	st := opts.PerServer(name)
+	var st policy.Settings
+	if opts.PerServer != nil {
+		st = opts.PerServer(name)
+	}
 	o := *opts
+	// The allowance: the command line's and the policy's. Only strict
+	// enforces one; the lock records it whatever the level (networkOf).
+	if a := append(slices.Clone(opts.Network[name]), st.Network...); len(a) > 0 {
+		o.Sandbox.Network = sandbox.NormalAllowance(a)
+	}
 	// The profile first: the policy's own counts below override it.
 	if st.Profile == policy.ProfileDeep && opts.Deep != nil {
 		d := opts.Deep
@@ -223,6 +234,9 @@ type serverRun struct {
 	// inspector holds the inspection of snaps started while the server
 	// was still being driven (streamPhases); inspectRun finishes it.
 	inspector *inspector
+	// network is the server's network allowance, as the lock records it
+	// in its launch (liveLaunch).
+	network []string
 }
 
 // probeBeside is probeAll with opts.Preflight after it when a server was
@@ -357,6 +371,11 @@ type target interface {
 func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun {
 	opts = opts.forServer(s.Name)
 	run := &serverRun{cfg: s, res: &probe.Result{}, plan: opts.planFor(s), now: opts.Now}
+	if !isRemote(s) {
+		// A remote server is reached by the checker itself: an
+		// allowance is a stdio server's under strict.
+		run.network = opts.Sandbox.Network.Strings()
+	}
 	timeout, derived := opts.serverTimeout(run.plan)
 	if !derived && !run.plan.Fits(timeout) {
 		// FitPlans refuses this run up front; a caller that did not ask

@@ -146,11 +146,19 @@ func pyReviewLinks(name, before, after, page string) string {
 	return "index page: " + page
 }
 
+// liveLaunch is the launch identity of the configured server as checked:
+// pinned.Launch and the network allowance it was given.
+func liveLaunch(run *serverRun) lock.Launch {
+	l := pinned.Launch(run.cfg)
+	l.Network = run.network
+	return l
+}
+
 // launchRecord is the launch identity the lock records for a probed
 // server: pinned.Launch plus, for a package launch, the package spec, and
 // the artifact the launch ran (artifact.record).
 func launchRecord(run *serverRun) lock.Launch {
-	l := pinned.Launch(run.cfg)
+	l := liveLaunch(run)
 	if pkg, ok := PackageOf(run.cfg.Command, run.cfg.Args); ok {
 		l.Package = pkg.Spec
 	}

@@ -197,6 +197,9 @@ func (t *stdioTarget) finish(run *serverRun) {
 		run.held = fmt.Sprintf("the registry resolved the package to %s (%s), but the launch ran %s (%s): what was checked would not be what a client runs",
 			reg.Version, reg.Integrity, orUnknown(run.art.Version), orUnknown(run.art.Integrity))
 	}
+	if refused := t.sb.Refused(); len(refused) > 0 {
+		run.notes = append(run.notes, networkNote(t.s.Name, refused))
+	}
 	for _, u := range t.sb.Used() {
 		f := finding.New(finding.CanaryUsed, t.s.Name)
 		f.Kind, f.Subject, f.Phase = finding.KindServer, u.Where, run.res.Phase
@@ -208,3 +211,15 @@ func (t *stdioTarget) finish(run *serverRun) {
 }
 
 func (t *stdioTarget) close() { t.sb.Close() }
+
+// networkNote names the destinations a strict server with a network
+// allowance tried and was refused, so that a failed run says what to
+// allow rather than leave it to the server's documentation.
+func networkNote(server string, refused []sandbox.Refusal) string {
+	parts := make([]string, len(refused))
+	for i, r := range refused {
+		parts[i] = r.String()
+	}
+	return fmt.Sprintf("network: the server tried %d destination(s) its allowance does not name, and was refused: %s; to let it reach one, add HOST:PORT to servers.%s.network in the policy file (or --network %s=HOST:PORT), after review",
+		len(refused), strings.Join(parts, ", "), server, server)
+}

@@ -74,7 +74,7 @@ func waitFor(ts *testscript.TestScript, neg bool, args []string) {
 
 // remoteMCP is the script command "remotemcp SCENARIO [sse]": it serves
 // remote.Handler on 127.0.0.1 for the rest of the script, requiring the
-// bearer token in $REMOTE_TOKEN, and sets $REMOTE_URL.
+// bearer token in $REMOTE_TOKEN, and sets $REMOTE_URL and $REMOTE_PORT.
 func remoteMCP(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: remotemcp SCENARIO [sse]")
@@ -82,6 +82,7 @@ func remoteMCP(ts *testscript.TestScript, neg bool, args []string) {
 	hs := httptest.NewServer(remote.Handler(args[0], ts.Getenv("REMOTE_TOKEN"), len(args) == 2 && args[1] == "sse"))
 	ts.Defer(hs.Close)
 	ts.Setenv("REMOTE_URL", hs.URL)
+	ts.Setenv("REMOTE_PORT", hs.URL[strings.LastIndexByte(hs.URL, ':')+1:])
 }
 
 // exitCodeCmd is the script command "exitcode N COMMAND ARGS...": it runs

@@ -54,6 +54,7 @@ type common struct {
 type probeFlags struct {
 	sandbox        string
 	passEnv        multi
+	network        multi
 	cacheDir       string
 	warmup         int
 	launches       int
@@ -114,6 +115,7 @@ func (c *common) registerServers(fs *flag.FlagSet) {
 func (c *probeFlags) registerProbe(fs *flag.FlagSet) {
 	fs.StringVar(&c.sandbox, "sandbox", "basic", "isolation `LEVEL` for servers: off, basic or strict")
 	fs.Var(&c.passEnv, "pass-env", "pass this environment variable `NAME` to servers (repeatable)")
+	fs.Var(&c.network, "network", "under strict, let server NAME reach these destinations: `NAME=HOST:PORT[,HOST:PORT...]` (repeatable; added to the policy's servers.NAME.network; see docs/sandbox.md)")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "package-manager cache `DIR` for servers (default: the user's caches; under strict, mcp-lockcheck's own cache, since strict servers need it writable)")
 	fs.IntVar(&c.warmup, "warmup-calls", 5, "`N` warm-up tools/call requests per launch, with a re-list after each (0 disables)")
 	fs.IntVar(&c.launches, "launches", 2, "`N` launches per server (a sleeper changes on a later launch)")
@@ -464,6 +466,9 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 		cacheDir = defaultCacheDir(env)
 	}
 	o.Sandbox = sandbox.Options{Level: lvl, PassEnv: c.passEnv, CacheDir: cacheDir, Getenv: env.Getenv}
+	if o.Network, err = networkFlags(c.network); err != nil {
+		return o, err
+	}
 	if lvl == sandbox.Strict && c.beside {
 		// The self-test (a helper started once, tens of milliseconds)
 		// is made only when a server was held: a strict launch that
@@ -547,4 +552,25 @@ func isSelf(path string) bool {
 	a, errA := os.Stat(exe)
 	b, errB := os.Stat(path)
 	return errA == nil && errB == nil && os.SameFile(a, b)
+}
+
+// networkFlags reads --network NAME=HOST:PORT[,HOST:PORT...], each given
+// once or more per server: the allowances add up.
+func networkFlags(vals []string) (map[string]sandbox.Allowance, error) {
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	out := map[string]sandbox.Allowance{}
+	for _, v := range vals {
+		name, list, ok := strings.Cut(v, "=")
+		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(list) == "" {
+			return nil, usageErr("--network %q: want NAME=HOST:PORT[,HOST:PORT...] (the server's name in the config)", v)
+		}
+		a, err := sandbox.ParseDests(strings.Split(list, ","))
+		if err != nil {
+			return nil, usageErr("--network %s: %v", name, err)
+		}
+		out[name] = sandbox.NormalAllowance(append(out[name], a...))
+	}
+	return out, nil
 }

@@ -109,6 +109,14 @@ func runGuard(ctx context.Context, args []string, env Env) (int, error) {
 		MaxMessageBytes: g.maxMessage,
 		Stdin:           env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 	}
+	if lvl == sandbox.Strict {
+		// Strict cannot write the user's caches (a server must not poison
+		// what the user later runs unsandboxed), and npm and go run cannot
+		// work from read-only ones: the guard uses the cache check under
+		// strict uses, which the guard fetches an npx package into before
+		// the launch (as check does) and go run builds into.
+		o.Sandbox.CacheDir = defaultCacheDir(env)
+	}
 	if remote == nil {
 		o.Command, o.Args = rest[0], rest[1:]
 		// The client started the guard where it starts the server (a

@@ -117,7 +117,7 @@ var helps = map[string]helpText{
 // Flags probing.register adds, by group, in the order help lists them.
 var (
 	selectFlagNames = []string{"config", "server", "lock", "policy"}
-	probeFlagNames  = []string{"sandbox", "pass-env", "cache-dir", "profile", "warmup-calls", "launches", "client-identity", "clock-offset", "call-gap", "burst-calls", "protocol", "timeout", "request-timeout", "deadline", "max-message-bytes", "jobs", "progress", "quiet", "verbose"}
+	probeFlagNames  = []string{"sandbox", "pass-env", "network", "cache-dir", "profile", "warmup-calls", "launches", "client-identity", "clock-offset", "call-gap", "burst-calls", "protocol", "timeout", "request-timeout", "deadline", "max-message-bytes", "jobs", "progress", "quiet", "verbose"}
 )
 
 // helpWidth is the width help is wrapped to: fixed, so help reads the

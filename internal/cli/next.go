@@ -15,7 +15,7 @@ import (
 // carried.
 var carriedFlags = map[string]bool{
 	"config": true, "server": true, "policy": true, "user": true, "lock": true,
-	"sandbox": true, "pass-env": true, "cache-dir": true, "warmup-calls": true, "launches": true,
+	"sandbox": true, "pass-env": true, "network": true, "cache-dir": true, "warmup-calls": true, "launches": true,
 	"client-identity": true, "protocol": true, "timeout": true, "request-timeout": true,
 	"call-timeout": true, "max-message-bytes": true, "clock-offset": true, "call-gap": true,
 	"burst-calls": true, "profile": true,

@@ -1,7 +1,9 @@
 package fakeserver
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -21,6 +23,39 @@ import (
 // to the server's date N days ago (2006-01-02), on its clock moved by
 // FAKE_CLOCK (a Go duration; libfaketime cannot move a Go server's): a
 // schema default that follows the wall clock.
+
+// dialAPIs is a server that needs its backend before it lists anything
+// (a hosted API, a database): it connects to each HOST:PORT in FAKE_API
+// (comma-separated) and fails to start if one does not answer with a
+// line. Each in FAKE_API_OPTIONAL it tries too, and starts without it.
+func dialAPIs() error {
+	try := func(addr string) error {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := bufio.NewReader(c).ReadString('\n'); err != nil {
+			return fmt.Errorf("%s: %w", addr, err)
+		}
+		return nil
+	}
+	for _, a := range strings.Split(os.Getenv("FAKE_API_OPTIONAL"), ",") {
+		if a != "" {
+			_ = try(a)
+		}
+	}
+	for _, a := range strings.Split(os.Getenv("FAKE_API"), ",") {
+		if a == "" {
+			continue
+		}
+		if err := try(a); err != nil {
+			return fmt.Errorf("fetch failed: %w", err)
+		}
+	}
+	return nil
+}
 
 // customTools are the definitions FAKE_TOOLS holds, each as its raw JSON.
 func customTools() []string {

@@ -97,6 +97,10 @@ func Run(scenario string, in io.Reader, out io.Writer) int {
 		if os.Getenv("FAKE_DIAL_KUBE") != "" {
 			dialKube(func(string) {})
 		}
+		if err := dialAPIs(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	case "banner":
 		fmt.Fprintln(s.out, "Starting fake server v1.0 ...")
 		s.out.Flush()

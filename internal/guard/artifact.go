@@ -57,11 +57,21 @@ func artifactMismatch(ctx context.Context, o Options, l lock.Launch, prefetch bo
 		}
 		return releaseMismatch(ctx, o, l, pkg)
 	}
-	if l.Resolved == "" && l.Integrity == "" && l.FileSHA256 == "" {
-		return "", ""
-	}
 	cwd := launchDir(o)
 	cache := npmCache(o)
+	if l.Resolved == "" && l.Integrity == "" && l.FileSHA256 == "" {
+		if prefetch && o.Sandbox.Level == sandbox.Strict {
+			// Nothing to hold it to, but strict has no registry: an npx
+			// package is fetched into the cache the sandbox uses before
+			// the launch, without running its code, as check does.
+			if cur, npm, err := launchid.LaunchArtifact(o.Command, o.Args, o.Env, cwd, cache); err == nil && npm && cur.Resolved == "" {
+				if err := launchid.NpmPrefetch(ctx, o.Command, o.Args, o.Env, cache); err != nil {
+					logf("warning: server %q: could not fetch the package before the strict launch, which has no network: %v", o.Server, err)
+				}
+			}
+		}
+		return "", ""
+	}
 	cur, npm, err := launchid.LaunchArtifact(o.Command, o.Args, o.Env, cwd, cache)
 	if err != nil {
 		return finding.ArtifactChanged, fmt.Sprintf("the file the launch runs cannot be read to hold it to the lock: %v", err)

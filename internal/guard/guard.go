@@ -200,6 +200,16 @@ func Run(ctx context.Context, o Options) int {
 		}
 		preferInstalled(&o)
 		neverPull(&o, ls.Launch)
+		if o.Sandbox.Level == sandbox.Strict && len(o.Sandbox.Network) == 0 && len(ls.Launch.Network) > 0 {
+			// Strict at run time reaches what check under strict
+			// reached: the allowance the lock approved.
+			a, err := sandbox.ParseDests(ls.Launch.Network)
+			if err != nil {
+				logf("server %q: the lock's network allowance: %v", o.Server, err)
+				return ExitUsage
+			}
+			o.Sandbox.Network = a
+		}
 	}
 
 	s := newSession(o, ls, logf)
@@ -313,6 +323,11 @@ func (s *session) run(ctx context.Context) int {
 		return ExitUsage
 	}
 	defer sb.Close()
+	defer func() {
+		for _, r := range sb.Refused() {
+			s.logf("server %q: network: refused %s", s.o.Server, r)
+		}
+	}()
 	// The server's lifetime is the session's, not ctx's: on ctx's end the
 	// guard stops it in order (stdin, SIGTERM, SIGKILL) below.
 	cmd, err := sb.Command(context.Background(), s.o.Command, s.o.Args, s.o.Env, s.o.Dir)

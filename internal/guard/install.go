@@ -117,7 +117,9 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 			return nil, ch, nil
 		}
 		if s, ok := byName[e.name]; ok {
-			if l := pinned.Launch(s); !l.Equal(ls.Launch) {
+			l := pinned.Launch(s)
+			l.Network = ls.Launch.Network // the guard runs with the lock's allowance
+			if !l.Equal(ls.Launch) {
 				ch.Warning = fmt.Sprintf("the config's launch (%s %s) differs from the lock's approved one (%s %s); mcp-lockcheck check reports launch-changed",
 					l.Command, strings.Join(l.Args, " "), ls.Launch.Command, strings.Join(ls.Launch.Args, " "))
 			}

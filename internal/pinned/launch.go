@@ -168,6 +168,9 @@ func LaunchText(l lock.Launch) string {
 	if l.Cwd != "" {
 		s += " (cwd " + l.Cwd + ")"
 	}
+	if len(l.Network) > 0 {
+		s += " (network " + strings.Join(l.Network, ", ") + ")"
+	}
 	return s
 }
 

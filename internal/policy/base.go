@@ -176,6 +176,7 @@ func (c *Combined) Effective(name string, fixed Fixed) Settings {
 		out.CallTimeout = min(durOr(b.CallTimeout, c.Run.CallTimeout), durOr(p.CallTimeout, c.Run.CallTimeout))
 	}
 	out.Calls, out.WarmupCalls = mergeCalls(b, p, out.WarmupCalls, dw)
+	out.Network = narrowerNetwork(b.Network, p.Network)
 	for _, e := range p.PassEnv {
 		if slices.Contains(b.PassEnv, e) {
 			out.PassEnv = append(out.PassEnv, e)
@@ -417,6 +418,7 @@ func (c *Combined) weakenings(name string) []weakening {
 	}
 
 	out = append(out, passEnvWeakenings(b, p, ps, name, who)...)
+	out = append(out, networkWeakenings(b, p, name, who)...)
 	out = append(out, callWeakenings(b, p, name, who)...)
 	out = append(out, ruleWeakenings(b, p, bs, ps, name, who)...)
 	if name == "" {
@@ -511,6 +513,43 @@ func passEnvWeakenings(b, p Settings, ps *Server, name, who string) []weakening 
 			fmt.Sprintf("this pull request passes %s to %s, which the base branch does not allow: the server would receive the checker's value", strings.Join(added, ", "), who)})
 	}
 	return out
+}
+
+// narrowerNetwork is the allowance both policies allow: each destination
+// of either that the other covers (a wildcard of one covers a name of the
+// other). A destination the pull request adds is not reached until the
+// merge.
+func narrowerNetwork(b, p sandbox.Allowance) sandbox.Allowance {
+	var out sandbox.Allowance
+	for _, d := range p {
+		if b.Covers(d) {
+			out = append(out, d)
+		}
+	}
+	for _, d := range b {
+		if p.Covers(d) {
+			out = append(out, d)
+		}
+	}
+	return sandbox.NormalAllowance(out)
+}
+
+// networkWeakenings reports the destinations the PR's allowance lets the
+// server reach that the base's does not: a new host, a new port, a
+// wildcard over a name. What the server may reach is reviewed as its tools
+// are.
+func networkWeakenings(b, p Settings, name, who string) []weakening {
+	var added []string
+	for _, d := range p.Network {
+		if !b.Network.Covers(d) {
+			added = append(added, d.String())
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	return []weakening{{"servers." + name + ".network", listText(b.Network.Strings()), listText(p.Network.Strings()),
+		fmt.Sprintf("this pull request lets %s reach %s under strict, which the base branch does not allow", who, strings.Join(added, ", "))}}
 }
 
 // callWeakenings reports warm-up calls the PR removes, and those it adds

@@ -56,7 +56,7 @@ func TestParseHostile(t *testing.T) {
 		{"duplicate rule", "version: 1\nrules: {tool-removed: error, tool-removed: off}\n", `p.yaml:2:30: invalid policy: mapping key "tool-removed" already defined at [2:9]`},
 		{"duplicate argument", "version: 1\nservers:\n  a:\n    calls:\n      - tool: t\n        arguments: {p: /a, p: /b}\n", `p.yaml:6:28: invalid policy: mapping key "p" already defined at [6:21]`},
 		{"number as a key", "version: 1\n1: 2\n", `p.yaml:2:1: invalid policy: unknown key "1"; known: version, defaults, rules, servers, acknowledge`},
-		{"boolean as a key in a server", "version: 1\nservers:\n  a:\n    launches: 2\n    true: 1\n", `p.yaml:5:5: invalid policy: unknown key "true" in server "a"; known: profile, warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts, calls, rules`},
+		{"boolean as a key in a server", "version: 1\nservers:\n  a:\n    launches: 2\n    true: 1\n", `p.yaml:5:5: invalid policy: unknown key "true" in server "a"; known: profile, warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts, calls, rules, network`},
 		{"null as a key", "version: 1\n~: 2\n", `p.yaml:2:1: invalid policy: a key in the policy must be a plain name, not nothing`},
 		{"list as a key", "version: 1\n? [a, b]\n: 2\n", `p.yaml:3:1: invalid policy: found an invalid key for this map`},
 		{"mapping as a key", "version: 1\ndefaults:\n  ? {a: b}\n  : 2\n", `p.yaml:4:3: invalid policy: found an invalid key for this map`},
@@ -145,7 +145,7 @@ func TestSchemaApplied(t *testing.T) {
 	values := map[string]string{
 		"profile": "deep", "warmup-calls": "7", "launches": "3", "sandbox": "strict",
 		"timeout": "1m", "request-timeout": "9s", "call-timeout": "8s", "pass-env": "[A]",
-		"pin-prompts": "true", "calls": "[{tool: t}]", "rules": "{tool-removed: error}",
+		"pin-prompts": "true", "calls": "[{tool: t}]", "rules": "{tool-removed: error}", "network": "[a.example.com:443]",
 	}
 	for _, key := range schemaKeys(&serverDoc{}) {
 		v, ok := values[key]

@@ -70,6 +70,7 @@ type serverDoc struct {
 	Settings settingsDoc `yaml:",inline"`
 	Calls    raw         `yaml:"calls"`
 	Rules    raw         `yaml:"rules"`
+	Network  raw         `yaml:"network"`
 }
 
 // callDoc is one entry of a server's calls.
@@ -271,6 +272,11 @@ func (r *refuser) Visit(n ast.Node) ast.Visitor {
 	}
 	switch v := n.(type) {
 	case *ast.AliasNode:
+		if v.Value != nil && strings.HasPrefix(v.Value.String(), ".") {
+			// *.example.com:443 in a network allowance, unquoted.
+			r.err = r.d.at(v, "aliases (*name) are not supported in a policy: a wildcard destination is quoted: \"*%s\"", v.Value.String())
+			break
+		}
 		r.err = r.d.at(v, "aliases (*name) are not supported in a policy: write the value out")
 	case *ast.TagNode:
 		r.err = r.d.at(v, "tags (%s) are not supported in a policy", tokenValue(v.Start))

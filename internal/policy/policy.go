@@ -141,7 +141,11 @@ type Settings struct {
 	Launches    *int
 	// Calls are explicit warm-up calls, made before any the checker
 	// synthesizes; per server only (tool names are a server's own).
-	Calls          []probe.Call
+	Calls []probe.Call
+	// Network is the server's network allowance under strict: the
+	// host:port destinations it may reach (sandbox.Options.Network); per
+	// server only. Empty: none, as strict has always been.
+	Network        sandbox.Allowance
 	PassEnv        []string
 	Sandbox        sandbox.Level
 	Timeout        time.Duration
@@ -286,6 +290,7 @@ func (st *Settings) override(s *Server) {
 		st.CallTimeout = s.CallTimeout
 	}
 	st.Calls = slices.Clone(s.Calls)
+	st.Network = slices.Clone(s.Network)
 	for _, e := range s.PassEnv {
 		if !slices.Contains(st.PassEnv, e) {
 			st.PassEnv = append(st.PassEnv, e)

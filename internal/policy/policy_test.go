@@ -171,7 +171,7 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate key", "version: 1\nversion: 1\n", `p.yaml:2:1: invalid policy: mapping key "version" already defined at [1:1]`},
 		{"second document", "version: 1\n---\nversion: 1\n", `p.yaml:3:1: invalid policy: a policy is one YAML document; this is a second one`},
 		{"unknown top key", "version: 1\nserver:\n  a: {}\n", `p.yaml:2:1: invalid policy: unknown key "server"; known: version, defaults, rules, servers, acknowledge`},
-		{"unknown server key", "version: 1\nservers:\n  fs:\n    warmup-cals: 3\n", `p.yaml:4:5: invalid policy: unknown key "warmup-cals" in server "fs"; known: profile, warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts, calls, rules`},
+		{"unknown server key", "version: 1\nservers:\n  fs:\n    warmup-cals: 3\n", `p.yaml:4:5: invalid policy: unknown key "warmup-cals" in server "fs"; known: profile, warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts, calls, rules, network`},
 		{"pin-prompts not a bool", "version: 1\nservers:\n  fs:\n    pin-prompts: yes\n", `p.yaml:4:18: invalid policy: pin-prompts: want true or false, got "yes"`},
 		{"calls in defaults", "version: 1\ndefaults:\n  calls: []\n", `p.yaml:3:3: invalid policy: unknown key "calls" in defaults (calls name a server's tools: put them under servers.NAME.calls); known: profile, warmup-calls, launches, sandbox, timeout, request-timeout, call-timeout, pass-env, pin-prompts`},
 		{"negative warm-up", "version: 1\ndefaults:\n  warmup-calls: -1\n", `p.yaml:3:17: invalid policy: warmup-calls: -1 is out of range: want 0 to 1000`},

@@ -53,6 +53,8 @@ func (d *decoder) top(body ast.Node, p *Policy) error {
 					hint = " (calls name a server's tools: put them under servers.NAME.calls)"
 				case "rules":
 					hint = " (rules for every server go in the top-level rules:)"
+				case "network":
+					hint = " (a network allowance is one server's: put it under servers.NAME.network)"
 				}
 				return d.at(keyN, "unknown key %q in defaults%s; known: %s", key, hint, keys(schemaKeys(&settingsDoc{})))
 			}, func(de entry) error { return d.setting(de, &p.Defaults) })
@@ -121,6 +123,13 @@ func (d *decoder) server(se entry) (Server, error) {
 				return err
 			}
 			s.Rules = r
+		case "network":
+			d.mark(d.prefix+"network", e.keyN)
+			a, err := d.network(e.value, se.key)
+			if err != nil {
+				return err
+			}
+			s.Network = a
 		default:
 			return d.setting(e, &s.Settings)
 		}
@@ -355,6 +364,42 @@ func distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// network reads a server's network allowance: a list of HOST:PORT
+// destinations (sandbox.ParseDest), each checked where it is written.
+func (d *decoder) network(n ast.Node, server string) (sandbox.Allowance, error) {
+	what := fmt.Sprintf("servers.%s.network", server)
+	items, err := d.list(n, what)
+	if err != nil {
+		return nil, err
+	}
+	var out sandbox.Allowance
+	for _, it := range items {
+		v := bare(it.value)
+		if seq, ok := v.(*ast.SequenceNode); ok && seq.IsFlowStyle {
+			// [::1]:5432 unquoted in a flow list reads as a list.
+			return nil, d.at(it.at, "%s: an IPv6 destination is quoted: \"[::1]:5432\"", what)
+		}
+		switch v.(type) {
+		case *ast.MappingValueNode, *ast.MappingNode:
+			return nil, d.at(it.at, "%s: write each destination as one value, HOST:PORT with no space after the colon (quote it if in doubt)", what)
+		}
+		s, sn, err := d.text(it.value, what, it.at)
+		if err != nil {
+			return nil, err
+		}
+		dest, err := sandbox.ParseDest(s)
+		if err != nil {
+			return nil, d.at(sn, "%s: %v", what, err)
+		}
+		out = append(out, dest)
+	}
+	out = sandbox.NormalAllowance(out)
+	if len(out) > sandbox.MaxDests {
+		return nil, d.at(n, "%s: %d destinations; a server's allowance may name at most %d", what, len(out), sandbox.MaxDests)
+	}
+	return out, nil
 }
 
 func (d *decoder) calls(n ast.Node, server string) ([]probe.Call, error) {

@@ -46,6 +46,10 @@ type policy struct {
 	// MapIDs (Strict on Linux): the helper was cloned into a new user
 	// namespace without id maps, and writes these itself (setNamespaces).
 	MapIDs *idMap `json:",omitempty"`
+	// Net (Strict on Linux, with a network allowance): set up loopback,
+	// the resolver's files and the listeners, and hand the listeners to
+	// the checker on netFD (netns_linux.go).
+	Net *netPolicy `json:",omitempty"`
 }
 
 // idMap is the checker's uid and gid, which the helper maps to themselves.

@@ -107,6 +107,16 @@ type Options struct {
 	// launch that cannot be strict fails closed all the same (the helper
 	// refuses to exec the server, or the namespaces are refused at clone).
 	NoPreflight bool
+	// Network is a strict server's network allowance: the host:port
+	// destinations it may reach, each connection dialled by the checker
+	// (netfwd.go). Empty: no network at all. Only Strict on Linux takes
+	// one; New refuses it elsewhere, and Basic and Off, which do not
+	// restrict the network, ignore it.
+	Network Allowance
+	// Resolve, when set, replaces the checker's own resolution of allowed
+	// names (tests: names under .invalid on loopback test hosts), and
+	// lets a name resolve to loopback, which the real resolution refuses.
+	Resolve Resolver
 }
 
 // Sentinel errors for the reasons Strict cannot run; [New] wraps them with
@@ -151,6 +161,12 @@ type Run struct {
 	// entry is the run directory's locked registry entry (stale.go),
 	// nil when there is none; Close removes it.
 	entry *os.File
+	// fwd carries a strict server's allowed connections (netfwd.go);
+	// nil without an allowance.
+	fwd *forwarder
+	// netFiles are the run's /etc/hosts and /etc/resolv.conf for the
+	// sandbox, with fwd.
+	netHosts, netResolv string
 }
 
 // New creates the run directory and plants the canaries. For Strict it also
@@ -243,8 +259,56 @@ func New(server string, opts Options) (*Run, error) {
 	}
 	if opts.Level == Strict {
 		r.baseRO = r.strictBaseRO()
+		if len(opts.Network) > 0 {
+			if err := r.startNetwork(); err != nil {
+				r.Close()
+				return nil, err
+			}
+		}
 	}
 	return r, nil
+}
+
+// startNetwork makes the run's forwarder and the resolver files its
+// launches' sandboxes see.
+func (r *Run) startNetwork() error {
+	if err := netSupported(); err != nil {
+		return err
+	}
+	r.fwd = newForwarder(NormalAllowance(slices.Clone(r.opts.Network)), r.opts.Resolve)
+	dir := filepath.Join(r.dir, "net")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("sandbox: network files: %w", err)
+	}
+	r.netHosts, r.netResolv = filepath.Join(dir, "hosts"), filepath.Join(dir, "resolv.conf")
+	for p, content := range map[string]string{r.netHosts: r.fwd.hostsFile(), r.netResolv: resolvConf} {
+		if err := os.WriteFile(p, []byte(content), 0o444); err != nil {
+			return fmt.Errorf("sandbox: network files: %w", err)
+		}
+	}
+	return nil
+}
+
+// Refused are the destinations a strict server with a network allowance
+// tried and was refused, over every launch so far: names it looked up
+// that are not allowed, and connections to an allowed port that are not
+// to an allowed destination. A connection to a port no destination has is
+// refused by the kernel at once and is not seen. nil without an
+// allowance.
+func (r *Run) Refused() []Refusal {
+	if r.fwd == nil {
+		return nil
+	}
+	return r.fwd.Refused()
+}
+
+// Network is the allowance in force for the run's launches: empty where
+// the level does not take one.
+func (r *Run) Network() Allowance {
+	if r.fwd == nil {
+		return nil
+	}
+	return r.fwd.allow
 }
 
 // makeUserCaches creates the user's package caches that do not exist yet,
@@ -280,6 +344,9 @@ func (r *Run) Isolation() string {
 		if runtime.GOOS == "darwin" {
 			return "strict: seatbelt (no network; reads: system, install prefix, run dir; writes: run dir), env scrubbed, fresh HOME and TMPDIR, canaries, rlimits"
 		}
+		if r.fwd != nil {
+			return fmt.Sprintf("strict: landlock ABI %d + netns (network only to %s, dialled by the checker), env scrubbed, fresh HOME and TMPDIR, canaries, rlimits", r.abi, strings.Join(r.fwd.allow.Strings(), ", "))
+		}
 		return fmt.Sprintf("strict: landlock ABI %d + netns (no network), env scrubbed, fresh HOME and TMPDIR, canaries, rlimits", r.abi)
 	}
 	return "off"
@@ -295,6 +362,9 @@ func (r *Run) Close() error {
 		e.close()
 	}
 	r.endpoints = nil
+	if r.fwd != nil {
+		r.fwd.close()
+	}
 	if r.dir == "" {
 		return nil
 	}
@@ -336,6 +406,9 @@ var envAllow = []string{
 }
 
 const defaultPATH = "/usr/local/bin:/usr/bin:/bin"
+
+// proxyVars are the proxy variables envAllow passes.
+var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy"}
 
 // Command builds the cmd for one launch of the server. env is the config's
 // env, already expanded by the caller; cwd is the config's working directory
@@ -382,7 +455,11 @@ func (r *Run) HeldCommand(ctx context.Context, command string, args []string, en
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd.ExtraFiles = []*os.File{gr} // the helper's gateFD
+	if len(cmd.ExtraFiles) > 0 {
+		cmd.ExtraFiles[0] = gr // the helper's gateFD, before its netFD
+	} else {
+		cmd.ExtraFiles = []*os.File{gr} // the helper's gateFD
+	}
 	return cmd, &Gate{r: gr, w: gw}, nil
 }
 
@@ -488,6 +565,14 @@ func (r *Run) helperPolicy(path string, args []string, dir string, childEnv map[
 		p.Landlock = true
 		p.RO = append(r.commandRO(path, childEnv["PATH"], dir, childEnv), r.scriptGrants(args, dir)...)
 		p.RW = []string{r.dir}
+		if r.fwd != nil {
+			p.Net = &netPolicy{Ports: r.fwd.allow.Ports(), Addrs: r.fwd.sandboxAddrs(), Hosts: r.netHosts, Resolv: r.netResolv}
+			if r.abi >= 4 {
+				// Landlock denies the server every bind (TCP rules, ABI
+				// 4+): the named ports' listeners take none from it.
+				p.Net.Ports = r.fwd.listenPorts()
+			}
+		}
 		if r.cacheRW {
 			for _, d := range r.caches {
 				p.RW = append(p.RW, d)
@@ -507,6 +592,15 @@ func (r *Run) helperCommand(ctx context.Context, command string, args []string, 
 	cmd.SysProcAttr = groupAttr()
 	if r.opts.Level == Strict {
 		setNamespaces(cmd.SysProcAttr, &p)
+	}
+	if p.Net != nil {
+		parent, child, err := netSockets()
+		if err != nil {
+			return nil, err
+		}
+		// fd 3 is the gate of a held launch (HeldCommand), or nothing.
+		cmd.ExtraFiles = []*os.File{nil, child}
+		go r.fwd.receive(parent, child)
 	}
 	raw, err := json.Marshal(p)
 	if err != nil {
@@ -583,6 +677,15 @@ func (r *Run) environ(config map[string]string) map[string]string {
 	}
 	if _, ok := e["PATH"]; !ok {
 		e["PATH"] = defaultPATH
+	}
+	if r.fwd != nil {
+		// A server with an allowance connects to its destinations, and
+		// the checker dials them: a proxy of the checker's environment
+		// is not one of them (allowed, a proxy would let the server
+		// choose every destination through it).
+		for _, k := range proxyVars {
+			delete(e, k)
+		}
 	}
 	e["HOME"] = r.home
 	e["XDG_CONFIG_HOME"] = filepath.Join(r.home, ".config")

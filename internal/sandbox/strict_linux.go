@@ -58,6 +58,9 @@ func strictSupported() error {
 func setNamespaces(a *syscall.SysProcAttr, p *policy) {
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
 	a.AmbientCaps = append(a.AmbientCaps, unix.CAP_SYS_ADMIN, unix.CAP_SETUID, unix.CAP_SETGID)
+	if p.Net != nil {
+		a.AmbientCaps = append(a.AmbientCaps, netCaps...)
+	}
 	p.MapIDs = &idMap{UID: os.Getuid(), GID: os.Getgid()}
 }
 
@@ -119,6 +122,11 @@ func restrictSelf(p policy) error {
 	if err := mountProc(); err != nil {
 		return err
 	}
+	if p.Net != nil {
+		if err := setupNet(p.Net); err != nil {
+			return err
+		}
+	}
 	if err := dropAmbient(); err != nil {
 		return err
 	}
@@ -162,6 +170,14 @@ func restrictSelf(p policy) error {
 	}
 	if err := add(devRW, true); err != nil {
 		return err
+	}
+	if p.Net != nil {
+		// The allowed ports and the name server's (ABI 4+; the network
+		// namespace is the deny either way): a connect to any other
+		// port fails at once with EACCES.
+		for _, port := range append([]uint16{DNSPort}, p.Net.Ports...) {
+			rules = append(rules, landlock.ConnectTCP(port))
+		}
 	}
 	fd, flags, err := landlock.V6.BestEffort().NewRulesetFD(rules...)
 	if err != nil {
