@@ -130,7 +130,7 @@ type hit struct {
 	// style marks a terminal-escape hit whose every sequence only sets
 	// colour or style (styleOnly).
 	style bool
-	// stray marks a hidden-characters hit of a few zero-width spaces or
+	// stray marks a hidden-characters hit of one or two zero-width spaces or
 	// soft hyphens in prose (invisible).
 	stray bool
 	// texts are a sensitive-path hit's folded texts (definitions only).
@@ -314,7 +314,7 @@ func (sc *scan) terminal(r textRef, s string) {
 func (sc *scan) invisible(r textRef, s string) {
 	var counts [classFormat + 1]int
 	first, firstEnd := -1, -1
-	// stray: up to four zero-width spaces or soft hyphens in prose. They
+	// stray: one or two zero-width spaces or soft hyphens in prose. They
 	// hide nothing (docs pasted from a word processor: "How \u200b\u200bto
 	// obtain thread_id"); a payload takes tag characters, a long run, a
 	// joiner, a bidi override or a variation selector.
@@ -381,8 +381,9 @@ func (sc *scan) invisible(r textRef, s string) {
 
 // maxStray is the most zero-width spaces and soft hyphens a string of prose
 // may hold for them to be a warning: a payload spelled in them takes eight
-// or more a character.
-const maxStray = 4
+// or more a character, and a word split at every letter ("p\u200bl\u200ba
+// \u200bi\u200bn") hides itself from a filter.
+const maxStray = 2
 
 // padding flags long runs of blanks or line breaks: the payload after them
 // sits off-screen in a tool-approval dialog, while the model reads it all.
@@ -839,7 +840,7 @@ func (sc *scan) findings() []finding.Finding {
 				// nothing, and what the text asks is judged with them
 				// folded away.
 				f.Severity = finding.Warning
-				f.Message += " (a few zero-width spaces or soft hyphens in prose: they hide no text)"
+				f.Message += " (one or two zero-width spaces or soft hyphens in prose: they hide no text)"
 			}
 			if h.extra != "" {
 				f.Message += fmt.Sprintf(`; they spell hidden text: "%s"`, h.extra)
