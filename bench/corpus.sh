@@ -6,9 +6,9 @@
 #
 # Usage: bench/corpus.sh [-only slug,slug] [-jobs 2] [-deadline 4m]
 #
-# The servers are npm packages at exact versions (bench/corpus/npm,
-# installed here with npm ci --ignore-scripts when its lock changed) and Go
-# modules at exact versions (bench/corpus/gomod, a module of its own so the
+# The servers are npm packages at exact versions (bench/corpus/npm/*, a few
+# projects of a few dozen packages each, installed here with npm ci
+# --ignore-scripts when a lock changed) and Go modules at exact versions (bench/corpus/gomod, a module of its own so the
 # project's go.mod never names them, built into bench/corpus/bin). Nothing
 # is pointed at any address but a closed loopback port or a .invalid host;
 # servers whose tools reach a hosted API run under --sandbox strict.
@@ -16,11 +16,12 @@
 # bench/corpus/out/status.json has every pin's exit code and last lines.
 set -eu
 cd "$(dirname "$0")/.."
-npm_dir=bench/corpus/npm
-if ! cmp -s "$npm_dir/package-lock.json" "$npm_dir/node_modules/.install-stamp" 2>/dev/null; then
-	(cd "$npm_dir" && npm ci --ignore-scripts --no-audit --no-fund >&2)
-	cp "$npm_dir/package-lock.json" "$npm_dir/node_modules/.install-stamp"
-fi
+for npm_dir in bench/corpus/npm/*/; do
+	if ! cmp -s "$npm_dir/package-lock.json" "$npm_dir/node_modules/.install-stamp" 2>/dev/null; then
+		(cd "$npm_dir" && npm ci --ignore-scripts --no-audit --no-fund >&2)
+		cp "$npm_dir/package-lock.json" "$npm_dir/node_modules/.install-stamp"
+	fi
+done
 if ! cmp -s bench/corpus/gomod/go.sum bench/corpus/bin/.corpus-stamp 2>/dev/null; then
 	mkdir -p bench/corpus/bin
 	(cd bench/corpus/gomod && go build -o ../bin/ \

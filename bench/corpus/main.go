@@ -23,7 +23,7 @@
 //
 // The lock's launch names the absolute path of the installed bin, which
 // is the recording machine's; the copy in the repository has it relative
-// to bench/corpus (npm/node_modules/PKG/..., bin/NAME) and records the
+// to bench/corpus (npm/BATCH/node_modules/PKG/..., bin/NAME) and records the
 // package and its exact version in launch.package and launch.resolved,
 // with the registry's integrity for npm packages (from the install's
 // package-lock.json), as an npx launch of that version would.
@@ -262,7 +262,17 @@ func locate(repo string, s server) (command, version, integrity, rel string, err
 		}
 		return command, s.version, "", "bin/" + s.bin, nil
 	}
-	root := filepath.Join(base, "npm")
+	// The npm packages are in a few projects, bench/corpus/npm/*: npm
+	// resolves a few dozen top-level packages in a minute, and all of
+	// them together not in ten.
+	roots, _ := filepath.Glob(filepath.Join(base, "npm", "*", "node_modules", filepath.FromSlash(s.pkg), "package.json"))
+	if len(roots) == 0 {
+		return "", "", "", "", fmt.Errorf("%s is in no bench/corpus/npm/*/node_modules", s.pkg)
+	}
+	root := filepath.Dir(filepath.Dir(roots[0]))
+	for range strings.Split(s.pkg, "/") {
+		root = filepath.Dir(root)
+	}
 	command, err = npmtest.Dir{Root: root}.PackageBin(s.pkg, s.bin)
 	if err != nil {
 		return "", "", "", "", err

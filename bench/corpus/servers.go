@@ -17,10 +17,10 @@ func servers(work string) []server {
 	npm := func(slug, pkg, why string, strict bool, a []string, e map[string]string) server {
 		return server{slug: slug, kind: "npm", pkg: pkg, args: a, env: e, strict: strict, why: why}
 	}
-	return []server{
+	list := []server{
 		// npm packages (bench/corpus/npm).
-		npm("playwright", "@playwright/mcp", "browser, annotations; every capability", true, args("--caps=vision,pdf,testing,tracing", "--headless"), nil),
-		npm("chrome-devtools", "chrome-devtools-mcp", "browser, annotations", true, nil, nil),
+		npm("playwright", "@playwright/mcp", "browser, annotations; every capability", true, args("--caps=vision,pdf,devtools,config,network,storage,testing", "--headless"), nil),
+		npm("chrome-devtools", "chrome-devtools-mcp", "browser, annotations; every category and experimental tool set", true, args("--categoryExtensions", "--categoryExperimentalThirdParty", "--categoryExperimentalWebmcp", "--categoryPwa", "--experimentalDevtools", "--experimentalVision", "--experimentalMemory"), nil),
 		npm("context7", "@upstash/context7-mcp", "docs, hosted API", true, nil, nil),
 		npm("filesystem", "@modelcontextprotocol/server-filesystem", "filesystem, annotations, roots", false, args(files), nil),
 		npm("sequential-thinking", "@modelcontextprotocol/server-sequential-thinking", "one long tool description", false, nil, nil),
@@ -43,7 +43,7 @@ func servers(work string) []server {
 		npm("mongodb", "mongodb-mcp-server", "database, Atlas tools on (API client id/secret)", true, nil, env("MDB_MCP_CONNECTION_STRING", "mongodb://"+closed+"/bench", "MDB_MCP_API_CLIENT_ID", fake, "MDB_MCP_API_CLIENT_SECRET", fake, "MDB_MCP_TELEMETRY", "disabled", "DO_NOT_TRACK", "1")),
 		npm("stripe", "@stripe/mcp", "commerce, every tool", true, args("--tools=all", "--api-key=sk_test_"+fake), nil),
 		npm("tavily", "tavily-mcp", "search", true, nil, env("TAVILY_API_KEY", fake)),
-		npm("gitlab", "@zereight/mcp-gitlab", "forge: wiki, milestones, pipelines on", true, nil, env("GITLAB_PERSONAL_ACCESS_TOKEN", fake, "GITLAB_API_URL", api+"/api/v4", "USE_GITLAB_WIKI", "true", "USE_MILESTONE", "true", "USE_PIPELINE", "true")),
+		npm("gitlab", "@zereight/mcp-gitlab", "forge, every toolset (GITLAB_TOOLSETS=all)", true, nil, env("GITLAB_PERSONAL_ACCESS_TOKEN", fake, "GITLAB_API_URL", api+"/api/v4", "GITLAB_TOOLSETS", "all")),
 		npm("firecrawl", "firecrawl-mcp", "scraping, API at a closed port", false, nil, env("FIRECRAWL_API_URL", api)),
 		npm("desktop-commander", "@wonderwhy-er/desktop-commander", "terminal and files", false, nil, nil),
 		npm("sentry", "@sentry/mcp-server", "observability, prompts", true, args("--access-token="+fake), nil),
@@ -130,9 +130,6 @@ func servers(work string) []server {
 		npm("brightdata", "@brightdata/mcp", "scraping, pro mode", true, nil, env("API_TOKEN", fake, "PRO_MODE", "true")),
 		npm("mermaid", "mcp-mermaid", "diagrams", true, nil, nil),
 		npm("amap", "@amap/amap-maps-mcp-server", "maps", true, nil, env("AMAP_MAPS_API_KEY", fake)),
-		npm("jira-dc", "@atlassian-dc-mcp/jira", "issues (Data Center)", true, nil, env("JIRA_HOST", "bench.invalid", "JIRA_API_TOKEN", fake)),
-		npm("confluence-dc", "@atlassian-dc-mcp/confluence", "wiki (Data Center)", true, nil, env("CONFLUENCE_HOST", "bench.invalid", "CONFLUENCE_API_TOKEN", fake)),
-		npm("bitbucket-dc", "@atlassian-dc-mcp/bitbucket", "forge (Data Center)", true, nil, env("BITBUCKET_HOST", "bench.invalid", "BITBUCKET_API_TOKEN", fake)),
 		npm("svelte", "@sveltejs/mcp", "framework docs", true, nil, nil),
 		npm("google-docs", "@a-bonus/google-docs-mcp", "documents", true, nil, nil),
 		npm("google-drive", "@piotr-agier/google-drive-mcp", "documents", true, nil, nil),
@@ -202,4 +199,12 @@ func servers(work string) []server {
 		{slug: "github-go", kind: "go", pkg: "github.com/github/github-mcp-server", bin: "github-mcp-server", version: "v0.30.0", args: args("stdio", "--toolsets=all"), env: env("GITHUB_PERSONAL_ACCESS_TOKEN", fake), strict: true, why: "forge, Go (go-sdk), every toolset"},
 		{slug: "mcp-go-filesystem", kind: "go", pkg: "github.com/mark3labs/mcp-filesystem-server", bin: "mcp-filesystem-server", version: "v0.11.1", args: args(files), why: "filesystem, Go (mark3labs/mcp-go)"},
 	}
+	// The bin to run, where a package has more than one.
+	bins := map[string]string{"chrome-devtools": "chrome-devtools-mcp", "gitlab": "mcp-gitlab", "desktop-commander": "desktop-commander"}
+	for i := range list {
+		if b, ok := bins[list[i].slug]; ok {
+			list[i].bin = b
+		}
+	}
+	return list
 }
