@@ -40,13 +40,13 @@ func servers(work string) []server {
 		npm("supabase", "@supabase/mcp-server-supabase", "database/cloud, every feature group", true, args("--features=account,docs,database,debugging,development,functions,storage,branching"), env("SUPABASE_ACCESS_TOKEN", fake)),
 		npm("notion", "@notionhq/notion-mcp-server", "notes, big schemas", true, nil, env("NOTION_TOKEN", fake)),
 		npm("circleci", "@circleci/mcp-server-circleci", "CI", true, nil, env("CIRCLECI_TOKEN", fake, "CIRCLECI_BASE_URL", api)),
-		npm("mongodb", "mongodb-mcp-server", "database, Atlas tools on (API client id/secret)", true, nil, env("MDB_MCP_CONNECTION_STRING", "mongodb://"+closed+"/bench", "MDB_MCP_API_CLIENT_ID", fake, "MDB_MCP_API_CLIENT_SECRET", fake, "MDB_MCP_TELEMETRY", "disabled", "DO_NOT_TRACK", "1")),
+		npm("mongodb", "mongodb-mcp-server", "database, Atlas tools on (API client id/secret)", true, nil, env("MDB_MCP_CONNECTION_STRING", "mongodb://"+closed+"/bench", "MDB_MCP_API_CLIENT_ID", fake, "MDB_MCP_API_CLIENT_SECRET", fake, "MDB_MCP_PREVIEW_FEATURES", "mcpUI", "MDB_MCP_VOYAGE_API_KEY", fake, "MDB_MCP_TELEMETRY", "disabled", "DO_NOT_TRACK", "1")),
 		npm("stripe", "@stripe/mcp", "commerce, every tool", true, args("--tools=all", "--api-key=sk_test_"+fake), nil),
 		npm("tavily", "tavily-mcp", "search", true, nil, env("TAVILY_API_KEY", fake)),
 		npm("gitlab", "@zereight/mcp-gitlab", "forge, every toolset (GITLAB_TOOLSETS=all)", true, nil, env("GITLAB_PERSONAL_ACCESS_TOKEN", fake, "GITLAB_API_URL", api+"/api/v4", "GITLAB_TOOLSETS", "all")),
 		npm("firecrawl", "firecrawl-mcp", "scraping, API at a closed port", false, nil, env("FIRECRAWL_API_URL", api)),
 		npm("desktop-commander", "@wonderwhy-er/desktop-commander", "terminal and files", false, nil, nil),
-		npm("sentry", "@sentry/mcp-server", "observability, prompts", true, args("--access-token="+fake), nil),
+		npm("sentry", "@sentry/mcp-server", "observability; every skill, experimental tools, the embedded agent's tools (an LLM key)", true, args("--access-token="+fake, "--all-skills", "--experimental"), env("OPENAI_API_KEY", fake)),
 		npm("launchdarkly", "@launchdarkly/mcp-server", "feature flags", true, args("start", "--api-key", fake), nil),
 		npm("ea-playwright", "@executeautomation/playwright-mcp-server", "browser", true, nil, nil),
 		npm("eslint", "@eslint/mcp", "linter", false, nil, nil),
@@ -79,7 +79,7 @@ func servers(work string) []server {
 		npm("cclsp", "cclsp", "language servers", false, nil, nil),
 		npm("figma", "figma-developer-mcp", "design", true, args("--stdio"), env("FIGMA_API_KEY", fake)),
 		npm("kubernetes-ts", "mcp-server-kubernetes", "kubernetes, cluster at a closed port", false, nil, env("KUBECONFIG", kube)),
-		npm("kubernetes-go", "kubernetes-mcp-server", "kubernetes (Go binary in npm), every toolset", false, args("--toolsets", "config,core,helm,kiali,kubevirt"), env("KUBECONFIG", kube)),
+		npm("kubernetes-go", "kubernetes-mcp-server", "kubernetes (Go binary in npm), every toolset", false, args("--toolsets", "config,core,helm,kcp,kiali,kubevirt,netobserv,tekton"), env("KUBECONFIG", kube)),
 		npm("elasticsearch", "@elastic/mcp-server-elasticsearch", "search database", true, nil, env("ES_URL", api, "ES_API_KEY", fake)),
 		npm("heroku", "@heroku/mcp-server", "cloud", true, nil, env("HEROKU_API_KEY", fake)),
 		npm("git-cyanheads", "@cyanheads/git-mcp-server", "git", false, nil, nil),
@@ -91,7 +91,7 @@ func servers(work string) []server {
 		npm("mui", "@mui/mcp", "component docs", true, nil, nil),
 		npm("netlify", "@netlify/mcp", "cloud hosting", true, nil, env("NETLIFY_PERSONAL_ACCESS_TOKEN", fake)),
 		npm("replicate", "replicate-mcp", "AI models API", true, nil, env("REPLICATE_API_TOKEN", fake)),
-		npm("figma-console", "figma-console-mcp", "design", true, nil, env("FIGMA_ACCESS_TOKEN", fake)),
+		npm("figma-console", "figma-console-mcp", "design; MCP Apps on", true, nil, env("FIGMA_ACCESS_TOKEN", fake, "ENABLE_MCP_APPS", "true")),
 		npm("cloudflare", "@cloudflare/mcp-server-cloudflare", "cloud", true, args("run", "0123456789abcdef0123456789abcdef"), env("CLOUDFLARE_API_TOKEN", fake)),
 		npm("deepwiki", "mcp-deepwiki", "docs", true, nil, nil),
 		npm("reddit", "reddit-mcp-buddy", "social", true, nil, nil),
@@ -113,7 +113,7 @@ func servers(work string) []server {
 		npm("postgres-henkey", "@henkey/postgres-mcp-server", "database, big tool list", false, args("--connection-string", "postgresql://bench:bench@"+closed+"/bench"), nil),
 		npm("drawio-server", "drawio-mcp-server", "diagrams", false, nil, nil),
 		npm("shadcn", "@jpisnice/shadcn-ui-mcp-server", "component docs", true, nil, nil),
-		npm("octocode", "octocode-mcp", "code search on a forge", true, nil, env("GITHUB_TOKEN", fake)),
+		npm("octocode", "octocode-mcp", "code search on a forge; local and clone tools on", true, nil, env("GITHUB_TOKEN", fake, "ENABLE_LOCAL", "true", "ENABLE_CLONE", "true")),
 		npm("metabase", "@cognitionai/metabase-mcp-server", "BI", true, nil, env("METABASE_URL", api, "METABASE_API_KEY", fake)),
 		npm("bitbucket", "bitbucket-mcp", "forge", true, nil, env("BITBUCKET_URL", api, "BITBUCKET_USERNAME", "bench", "BITBUCKET_PASSWORD", fake)),
 		npm("neon", "@neondatabase/mcp-server-neon", "database cloud", true, args("start", fake), nil),
@@ -200,7 +200,7 @@ func servers(work string) []server {
 		{slug: "mcp-go-filesystem", kind: "go", pkg: "github.com/mark3labs/mcp-filesystem-server", bin: "mcp-filesystem-server", version: "v0.11.1", args: args(files), why: "filesystem, Go (mark3labs/mcp-go)"},
 	}
 	// The bin to run, where a package has more than one.
-	bins := map[string]string{"chrome-devtools": "chrome-devtools-mcp", "gitlab": "mcp-gitlab", "desktop-commander": "desktop-commander"}
+	bins := map[string]string{"chrome-devtools": "chrome-devtools-mcp", "gitlab": "mcp-gitlab", "desktop-commander": "desktop-commander", "huggingface": "hf-mcp-server", "coolify": "coolify-mcp", "jira-cloud": "mcp-jira-cloud", "reddit": "reddit-mcp-buddy", "hostinger": "hostinger-api-mcp"}
 	for i := range list {
 		if b, ok := bins[list[i].slug]; ok {
 			list[i].bin = b
