@@ -174,7 +174,13 @@ func setUpCheckout(dir string) error {
 	if err := os.WriteFile(filepath.Join(files, "README.md"), []byte("# bench\n\nA file for the filesystem servers to read.\n"), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(files, "docs", "notes.txt"), []byte("notes\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(files, "docs", "notes.txt"), []byte("notes\n"), 0o644); err != nil {
+		return err
+	}
+	// cclsp will not start without a config; this one names a language
+	// server it does not start until a file of its kind is asked about.
+	cclsp := `{"servers": [{"extensions": ["go"], "command": ["gopls"], "rootDir": "."}]}` + "\n"
+	return os.WriteFile(filepath.Join(files, "cclsp.json"), []byte(cclsp), 0o644)
 }
 
 // record pins one server and copies its lock into out.
