@@ -38,7 +38,13 @@ var benignAllowed = []struct {
 	rule    finding.RuleID
 	subject string
 	why     string
-}{}
+}{
+	// The text asks for the conversation itself, and an honest server
+	// still sends it away: the reviewer approves that, with eyes open.
+	{"shopify-dev", finding.ModelInstruction, "learn_shopify_api", "asks the model to send the user's most recent message verbatim to Shopify (user_prompt): the conversation leaves the machine"},
+	// An honest server that can put secrets into the context.
+	{"coolify", finding.ModelInstruction, "instructions", "says get_application and get_service return a resource's credentials in plaintext with reveal: true: secrets can enter the model's context"},
+}
 
 // benignServer is one recorded server: its slug and its definitions.
 type benignServer struct {
