@@ -203,7 +203,7 @@ func servers(work string) []server {
 		npm("notebooklm", "notebooklm-mcp", "notebooks", true, nil, nil),
 		npm("excel", "@negokaz/excel-mcp-server", "spreadsheets (Go binary in npm)", false, nil, nil),
 		npm("primeng", "@primeng/mcp", "component docs", true, nil, nil),
-		npm("googlemaps-code-assist", "@googlemaps/code-assist-mcp", "maps docs", true, nil, nil),
+		npm("googlemaps-code-assist", "@googlemaps/code-assist-mcp", "maps docs", true, args("--stdio"), nil),
 		npm("serper", "serper-search-scrape-mcp-server", "search", true, nil, env("SERPER_API_KEY", fake)),
 		npm("gcp", "gcp-mcp", "cloud", true, nil, nil),
 		npm("email", "@codefuturist/email-mcp", "email (IMAP/SMTP at a closed port)", false, args("stdio"), env("MCP_EMAIL_ADDRESS", "bench@bench.invalid", "MCP_EMAIL_PASSWORD", fake, "MCP_EMAIL_IMAP_HOST", "127.0.0.1", "MCP_EMAIL_IMAP_PORT", "9", "MCP_EMAIL_SMTP_HOST", "127.0.0.1", "MCP_EMAIL_SMTP_PORT", "9")),
@@ -218,13 +218,13 @@ func servers(work string) []server {
 		npm("jira-nexus", "@nexus2520/jira-mcp-server", "issues", true, nil, env("JIRA_BASE_URL", "https://bench.invalid", "JIRA_EMAIL", "bench@bench.invalid", "JIRA_API_TOKEN", fake)),
 		npm("vercel", "vercel-mcp", "cloud hosting", true, args("VERCEL_API_KEY="+fake), env("VERCEL_API_KEY", fake)),
 		npm("fetch-kazuph", "@kazuph/mcp-fetch", "web fetch", true, nil, nil),
-		npm("grafana", "@leval/mcp-grafana", "observability", true, nil, env("GRAFANA_URL", api, "GRAFANA_TOKEN", fake)),
+		npm("grafana", "@leval/mcp-grafana", "observability", true, nil, env("GRAFANA_URL", api, "GRAFANA_SERVICE_ACCOUNT_TOKEN", fake)),
 		npm("filesystem-j0hanz", "@j0hanz/filesystem-mcp", "filesystem", false, args(files), nil),
 		npm("mysql-berthojoris", "@berthojoris/mcp-mysql-server", "database, every permission", false, args("mysql://bench:bench@"+closed+"/bench", "list,read,create,update,delete,execute,ddl,utility,transaction,procedure"), nil),
 		npm("tailwindcss", "tailwindcss-mcp-server", "CSS framework", true, nil, nil),
 		npm("react-aria", "@react-aria/mcp", "component docs", true, nil, nil),
 		npm("fetch-server", "mcp-fetch-server", "web fetch", true, nil, nil),
-		npm("ssh", "ssh-mcp", "remote shell (host at a closed port)", false, args("--host=127.0.0.1", "--port=9", "--user=bench", "--password="+fake), nil),
+		npm("ssh", "ssh-mcp", "remote shell (host at a closed port)", false, args("--host=127.0.0.1", "--port=9", "--user=bench"), env("SSH_MCP_PASSWORD", fake)),
 		npm("local-rag", "mcp-local-rag", "document search", false, nil, env("BASE_DIR", "files")),
 		npm("weather", "@dangahagan/weather-mcp", "weather", true, nil, nil),
 		npm("datadog-mcp", "datadog-mcp", "observability", true, nil, env("DD_API_KEY", fake, "DD_APP_KEY", fake, "DD_SITE", "datadoghq.invalid")),
@@ -234,7 +234,7 @@ func servers(work string) []server {
 		npm("n8n", "@leonardsellem/n8n-mcp-server", "automation", true, nil, env("N8N_API_URL", api+"/api/v1", "N8N_API_KEY", fake)),
 		npm("1password", "@takescake/1password-mcp", "secrets manager", true, nil, env("OP_SERVICE_ACCOUNT_TOKEN", fake)),
 		npm("workos-docs", "@workos/mcp-docs-server", "docs", true, nil, nil),
-		npm("vercel-mistertk", "@mistertk/vercel-mcp", "cloud hosting", true, nil, env("VERCEL_API_TOKEN", fake)),
+		npm("vercel-mistertk", "@mistertk/vercel-mcp", "cloud hosting", true, nil, env("VERCEL_API_KEY", fake)),
 		npm("chatwork", "@chatwork/mcp-server", "chat", true, nil, env("CHATWORK_API_TOKEN", fake)),
 		npm("remotion", "@remotion/mcp", "video docs", true, nil, nil),
 		npm("magic", "@21st-dev/magic", "UI generation", true, nil, env("API_KEY", fake)),
@@ -246,7 +246,7 @@ func servers(work string) []server {
 		{slug: "mcp-go-filesystem", kind: "go", pkg: "github.com/mark3labs/mcp-filesystem-server", bin: "mcp-filesystem-server", version: "v0.11.1", args: args(files), why: "filesystem, Go (mark3labs/mcp-go)"},
 	}
 	// The bin to run, where a package has more than one.
-	bins := map[string]string{"chrome-devtools": "chrome-devtools-mcp", "gitlab": "mcp-gitlab", "desktop-commander": "desktop-commander", "huggingface": "hf-mcp-server", "coolify": "coolify-mcp", "jira-cloud": "mcp-jira-cloud", "reddit": "reddit-mcp-buddy", "hostinger": "hostinger-api-mcp", "browser-tools": "browser-tools-mcp", "git-npm": "github-mcp-server-mcp"}
+	bins := map[string]string{"chrome-devtools": "chrome-devtools-mcp", "gitlab": "mcp-gitlab", "desktop-commander": "desktop-commander", "huggingface": "hf-mcp-server", "coolify": "coolify-mcp", "jira-cloud": "mcp-jira-cloud", "reddit": "reddit-mcp-buddy", "hostinger": "hostinger-api-mcp", "browser-tools": "browser-tools-mcp", "git-npm": "github-mcp-server-mcp", "fetch-server": "mcp-fetch-server"}
 	for i := range list {
 		if b, ok := bins[list[i].slug]; ok {
 			list[i].bin = b
