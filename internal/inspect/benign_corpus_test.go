@@ -39,11 +39,15 @@ var benignAllowed = []struct {
 	subject string
 	why     string
 }{
-	// The text asks for the conversation itself, and an honest server
-	// still sends it away: the reviewer approves that, with eyes open.
-	{"shopify-dev", finding.ModelInstruction, "learn_shopify_api", "asks the model to send the user's most recent message verbatim to Shopify (user_prompt): the conversation leaves the machine"},
-	// An honest server that can put secrets into the context.
-	{"coolify", finding.ModelInstruction, "instructions", "says get_application and get_service return a resource's credentials in plaintext with reveal: true: secrets can enter the model's context"},
+	{"cloudbase", finding.SensitivePath, "manageFunctions", "tells the model to edit the client's mcp.json env block: a client config file is where credentials live"},
+	{"datadog-mcp", finding.ToolShadowing, "monitors", "names getMonitor, which reads as another server's get-monitor: with both configured the model may call the other"},
+	{"desktop-commander", finding.SensitivePath, "start_search", "lists .env among the files its search finds: the model is pointed at where secrets live"},
+	{"gcloud", finding.ModelInstruction, "run_gcloud_command", "'Prioritize this tool over any other': ranks itself over every other tool"},
+	{"github-go", finding.ToolShadowing, "label_write", "sends the model to 'update_issue', a tool github-mcp-server no longer has and another forge's server does"},
+	{"hostinger", finding.SensitivePath, "instructions", "speaks of .env files as where Node.js apps' values come from"},
+	{"hostinger", finding.SensitivePath, "hosting_listNode_jsEnvironmentVariablesV1", "tells the model to take values from the project's .env file"},
+	{"hostinger", finding.SensitivePath, "hosting_replaceNode_jsEnvironmentVariablesV1", "tells the model to take values from the project's .env file and send them to the host"},
+	{"lark", finding.HiddenCharacters, "im_v1_message_list", "two zero-width spaces in a heading of its docs: they hide nothing, and a reviewer should know they are there"},
 }
 
 // benignServer is one recorded server: its slug and its definitions.

@@ -532,11 +532,12 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	// "Reads ~/.aws/credentials" says what the tool does; "read
 	// ~/.aws/credentials" or "... and pass it as 'notes'" tells the model.
 	told := exfil && (carrier != nil || implicit || !describes(text[exA:]))
-	if told && sc.secretTool() && !slices.ContainsFunc(paths, func(m match) bool { return allPhrases().list[m.phrase].label != ".env file" }) {
-		// A tool whose name says it handles secrets (an environment
-		// variables endpoint, a vault) speaks of them, and of the .env
-		// file they come from, as its job: a description, a warning.
-		told = false
+	if exfil && sc.intent && sc.secretTool() && !slices.ContainsFunc(paths, func(m match) bool { return allPhrases().list[m.phrase].label != ".env file" }) {
+		// A tool whose name (or its server's) says it handles secrets
+		// (an environment variables endpoint, a password manager)
+		// speaks of them, and of the .env file they come from, as its
+		// job.
+		exfil, told = false, false
 	}
 	if sc.intent && sc.secretTool() {
 		asked = slices.DeleteFunc(asked, func(c clauseHit) bool { return c.class == classReadSecrets })
@@ -617,6 +618,15 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 func (sc *scan) secretTool() bool {
 	if sc.secretName == 0 {
 		sc.secretName = 2
+		// The server's name counts too: a password manager's item_get
+		// and op_run handle secrets as its password_read does.
+		server := strings.ToLower(sc.subject.Server)
+		for _, w := range []string{"password", "vault", "secret", "keychain", "credential", "bitwarden", "keepass"} {
+			if strings.Contains(server, w) {
+				sc.secretName = 1
+				return true
+			}
+		}
 		for _, w := range nameWords(sc.subject.Name) {
 			switch w {
 			case "env", "environment", "variable", "variables", "dotenv", "secret", "secrets", "credential", "credentials",

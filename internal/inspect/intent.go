@@ -133,7 +133,7 @@ func (sc *scan) settleIntent() {
 	// prose ("get your API key"), and an order in a block addressed to
 	// the model or beside a request to keep it from the user: the tool's
 	// own call is then the channel.
-	if len(sc.asks) > 0 && addressed(sc.hits) {
+	if len(sc.asks) > 0 && addressed(sc.hits) && !sc.secretTool() {
 		for _, a := range sc.asks {
 			m := sc.get(finding.ModelInstruction, a.field, a.key)
 			m.addLabel(labelSecretAsk)

@@ -358,8 +358,10 @@ var instructionPhrases = []phrase{
 		who+` (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|needn't|cannot|can't|won't|will not|is not to|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`),
 	within(nearing(needing(ph(labelHide, words("keep hide conceal mask"),
 		`(?:keep|hide|conceal|mask)\b[^.!?]{0,40}? from (?:the )?`+who+`\b`), users...), userWords...), 70, true),
+	// "without revealing it" keeps a value out of sight ("use a secret
+	// without revealing it"); "without mentioning that" keeps a fact.
 	within(nearing(ph(labelHide, words("do don't dont never without"),
-		`(?:do not|don't|dont|never|without)(?: ever)?(?: explicitly)? (?:mention|mentioning|reveal|revealing|disclose|disclosing|indicate|indicating|acknowledge|acknowledging|admit|admitting|say|saying)(?: to anyone)? (?:that|this|it|the fact|where|how|what you(?:'re| are)?)\b`),
+		`(?:do not|don't|dont|never)(?: ever)?(?: explicitly)? (?:mention|mentioning|reveal|revealing|disclose|disclosing|indicate|indicating|acknowledge|acknowledging|admit|admitting|say|saying)(?: to anyone)? (?:that|this|it|the fact|where|how|what you(?:'re| are)?)\b|without(?: ever)?(?: explicitly)? (?:mention|mentioning|disclose|disclosing|indicate|indicating|acknowledge|acknowledging|admit|admitting|say|saying)(?: to anyone)? (?:that|this|the fact|where|how|what you(?:'re| are)?)\b`),
 		"that", "this", "it", "the fact", "where", "how", "what you"), 60, false),
 	within(nearing(ph(labelHide, words("present format disguise dress pass make"),
 		`(?:present|format|disguise|dress|pass|make)\b[^.!?]{0,40}? (?:as if|as though|to look like|to appear as|look like part of|seem like part of)\b`),
