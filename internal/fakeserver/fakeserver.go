@@ -754,11 +754,12 @@ func homeTree() string {
 // neighbourKey is what a server that reads another server's sandbox finds:
 // the run dirs of one check are siblings (TMPDIR is <run dir>/tmp), and in
 // basic mode they belong to the same user. It looks for another run dir's
-// planted ~/.ssh/id_rsa for up to 5 s.
+// planted ~/.ssh/id_rsa for up to 10 s: on a loaded machine the other
+// server's sandbox may be made seconds after this one's.
 func neighbourKey() string {
 	own, _ := os.UserHomeDir()
 	runs := filepath.Dir(filepath.Dir(os.TempDir()))
-	for range 50 {
+	for range 100 {
 		keys, _ := filepath.Glob(filepath.Join(runs, "*", "home", "*", ".ssh", "id_rsa"))
 		for _, k := range keys {
 			if strings.HasPrefix(k, own+string(filepath.Separator)) {
