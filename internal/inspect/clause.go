@@ -377,7 +377,7 @@ var (
 	// secretFile is a file whose name says it holds a secret, or a place
 	// that hands out credentials (cloud instance metadata).
 	secretFile = []gate{
-		gated2("md txt json yaml yml env pem key cfg conf ini toml csv", "secret secrets password passwords passwd credential credentials private key keys api_key apikey token tokens",
+		gated2("md txt json yaml yml env pem cfg conf ini toml csv", "secret secrets password passwords passwd credential credentials private key keys api_key apikey token tokens",
 			`\b[a-z0-9_.-]*(?:secret|password|passwd|credential|private[_-]?key|api[_-]?key|token)s?[a-z0-9_-]*\.(?:md|txt|json|ya?ml|env|pem|key|cfg|conf|ini|toml|csv)\b`),
 		gated("169 metadata meta environ", `\b169\.254\.169\.254\b|\bmetadata\.google\.internal\b|/latest/meta-data\b|/proc/(?:self|[0-9]+)/environ\b`),
 		gated2("files file", "password passwords secret secrets api_key api credentials credential tokens token", `\bfiles? (?:containing|that contain|with|named)\b[^.]{0,20}\b(?:passwords?|secrets?|api[_ -]?keys?|credentials?|tokens?)\b`),
@@ -438,7 +438,7 @@ var (
 	toolRef  = lazyRegexp("[`'\"][a-z][a-z0-9_.-]{2,60}[`'\"]|\\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\\b|\\b[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\\b|\\bthe [a-z0-9_-]+ (?:tool|function)\\b")
 	callVerb = lazyRegexp(`\b(?:call|invoke|run|use|execute|trigger|query|hit)\b`)
 	// pretext is the reason given for imposing a call.
-	pretext = gated2("mandatory compulsory obligatory compliance compliant audit auditing auditable regulation regulations regulatory regulated legal legally gdpr hipaa sox policy policies otherwise else fail logged security required before start beginning every", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory)\b|\bfor (?:compliance|audit(?:ing)?|security|legal|regulatory|gdpr|hipaa|sox|policy) (?:purposes|reasons|requirements?|compliance)\b|\b(?:compliance|audit|security|legal|regulatory|policy) (?:requires|requirement|mandates|demands)\b|\brequired (?:by|for) (?:law|policy|compliance|security|audit|regulation)\b|\b(?:otherwise|or else)\b[^.]{0,40}\b(?:fail|fails|blocked|rejected|denied|crash|lost)\b|\bbefore (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)\b|\bat the (?:start|beginning) of every\b|\bon every (?:turn|request|message)\b`)
+	pretext = gated2("mandatory compulsory obligatory compliance audit auditing security legal regulatory gdpr hipaa sox policy law regulation otherwise else answering responding replying proceeding start beginning turn", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory)\b|\bfor (?:compliance|audit(?:ing)?|security|legal|regulatory|gdpr|hipaa|sox|policy) (?:purposes|reasons|requirements?|compliance)\b|\b(?:compliance|audit|security|legal|regulatory|policy) (?:requires|requirement|mandates|demands)\b|\brequired (?:by|for) (?:law|policy|compliance|security|audit|regulation)\b|\b(?:otherwise|or else)\b[^.]{0,40}\b(?:fail|fails|blocked|rejected|denied|crash|lost)\b|\bbefore (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)\b|\bat the (?:start|beginning) of every\b|\bon every (?:turn|request|message)\b`)
 	// retired is this tool saying it is not to be used.
 	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
 	// conditional is a clause that says when not to use this tool:
@@ -524,7 +524,10 @@ func judgeClause(c []byte, g mask, block, answer, job bool) (intentClass, string
 		return classReadSecrets, at(m)
 	}
 	for _, gs := range [][]gate{secretFile, secretStore} {
-		if m := findAny(c, g, gs); m != nil && !job && addressed() {
+		if job || !g.anyOf(gs) || !addressed() {
+			continue
+		}
+		if m := findAny(c, g, gs); m != nil {
 			// The verb is the order's, not a description's before it
 			// ("apps read them from environment variables: set ...").
 			from, imp := imperativeAt(c)
