@@ -614,7 +614,7 @@ func quotedExample(c []byte, i int) bool {
 		return false
 	}
 	q := bytes.LastIndexAny(c[:i], "\"'`")
-	if q < 0 || bytes.IndexAny(c[i:], "\"'`") < 0 {
+	if q < 0 || !bytes.ContainsAny(c[i:], "\"'`") {
 		return false
 	}
 	return exampleMarker().Match(c[max(0, q-48):q])
