@@ -47,6 +47,7 @@ type lineFilter struct {
 
 	mu      sync.Mutex
 	suspect []byte // the start of the first line passed on that is not plainly a message
+	tooLong bool   // the stream ended at a line over max
 }
 
 func newLineFilter(r io.Reader, max int, drops *dropLog) *lineFilter {
@@ -86,7 +87,7 @@ func (f *lineFilter) fill() {
 		n := len(chunk)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			if n > f.max+len("\r\n") {
-				f.err = fmt.Errorf("%w (%d bytes)", errLineTooLong, f.max)
+				f.stopLong()
 				return
 			}
 			chunk, err = f.r.ReadSlice('\n')
@@ -96,7 +97,7 @@ func (f *lineFilter) fill() {
 		if n > f.max+len("\r\n") {
 			// (A line the SDK may still take, its line end aside, is
 			// left to it.)
-			f.err = fmt.Errorf("%w (%d bytes)", errLineTooLong, f.max)
+			f.stopLong()
 			return
 		}
 		line = make([]byte, 0, n)
@@ -105,7 +106,7 @@ func (f *lineFilter) fill() {
 		}
 	} else {
 		if len(chunk) > f.max+len("\r\n") {
-			f.err = fmt.Errorf("%w (%d bytes)", errLineTooLong, f.max)
+			f.stopLong()
 			return
 		}
 		line = bytes.Clone(chunk)
@@ -137,6 +138,22 @@ func (f *lineFilter) fill() {
 		return
 	}
 	f.drops.add(line)
+}
+
+// stopLong ends the stream at a line over max.
+func (f *lineFilter) stopLong() {
+	f.err = fmt.Errorf("%w (%d bytes)", errLineTooLong, f.max)
+	f.mu.Lock()
+	f.tooLong = true
+	f.mu.Unlock()
+}
+
+// stoppedLong reports whether the stream ended at a line over max: the
+// tail of stdout is then the end of that line, no reason to quote.
+func (f *lineFilter) stoppedLong() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tooLong
 }
 
 // track follows the nesting of the JSON passed on, so that the lines of a
