@@ -130,12 +130,21 @@ func main() {
 	runs := flag.Int("runs", 5, "rounds; each measures every server in every mode once")
 	only := flag.String("only", "", "comma-separated server names (default: all; a name ending in * names every server it begins)")
 	base := flag.String("base", "", "a baseline mcp-lockcheck binary, measured in the same rounds (quick and default)")
+	onlyModes := flag.String("modes", "floor,quick,default", "the modes measured: floor and quick, default or both")
 	flag.Parse()
 	if *bin == "" {
 		fail(errors.New("-bin is required"))
 	}
+	modes = strings.Split(*onlyModes, ",")
+	if !slices.Contains(modes, "floor") || !slices.Contains(modes, "quick") {
+		fail(errors.New("-modes must name floor and quick"))
+	}
 	if *base != "" {
-		modes = append(modes, "base-quick", "base-default")
+		for _, m := range slices.Clone(modes) {
+			if m != "floor" {
+				modes = append(modes, "base-"+m)
+			}
+		}
 	}
 	work, err := os.MkdirTemp("", "mcp-lockcheck-speed-")
 	if err != nil {
@@ -242,6 +251,10 @@ func main() {
 		rule += "---|---|---|---|"
 	}
 	fmt.Printf("%s notes |\n%s---|\n", head, rule)
+	full := slices.Contains(modes, "default")
+	// Each group's ratios, server by server: quick, default, and the
+	// baseline's quick and default.
+	groups := map[string][][4]float64{}
 	var quickRatios, fullRatios, bqRatios, bdRatios []float64
 	// Each measured server's runs, round by round, for the intervals.
 	var floors, quicks, fulls, bquicks, bfulls [][]time.Duration
@@ -261,6 +274,8 @@ func main() {
 		c, r := median(e.calls), median(rest)
 		rr := float64(r) / float64(f)
 		quickRatios, fullRatios = append(quickRatios, rq), append(fullRatios, rd)
+		g := groupOf(e.s)
+		groups[g] = append(groups[g], [4]float64{rq, rd, float64(median(e.times["base-quick"])) / float64(f), float64(median(e.times["base-default"])) / float64(f)})
 		floors, quicks, fulls = append(floors, e.times["floor"]), append(quicks, e.times["quick"]), append(fulls, e.times["default"])
 		notes := slices.Sorted(func(yield func(string) bool) {
 			for n := range e.notes {
@@ -280,15 +295,33 @@ func main() {
 			}
 		}
 		row := fmt.Sprintf("| %s | %s | %s | %.2fx | %s | %.2fx | %s | %.2fx |", e.s.name, ms(f), ms(q), rq, ms(d), rd, ms(c), rr)
+		if !full {
+			row = fmt.Sprintf("| %s | %s | %s | %.2fx | - | - | - | - |", e.s.name, ms(f), ms(q), rq)
+		}
 		if *base != "" {
 			bq, bd := median(e.times["base-quick"]), median(e.times["base-default"])
 			bqRatios, bdRatios = append(bqRatios, float64(bq)/float64(f)), append(bdRatios, float64(bd)/float64(f))
 			bquicks, bfulls = append(bquicks, e.times["base-quick"]), append(bfulls, e.times["base-default"])
-			row += fmt.Sprintf(" %s | %.2fx | %s | %.2fx |", ms(bq), float64(bq)/float64(f), ms(bd), float64(bd)/float64(f))
+			if full {
+				row += fmt.Sprintf(" %s | %.2fx | %s | %.2fx |", ms(bq), float64(bq)/float64(f), ms(bd), float64(bd)/float64(f))
+			} else {
+				row += fmt.Sprintf(" %s | %.2fx | - | - |", ms(bq), float64(bq)/float64(f))
+			}
 		}
 		fmt.Printf("%s %s |\n", row, strings.Join(notes, "; "))
 	}
 	if len(quickRatios) > 0 {
+		printGroups(groups, full, *base != "")
+	}
+	if len(quickRatios) > 0 && !full {
+		qlo, qhi := ratioInterval(floors, quicks, resamples, 1)
+		fmt.Printf("\nMedian ratio over %d servers: %.2fx (%.2fx to %.2fx) with `--warmup-calls 0 --launches 1`. Medians of %d alternating runs; in brackets, the 95%% interval of the median ratio over %d resamplings of the rounds.\n",
+			len(quickRatios), medianF(quickRatios), qlo, qhi, *runs, resamples)
+		if *base != "" {
+			qlo, qhi := ratioInterval(floors, bquicks, resamples, 1)
+			fmt.Printf("\nThe baseline (%s), in the same rounds: %.2fx (%.2fx to %.2fx).\n", *base, medianF(bqRatios), qlo, qhi)
+		}
+	} else if len(quickRatios) > 0 {
 		qlo, qhi := ratioInterval(floors, quicks, resamples, 1)
 		dlo, dhi := ratioInterval(floors, fulls, resamples, 1)
 		fmt.Printf("\nMedian ratio over %d servers: %.2fx (%.2fx to %.2fx) with `--warmup-calls 0 --launches 1` (target <= 1.15x), %.2fx (%.2fx to %.2fx) with defaults (target <= 2.5x). Medians of %d alternating runs; in brackets, the 95%% interval of each median ratio over %d resamplings of the rounds: how far the machine's speed from round to round moves it.\n",
@@ -299,6 +332,45 @@ func main() {
 			fmt.Printf("\nThe baseline (%s), in the same rounds: %.2fx (%.2fx to %.2fx) quick, %.2fx (%.2fx to %.2fx) with defaults.\n",
 				*base, medianF(bqRatios), qlo, qhi, medianF(bdRatios), dlo, dhi)
 		}
+	}
+}
+
+// groupOf is the kind of launch a server's row measures: started from
+// its installed bin, or with npx under basic or strict.
+func groupOf(s server) string {
+	switch {
+	case s.npx == "":
+		return "installed bin"
+	case s.sandbox == "strict":
+		return "npx -y, strict"
+	}
+	return "npx -y, basic"
+}
+
+// printGroups prints, per group, the median over its servers of each
+// ratio to the floor.
+func printGroups(groups map[string][][4]float64, full, base bool) {
+	fmt.Printf("\n| launch | servers | floor | quick | default | baseline quick | baseline default |\n|---|---|---|---|---|---|---|\n")
+	for _, g := range []string{"installed bin", "npx -y, basic", "npx -y, strict"} {
+		rs := groups[g]
+		if len(rs) == 0 {
+			continue
+		}
+		col := func(k int) string {
+			var xs []float64
+			for _, r := range rs {
+				xs = append(xs, r[k])
+			}
+			return fmt.Sprintf("%.2fx", medianF(xs))
+		}
+		d, bq, bd := col(1), col(2), col(3)
+		if !full {
+			d, bd = "-", "-"
+		}
+		if !base {
+			bq, bd = "-", "-"
+		}
+		fmt.Printf("| %s | %d | 1x | %s | %s | %s | %s |\n", g, len(rs), col(0), d, bq, bd)
 	}
 }
 
@@ -544,6 +616,9 @@ func ratioInterval(floors, checks [][]time.Duration, n int, seed uint64) (lo, hi
 }
 
 func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
