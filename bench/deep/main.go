@@ -43,6 +43,10 @@ type scenario struct {
 	name  string
 	entry map[string]any // the .mcp.json entry
 	want  string         // the phase deep catches it at ("" for a clean one)
+	// pin is the fake's scenario the lock is pinned with (honest if
+	// ""): one whose quick probe already differs from the honest one
+	// (decoy-tools lists its decoys from the start) is pinned as itself.
+	pin string
 }
 
 func main() {
@@ -64,18 +68,21 @@ func main() {
 	fake := func(sc string) map[string]any {
 		return map[string]any{"command": self, "env": map[string]string{"FAKE_SCENARIO": "${SCENARIO:-honest}", "FAKE_POISON_CLIENT": "Zed"}, "scenario": sc}
 	}
+	// want is where the end-to-end script (testdata/script/deep_profile.txtar)
+	// sees deep catch each; nonempty-arg's first call to its tool is the
+	// first of the run here, the second there.
 	scenarios := []scenario{
-		{"honest", fake("honest"), ""},
-		{"counter-40", fake("counter-40"), "launch-1/after-call-40"},
-		{"sleeper-4", fake("sleeper-4"), "launch-4/initial"},
-		{"decoy-tools", fake("decoy-tools"), "launch-1/after-call-14"},
-		{"nonempty-arg", fake("nonempty-arg"), "launch-1/after-call-2"},
-		{"counter-600", fake("counter-600"), "launch-1/burst-after-call-1024"},
-		{"identity", fake("identity"), "Zed"},
+		{"honest", fake("honest"), "", ""},
+		{"counter-40", fake("counter-40"), "launch-1/after-call-40", ""},
+		{"sleeper-4", fake("sleeper-4"), "launch-4/initial", ""},
+		{"decoy-tools", fake("decoy-tools"), "launch-1/after-call-14", "decoy-tools"},
+		{"nonempty-arg", fake("nonempty-arg"), "launch-1/after-call-1", ""},
+		{"counter-600", fake("counter-600"), "launch-1/burst-after-call-1024", ""},
+		{"identity", fake("identity"), "a launch as Zed", ""},
 	}
 	if d, err := npmtest.Install(*repo); err == nil {
 		if cmd, err := d.PackageBin("@modelcontextprotocol/server-memory", ""); err == nil {
-			scenarios = append(scenarios, scenario{"server-memory", map[string]any{"command": cmd}, ""})
+			scenarios = append(scenarios, scenario{"server-memory", map[string]any{"command": cmd}, "", ""})
 		}
 	} else {
 		fmt.Fprintln(os.Stderr, "deep: the test servers are not installed, server-memory left out:", err)
@@ -179,7 +186,11 @@ func setUp(bin, dir string, sc scenario) error {
 	}
 	cmd := exec.Command(bin, "pin", "--quiet")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SCENARIO=honest")
+	pin := sc.pin
+	if pin == "" {
+		pin = "honest"
+	}
+	cmd.Env = append(os.Environ(), "SCENARIO="+pin)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s: pin: %v: %s", sc.name, err, out)
 	}
