@@ -4,7 +4,7 @@
 # (direct, plain pass-through process, guard process) over OS pipes in one run.
 #
 #   added latency per tools/call round trip (median, p99 over 10,000), beside
-#   what a plain pass-through process adds
+#   what a plain pass-through process adds; the same with 64 KB answers
 #   tools/list answers of 100 tools: guard vs pass-through throughput
 #   peak RSS of the guard process over a 10,000-message session
 #   pipelined tools/call: calls/s direct, through a pass-through process and
@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 count=${1:-1}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-go test -run '^$' -bench 'GuardRoundTrip|GuardToolsList100' -benchtime 10000x -count "$count" ./internal/guard/ >"$out"
+go test -run '^$' -bench 'GuardRoundTrip$|GuardToolsList100' -benchtime 10000x -count "$count" ./internal/guard/ >"$out"
+go test -run '^$' -bench 'GuardRoundTrip64K' -benchtime 5000x -count "$count" ./internal/guard/ >>"$out"
 go test -run '^$' -bench 'GuardPeakRSS|GuardCheckList100Cold' -benchtime 1x -count "$count" ./internal/guard/ >>"$out"
 go test -run '^$' -bench 'GuardRelist100Warm' -benchtime 10000x -count "$count" ./internal/guard/ >>"$out"
 go test -run '^$' -bench 'GuardCalls$' -benchtime 20000x -count "$count" ./internal/guard/ >>"$out"
@@ -25,6 +26,8 @@ awk '
 /^BenchmarkGuardRoundTrip\/direct/ { for (i=1;i<=NF;i++) { if ($(i+1)=="median-µs") dm+= $i; if ($(i+1)=="p99-µs") dp+= $i }; dn++ }
 /^BenchmarkGuardRoundTrip\/guard/  { for (i=1;i<=NF;i++) { if ($(i+1)=="median-µs") gm+= $i; if ($(i+1)=="p99-µs") gp+= $i }; gn++ }
 /^BenchmarkGuardRoundTrip\/pass-through/  { for (i=1;i<=NF;i++) { if ($(i+1)=="median-µs") pm+= $i }; pn++ }
+/^BenchmarkGuardRoundTrip64K\/direct/ { for (i=1;i<=NF;i++) { if ($(i+1)=="median-µs") kdm+= $i; if ($(i+1)=="p99-µs") kdp+= $i }; kdn++ }
+/^BenchmarkGuardRoundTrip64K\/guard/  { for (i=1;i<=NF;i++) { if ($(i+1)=="median-µs") kgm+= $i; if ($(i+1)=="p99-µs") kgp+= $i }; kgn++ }
 /^BenchmarkGuardToolsList100\/direct/       { for (i=1;i<=NF;i++) if ($(i+1)=="MB/s") td+= $i; tdn++ }
 /^BenchmarkGuardToolsList100\/pass-through/ { for (i=1;i<=NF;i++) if ($(i+1)=="MB/s") tp+= $i; tpn++ }
 /^BenchmarkGuardToolsList100\/guard/        { for (i=1;i<=NF;i++) if ($(i+1)=="MB/s") tg+= $i; tgn++ }
@@ -44,6 +47,13 @@ END {
   printf "%-52s %9.1f µs %12s\n", "added latency, median", gm/gn - dm/dn, "< 100 µs"
   printf "%-52s %9.1f µs %12s\n", "added by a plain pass-through process, median", pm/pn - dm/dn, ""
   printf "%-52s %9.1f µs %12s\n", "added latency, p99", gp/gn - dp/dn, ""
+  if (kdn) {
+    printf "%-52s %9.1f µs %12s\n", "64 KB answers: round trip, direct, median", kdm/kdn, ""
+    printf "%-52s %9.1f µs %12s\n", "64 KB answers: round trip, via guard, median", kgm/kgn, ""
+    printf "%-52s %9.1f µs %12s\n", "64 KB answers: added latency, median", kgm/kgn - kdm/kdn, ""
+    printf "%-52s %9.1f µs %12s\n", "64 KB answers: round trip, via guard, p99", kgp/kgn, ""
+    printf "%-52s %9.1f µs %12s\n", "64 KB answers: added latency, p99", kgp/kgn - kdp/kdn, ""
+  }
   printf "%-52s %7.0f MB/s %12s\n", "tools/list x100 tools, direct pipe", td/tdn, ""
   printf "%-52s %7.0f MB/s %12s\n", "tools/list x100 tools, plain pass-through process", tp/tpn, ""
   printf "%-52s %7.0f MB/s %12s\n", "tools/list x100 tools, guard process", tg/tgn, ""

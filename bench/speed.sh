@@ -7,7 +7,12 @@
 #   default  mcp-lockcheck check, and of it the time spent waiting for the
 #            server's answers to its warm-up tools/call requests
 #
-# Usage: bench/speed.sh [RUNS] [-only name,name]   (RUNS rounds, default 5)
+# Usage: bench/speed.sh [RUNS] [-base REV] [-only name,name]   (RUNS rounds, default 5)
+#
+# -base REV also measures mcp-lockcheck as built from the git revision REV
+# (quick and default), in the same rounds and rotation: a change and its
+# baseline side by side on the same load. -only takes names, or a prefix
+# ending in * (npx-*: the servers launched with npx -y, basic and strict).
 #
 # The servers are npm packages at exact versions: testdata/npm (the test
 # servers) and bench/servers (more real servers that start offline without
@@ -19,6 +24,11 @@ set -eu
 cd "$(dirname "$0")/.."
 runs=5
 case "${1:-}" in [0-9]*) runs=$1; shift ;; esac
+base=
+if [ "${1:-}" = -base ]; then
+	base=$2
+	shift 2
+fi
 # For bench/servers a copy of package-lock.json in node_modules records
 # what was installed; bench/sweep.sh reads and writes the same stamp, so
 # one install serves both.
@@ -31,6 +41,12 @@ trap 'rm -rf "$tmp"' EXIT
 # Built as release/build.sh builds what users download.
 CGO_ENABLED=0 go build -trimpath -o "$tmp/mcp-lockcheck" ./cmd/mcp-lockcheck
 go build -o "$tmp/speed" ./bench/speed
+if [ -n "$base" ]; then
+	mkdir "$tmp/base-src"
+	git archive "$base" | tar -x -C "$tmp/base-src"
+	(cd "$tmp/base-src" && CGO_ENABLED=0 go build -trimpath -o "$tmp/base" ./cmd/mcp-lockcheck)
+	set -- -base "$tmp/base" "$@"
+fi
 echo "Measured $(date -u +%Y-%m-%d) on $(uname -sm), $(nproc) CPUs, $(go env GOVERSION); load average $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
 "$tmp/speed" -bin "$tmp/mcp-lockcheck" -repo . -runs "$runs" "$@"

@@ -70,6 +70,10 @@ type server struct {
 	args    []string
 	env     map[string]string
 	sandbox string // "" = the default (basic)
+	// npx is the spec a client's config gives npx ("" for a server run
+	// from its installed bin): the server is launched as `npx -y SPEC
+	// ARGS...`, the floor included, from a warm npm cache.
+	npx string
 }
 
 // closed is a loopback port nothing listens on.
@@ -99,19 +103,48 @@ func servers(work string) []server {
 		{name: "firecrawl", root: "bench", pkg: "firecrawl-mcp", env: map[string]string{"FIRECRAWL_API_URL": "http://" + closed}},
 		{name: "exa", root: "bench", pkg: "exa-mcp-server", sandbox: "strict"},
 		{name: "chart", root: "bench", pkg: "@antv/mcp-server-chart", sandbox: "strict"},
+		// The same kind of servers as most users' configs start them:
+		// `npx -y PKG@VERSION`, under basic and under strict. The floor
+		// spawns the same npx line with the user's HOME and npm cache,
+		// warm (setUp runs it once untimed); the checks use the cache
+		// the sandbox gives npx, warmed by the pin. These ask the npm
+		// registry, as a check of such a server does.
+		{name: "npx-filesystem", npx: "@modelcontextprotocol/server-filesystem@2026.8.31", args: []string{work}},
+		{name: "npx-memory", npx: "@modelcontextprotocol/server-memory@2026.8.31", env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(work, "memory-npx.jsonl")}},
+		{name: "npx-everything", npx: "@modelcontextprotocol/server-everything@2026.8.31"},
+		{name: "npx-sequential-thinking", npx: "@modelcontextprotocol/server-sequential-thinking@2026.8.31"},
+		{name: "npx-filesystem-strict", npx: "@modelcontextprotocol/server-filesystem@2026.8.31", args: []string{work}, sandbox: "strict"},
+		{name: "npx-memory-strict", npx: "@modelcontextprotocol/server-memory@2026.8.31", env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(work, "memory-npx.jsonl")}, sandbox: "strict"},
+		{name: "npx-everything-strict", npx: "@modelcontextprotocol/server-everything@2026.8.31", sandbox: "strict"},
+		{name: "npx-sequential-thinking-strict", npx: "@modelcontextprotocol/server-sequential-thinking@2026.8.31", sandbox: "strict"},
 	}
 }
 
+// modes are what each round measures; with -base, the baseline binary's
+// quick and default checks too, in the same rotation.
 var modes = []string{"floor", "quick", "default"}
 
 func main() {
 	bin := flag.String("bin", "", "the mcp-lockcheck binary")
 	repo := flag.String("repo", ".", "the repository root")
 	runs := flag.Int("runs", 5, "rounds; each measures every server in every mode once")
-	only := flag.String("only", "", "comma-separated server names (default: all)")
+	only := flag.String("only", "", "comma-separated server names (default: all; a name ending in * names every server it begins)")
+	base := flag.String("base", "", "a baseline mcp-lockcheck binary, measured in the same rounds (quick and default)")
+	onlyModes := flag.String("modes", "floor,quick,default", "the modes measured: floor and quick, default or both")
 	flag.Parse()
 	if *bin == "" {
 		fail(errors.New("-bin is required"))
+	}
+	modes = strings.Split(*onlyModes, ",")
+	if !slices.Contains(modes, "floor") || !slices.Contains(modes, "quick") {
+		fail(errors.New("-modes must name floor and quick"))
+	}
+	if *base != "" {
+		for _, m := range slices.Clone(modes) {
+			if m != "floor" {
+				modes = append(modes, "base-"+m)
+			}
+		}
 	}
 	work, err := os.MkdirTemp("", "mcp-lockcheck-speed-")
 	if err != nil {
@@ -145,18 +178,30 @@ func main() {
 	}
 	var entries []*entry
 	for _, s := range servers(work) {
-		if *only != "" && !slices.Contains(strings.Split(*only, ","), s.name) {
+		if *only != "" && !selected(*only, s.name) {
 			continue
 		}
 		e := &entry{s: s, times: map[string][]time.Duration{}, notes: map[string]bool{}}
 		entries = append(entries, e)
-		cmd, err := roots[s.root].PackageBin(s.pkg, s.bin)
-		if err == nil {
-			cmd, err = filepath.Abs(cmd)
-		}
-		if err != nil {
-			e.skip = "not installed: " + err.Error()
-			continue
+		var cmd string
+		if s.npx != "" {
+			cmd = "npx"
+			s.args = append([]string{"-y", s.npx}, s.args...)
+			e.s = s
+			// The floor's own cache (the user's) warmed, untimed.
+			if _, err := floor(cmd, s.args, s.env); err != nil {
+				e.skip = "npx: " + err.Error()
+				continue
+			}
+		} else {
+			cmd, err = roots[s.root].PackageBin(s.pkg, s.bin)
+			if err == nil {
+				cmd, err = filepath.Abs(cmd)
+			}
+			if err != nil {
+				e.skip = "not installed: " + err.Error()
+				continue
+			}
 		}
 		e.command = cmd
 		e.dir = filepath.Join(work, s.name)
@@ -172,7 +217,15 @@ func main() {
 			// Rotate the order of the modes by round and server.
 			for k := range modes {
 				mode := modes[(k+round+i)%len(modes)]
-				d, calls, note, err := measure(*bin, e.dir, e.s, e.command, mode)
+				b := *bin
+				if m, ok := strings.CutPrefix(mode, "base-"); ok {
+					b = *base
+					mode = m
+				}
+				d, calls, note, err := measure(b, e.dir, e.s, e.command, mode)
+				if b != *bin {
+					mode = "base-" + mode
+				}
 				if err != nil {
 					e.skip = fmt.Sprintf("%s: %v", mode, err)
 					break
@@ -181,6 +234,9 @@ func main() {
 					e.calls = append(e.calls, calls)
 				}
 				if note != "" {
+					if strings.HasPrefix(mode, "base-") {
+						note = "baseline: " + note
+					}
 					e.notes[note] = true
 				}
 				e.times[mode] = append(e.times[mode], d)
@@ -188,13 +244,23 @@ func main() {
 			fmt.Fprintf(os.Stderr, "round %d/%d %s\n", round+1, *runs, e.s.name)
 		}
 	}
-	fmt.Printf("| server | floor | `--warmup-calls 0 --launches 1` | ratio | default check | ratio | server's calls | default without them | notes |\n|---|---|---|---|---|---|---|---|---|\n")
-	var quickRatios, fullRatios []float64
+	head := "| server | floor | `--warmup-calls 0 --launches 1` | ratio | default check | ratio | server's calls | default without them |"
+	rule := "|---|---|---|---|---|---|---|---|"
+	if *base != "" {
+		head += " baseline quick | ratio | baseline default | ratio |"
+		rule += "---|---|---|---|"
+	}
+	fmt.Printf("%s notes |\n%s---|\n", head, rule)
+	full := slices.Contains(modes, "default")
+	// Each group's ratios, server by server: quick, default, and the
+	// baseline's quick and default.
+	groups := map[string][][4]float64{}
+	var quickRatios, fullRatios, bqRatios, bdRatios []float64
 	// Each measured server's runs, round by round, for the intervals.
-	var floors, quicks, fulls [][]time.Duration
+	var floors, quicks, fulls, bquicks, bfulls [][]time.Duration
 	for _, e := range entries {
 		if e.skip != "" {
-			fmt.Printf("| %s | - | - | - | - | - | - | - | skipped: %s |\n", e.s.name, oneLine(e.skip))
+			fmt.Printf("| %s |%s skipped: %s |\n", e.s.name, strings.Repeat(" - |", strings.Count(rule, "|")-2), oneLine(e.skip))
 			continue
 		}
 		f, q, d := median(e.times["floor"]), median(e.times["quick"]), median(e.times["default"])
@@ -208,6 +274,8 @@ func main() {
 		c, r := median(e.calls), median(rest)
 		rr := float64(r) / float64(f)
 		quickRatios, fullRatios = append(quickRatios, rq), append(fullRatios, rd)
+		g := groupOf(e.s)
+		groups[g] = append(groups[g], [4]float64{rq, rd, float64(median(e.times["base-quick"])) / float64(f), float64(median(e.times["base-default"])) / float64(f)})
 		floors, quicks, fulls = append(floors, e.times["floor"]), append(quicks, e.times["quick"]), append(fulls, e.times["default"])
 		notes := slices.Sorted(func(yield func(string) bool) {
 			for n := range e.notes {
@@ -216,7 +284,7 @@ func main() {
 				}
 			}
 		})
-		if e.s.sandbox != "" {
+		if e.s.sandbox != "" && e.s.npx == "" {
 			notes = append([]string{"--sandbox " + e.s.sandbox + " (its tools reach a hosted API)"}, notes...)
 		}
 		if rd > 3 {
@@ -226,14 +294,95 @@ func main() {
 				notes = append(notes, "over 3x without its calls too")
 			}
 		}
-		fmt.Printf("| %s | %s | %s | %.2fx | %s | %.2fx | %s | %.2fx | %s |\n", e.s.name, ms(f), ms(q), rq, ms(d), rd, ms(c), rr, strings.Join(notes, "; "))
+		row := fmt.Sprintf("| %s | %s | %s | %.2fx | %s | %.2fx | %s | %.2fx |", e.s.name, ms(f), ms(q), rq, ms(d), rd, ms(c), rr)
+		if !full {
+			row = fmt.Sprintf("| %s | %s | %s | %.2fx | - | - | - | - |", e.s.name, ms(f), ms(q), rq)
+		}
+		if *base != "" {
+			bq, bd := median(e.times["base-quick"]), median(e.times["base-default"])
+			bqRatios, bdRatios = append(bqRatios, float64(bq)/float64(f)), append(bdRatios, float64(bd)/float64(f))
+			bquicks, bfulls = append(bquicks, e.times["base-quick"]), append(bfulls, e.times["base-default"])
+			if full {
+				row += fmt.Sprintf(" %s | %.2fx | %s | %.2fx |", ms(bq), float64(bq)/float64(f), ms(bd), float64(bd)/float64(f))
+			} else {
+				row += fmt.Sprintf(" %s | %.2fx | - | - |", ms(bq), float64(bq)/float64(f))
+			}
+		}
+		fmt.Printf("%s %s |\n", row, strings.Join(notes, "; "))
 	}
 	if len(quickRatios) > 0 {
+		printGroups(groups, full, *base != "")
+	}
+	if len(quickRatios) > 0 && !full {
+		qlo, qhi := ratioInterval(floors, quicks, resamples, 1)
+		fmt.Printf("\nMedian ratio over %d servers: %.2fx (%.2fx to %.2fx) with `--warmup-calls 0 --launches 1`. Medians of %d alternating runs; in brackets, the 95%% interval of the median ratio over %d resamplings of the rounds.\n",
+			len(quickRatios), medianF(quickRatios), qlo, qhi, *runs, resamples)
+		if *base != "" {
+			qlo, qhi := ratioInterval(floors, bquicks, resamples, 1)
+			fmt.Printf("\nThe baseline (%s), in the same rounds: %.2fx (%.2fx to %.2fx).\n", *base, medianF(bqRatios), qlo, qhi)
+		}
+	} else if len(quickRatios) > 0 {
 		qlo, qhi := ratioInterval(floors, quicks, resamples, 1)
 		dlo, dhi := ratioInterval(floors, fulls, resamples, 1)
 		fmt.Printf("\nMedian ratio over %d servers: %.2fx (%.2fx to %.2fx) with `--warmup-calls 0 --launches 1` (target <= 1.15x), %.2fx (%.2fx to %.2fx) with defaults (target <= 2.5x). Medians of %d alternating runs; in brackets, the 95%% interval of each median ratio over %d resamplings of the rounds: how far the machine's speed from round to round moves it.\n",
 			len(quickRatios), medianF(quickRatios), qlo, qhi, medianF(fullRatios), dlo, dhi, *runs, resamples)
+		if *base != "" {
+			qlo, qhi := ratioInterval(floors, bquicks, resamples, 1)
+			dlo, dhi := ratioInterval(floors, bfulls, resamples, 1)
+			fmt.Printf("\nThe baseline (%s), in the same rounds: %.2fx (%.2fx to %.2fx) quick, %.2fx (%.2fx to %.2fx) with defaults.\n",
+				*base, medianF(bqRatios), qlo, qhi, medianF(bdRatios), dlo, dhi)
+		}
 	}
+}
+
+// groupOf is the kind of launch a server's row measures: started from
+// its installed bin, or with npx under basic or strict.
+func groupOf(s server) string {
+	switch {
+	case s.npx == "":
+		return "installed bin"
+	case s.sandbox == "strict":
+		return "npx -y, strict"
+	}
+	return "npx -y, basic"
+}
+
+// printGroups prints, per group, the median over its servers of each
+// ratio to the floor.
+func printGroups(groups map[string][][4]float64, full, base bool) {
+	fmt.Printf("\n| launch | servers | floor | quick | default | baseline quick | baseline default |\n|---|---|---|---|---|---|---|\n")
+	for _, g := range []string{"installed bin", "npx -y, basic", "npx -y, strict"} {
+		rs := groups[g]
+		if len(rs) == 0 {
+			continue
+		}
+		col := func(k int) string {
+			var xs []float64
+			for _, r := range rs {
+				xs = append(xs, r[k])
+			}
+			return fmt.Sprintf("%.2fx", medianF(xs))
+		}
+		d, bq, bd := col(1), col(2), col(3)
+		if !full {
+			d, bd = "-", "-"
+		}
+		if !base {
+			bq, bd = "-", "-"
+		}
+		fmt.Printf("| %s | %d | 1x | %s | %s | %s | %s |\n", g, len(rs), col(0), d, bq, bd)
+	}
+}
+
+// selected reports whether name is in the -only list: a list entry
+// ending in * names every server whose name begins with the rest.
+func selected(only, name string) bool {
+	for _, o := range strings.Split(only, ",") {
+		if p, ok := strings.CutSuffix(o, "*"); ok && strings.HasPrefix(name, p) || o == name {
+			return true
+		}
+	}
+	return false
 }
 
 // setUp writes the server's config and pins it (no calls, one launch), so
@@ -467,6 +616,9 @@ func ratioInterval(floors, checks [][]time.Duration, n int, seed uint64) (lo, hi
 }
 
 func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]

@@ -117,6 +117,8 @@ type Options struct {
 	sandboxes *sandboxes
 	// closers are this run's targets to close once it is swept (probeAll).
 	closers *closers
+	// npm is this run's registry answers, one per npx spec (probeAll).
+	npm *npmMemo
 	// PerServer, when set, gives one server's settings from the policy
 	// file, already resolved against the flags given on the command line
 	// (policy.Policy.Effective); its set fields override the run-wide
@@ -237,6 +239,10 @@ type serverRun struct {
 	// network is the server's network allowance, as the lock records it
 	// in its launch (liveLaunch).
 	network []string
+	// again says why this probe is dropped and made again (an npx
+	// launch started from a cache the registry's answer overtook); ""
+	// for a probe that stands.
+	again string
 }
 
 // probeBeside is probeAll with opts.Preflight after it when a server was
@@ -281,6 +287,7 @@ func probeAll(ctx context.Context, opts *Options) (runs []*serverRun, finish fun
 	_ = procgroup.EnableSubreaper()
 	opts.closers = &closers{}
 	opts.sandboxes = &sandboxes{}
+	opts.npm = &npmMemo{}
 	runs = make([]*serverRun, len(opts.Servers))
 	jobs := max(opts.Jobs, 1)
 	sem := make(chan struct{}, jobs)
@@ -367,8 +374,23 @@ type target interface {
 
 // probeServer probes one server: it makes the server's target (a
 // sandboxed command, or a remote endpoint) and drives it through every
-// launch and phase, one path for both.
+// launch and phase, one path for both. An npx server started from the
+// cache while the registry was asked, and whose cache turned out to hold
+// another release than the registry names, is probed again from the
+// registry's release (probeOnce's run.again); the first probe is dropped.
 func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun {
+	run := probeOnce(ctx, s, opts, true)
+	if run.again == "" {
+		return run
+	}
+	again := probeOnce(ctx, s, opts, false)
+	again.notes = append([]string{run.again}, again.notes...)
+	return again
+}
+
+// probeOnce is one probe of one server (probeServer); early as in
+// newStdioTarget.
+func probeOnce(ctx context.Context, s config.Server, opts *Options, early bool) *serverRun {
 	opts = opts.forServer(s.Name)
 	run := &serverRun{cfg: s, res: &probe.Result{}, plan: opts.planFor(s), now: opts.Now}
 	if !isRemote(s) {
@@ -389,7 +411,7 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		if rt := newRemoteTarget(s, opts, &popts, run); rt != nil {
 			t = rt
 		}
-	} else if st := newStdioTarget(ctx, s, opts, &popts, run); st != nil {
+	} else if st := newStdioTarget(ctx, s, opts, &popts, run, early); st != nil {
 		t = st
 	}
 	if t == nil {
@@ -413,6 +435,19 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if w, ok := t.(interface{ staleCache() <-chan struct{} }); ok {
+		// The probe of a release the registry no longer names stops
+		// early: it is made again.
+		if stale := w.staleCache(); stale != nil {
+			go func() {
+				select {
+				case <-stale:
+					cancel()
+				case <-pctx.Done():
+				}
+			}()
+		}
+	}
 	wait := run.streamPhases(&popts, t.redactor())
 	run.probed = true
 	run.res = probe.Run(pctx, t, popts)
@@ -422,6 +457,9 @@ func probeServer(ctx context.Context, s config.Server, opts *Options) *serverRun
 		run.notes = append(run.notes, run.planNote)
 	}
 	t.finish(run)
+	if run.again != "" {
+		return run
+	}
 	run.res.Stderr = opts.Redactor.String(t.scrub(run.res.Stderr))
 	if run.res.Err != nil && run.held == "" {
 		run.held = opts.Redactor.String(t.scrub(heldReason(run.res.Err, timeout, derived, run.plan, cold, serverExpired(ctx, pctx))) + t.where())

@@ -23,7 +23,8 @@ type Plan struct {
 	Identities  int // distinct clientInfo identities presented
 	ClockShifts int // launches with a moved clock (libfaketime)
 	// Calls is the timed warm-up calls of each launch, Gap the idle time
-	// before each one after the first.
+	// before each one after the first, in the first launch only
+	// (probe.Options.CallGap).
 	Calls int
 	Gap   time.Duration
 	// Burst is the calls of the burst (first launch, no gaps).
@@ -51,9 +52,13 @@ const (
 // its plan: the deadline every server had before it followed the plan.
 const MinServerTimeout = 2 * time.Minute
 
-// Idle is the time the plan spends waiting between calls, for certain.
+// Idle is the time the plan spends waiting between calls, for certain:
+// the gaps of the first launch's timed calls.
 func (p Plan) Idle() time.Duration {
-	return time.Duration(p.Launches*max(p.Calls-1, 0)) * p.Gap
+	if p.Launches < 1 {
+		return 0
+	}
+	return time.Duration(max(p.Calls-1, 0)) * p.Gap
 }
 
 // Estimate is how long the plan is expected to take on a server of
@@ -80,11 +85,15 @@ func (p Plan) Deadline() time.Duration {
 func (p Plan) Fits(d time.Duration) bool { return d >= p.Estimate() }
 
 // String says what the plan is, for a message that gives its estimate:
-// "21 launches × 50 calls with a 2s gap, and a burst of 1000 calls".
+// "21 launches × 50 calls with a 2s gap in the first, and a burst of 1000
+// calls".
 func (p Plan) String() string {
 	s := fmt.Sprintf("%d %s × %d %s", p.Launches, plural(p.Launches, "launch", "launches"), p.Calls, plural(p.Calls, "call", "calls"))
 	if p.Gap > 0 && p.Calls > 1 {
 		s += " with a " + p.Gap.String() + " gap"
+		if p.Launches > 1 {
+			s += " in the first"
+		}
 	}
 	if p.Burst > 0 {
 		s += fmt.Sprintf(", and a burst of %d calls", p.Burst)

@@ -31,18 +31,22 @@ func TestPlanDeadline(t *testing.T) {
 		{"quick", Plan{Launches: 2, Calls: 5}, 6*time.Second + 2*time.Second, 2 * time.Minute, "2 launches × 5 calls"},
 		// One call per launch: no gap is ever waited.
 		{"one call", Plan{Launches: 3, Calls: 1, Gap: time.Hour}, 9*time.Second + 600*time.Millisecond, 2 * time.Minute, "3 launches × 1 call"},
-		// deep as the issue names it: 5 launches of 50 calls, 2s gaps:
-		// 5 × 49 × 2s = 8m10s idle, 15s of launches, 50s of calls, 20s
-		// of burst.
+		// deep as the issue names it: 5 launches of 50 calls, 2s gaps in
+		// the first: 49 × 2s = 1m38s idle, 15s of launches, 50s of
+		// calls, 20s of burst.
 		{"deep, five launches", Plan{Launches: 5, Calls: 50, Gap: 2 * time.Second, Burst: 1000},
-			8*time.Minute + 10*time.Second + 15*time.Second + 50*time.Second + 20*time.Second,
-			2*(9*time.Minute+35*time.Second) + time.Minute, "5 launches × 50 calls with a 2s gap, and a burst of 1000 calls"},
+			98*time.Second + 15*time.Second + 50*time.Second + 20*time.Second,
+			2*(3*time.Minute+3*time.Second) + time.Minute, "5 launches × 50 calls with a 2s gap in the first, and a burst of 1000 calls"},
 		// deep's defaults: 5 launches, 13 extra identities, 3 clock
-		// shifts: 21 × 49 × 2s = 34m18s idle, 1m3s of launches, 3m30s
-		// of calls, 20s of burst.
+		// shifts: 49 × 2s = 1m38s idle (the first launch's; 34m18s when
+		// every launch had gaps), 1m3s of launches, 3m30s of calls, 20s
+		// of burst: 6m31s.
 		{"deep defaults", Plan{Launches: 21, Calls: 50, Gap: 2 * time.Second, Burst: 1000},
-			34*time.Minute + 18*time.Second + 63*time.Second + 210*time.Second + 20*time.Second,
-			2*(39*time.Minute+11*time.Second) + time.Minute, "21 launches × 50 calls with a 2s gap, and a burst of 1000 calls"},
+			98*time.Second + 63*time.Second + 210*time.Second + 20*time.Second,
+			2*(6*time.Minute+31*time.Second) + time.Minute, "21 launches × 50 calls with a 2s gap in the first, and a burst of 1000 calls"},
+		// One launch: its gaps are all the plan's.
+		{"one launch", Plan{Launches: 1, Calls: 3, Gap: time.Minute}, 2*time.Minute + 3*time.Second + 600*time.Millisecond,
+			2*(2*time.Minute+3600*time.Millisecond) + time.Minute, "1 launch × 3 calls with a 1m0s gap"},
 		// The nightly workflow's test budget: no gap, one extra identity.
 		{"deep, no gap", Plan{Launches: 9, Calls: 50, Burst: 1000},
 			27*time.Second + 90*time.Second + 20*time.Second,
@@ -150,19 +154,19 @@ func TestFitPlans(t *testing.T) {
 		{name: "quick, 2m", probe: probe.Options{Launches: 2, WarmupCalls: 5}, profile: "quick", timeout: 2 * time.Minute},
 		{name: "deep, unset", probe: probe.Options{Launches: 5, WarmupCalls: 50, CallGap: 2 * time.Second, BurstCalls: 1000}, profile: "deep"},
 		{name: "deep, --timeout 2m", probe: probe.Options{Launches: 5, WarmupCalls: 50, CallGap: 2 * time.Second, BurstCalls: 1000}, profile: "deep", timeout: 2 * time.Minute,
-			want: []string{"deep needs about 10m per server (5 launches × 50 calls with a 2s gap, and a burst of 1000 calls); --timeout is 2m0s (server a, b)", "leave --timeout unset"}},
+			want: []string{"deep needs about 4m per server (5 launches × 50 calls with a 2s gap in the first, and a burst of 1000 calls); --timeout is 2m0s (server a, b)", "leave --timeout unset"}},
 		{name: "deep, --timeout 10m", probe: probe.Options{Launches: 5, WarmupCalls: 50, CallGap: 2 * time.Second, BurstCalls: 1000}, profile: "deep", timeout: 10 * time.Minute},
-		{name: "deep, --deadline 5m", probe: probe.Options{Launches: 5, WarmupCalls: 50, CallGap: 2 * time.Second, BurstCalls: 1000}, profile: "deep", deadline: 5 * time.Minute,
-			want: []string{"deep needs about 10m per server (5 launches × 50 calls with a 2s gap, and a burst of 1000 calls); --deadline is 5m0s (server a, b)"}},
+		{name: "deep, --deadline 3m", probe: probe.Options{Launches: 5, WarmupCalls: 50, CallGap: 2 * time.Second, BurstCalls: 1000}, profile: "deep", deadline: 3 * time.Minute,
+			want: []string{"deep needs about 4m per server (5 launches × 50 calls with a 2s gap in the first, and a burst of 1000 calls); --deadline is 3m0s (server a, b)"}},
 		{name: "a policy's timeout", probe: probe.Options{Launches: 2, WarmupCalls: 5}, profile: "quick",
 			perServer: pol("version: 1\nservers:\n  b:\n    timeout: 5s\n"),
 			want:      []string{"quick needs about 8s per server (2 launches × 5 calls); the policy's timeout for it is 5s (server b)"}},
 		{name: "a server the policy makes deep", probe: probe.Options{Launches: 2, WarmupCalls: 5}, profile: "quick",
 			perServer: pol("version: 1\nservers:\n  a:\n    profile: deep\n    timeout: 3m\n"),
-			want:      []string{"deep needs about 10m per server (5 launches × 50 calls with a 2s gap, and a burst of 1000 calls); the policy's timeout for it is 3m0s (server a)"}},
+			want:      []string{"deep needs about 4m per server (5 launches × 50 calls with a 2s gap in the first, and a burst of 1000 calls); the policy's timeout for it is 3m0s (server a)"}},
 		{name: "--timeout over the policy's deep", probe: probe.Options{Launches: 2, WarmupCalls: 5}, profile: "quick", timeout: 5 * time.Second,
 			perServer: pol("version: 1\nservers:\n  a:\n    profile: deep\n"),
-			want:      []string{"deep needs about 10m per server", "--timeout is 5s (server a)"}},
+			want:      []string{"deep needs about 4m per server", "--timeout is 5s (server a)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

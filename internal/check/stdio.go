@@ -33,12 +33,18 @@ type stdioTarget struct {
 	leaks   *leakLog
 	tap     func(phase, method, subject string, request json.RawMessage, payload []byte)
 	red     *redact.Redactor
+	// early is the registry question asked while the launch started
+	// from the cache (startEarly); nil when it was asked before.
+	early *earlyRegistry
 }
 
 // newStdioTarget resolves the launch, makes the server's sandbox and sets
 // popts up for it: roots, the canary tap, clock launches. It returns nil
-// when the server cannot be launched (run.held says why).
-func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *probe.Options, run *serverRun) *stdioTarget {
+// when the server cannot be launched (run.held says why). early lets an
+// npx launch of an exact version the cache holds start while the
+// registry is asked (startEarly); otherwise the registry is asked and the
+// package fetched before the launch (prefetch).
+func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *probe.Options, run *serverRun, early bool) *stdioTarget {
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.LookupEnv
@@ -60,10 +66,15 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 		return nil
 	}
 	t := &stdioTarget{s: s, opts: opts, sb: sb, command: command, args: args, cwd: cwd, env: env, leaks: &leakLog{}}
-	ans, errText, note := prefetch(ctx, command, args, env, opts)
-	run.art.Registry, run.art.RegistryErr = ans, errText
-	if note != "" {
-		run.notes = append(run.notes, note)
+	if early {
+		t.early = startEarly(ctx, command, args, env, opts)
+	}
+	if t.early == nil {
+		ans, errText, note := prefetch(ctx, command, args, env, opts)
+		run.art.Registry, run.art.RegistryErr = ans, errText
+		if note != "" {
+			run.notes = append(run.notes, note)
+		}
 	}
 	if note := resolveElsewhere(ctx, command, args, env, sb.Environ(env), opts, &run.art); note != "" {
 		run.notes = append(run.notes, note)
@@ -190,7 +201,22 @@ func (t *stdioTarget) where() string { return "" }
 // redacts it. A launch that ran another version than the registry
 // resolved before it is held: what was checked would not be what a
 // client runs.
+//
+// A launch started from the cache while the registry was asked (early)
+// waits for its answer first: when the cache held another version than
+// the registry names, nothing of this probe is kept (run.again), and
+// probeServer probes again after a prefetch.
 func (t *stdioTarget) finish(run *serverRun) {
+	if t.early != nil {
+		note, again := t.early.settle(&run.art)
+		if again {
+			run.again = note
+			return
+		}
+		if note != "" {
+			run.notes = append(run.notes, note)
+		}
+	}
 	readArtifact(context.Background(), t, &run.art)
 	run.resolved = run.art.Version
 	if reg := run.art.Registry; reg != nil && run.held == "" && (run.art.Version != reg.Version || run.art.Integrity != "" && run.art.Integrity != reg.Integrity) {
@@ -222,4 +248,22 @@ func networkNote(server string, refused []sandbox.Refusal) string {
 	}
 	return fmt.Sprintf("network: the server tried %d destination(s) its allowance does not name, and was refused: %s; to let it reach one, add HOST:PORT to servers.%s.network in the policy file (or --network %s=HOST:PORT), after review",
 		len(refused), strings.Join(parts, ", "), server, server)
+}
+
+// staleCache is closed as soon as the registry answered that the cache
+// the launch started from holds another release: the probe can stop, it
+// will be made again. nil (never closed) when the registry was asked
+// before the launch.
+func (t *stdioTarget) staleCache() <-chan struct{} {
+	if t.early == nil {
+		return nil
+	}
+	ch := make(chan struct{})
+	go func() {
+		<-t.early.q.done
+		if t.early.stale() {
+			close(ch)
+		}
+	}()
+	return ch
 }

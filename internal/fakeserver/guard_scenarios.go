@@ -21,6 +21,8 @@ import (
 //	prose-call         tools/call answers with about 3 KB of documentation
 //	                   prose, as text and as structuredContent (the guard's
 //	                   calls/s benchmark: an answer the text rules read whole)
+//	prose-64k          tools/call answers with 64 KB of that prose as text
+//	                   (the guard's round trip with a large answer)
 //
 // guardRequest answers the requests these scenarios script and reports
 // whether it did; every other request falls through to the usual handling.
@@ -58,6 +60,9 @@ func (s *server) guardRequest(id json.RawMessage, method string, params json.Raw
 		return true
 	case s.scenario == "prose-call" && method == "tools/call":
 		s.reply(id, ProseResult)
+		return true
+	case s.scenario == "prose-64k" && method == "tools/call":
+		s.reply(id, Prose64KResult)
 		return true
 	case (s.scenario == "prompt-drift" || s.scenario == "prompt-hidden") && method == "prompts/get":
 		promptGets++
@@ -109,6 +114,10 @@ const prose = "## Reading files\n\nUse `read_text_file` to read the complete con
 // ProseResult is the prose-call scenario's tools/call result: the prose as
 // text content and again, in two fields, as structuredContent.
 var ProseResult = `{"content":[{"type":"text","text":` + strconvQuote(prose) + `}],"structuredContent":{"title":"Filesystem server guide","body":` + strconvQuote(prose) + `,"sections":["Reading files","Listing directories","Searching","Editing"]}}`
+
+// Prose64KResult is the prose-64k scenario's tools/call result: 64 KB of
+// the prose as one text content.
+var Prose64KResult = `{"content":[{"type":"text","text":` + strconvQuote(strings.Repeat(prose, 64<<10/len(prose)+1)[:64<<10]) + `}]}`
 
 // promptGets counts prompts/get requests; one server runs per process, so
 // a package variable keeps the server struct untouched.

@@ -188,10 +188,20 @@ const benchCall = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"nam
 // of the p99s) with direct, which bench/guard.sh prints beside what the
 // pass-through process alone adds.
 func BenchmarkGuardRoundTrip(b *testing.B) {
-	lockPath := benchLock(b, "honest")
+	benchRoundTrip(b, "honest")
+}
+
+// BenchmarkGuardRoundTrip64K is BenchmarkGuardRoundTrip with answers of
+// 64 KB of prose, every byte of which the guard's text rules read.
+func BenchmarkGuardRoundTrip64K(b *testing.B) {
+	benchRoundTrip(b, "prose-64k")
+}
+
+func benchRoundTrip(b *testing.B, scenario string) {
+	lockPath := benchLock(b, scenario)
 	for _, via := range []string{"direct", "pass-through", "guard"} {
 		b.Run(via, func(b *testing.B) {
-			p := startPeer(b, via, "honest", lockPath)
+			p := startPeer(b, via, scenario, lockPath)
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

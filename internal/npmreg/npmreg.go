@@ -34,6 +34,7 @@ type Registry struct {
 	pkgs     map[string]map[string][]byte // name -> version -> tarball
 	latest   map[string]string
 	requests map[string]int // path -> GETs
+	gate     chan struct{}  // while open (non-nil), packument GETs wait for it to close
 }
 
 // New starts a registry; it stops when the test ends.
@@ -59,6 +60,25 @@ func (r *Registry) Publish(name, version string, tarball []byte) {
 	r.latest[name] = version
 }
 
+// HoldPackuments makes every packument GET wait, unanswered, until
+// release is called (or the request is cancelled): a registry slower than
+// the server's own start. Tarballs are served as usual.
+func (r *Registry) HoldPackuments() (release func()) {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	r.gate = ch
+	r.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.gate = nil
+			r.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
 // Requests is how many GETs path had.
 func (r *Registry) Requests(path string) int {
 	r.mu.Lock()
@@ -75,8 +95,17 @@ func Integrity(tarball []byte) string {
 func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	path := strings.TrimPrefix(req.URL.Path, "/")
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.requests["/"+path]++
+	if gate := r.gate; gate != nil && !strings.Contains(path, "/-/") {
+		r.mu.Unlock()
+		select {
+		case <-gate:
+		case <-req.Context().Done():
+			return
+		}
+		r.mu.Lock()
+	}
+	defer r.mu.Unlock()
 	if name, file, ok := strings.Cut(path, "/-/"); ok {
 		name = strings.ReplaceAll(name, "%2f", "/")
 		for v, tgz := range r.pkgs[name] {

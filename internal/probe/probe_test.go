@@ -80,6 +80,11 @@ func TestProbePhases(t *testing.T) {
 				if res.Err == nil || !strings.Contains(res.Err.Error(), tt.errSub) {
 					t.Fatalf("err = %v, want it to contain %q", res.Err, tt.errSub)
 				}
+				// An over-long answer is not quoted as stray stdout: its
+				// tail is the end of the answer itself.
+				if tt.scenario == "big-message" && strings.Contains(res.Err.Error(), "not JSON-RPC") {
+					t.Errorf("err = %.300v", res.Err)
+				}
 			} else if res.Err != nil {
 				t.Fatalf("err = %v (stderr %s)", res.Err, res.Stderr)
 			}
@@ -395,6 +400,36 @@ func TestCallGapEndsWithContext(t *testing.T) {
 	}
 	if len(res.Calls) != 1 {
 		t.Errorf("calls = %d, want 1", len(res.Calls))
+	}
+	assertGone(t, *cmds)
+}
+
+// TestCallGapFirstLaunchOnly: the idle gap is spent in the first launch's
+// session only (the one a wall-time trigger is given); the other launches
+// make the same calls back to back. A gap of 5 s against a fake that
+// answers at once: the first launch's calls are at least the gap apart,
+// the others' far less.
+func TestCallGapFirstLaunchOnly(t *testing.T) {
+	launch, cmds := fake(t, "honest")
+	const gap = 5 * time.Second
+	opts := Options{Launches: 3, WarmupCalls: 2, CallGap: gap, Calls: []Call{{Tool: "summarize", Arguments: json.RawMessage(`{"text":"x"}`)}}}
+	at := map[string]time.Time{}
+	opts.Observed = func(o Observation) { at[o.Phase] = time.Now() }
+	res := Run(context.Background(), launch, opts)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if len(res.Calls) != 6 {
+		t.Fatalf("calls = %d, want 6", len(res.Calls))
+	}
+	for n := 1; n <= 3; n++ {
+		first, second := at[fmt.Sprintf("launch-%d/after-call-1", n)], at[fmt.Sprintf("launch-%d/after-call-2", n)]
+		if first.IsZero() || second.IsZero() {
+			t.Fatalf("launch %d: phases %v", n, at)
+		}
+		if d := second.Sub(first); n == 1 && d < gap || n > 1 && d >= gap {
+			t.Errorf("launch %d: %s between its calls, gap %s", n, d, gap)
+		}
 	}
 	assertGone(t, *cmds)
 }

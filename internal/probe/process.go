@@ -269,6 +269,11 @@ func (p *process) Explain(err error) error {
 		if why := helperFailure(p); why != "" {
 			return fmt.Errorf("%w (%s)", err, why)
 		}
+		if p.lines.stoppedLong() {
+			// The tail of stdout is the end of the over-long line:
+			// the error says what it was.
+			return err
+		}
 		if line := nonJSONLine(p.stdout.Tail()); line != "" {
 			return fmt.Errorf("%w (stdout is not JSON-RPC: %q)", err, clip.Bytes(line, 200))
 		}

@@ -36,11 +36,9 @@ import (
 // drops the lines that are not JSON-RPC messages.
 type lineFilter struct {
 	r   *bufio.Reader
-	max int // a line longer than this goes through unfiltered (the SDK refuses it)
+	max int // a line longer than this ends the stream (errLineTooLong)
 	out []byte
 	err error
-	// through is set while the rest of an over-long line is passed on.
-	through bool
 	// depth and inStr track the JSON value passed on so far: depth is
 	// above 0 while a value that started on an earlier line is open.
 	depth int
@@ -49,6 +47,7 @@ type lineFilter struct {
 
 	mu      sync.Mutex
 	suspect []byte // the start of the first line passed on that is not plainly a message
+	tooLong bool   // the stream ended at a line over max
 }
 
 func newLineFilter(r io.Reader, max int, drops *dropLog) *lineFilter {
@@ -67,34 +66,53 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// fill reads one line (or one chunk of an over-long one) into out.
+// errLineTooLong ends a server's stdout at a line longer than the
+// largest message the probe reads (Options.MaxMessageBytes). The SDK's
+// transport would refuse the message all the same, but only once it had
+// buffered it again: the line is dropped as soon as it is too long, so a
+// server that answers with 48 MB costs the checker the limit once, not
+// several times over.
+var errLineTooLong = errors.New("inbound JSON-RPC frame exceeded the configured maximum line length")
+
+// fill reads one line into out, or ends the stream (err) at a line longer
+// than max. A long line is read in the bufio.Reader's chunks, copied once
+// each, and joined once at its end: growing one slice by appending would
+// copy it again at every doubling and leave the old copies to the
+// collector, up to three times the line at once.
 func (f *lineFilter) fill() {
+	chunk, err := f.r.ReadSlice('\n')
 	var line []byte
-	for {
-		chunk, err := f.r.ReadSlice('\n')
-		if f.through {
-			f.out = append(f.out[:0], chunk...)
-			if err == nil {
-				f.through = false
-			} else if !errors.Is(err, bufio.ErrBufferFull) {
-				f.err = err
-			}
-			return
-		}
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(line) > f.max {
-				// Let the SDK refuse it as too large.
-				f.through = true
-				f.out = line
+	if errors.Is(err, bufio.ErrBufferFull) {
+		parts := [][]byte{bytes.Clone(chunk)}
+		n := len(chunk)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if n > f.max+len("\r\n") {
+				f.stopLong()
 				return
 			}
-			continue
+			chunk, err = f.r.ReadSlice('\n')
+			parts = append(parts, bytes.Clone(chunk))
+			n += len(chunk)
 		}
-		if err != nil {
-			f.err = err
+		if n > f.max+len("\r\n") {
+			// (A line the SDK may still take, its line end aside, is
+			// left to it.)
+			f.stopLong()
+			return
 		}
-		break
+		line = make([]byte, 0, n)
+		for _, p := range parts {
+			line = append(line, p...)
+		}
+	} else {
+		if len(chunk) > f.max+len("\r\n") {
+			f.stopLong()
+			return
+		}
+		line = bytes.Clone(chunk)
+	}
+	if err != nil {
+		f.err = err
 	}
 	if len(line) == 0 {
 		return
@@ -120,6 +138,22 @@ func (f *lineFilter) fill() {
 		return
 	}
 	f.drops.add(line)
+}
+
+// stopLong ends the stream at a line over max.
+func (f *lineFilter) stopLong() {
+	f.err = fmt.Errorf("%w (%d bytes)", errLineTooLong, f.max)
+	f.mu.Lock()
+	f.tooLong = true
+	f.mu.Unlock()
+}
+
+// stoppedLong reports whether the stream ended at a line over max: the
+// tail of stdout is then the end of that line, no reason to quote.
+func (f *lineFilter) stoppedLong() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tooLong
 }
 
 // track follows the nesting of the JSON passed on, so that the lines of a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -79,10 +80,19 @@ func TestLineFilter(t *testing.T) {
 		}
 	}
 
-	long := `{"jsonrpc":"2.0","x":"` + strings.Repeat("b", 300<<10) + `"}` + "\nafter\n"
-	out, _ = io.ReadAll(newLineFilter(strings.NewReader(long), 100<<10, &dropLog{}))
-	if !bytes.Equal(out, []byte(long[:len(long)-len("after\n")])) {
-		t.Errorf("an over-long line did not go through whole (%d bytes)", len(out))
+	// A line over the limit ends the stream with the SDK's words, and
+	// none of it is passed on: the SDK would only buffer it to refuse it.
+	small := `{"jsonrpc":"2.0","id":3,"result":{}}` + "\n"
+	long := small + `{"jsonrpc":"2.0","x":"` + strings.Repeat("b", 300<<10) + `"}` + "\nafter\n"
+	out, err = io.ReadAll(newLineFilter(strings.NewReader(long), 100<<10, &dropLog{}))
+	if !errors.Is(err, errLineTooLong) || !strings.Contains(err.Error(), "exceeded the configured maximum") || string(out) != small {
+		t.Errorf("an over-long line: passed %d bytes, err %v", len(out), err)
+	}
+	// One at the limit goes through, joined from its chunks.
+	atLimit := `{"jsonrpc":"2.0","x":"` + strings.Repeat("c", 100<<10-len(`{"jsonrpc":"2.0","x":""}`)) + `"}` + "\n"
+	out, err = io.ReadAll(newLineFilter(strings.NewReader(atLimit+small), 100<<10, &dropLog{}))
+	if err != nil || string(out) != atLimit+small {
+		t.Errorf("a line at the limit: passed %d bytes of %d, err %v", len(out), len(atLimit+small), err)
 	}
 }
 
