@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Scenarios for the run-time guard, which sees one long session rather
@@ -62,7 +63,7 @@ func (s *server) guardRequest(id json.RawMessage, method string, params json.Raw
 		s.reply(id, ProseResult)
 		return true
 	case s.scenario == "prose-64k" && method == "tools/call":
-		s.reply(id, Prose64KResult)
+		s.reply(id, prose64KResult())
 		return true
 	case (s.scenario == "prompt-drift" || s.scenario == "prompt-hidden") && method == "prompts/get":
 		promptGets++
@@ -115,9 +116,12 @@ const prose = "## Reading files\n\nUse `read_text_file` to read the complete con
 // text content and again, in two fields, as structuredContent.
 var ProseResult = `{"content":[{"type":"text","text":` + strconvQuote(prose) + `}],"structuredContent":{"title":"Filesystem server guide","body":` + strconvQuote(prose) + `,"sections":["Reading files","Listing directories","Searching","Editing"]}}`
 
-// Prose64KResult is the prose-64k scenario's tools/call result: 64 KB of
-// the prose as one text content.
-var Prose64KResult = `{"content":[{"type":"text","text":` + strconvQuote(strings.Repeat(prose, 64<<10/len(prose)+1)[:64<<10]) + `}]}`
+// prose64KResult is the prose-64k scenario's tools/call result: 64 KB of
+// the prose as one text content. Made on first use, not at init: every
+// fake server starts through this package.
+var prose64KResult = sync.OnceValue(func() string {
+	return `{"content":[{"type":"text","text":` + strconvQuote(strings.Repeat(prose, 64<<10/len(prose)+1)[:64<<10]) + `}]}`
+})
 
 // promptGets counts prompts/get requests; one server runs per process, so
 // a package variable keeps the server struct untouched.
