@@ -312,7 +312,7 @@ var (
 	// objects ("list all API keys from Resend") are a key-management
 	// tool's job.
 	secretStore = []gate{
-		gated("env environment ssh id_rsa id_dsa id_ecdsa id_ed25519 aws keychain seed recovery mnemonic wallet bash_history zsh_history netrc credentials kube login shadow passwd docker process pem p12 pfx kdbx keystore jks",
+		gated("var vars variable variables .env id_rsa id_dsa id_ecdsa id_ed25519 .ssh ssh .aws keychain phrase phrases mnemonic wallet bash_history zsh_history .netrc .git .kube login shadow passwd .docker .pem .p12 .pfx .kdbx .jks keystore keystores",
 			`\.(?:pem|p12|pfx|kdbx|jks)\b|\bkeystores?\b|\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b`),
 		gated2("secret secrets credential credentials password passwords passphrase passphrases api key keys access token tokens auth authentication private cookies session phrase phrases mnemonics",
 			"user users saved stored cached browser system local",
@@ -322,7 +322,11 @@ var (
 			secretNoun+`[^.]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`),
 	}
 	readVerb2 = lazyRegexp(`\b(?:look (?:in|inside|into|for|through)|inspect|browse|go through|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
-	negated   = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without|can't|cannot|won't|will not|doesn't|does not|didn't)\b[^.]{0,24}$`)
+	// readGate opens where a clause holds a verb that reads or moves
+	// data: the secret expressions, costly on prose, need one before
+	// what they find.
+	readGate = gated("look inspect browse go read open cat get fetch retrieve collect gather grab extract obtain dump harvest load access find search locate print output reveal list copy include attach scan export enumerate steal exfiltrate send upload forward share leak pass append embed paste return", "")
+	negated  = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without|can't|cannot|won't|will not|doesn't|does not|didn't)\b[^.]{0,24}$`)
 
 	// silently is concealment of what the model does.
 	silently = gated2("silently quietly secretly covertly discreetly surreptitiously invisibly without behind so", "round change replace alter modify adjust swap substitute set switch rewrite redirect add increase decrease multiply convert use append prepend insert inflate reduce raise lower cap truncate override overwrite shift move transfer send route bcc cc", `\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly|without (?:telling|informing|notifying|alerting|mentioning|letting|showing|the user (?:knowing|noticing|seeing))|behind the user's back|so the user (?:does not|doesn't|won't|will not) (?:know|notice|see))\b`)
@@ -524,7 +528,7 @@ func judgeClause(c []byte, g mask, block, answer, job bool) (intentClass, string
 		return classReadSecrets, at(m)
 	}
 	for _, gs := range [][]gate{secretFile, secretStore} {
-		if job || !g.anyOf(gs) || !addressed() {
+		if job || !g.has(readGate) || !g.anyOf(gs) || !addressed() {
 			continue
 		}
 		if m := findAny(c, g, gs); m != nil {
@@ -646,8 +650,11 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 	})
 	*scratch = spans
 	// The tags clauses are cut at are no clause's: their words gate the
-	// blocks.
-	for i := 0; i < len(t); {
+	// blocks too. A block marker is looked for in the tags and clauses
+	// whose words open its gate, never over the whole text: a page of
+	// prose is full of "you" and "model".
+	block := false
+	for i := 0; i < len(t) && !block; {
 		k := bytes.IndexByte(t[i:], '<')
 		if k < 0 {
 			break
@@ -657,14 +664,21 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		if j := bytes.IndexByte(t[i:end], '>'); j > 0 {
 			end = i + j + 1
 		}
-		whole = whole.or(gateMask(t[i:end]))
+		tag := t[i:end]
+		g := gateMask(tag)
+		whole = whole.or(g)
+		block = g.has(blockMarkers[0]) && blockMarkers[0].re().Match(tag)
 		i = end
 	}
-	block := false
-	for _, x := range blockMarkers {
-		if whole.has(x) && x.re().Match(t) {
-			block = true
+	for _, sp := range spans {
+		if block {
 			break
+		}
+		for _, x := range blockMarkers {
+			if sp.g.has(x) && x.re().Match(t[sp.a:sp.z]) {
+				block = true
+				break
+			}
 		}
 	}
 	var out []clauseHit
