@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"bytes"
 	"regexp"
 	"sync"
 )
@@ -152,7 +153,7 @@ func gateMask(c []byte) mask {
 		}
 		// A variable named for a secret (ci_deploy_key), and a fetch
 		// of a URL in script ("fetch('https://").
-		if len(w) > 4 && secretVar(w) {
+		if len(w) > 4 && bytes.IndexByte(w, '_') > 0 && secretVar(w) {
 			m = m.or(gateWords["_secretvar"])
 		}
 		if string(w) == "fetch" && j+9 <= len(c) && (string(c[j:j+6]) == "('http" || string(c[j:j+7]) == "(\"http" || string(c[j:j+7]) == "( 'http") {
@@ -168,7 +169,7 @@ func gateMask(c []byte) mask {
 		}
 		// A variable named for a secret (ci_deploy_key), and a fetch
 		// of a URL in script ("fetch('https://").
-		if len(w) > 4 && secretVar(w) {
+		if len(w) > 4 && bytes.IndexByte(w, '_') > 0 && secretVar(w) {
 			m = m.or(gateWords["_secretvar"])
 		}
 		if string(w) == "fetch" && j+9 <= len(c) && (string(c[j:j+6]) == "('http" || string(c[j:j+7]) == "(\"http" || string(c[j:j+7]) == "( 'http") {
