@@ -23,21 +23,31 @@ import (
 // base branch to review against and the pull request comment.
 type checkFlags struct {
 	probing
+	outputs
+	baseLock, baseRef, basePolicy string
+	comment                       bool
+}
+
+// outputs are the report's outputs and threshold, which check and lint
+// share: one report, rendered and judged the same way.
+type outputs struct {
 	format, failOn, automation           string
 	jsonOut, sarifOut, mdOut, summaryOut string
-	baseLock, baseRef, basePolicy        string
-	comment                              bool
+}
+
+func (o *outputs) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.format, "format", "text", "stdout `FORMAT`: text, json, sarif, markdown, summary or annotations")
+	fs.StringVar(&o.jsonOut, "json", "", "also write the JSON report to `FILE`")
+	fs.StringVar(&o.sarifOut, "sarif", "", "also write SARIF to `FILE`")
+	fs.StringVar(&o.mdOut, "markdown", "", "also write the markdown PR comment to `FILE`")
+	fs.StringVar(&o.summaryOut, "summary", "", "also write the job summary markdown to `FILE`")
+	fs.StringVar(&o.failOn, "fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
+	fs.StringVar(&o.automation, "automation-id", "", "SARIF automationDetails.id `ID` (unique per job)")
 }
 
 func (c *checkFlags) register(fs *flag.FlagSet) {
 	c.probing.register(fs)
-	fs.StringVar(&c.format, "format", "text", "stdout `FORMAT`: text, json, sarif, markdown, summary or annotations")
-	fs.StringVar(&c.jsonOut, "json", "", "also write the JSON report to `FILE`")
-	fs.StringVar(&c.sarifOut, "sarif", "", "also write SARIF to `FILE`")
-	fs.StringVar(&c.mdOut, "markdown", "", "also write the markdown PR comment to `FILE`")
-	fs.StringVar(&c.summaryOut, "summary", "", "also write the job summary markdown to `FILE`")
-	fs.StringVar(&c.failOn, "fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
-	fs.StringVar(&c.automation, "automation-id", "", "SARIF automationDetails.id `ID` (unique per job)")
+	c.outputs.register(fs)
 	fs.StringVar(&c.baseLock, "base-lock", "", "also review what this lock approves against the base branch's lock `FILE`")
 	fs.StringVar(&c.baseRef, "base", "", "like --base-lock, reading the lock (and the policy) at git `REF`")
 	fs.StringVar(&c.basePolicy, "base-policy", "", "with --base-lock: the base branch's policy `FILE`, in force over this one (which can only tighten it)")

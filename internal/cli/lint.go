@@ -30,22 +30,15 @@ import (
 // with, which of its servers, and check's report outputs and threshold.
 type lintFlags struct {
 	common
-	format, failOn, automation           string
-	jsonOut, sarifOut, mdOut, summaryOut string
-	verbose                              bool
+	outputs
+	verbose bool
 }
 
 func (c *lintFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.lockPath, "lock", lock.DefaultPath, "lockfile `FILE` whose recorded text is judged")
 	fs.Var(&c.servers, "server", "only this server `NAME` of the lock (repeatable; default: all)")
 	fs.StringVar(&c.policyPath, "policy", "", "policy `FILE` whose rules re-level or drop findings (default: "+policy.DefaultFile+" in the working directory, if it exists)")
-	fs.StringVar(&c.format, "format", "text", "stdout `FORMAT`: text, json, sarif, markdown, summary or annotations")
-	fs.StringVar(&c.jsonOut, "json", "", "also write the JSON report to `FILE`")
-	fs.StringVar(&c.sarifOut, "sarif", "", "also write SARIF to `FILE`")
-	fs.StringVar(&c.mdOut, "markdown", "", "also write the markdown PR comment to `FILE`")
-	fs.StringVar(&c.summaryOut, "summary", "", "also write the job summary markdown to `FILE`")
-	fs.StringVar(&c.failOn, "fail-on", "error", "lowest `SEVERITY` that fails the run: error, warning, note or never")
-	fs.StringVar(&c.automation, "automation-id", "", "SARIF automationDetails.id `ID` (unique per job)")
+	c.outputs.register(fs)
 	fs.BoolVar(&c.verbose, "verbose", false, "also list acknowledged findings")
 	c.flags = fs
 }
