@@ -45,6 +45,15 @@ func (o *outputs) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.automation, "automation-id", "", "SARIF automationDetails.id `ID` (unique per job)")
 }
 
+// stdoutFormat is --format, read; a bad one is a usage error.
+func (o *outputs) stdoutFormat() (report.Format, error) {
+	f, err := report.ParseFormat(o.format)
+	if err != nil {
+		return f, asUsage(fmt.Errorf("--format: %w", err))
+	}
+	return f, nil
+}
+
 func (c *checkFlags) register(fs *flag.FlagSet) {
 	c.probing.register(fs)
 	c.outputs.register(fs)
@@ -62,9 +71,9 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	f, err := report.ParseFormat(c.format)
+	f, err := c.stdoutFormat()
 	if err != nil {
-		return ExitUsage, asUsage(fmt.Errorf("--format: %w", err))
+		return ExitUsage, err
 	}
 	ctx, cancel, opts, err := c.checkRun(ctx, env, c.failOn)
 	defer cancel()

@@ -53,9 +53,9 @@ func runLint(_ context.Context, args []string, env Env) (int, error) {
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	f, err := report.ParseFormat(c.format)
+	f, err := c.stdoutFormat()
 	if err != nil {
-		return ExitUsage, asUsage(fmt.Errorf("--format: %w", err))
+		return ExitUsage, err
 	}
 	threshold, err := finding.ParseSeverity(c.failOn)
 	if err != nil {
