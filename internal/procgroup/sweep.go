@@ -18,7 +18,7 @@ const sweepLimit = 10 * time.Second
 // next returns to user space, so until every pid stopped shows as stopped
 // one may still be finishing a fork. And one quiet scan is not proof: a
 // process that exits between two reads hides its child for a moment; once
-// everything seen is stopped nothing exits, so three quiet scans in a row
+// everything seen is stopped nothing exits, so ten quiet scans in a row
 // see every orphan, reparented to us. Bounded by deadline.
 func freeze(keep map[int]bool, deadline time.Time, snapshot func() map[int]bool) map[int]bool {
 	stopped := map[int]bool{}
@@ -42,7 +42,10 @@ func freeze(keep map[int]bool, deadline time.Time, snapshot func() map[int]bool)
 		}
 		if fresh == 0 && running == 0 {
 			quiet++
-			if quiet >= 3 {
+			// Ten quiet rounds, each a millisecond apart: under load a
+			// chain that re-forks every millisecond can be between a fork
+			// and its child's entry in /proc for a round or two.
+			if quiet >= 10 {
 				break
 			}
 		} else {
