@@ -11,9 +11,9 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/review"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // Definitions as a server sends them; the locks below are built from them
@@ -158,7 +158,7 @@ func sortedStrings(s []string) []string {
 func markdown(t *testing.T, r *report.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := report.WriteMarkdown(&b, r, report.Options{}); err != nil {
+	if err := report.Write(&b, report.FormatMarkdown, r, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // ProbeLive probes every configured server through all phases, as pin

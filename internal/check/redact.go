@@ -2,7 +2,7 @@ package check
 
 import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // redactServer redacts one server's report entry: the engine's last pass

@@ -22,8 +22,8 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // remoteFixture is a go-sdk MCP server over HTTP started by the test; its
@@ -211,7 +211,7 @@ func TestRemoteAuth(t *testing.T) {
 			t.Fatalf("exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 		}
 		var js bytes.Buffer
-		if err := report.WriteJSON(&js, r, report.Options{}); err != nil {
+		if err := json.NewEncoder(&js).Encode(r); err != nil {
 			t.Fatal(err)
 		}
 		for what, b := range map[string][]byte{"lock": data, "JSON report": js.Bytes()} {
@@ -250,7 +250,7 @@ func TestRemoteEchoedSecret(t *testing.T) {
 		t.Fatalf("no canary-leak finding:\n%s", dumpFindings(r))
 	}
 	var js bytes.Buffer
-	_ = report.WriteJSON(&js, r, report.Options{})
+	_ = json.NewEncoder(&js).Encode(r)
 	if bytes.Contains(js.Bytes(), []byte(token)) {
 		t.Error("the JSON report holds the token")
 	}
@@ -273,7 +273,7 @@ func TestRemoteCallResultRedacted(t *testing.T) {
 		opts.Redactor = redact.New([]string{"DICT_SERVICE_KEY=" + secret})
 		r := Check(context.Background(), opts)
 		var js bytes.Buffer
-		_ = report.WriteJSON(&js, r, report.Options{})
+		_ = json.NewEncoder(&js).Encode(r)
 		if !bytes.Contains(js.Bytes(), []byte("tools/call result")) {
 			t.Fatalf("the call result was not inspected:\n%s", js.Bytes())
 		}

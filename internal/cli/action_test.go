@@ -26,8 +26,8 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // actionlintVersion is the pinned actionlint, as .github/workflows/ci.yml runs it.

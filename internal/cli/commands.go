@@ -15,8 +15,9 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/termtable"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // checkFlags are check's flags: the probe's, the report's outputs, the
@@ -286,7 +287,7 @@ func runPin(ctx context.Context, args []string, env Env) (int, error) {
 			kept = "its entry is kept as it was"
 		}
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s was held, not pinned: %s, and check holds it until it is probed; fix the reason above, then run %s %s\n",
-			inert.Text(s.Name), kept, pinCommand(fs, args), report.ShellWord("--server="+s.Name))
+			inert.Text(s.Name), kept, pinCommand(fs, args), inert.ShellWord("--server="+s.Name))
 	}
 	if r.Summary.ExitCode != ExitOK {
 		// The lock is written, so the acknowledgements can be recorded
@@ -367,7 +368,7 @@ func runServers(_ context.Context, args []string, env Env) (int, error) {
 	if isTerminal(env.Stdout) {
 		// A person reading a terminal gets a table that fits it; a
 		// pipe, a file or a script gets one tab-separated line a server.
-		if err := report.WriteTable(env.Stdout, []string{"server", "config", "transport", "launch"}, rows, termWidth(env, env.Stdout)); err != nil {
+		if err := termtable.Write(env.Stdout, []string{"server", "config", "transport", "launch"}, rows, termWidth(env, env.Stdout)); err != nil {
 			return ExitUsage, err
 		}
 		return ExitOK, nil

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // TestREADMEDemo runs the README's first command, as written, on the
@@ -55,7 +55,7 @@ func TestREADMEDemo(t *testing.T) {
 	// Its "Next:" names the instruction to pass the key on for what it
 	// is, first, and offers neither to acknowledge nor to approve it.
 	var text bytes.Buffer
-	if err := report.WriteText(&text, &r, report.Options{Width: 80}); err != nil {
+	if err := report.Write(&text, report.FormatText, &r, report.Options{Width: 80}); err != nil {
 		t.Fatal(err)
 	}
 	_, next, _ := strings.Cut(text.String(), "\nNext:\n")

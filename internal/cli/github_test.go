@@ -15,8 +15,8 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // shortProbeArgs keep the fake servers' probes short: the scenarios used here

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // issueFlags are issue's flags: the report, the lock it names, and the

@@ -14,8 +14,8 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // printMatrix writes the servers as a GitHub Actions matrix, so a workflow
@@ -107,7 +107,7 @@ func runMerge(_ context.Context, args []string, env Env) (int, error) {
 		return ExitUsage, err
 	}
 	if *outputs {
-		if err := report.SetOutputs(func(k string) string { v, _ := env.Getenv(k); return v }, resultOutputs(r)); err != nil {
+		if err := ghcmd.SetOutputs(func(k string) string { v, _ := env.Getenv(k); return v }, resultOutputs(r)); err != nil {
 			return ExitUsage, err
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"strings"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // carriedFlags are the flags of pin and check that change what approve's
@@ -55,7 +55,7 @@ func carried(command string, fs *flag.FlagSet, args []string) string {
 			val = args[i]
 		}
 		if carriedFlags[name] {
-			words = append(words, report.ShellWord("--"+name+"="+val))
+			words = append(words, inert.ShellWord("--"+name+"="+val))
 		}
 	}
 	return strings.Join(words, " ")

@@ -19,8 +19,8 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // repinFlags are repin's flags: the probe's, who approves, and the pull

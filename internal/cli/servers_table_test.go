@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/termtable"
 )
 
 // TestServersTable: on a terminal, servers draws its rows as a table that
@@ -23,7 +23,7 @@ func TestServersTable(t *testing.T) {
 		t.Errorf("row %q", got)
 	}
 	var buf bytes.Buffer
-	if err := report.WriteTable(&buf, []string{"server", "config", "transport", "launch"}, rows, 80); err != nil {
+	if err := termtable.Write(&buf, []string{"server", "config", "transport", "launch"}, rows, 80); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {

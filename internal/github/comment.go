@@ -7,7 +7,7 @@ import (
 
 	gh "github.com/google/go-github/v62/github"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // UpsertComment makes body the pull request's one mcp-lockcheck comment:
@@ -22,7 +22,7 @@ import (
 // github-actions[bot], which is used then.
 //
 // A clean run edits the comment too, so a pull request that fixed its drift
-// does not keep showing the old verdict; the body (report.WriteMarkdown)
+// does not keep showing the old verdict; the body (report.Write, FormatMarkdown)
 // says it is clean.
 func UpsertComment(ctx context.Context, client *gh.Client, owner, repo string, pr int, body string) (string, error) {
 	if !strings.Contains(body, report.Marker) {

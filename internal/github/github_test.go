@@ -11,7 +11,7 @@ import (
 	gh "github.com/google/go-github/v62/github"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 func fake(t *testing.T, files map[string]string) (*githubtest.Server, *gh.Client) {

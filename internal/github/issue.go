@@ -7,7 +7,7 @@ import (
 
 	gh "github.com/google/go-github/v62/github"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // DefaultIssueLabel labels the drift issue; it is also how the issue is

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 const testMarker = "<!-- mcp-lockcheck:deep-drift lock=mcp-lock.json -->"

@@ -52,7 +52,7 @@ func TestSARIFValidatesAgainstSchema(t *testing.T) {
 		"empty":   {LockfileVersion: 1},
 	} {
 		var buf bytes.Buffer
-		if err := WriteSARIF(&buf, r, fixtureOptions); err != nil {
+		if err := writeSARIF(&buf, r, fixtureOptions); err != nil {
 			t.Fatal(err)
 		}
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
@@ -102,7 +102,7 @@ func TestSARIFContent(t *testing.T) {
 	t.Parallel()
 	r := loadFixture(t)
 	var buf bytes.Buffer
-	if err := WriteSARIF(&buf, r, fixtureOptions); err != nil {
+	if err := writeSARIF(&buf, r, fixtureOptions); err != nil {
 		t.Fatal(err)
 	}
 	var log sarifLog
@@ -131,7 +131,7 @@ func TestSARIFContent(t *testing.T) {
 		if res.RuleID != string(f.Rule) || d.Rules[res.RuleIndex].ID != string(f.Rule) {
 			t.Errorf("result %d: rule %s index %d, want %s", i, res.RuleID, res.RuleIndex, f.Rule)
 		}
-		if res.PartialFingerprints[FingerprintKey] != Fingerprint(f) || len(Fingerprint(f)) != 64 {
+		if res.PartialFingerprints[FingerprintKey] != fingerprint(f) || len(fingerprint(f)) != 64 {
 			t.Errorf("result %d: fingerprint %v", i, res.PartialFingerprints)
 		}
 		loc := res.Locations[0].PhysicalLocation
@@ -168,11 +168,11 @@ func TestFingerprintIgnoresLineAndPhase(t *testing.T) {
 	f.Kind, f.Subject, f.Field, f.Line, f.Phase, f.Message = finding.KindTool, "read_file", "description", 10, "launch-1/initial", "a"
 	g := f
 	g.Line, g.Phase, g.Message = 99, "launch-2/initial", "b"
-	if Fingerprint(f) != Fingerprint(g) {
+	if fingerprint(f) != fingerprint(g) {
 		t.Error("fingerprint depends on line, phase or message")
 	}
 	g.Field = "title"
-	if Fingerprint(f) == Fingerprint(g) {
+	if fingerprint(f) == fingerprint(g) {
 		t.Error("fingerprint ignores the field")
 	}
 	if suppressionGUID(f) == suppressionGUID(g) {
@@ -183,7 +183,7 @@ func TestFingerprintIgnoresLineAndPhase(t *testing.T) {
 func TestSARIFMessageIsInert(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := WriteSARIF(&buf, payloadReport(), Options{}); err != nil {
+	if err := writeSARIF(&buf, payloadReport(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var log sarifLog

@@ -1,9 +1,11 @@
-package report
+// Package termtable draws the tables a person reads in a terminal: the
+// servers of a run (the text report) and of a config (mcp-lockcheck
+// servers), so they look alike.
+package termtable
 
 import (
 	"bytes"
 	"io"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -12,12 +14,12 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// WriteTable draws rows under header as a borderless table no wider than
+// Write draws rows under header as a borderless table no wider than
 // width: columns two spaces apart, cells kept to one line, the widest ones
 // cut with "…" when the table would not fit. Every table a person reads
 // in a terminal (the servers of a run, of a config) is drawn here, so they
 // look alike. The cells are text already escaped for a terminal.
-func WriteTable(w io.Writer, header []string, rows [][]string, width int) error {
+func Write(w io.Writer, header []string, rows [][]string, width int) error {
 	// Two spaces after a cell and none before: the width goes to the text.
 	pad := tw.CellPadding{Global: tw.Padding{Right: "  ", Overwrite: true}}
 	var buf bytes.Buffer
@@ -91,36 +93,4 @@ func fit(header []string, rows [][]string, width int) tw.Mapper[int, int] {
 		m.Set(i, x+2) // tablewriter counts the padding in
 	}
 	return m
-}
-
-// serverTable is a run's servers as the table of a text report shows them:
-// name, verdict, the unacknowledged findings by severity, the acknowledged
-// ones, and, when a server was held, why.
-func serverTable(servers []Server) (header []string, rows [][]string) {
-	header = []string{"server", "status", "errors", "warnings", "notes", "acked"}
-	held := false
-	for _, s := range servers {
-		held = held || shownStatus(s) == StatusHeld
-	}
-	if held {
-		header = append(header, "held because")
-	}
-	for _, s := range servers {
-		st := shownStatus(s)
-		c := countFindings(s.Findings)
-		row := []string{escape(s.Name), statusMark(st) + " " + string(st),
-			strconv.Itoa(c.errors), strconv.Itoa(c.warnings), strconv.Itoa(c.notes), strconv.Itoa(c.acked)}
-		if held {
-			reason := ""
-			if st == StatusHeld {
-				reason = s.Reason
-				if reason == "" {
-					reason = "could not be probed"
-				}
-			}
-			row = append(row, escape(reason))
-		}
-		rows = append(rows, row)
-	}
-	return header, rows
 }

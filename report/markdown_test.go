@@ -207,7 +207,7 @@ func TestMarkdownInertWhenCut(t *testing.T) {
 	r := payloadReport()
 	url := "https://github.com/acme/agents/actions/runs/42"
 	var buf bytes.Buffer
-	if err := WriteMarkdown(&buf, r, Options{MarkdownLimit: 6000, SummaryURL: url}); err != nil {
+	if err := writeMarkdown(&buf, r, Options{MarkdownLimit: 6000, SummaryURL: url}); err != nil {
 		t.Fatal(err)
 	}
 	md := buf.String()
@@ -216,7 +216,7 @@ func TestMarkdownInertWhenCut(t *testing.T) {
 	}
 	assertInert(t, "cut markdown", md, url)
 	buf.Reset()
-	if err := WriteSummary(&buf, r, Options{SummaryLimit: 6000}); err != nil {
+	if err := writeSummary(&buf, r, Options{SummaryLimit: 6000}); err != nil {
 		t.Fatal(err)
 	}
 	assertInert(t, "cut summary", buf.String(), "")
@@ -260,7 +260,7 @@ func TestMarkdownCap(t *testing.T) {
 	t.Parallel()
 	r := bigReport(400)
 	var buf bytes.Buffer
-	if err := WriteMarkdown(&buf, r, Options{SummaryURL: "https://github.com/acme/agents/actions/runs/42"}); err != nil {
+	if err := writeMarkdown(&buf, r, Options{SummaryURL: "https://github.com/acme/agents/actions/runs/42"}); err != nil {
 		t.Fatal(err)
 	}
 	md := buf.String()
@@ -281,7 +281,7 @@ func TestMarkdownCap(t *testing.T) {
 	}
 
 	buf.Reset()
-	if err := WriteSummary(&buf, r, Options{SummaryLimit: 100000}); err != nil {
+	if err := writeSummary(&buf, r, Options{SummaryLimit: 100000}); err != nil {
 		t.Fatal(err)
 	}
 	sum := buf.String()
@@ -295,7 +295,7 @@ func TestMarkdownCap(t *testing.T) {
 
 	// The default summary cap holds under GitHub's 1 MiB.
 	buf.Reset()
-	if err := WriteSummary(&buf, bigReport(2000), Options{}); err != nil {
+	if err := writeSummary(&buf, bigReport(2000), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if buf.Len() > 1<<20 {
@@ -325,7 +325,7 @@ func TestApprovalsFirst(t *testing.T) {
 	t.Parallel()
 	r := loadFixture(t)
 	var buf bytes.Buffer
-	if err := WriteMarkdown(&buf, r, Options{}); err != nil {
+	if err := writeMarkdown(&buf, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	md := buf.String()
@@ -347,7 +347,7 @@ func TestMarkdownCutInTable(t *testing.T) {
 		r.Servers = append(r.Servers, Server{Name: fmt.Sprintf("server-%04d", i), Status: StatusOK})
 	}
 	var buf bytes.Buffer
-	if err := WriteMarkdown(&buf, r, Options{}); err != nil {
+	if err := writeMarkdown(&buf, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	md := buf.String()

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/termtable"
 )
 
 // Widths for what the text report shortens. Findings are wrapped to the
@@ -27,14 +27,14 @@ const (
 	DefaultWidth = 100
 )
 
-// WriteText writes the terminal report: one verdict line per server, then
+// writeText writes the terminal report: one verdict line per server, then
 // per server one entry per changed definition (its changed fields listed
 // inside it, text changes as a word diff) and per other finding, then the
 // summary and the next command to run. Acknowledged findings are counted,
 // not listed, unless Options.Verbose. All server text is escaped, so no
 // terminal escape or bidi control reaches the TTY; the only control
 // sequences written are the colours of Options.Color.
-func WriteText(w io.Writer, r *Report, opts Options) error {
+func writeText(w io.Writer, r *Report, opts Options) error {
 	opts = opts.withDefaults()
 	t := &textWriter{w: bufio.NewWriter(w), width: opts.Width, color: opts.Color}
 	if t.width <= 0 {
@@ -106,7 +106,7 @@ func (t *textWriter) verdicts(servers []Server) error {
 		t.para(t.verdict(servers[0]), "", "    ")
 	} else {
 		header, rows := serverTable(servers)
-		if err := WriteTable(t.w, header, rows, t.width); err != nil {
+		if err := termtable.Write(t.w, header, rows, t.width); err != nil {
 			return err
 		}
 	}
@@ -663,17 +663,17 @@ func (t *textWriter) next(r *Report, approve, pin string) {
 			}
 			changed = true
 			if !hostile(s.Findings) {
-				drift = append(drift, ShellWord(s.Name))
+				drift = append(drift, inert.ShellWord(s.Name))
 				if strings.HasPrefix(s.Name, "-") {
 					sep = "-- "
 				}
 			}
 		case StatusHeld:
-			held = append(held, ShellWord(s.Name))
+			held = append(held, inert.ShellWord(s.Name))
 		}
 		for _, f := range s.Findings {
 			if f.Rule == finding.ServerNotPinned {
-				unpinned = append(unpinned, ShellWord(s.Name))
+				unpinned = append(unpinned, inert.ShellWord(s.Name))
 			}
 			orphaned = orphaned || f.Rule == finding.LockEntryOrphaned && !f.Acknowledged
 		}
@@ -818,7 +818,7 @@ const AckReason = "<why this is acceptable>"
 // approve is the program and flags to run ("mcp-lockcheck approve ...",
 // shell words). One command per rule and subject: an acknowledgement
 // covers every finding of that rule on the subject's content. Server and
-// subject names are quoted as inert shell words (ShellWord), so a hostile
+// subject names are quoted as inert shell words (inert.ShellWord), so a hostile
 // name neither runs anything nor rewrites the terminal.
 func AckCommands(r *Report, approve string) []string {
 	if approve == "" {
@@ -833,7 +833,7 @@ func AckCommands(r *Report, approve string) []string {
 				continue
 			}
 			sel := f.Server + "/" + string(f.Kind) + "/" + f.Subject
-			c := approve + " --ack " + string(f.Rule) + " --reason " + ShellWord(AckReason) + " " + positional(sel)
+			c := approve + " --ack " + string(f.Rule) + " --reason " + inert.ShellWord(AckReason) + " " + positional(sel)
 			if !seen[c] {
 				seen[c] = true
 				out = append(out, c)
@@ -847,53 +847,9 @@ func AckCommands(r *Report, approve string) []string {
 // that starts with "-" comes after "--", or it would be read as a flag.
 func positional(s string) string {
 	if strings.HasPrefix(s, "-") {
-		return "-- " + ShellWord(s)
+		return "-- " + inert.ShellWord(s)
 	}
-	return ShellWord(s)
-}
-
-// ShellWord is s as one shell word that means exactly s: as is when it is
-// plain, single-quoted when it is printable, and in ANSI-C quoting
-// ($'...', bash, zsh and ksh) with escapes when it holds characters a
-// terminal would act on or hide. Either way it is inert: pasted, it
-// expands nothing; printed, it moves no cursor. (A name holding NUL cannot
-// be one argument of any command; its word is inert and names less.)
-func ShellWord(s string) string {
-	plain := s != ""
-	for _, r := range s {
-		if !(r == '-' || r == '_' || r == '.' || r == '@' || r == '/' || r == ':' || r == '+' || r == ',' || r == '=' || unicode.IsLetter(r) && r < 128 || unicode.IsDigit(r) && r < 128) {
-			plain = false
-		}
-	}
-	if plain {
-		return s
-	}
-	if inert.Safe(s) {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02X`, s[i])
-		case r == '\\' || r == '\'':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case inert.Unsafe(r):
-			if r <= 0xFFFF {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else {
-				fmt.Fprintf(&b, `\U%08X`, r)
-			}
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	b.WriteString("'")
-	return b.String()
+	return inert.ShellWord(s)
 }
 
 // subjectText is "tool read_file" (kind and subject), or what there is.

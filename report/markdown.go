@@ -22,7 +22,7 @@ const (
 	summaryDiffLimit = 30000
 )
 
-// WriteMarkdown writes the PR comment: the marker, a verdict, what the pull
+// writeMarkdown writes the PR comment: the marker, a verdict, what the pull
 // request approves (if anything), a table of servers, then per server a
 // heading with its verdict, a compact list of every changed definition (one
 // line each: subject, rules, changed fields) and one collapsed <details>
@@ -37,7 +37,7 @@ const (
 // line of visible characters, so no @mention, link, image, HTML or fence
 // break can come from it. Table cells also lose their `|`; the <summary>
 // lines hold only our own words.
-func WriteMarkdown(w io.Writer, r *Report, opts Options) error {
+func writeMarkdown(w io.Writer, r *Report, opts Options) error {
 	opts = opts.withDefaults()
 	note := "the job summary of this run and its JSON report artifact"
 	if u := safeURL(opts.SummaryURL); u != "" {
@@ -51,9 +51,9 @@ func WriteMarkdown(w io.Writer, r *Report, opts Options) error {
 	return err
 }
 
-// WriteSummary writes the job summary (GITHUB_STEP_SUMMARY): the PR
+// writeSummary writes the job summary (GITHUB_STEP_SUMMARY): the PR
 // comment's content with a larger budget, capped under Options.SummaryLimit.
-func WriteSummary(w io.Writer, r *Report, opts Options) error {
+func writeSummary(w io.Writer, r *Report, opts Options) error {
 	opts = opts.withDefaults()
 	_, err := io.WriteString(w, renderMarkdown(r, opts, mdStyle{
 		limit:     opts.SummaryLimit,

@@ -113,7 +113,7 @@ func TestGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run `go test ./internal/report -update` to create it)", err)
+				t.Fatalf("%v (run `go test ./report -update` to create it)", err)
 			}
 			if g.semantic {
 				var got, exp any
@@ -124,12 +124,12 @@ func TestGolden(t *testing.T) {
 					t.Fatalf("%s is not JSON: %v", path, err)
 				}
 				if !reflect.DeepEqual(got, exp) {
-					t.Errorf("%s differs semantically from the output; run `go test ./internal/report -update` and review the diff\ngot:\n%s", path, buf.String())
+					t.Errorf("%s differs semantically from the output; run `go test ./report -update` and review the diff\ngot:\n%s", path, buf.String())
 				}
 				return
 			}
 			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("%s differs from the output; run `go test ./internal/report -update` and review the diff\ngot:\n%s", path, buf.String())
+				t.Errorf("%s differs from the output; run `go test ./report -update` and review the diff\ngot:\n%s", path, buf.String())
 			}
 		})
 	}
@@ -141,7 +141,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	t.Parallel()
 	r := loadFixture(t)
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, r, Options{}); err != nil {
+	if err := writeJSON(&buf, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) {

@@ -41,8 +41,8 @@ type Options struct {
 	// Redactor is the backstop that keeps secrets out of every rendered
 	// report: the report is redacted before rendering (Redacted) and the
 	// rendered bytes once more (JSON-aware for JSON and SARIF). nil redacts
-	// the secret shapes only.
-	Redactor *redact.Redactor
+	// the secret shapes only (keys, tokens and passwords by their form).
+	Redactor Redactor
 	// Width is the terminal width the text report wraps to (0:
 	// DefaultWidth); Color colours it (a terminal without NO_COLOR);
 	// Verbose lists acknowledged findings too; NoNext leaves out the
@@ -71,6 +71,28 @@ const (
 	// the margin leaves room for whatever else the step appends.
 	SummaryLimit = 1<<20 - 32<<10
 )
+
+// A Redactor replaces the secrets in text with a stand-in. String and
+// Bytes redact text; JSON redacts inside a JSON document's decoded strings
+// and returns valid JSON, so an escaped spelling of a secret is caught
+// too. mcp-lockcheck's own redactor knows the secret shapes and the values
+// of the run's secret environment variables.
+type Redactor interface {
+	String(s string) string
+	Bytes(b []byte) []byte
+	JSON(raw []byte) []byte
+}
+
+// shapesOnly is the redactor of Options that name none: the secret shapes.
+var shapesOnly Redactor = (*redact.Redactor)(nil)
+
+// redactor is o's Redactor, or the shapes-only one.
+func (o Options) redactor() Redactor {
+	if o.Redactor == nil {
+		return shapesOnly
+	}
+	return o.Redactor
+}
 
 func (o Options) withDefaults() Options {
 	if o.LockPath == "" {
@@ -133,7 +155,8 @@ func ParseFormat(s string) (Format, error) {
 // and SARIF never hold "##[" (ghcmd.NeutralizeJSON); the other formats rely on the
 // caller's ghcmd.Writer when they are printed to a step log.
 func Write(w io.Writer, f Format, r *Report, opts Options) error {
-	r = Redacted(r, opts.Redactor)
+	red := opts.redactor()
+	r = Redacted(r, red)
 	var buf bytes.Buffer
 	if err := render(&buf, f, r, opts); err != nil {
 		return err
@@ -141,9 +164,9 @@ func Write(w io.Writer, f Format, r *Report, opts Options) error {
 	out := buf.Bytes()
 	switch f {
 	case FormatJSON, FormatSARIF:
-		out = ghcmd.NeutralizeJSON(opts.Redactor.JSON(out))
+		out = ghcmd.NeutralizeJSON(red.JSON(out))
 	default:
-		out = opts.Redactor.Bytes(out)
+		out = red.Bytes(out)
 	}
 	if f == FormatAnnotations {
 		w = ghcmd.Own(w)
@@ -155,17 +178,17 @@ func Write(w io.Writer, f Format, r *Report, opts Options) error {
 func render(w io.Writer, f Format, r *Report, opts Options) error {
 	switch f {
 	case FormatText:
-		return WriteText(w, r, opts)
+		return writeText(w, r, opts)
 	case FormatJSON:
-		return WriteJSON(w, r, opts)
+		return writeJSON(w, r, opts)
 	case FormatSARIF:
-		return WriteSARIF(w, r, opts)
+		return writeSARIF(w, r, opts)
 	case FormatMarkdown:
-		return WriteMarkdown(w, r, opts)
+		return writeMarkdown(w, r, opts)
 	case FormatSummary:
-		return WriteSummary(w, r, opts)
+		return writeSummary(w, r, opts)
 	case FormatAnnotations:
-		return WriteAnnotations(w, r, opts)
+		return writeAnnotations(w, r, opts)
 	}
 	return fmt.Errorf("unknown format %q", f)
 }

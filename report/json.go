@@ -7,12 +7,12 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
 
-// WriteJSON writes the Report as the `--format json` contract: the Report
+// writeJSON writes the Report as the `--format json` contract: the Report
 // type's own JSON, 2-space indent, trailing newline. Nil lists and maps are
 // written as [] and {}, so consumers never have to handle null for a field
 // the contract calls a list; nothing else is changed, and server text stays
 // raw (JSON string escaping makes it inert; consumers escape for display).
-func WriteJSON(w io.Writer, r *Report, _ Options) error {
+func writeJSON(w io.Writer, r *Report, _ Options) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(normalized(r))

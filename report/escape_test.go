@@ -106,7 +106,7 @@ func TestTextIsInert(t *testing.T) {
 	t.Parallel()
 	r := payloadReport()
 	var buf bytes.Buffer
-	if err := WriteText(&buf, r, Options{}); err != nil {
+	if err := writeText(&buf, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range buf.String() {

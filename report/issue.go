@@ -43,7 +43,8 @@ type IssueOptions struct {
 // within IssueLimit. All server text is escaped as in the PR comment.
 func WriteIssue(w io.Writer, r *Report, opts IssueOptions) error {
 	opts.Options = opts.withDefaults()
-	r = Redacted(r, opts.Redactor)
+	red := opts.redactor()
+	r = Redacted(r, red)
 	var b strings.Builder
 	b.WriteString(opts.Marker + "\n")
 	b.WriteString(opts.Status + "\n" + IssueStatusEnd + "\n\n")
@@ -80,11 +81,11 @@ func WriteIssue(w io.Writer, r *Report, opts IssueOptions) error {
 	md := opts.Options
 	md.MarkdownLimit = max(IssueLimit-b.Len(), 4000)
 	var rep strings.Builder
-	if err := WriteMarkdown(&rep, r, md); err != nil {
+	if err := writeMarkdown(&rep, r, md); err != nil {
 		return err
 	}
 	b.WriteString(strings.TrimPrefix(rep.String(), Marker+"\n\n"))
-	_, err = io.WriteString(w, opts.Redactor.String(b.String()))
+	_, err = io.WriteString(w, red.String(b.String()))
 	return err
 }
 

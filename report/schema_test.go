@@ -15,7 +15,7 @@ import (
 // and the code cannot drift apart.
 func TestJSONSchema(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open(filepath.Join("..", "..", "docs", "report.schema.json"))
+	f, err := os.Open(filepath.Join("..", "docs", "report.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestJSONSchema(t *testing.T) {
 	// A rule id outside the registry's spelling is not a report: the
 	// payload report the escape tests use (a hostile rule id) must fail.
 	var hostile bytes.Buffer
-	if err := WriteJSON(&hostile, payloadReport(), Options{}); err != nil {
+	if err := writeJSON(&hostile, payloadReport(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if inst, err := jsonschema.UnmarshalJSON(&hostile); err != nil || sch.Validate(inst) == nil {
@@ -46,7 +46,7 @@ func TestJSONSchema(t *testing.T) {
 		"fixture": loadFixture(t), "upgrade": loadUpgrade(t), "200 tools": upgrade200(), "empty": {LockfileVersion: 1},
 	} {
 		var buf bytes.Buffer
-		if err := WriteJSON(&buf, r, Options{}); err != nil {
+		if err := writeJSON(&buf, r, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))

@@ -1,4 +1,4 @@
-package report
+package termtable
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// TestWriteTableFits: a table is cut to the width from its widest column,
+// TestWriteFits: a table is cut to the width from its widest column,
 // never from the short ones (a status, a count), and its lines end at
 // their last word.
-func TestWriteTableFits(t *testing.T) {
+func TestWriteFits(t *testing.T) {
 	t.Parallel()
 	header := []string{"server", "status", "errors", "held because"}
 	rows := [][]string{
@@ -19,7 +19,7 @@ func TestWriteTableFits(t *testing.T) {
 	}
 	for _, width := range []int{40, 60, 80, 140} {
 		var buf bytes.Buffer
-		if err := WriteTable(&buf, header, rows, width); err != nil {
+		if err := Write(&buf, header, rows, width); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()

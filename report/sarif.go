@@ -23,7 +23,7 @@ import (
 // what identifies a finding changes; "/v1" leaves room for a new scheme.
 const FingerprintKey = "mcpLockcheck/v1"
 
-// WriteSARIF writes a SARIF 2.1.0 log with one run: the rule registry as
+// writeSARIF writes a SARIF 2.1.0 log with one run: the rule registry as
 // tool.driver.rules and one result per finding.
 //
 // Choices a consumer can rely on:
@@ -39,7 +39,7 @@ const FingerprintKey = "mcpLockcheck/v1"
 //     scanning shows them as dismissed rather than dropping them.
 //   - Message text is plain text with server text escaped; server, subject,
 //     field and phase are also in the result's properties.
-func WriteSARIF(w io.Writer, r *Report, opts Options) error {
+func writeSARIF(w io.Writer, r *Report, opts Options) error {
 	log, err := buildSARIF(r, opts)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func sarifResult(f finding.Finding, ruleIdx int, opts Options) *sarif.Result {
 		WithRuleIndex(ruleIdx).
 		WithLevel(sarifLevel(f.Severity)).
 		WithMessage(sarif.NewTextMessage(sarifMessage(f))).
-		WithPartialFingerPrints(map[string]any{FingerprintKey: Fingerprint(f)})
+		WithPartialFingerPrints(map[string]any{FingerprintKey: fingerprint(f)})
 	loc := sarif.NewLocationWithPhysicalLocation(sarifPhysicalLocation(f, opts))
 	res.AddLocation(loc)
 
@@ -210,10 +210,10 @@ func relativeURI(p string) string {
 	return (&url.URL{Path: p}).EscapedPath()
 }
 
-// Fingerprint is the stable identity of a finding across runs: hex SHA-256
+// fingerprint is the stable identity of a finding across runs: hex SHA-256
 // of Finding.Key(). Exported so the PR comment and other consumers can
 // match a finding to its code-scanning alert.
-func Fingerprint(f finding.Finding) string {
+func fingerprint(f finding.Finding) string {
 	sum := sha256.Sum256([]byte(f.Key()))
 	return hex.EncodeToString(sum[:])
 }

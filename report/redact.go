@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 )
 
 // Redacted returns a copy of r with every text a server or config could
@@ -14,7 +13,10 @@ import (
 // held reasons, notes, server names and warm-up calls. The engine already
 // redacts what it reports; this is the renderers' backstop, so a path that
 // forgot cannot carry a secret into a report. r itself is not changed.
-func Redacted(r *Report, red *redact.Redactor) *Report {
+func Redacted(r *Report, red Redactor) *Report {
+	if red == nil {
+		red = shapesOnly
+	}
 	out := *r
 	out.Servers = make([]Server, len(r.Servers))
 	for i, s := range r.Servers {
@@ -59,7 +61,7 @@ func Redacted(r *Report, red *redact.Redactor) *Report {
 // redactText redacts a finding's before or after text, which is JSON (a
 // serverInfo, a whole definition) or plain text: JSON is redacted inside
 // its decoded strings, so an escaped spelling is caught there too.
-func redactText(red *redact.Redactor, s string) string {
+func redactText(red Redactor, s string) string {
 	if t := strings.TrimSpace(s); t != "" && (t[0] == '{' || t[0] == '[' || t[0] == '"') && json.Valid([]byte(t)) {
 		return string(red.JSON([]byte(s)))
 	}

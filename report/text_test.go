@@ -43,7 +43,7 @@ func TestUpgradeText(t *testing.T) {
 	r := loadUpgrade(t)
 	for _, width := range []int{80, 160} {
 		var buf bytes.Buffer
-		if err := WriteText(&buf, r, Options{Width: width, ToolVersion: "1.0.0-test"}); err != nil {
+		if err := writeText(&buf, r, Options{Width: width, ToolVersion: "1.0.0-test"}); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -110,10 +110,10 @@ func TestTextAcknowledgedCounted(t *testing.T) {
 	t.Parallel()
 	r := loadFixture(t)
 	var quiet, verbose bytes.Buffer
-	if err := WriteText(&quiet, r, Options{}); err != nil {
+	if err := writeText(&quiet, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteText(&verbose, r, Options{Verbose: true}); err != nil {
+	if err := writeText(&verbose, r, Options{Verbose: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(quiet.String(), "acknowledged finding not listed (--verbose lists them)") {
@@ -129,7 +129,7 @@ func TestTextAcknowledgedCounted(t *testing.T) {
 func TestTextColourIsOurs(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := WriteText(&buf, payloadReport(), Options{Color: true, Width: 60}); err != nil {
+	if err := writeText(&buf, payloadReport(), Options{Color: true, Width: 60}); err != nil {
 		t.Fatal(err)
 	}
 	sgr := regexp.MustCompile(`\x1b\[[0-9;]*m`)
@@ -183,7 +183,7 @@ func goldenFile(t *testing.T, path string, got []byte) {
 func TestUpgradeMarkdown(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := WriteMarkdown(&buf, loadUpgrade(t), Options{ToolVersion: "1.0.0-test"}); err != nil {
+	if err := writeMarkdown(&buf, loadUpgrade(t), Options{ToolVersion: "1.0.0-test"}); err != nil {
 		t.Fatal(err)
 	}
 	goldenFile(t, filepath.Join("testdata", "golden", "upgrade.md"), buf.Bytes())
@@ -222,7 +222,7 @@ func upgrade200() *Report {
 func TestMarkdown200Tools(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := WriteMarkdown(&buf, upgrade200(), Options{SummaryURL: "https://github.com/acme/agents/actions/runs/42"}); err != nil {
+	if err := writeMarkdown(&buf, upgrade200(), Options{SummaryURL: "https://github.com/acme/agents/actions/runs/42"}); err != nil {
 		t.Fatal(err)
 	}
 	md := buf.String()
@@ -263,10 +263,10 @@ func TestTextSameRuleCollapsed(t *testing.T) {
 		r.Repository = append(r.Repository, f)
 	}
 	var quiet, verbose bytes.Buffer
-	if err := WriteText(&quiet, r, Options{}); err != nil {
+	if err := writeText(&quiet, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteText(&verbose, r, Options{Verbose: true}); err != nil {
+	if err := writeText(&verbose, r, Options{Verbose: true}); err != nil {
 		t.Fatal(err)
 	}
 	if c := strings.Count(quiet.String(), "unchecked-config"); c != 1 {
@@ -293,7 +293,7 @@ func TestTextNextIsInert(t *testing.T) {
 		r := &Report{LockfileVersion: 1, Servers: []Server{{Name: name, Status: StatusDrift, Findings: []finding.Finding{f}}},
 			Summary: Summary{Servers: 1, Drift: 1, Findings: 1, ExitCode: 1, FailOn: "error"}}
 		var buf bytes.Buffer
-		if err := WriteText(&buf, r, Options{Width: 200}); err != nil {
+		if err := writeText(&buf, r, Options{Width: 200}); err != nil {
 			t.Fatal(err)
 		}
 		var approve string
@@ -416,7 +416,7 @@ func TestNextNeverOffersAckForHostile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Report{Servers: []Server{{Name: "notes", Status: StatusDrift, Findings: tc.fs}}, Summary: Summary{FailOn: "warning", ExitCode: 1}}
 			var buf bytes.Buffer
-			if err := WriteText(&buf, r, Options{Width: 80}); err != nil {
+			if err := writeText(&buf, r, Options{Width: 80}); err != nil {
 				t.Fatal(err)
 			}
 			out := buf.String()
