@@ -59,7 +59,9 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 		run.held = "cannot resolve the working directory: " + err.Error()
 		return nil
 	}
-	sb, err := sandbox.New(s.Name, opts.Sandbox)
+	sbOpts := opts.Sandbox
+	sbOpts.Watch = func(sb *sandbox.Run) { opts.sandboxes.add(s.Name, sb) }
+	sb, err := sandbox.New(s.Name, sbOpts)
 	if err != nil {
 		run.held = "sandbox: " + err.Error()
 		run.isolation = string(opts.Sandbox.Level) + " (could not be applied)"
@@ -100,7 +102,6 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 		root = cwd
 	}
 	popts.Roots = []string{(&url.URL{Scheme: "file", Path: root}).String()}
-	opts.sandboxes.add(s.Name, sb)
 	judge := newBait(sb, cwd, popts.Calls)
 	t.tap = func(phase, method, subject string, request json.RawMessage, payload []byte) {
 		if method == "tools/list" {

@@ -140,6 +140,12 @@ func (r *Run) plantCanaries() error {
 		{"work/.env", "OPENAI_API_KEY=" + dotenvKey + "\nDATABASE_URL=postgres://app:" + dbPass +
 			"@127.0.0.1:" + dbEP.port() + "/app\n", []string{dotenvKey, dbPass}},
 	}
+	// Every canary is chosen, and the run answers Leaks for all of them,
+	// before the first file is written: Options.Watch registers the run
+	// with whoever searches other servers' output, so no neighbour can
+	// read a canary that is not looked for yet.
+	type write struct{ path, content string }
+	var writes []write
 	for _, f := range files {
 		// rel is "home/..." (the sandbox HOME) or "work/..." (the
 		// default working directory).
@@ -148,13 +154,7 @@ func (r *Run) plantCanaries() error {
 		if base == "work" {
 			root = r.work
 		}
-		p := filepath.Join(root, filepath.FromSlash(rest))
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return fmt.Errorf("sandbox: planting canary: %w", err)
-		}
-		if err := os.WriteFile(p, []byte(f.content), 0o600); err != nil {
-			return fmt.Errorf("sandbox: planting canary: %w", err)
-		}
+		writes = append(writes, write{filepath.Join(root, filepath.FromSlash(rest)), f.content})
 		where := "~" + strings.TrimPrefix(f.rel, "home")
 		if strings.HasPrefix(f.rel, "work/") {
 			where = strings.TrimPrefix(f.rel, "work/")
@@ -178,6 +178,17 @@ func (r *Run) plantCanaries() error {
 		}
 		r.envCan[e.name] = e.tok
 		r.canary = append(r.canary, newCanaryEntry("env:"+e.name, e.tok))
+	}
+	if r.opts.Watch != nil {
+		r.opts.Watch(r)
+	}
+	for _, w := range writes {
+		if err := os.MkdirAll(filepath.Dir(w.path), 0o700); err != nil {
+			return fmt.Errorf("sandbox: planting canary: %w", err)
+		}
+		if err := os.WriteFile(w.path, []byte(w.content), 0o600); err != nil {
+			return fmt.Errorf("sandbox: planting canary: %w", err)
+		}
 	}
 	return nil
 }

@@ -211,3 +211,39 @@ func TestInstallGrants(t *testing.T) {
 		t.Errorf("installGrants(~/bin/tool) = %q, want only the file", got)
 	}
 }
+
+// TestWatchBeforePlant: a run is handed to Options.Watch with every canary
+// chosen and none yet on disk, so a caller that registers it there looks
+// for a canary before any server can read it (a neighbour reading the key
+// the moment it is written was missed when the run was registered after
+// New).
+func TestWatchBeforePlant(t *testing.T) {
+	calls := 0
+	r := newRun(t, Basic, Options{Watch: func(r *Run) {
+		calls++
+		cs := r.Canaries()
+		if len(cs) == 0 {
+			t.Fatal("Watch called before the canaries were chosen")
+		}
+		for _, c := range cs {
+			if p := r.CanaryPath(c.Where); p != "" {
+				if _, err := os.Stat(p); err == nil {
+					t.Errorf("%s was on disk before Watch", c.Where)
+				}
+			}
+			if len(r.Leaks([]byte("found: "+c.Token))) != 1 {
+				t.Errorf("%s: Leaks did not find its token during Watch", c.Where)
+			}
+		}
+	}})
+	if calls != 1 {
+		t.Fatalf("Watch called %d times, want 1", calls)
+	}
+	for _, c := range r.Canaries() {
+		if p := r.CanaryPath(c.Where); p != "" {
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("%s not planted after New: %v", c.Where, err)
+			}
+		}
+	}
+}

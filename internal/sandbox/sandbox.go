@@ -74,6 +74,14 @@ const defaultStrictProcesses = 512
 type Options struct {
 	// Level is the isolation level; "" is an error.
 	Level Level
+	// Watch, when set, is called by New with the run once its canaries
+	// are chosen and before any is written where a server could read
+	// it. A caller that searches every server's output for the other
+	// servers' canaries (in basic mode, servers that run as one user can
+	// read each other's run directories) registers the run here: a
+	// neighbour that reads a canary the moment it is written is caught
+	// as surely as one that reads it later.
+	Watch func(*Run)
 	// PassEnv names variables of the checker's environment to pass through
 	// unchanged (--pass-env). A name here also suppresses that name's canary.
 	PassEnv []string
