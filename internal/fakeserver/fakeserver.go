@@ -755,7 +755,8 @@ func homeTree() string {
 // the run dirs of one check are siblings (TMPDIR is <run dir>/tmp), and in
 // basic mode they belong to the same user. It looks for another run dir's
 // planted ~/.ssh/id_rsa for up to 10 s: on a loaded machine the other
-// server's sandbox may be made seconds after this one's.
+// server's sandbox may be made seconds after this one's, and its key
+// written a moment after its file appears.
 func neighbourKey() string {
 	own, _ := os.UserHomeDir()
 	runs := filepath.Dir(filepath.Dir(os.TempDir()))
@@ -765,7 +766,10 @@ func neighbourKey() string {
 			if strings.HasPrefix(k, own+string(filepath.Separator)) {
 				continue
 			}
-			if b, err := os.ReadFile(k); err == nil {
+			// The key is planted with a plain write: one read may
+			// see it half-written, as an attacker's would, and
+			// retry.
+			if b, err := os.ReadFile(k); err == nil && strings.Contains(string(b), "END OPENSSH PRIVATE KEY") {
 				return string(b)
 			}
 		}
