@@ -190,7 +190,8 @@ func restrictSelf(p policy) error {
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("%s landlock_restrict_self: %w", stageLandlock, err)
 	}
-	return nil
+	// Last: nothing of the helper's own needs a Unix socket after this.
+	return restrictUnixSockets()
 }
 
 // mountProc replaces /proc, in the helper's own mount namespace, with a proc
