@@ -6,11 +6,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,6 +23,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
 )
 
 // unixAttempt is one attempt of the "unix" test server on the Unix-domain
@@ -258,3 +262,52 @@ func TestStrictUnixSockets(t *testing.T) {
 		})
 	}
 }
+
+// TestAbstractSocketsPerNetns checks, rather than assumes, the kernel
+// fact strict's own network namespace stands on for abstract sockets
+// beside the seccomp filter: an abstract socket of the host is not
+// reachable from a new network namespace. The child is this test binary
+// under unshare(1), in a new user namespace with and without a new network
+// namespace; the one without is the control.
+func TestAbstractSocketsPerNetns(t *testing.T) {
+	if name := os.Getenv(abstractChild); name != "" {
+		c, err := net.DialTimeout("unix", "@"+name, 5*time.Second)
+		if err != nil {
+			fmt.Println("ERR", err)
+			return
+		}
+		c.Close()
+		fmt.Println("OK")
+		return
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("needs unshare(1) (util-linux)")
+	}
+	var nonce [6]byte
+	rand.Read(nonce[:])
+	name := "mcp-lockcheck-test-" + hex.EncodeToString(nonce[:])
+	h := listenUnix(t, "unix", "@"+name)
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"-U", "-r"}, "OK"},
+		{[]string{"-U", "-r", "-n"}, "ERR dial unix @" + name + ": connect: connection refused"},
+	} {
+		cmd := exec.Command(unshare, append(tc.flags, testExe(t), "-test.run=^TestAbstractSocketsPerNetns$")...)
+		cmd.Env = append(os.Environ(), abstractChild+"="+name)
+		out, err := cmd.CombinedOutput()
+		if errors.Is(err, exec.ErrNotFound) || err != nil && strings.Contains(string(out), "unshare failed") {
+			testproc.NoPrivilege(t, "unshare %v: %v: %s", tc.flags, err, out)
+		}
+		if err != nil || !strings.HasPrefix(string(out), tc.want+"\n") {
+			t.Errorf("unshare %v: %v: %q, want %q", tc.flags, err, out, tc.want)
+		}
+	}
+	if n := h.hits.Load(); n != 1 {
+		t.Errorf("the abstract socket was reached %d times, want once (the control)", n)
+	}
+}
+
+const abstractChild = "MCP_LOCKCHECK_TEST_ABSTRACT_CHILD"
