@@ -51,10 +51,13 @@ type forwarder struct {
 	next    uint32
 	pinned  map[string][]netip.Addr // name -> what the checker dials for it
 	refused []Refusal
-	closers map[io.Closer]struct{}
-	closed  bool
-	active  int
-	conns   sync.WaitGroup
+	// captures are the live launches' packet sockets (netns_linux.go),
+	// drained before Refused answers.
+	captures map[drainer]struct{}
+	closers  map[io.Closer]struct{}
+	closed   bool
+	active   int
+	conns    sync.WaitGroup
 }
 
 // sandboxNet is the range names are given out from inside the sandbox:
@@ -158,10 +161,39 @@ func (f *forwarder) refuse(host string, port uint16, reason string) {
 }
 
 // Refused are the destinations refused so far, in the order first tried.
+// What a live launch's capture holds is read first: a launch that has
+// just ended has every packet it sent queued there, maybe not yet read.
 func (f *forwarder) Refused() []Refusal {
+	f.mu.Lock()
+	var live []drainer
+	for c := range f.captures {
+		live = append(live, c)
+	}
+	f.mu.Unlock()
+	for _, c := range live {
+		c.drain(f)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.refused)
+}
+
+// drainer is a launch's capture: drain records what it holds, now.
+type drainer interface{ drain(*forwarder) }
+
+func (f *forwarder) addCapture(c drainer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.captures == nil {
+		f.captures = map[drainer]struct{}{}
+	}
+	f.captures[c] = struct{}{}
+}
+
+func (f *forwarder) removeCapture(c drainer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.captures, c)
 }
 
 // track keeps c to close with the run; false when the run is closed.

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -397,6 +398,7 @@ func (f *forwarder) receive(parent, child *os.File) {
 				continue
 			}
 			socks = append(socks, c)
+			f.addCapture(c)
 			go c.serve(f)
 			continue
 		}
@@ -434,16 +436,20 @@ func (f *forwarder) receive(parent, child *os.File) {
 			// Every SYN of the launch is queued by now: the kernel
 			// delivers it before the reset that failed the connect.
 			c.drain(f)
+			f.removeCapture(c)
 		}
 		s.Close()
 	}
 }
 
 // capture reads a launch's packet socket (openCapture) for the forwarder.
+// mu is held from a packet's read to its record: once drain returns,
+// every packet queued before it was called is in the forwarder's list.
 type capture struct {
 	file *os.File
 	rc   syscall.RawConn
 	done chan struct{}
+	mu   sync.Mutex
 }
 
 func newCapture(fd int) (*capture, error) {
@@ -469,20 +475,24 @@ func (c *capture) serve(f *forwarder) {
 		var n int
 		var rerr error
 		err := c.rc.Read(func(fd uintptr) bool {
+			c.mu.Lock()
+			defer c.mu.Unlock()
 			n, _, rerr = unix.Recvfrom(int(fd), buf, unix.MSG_DONTWAIT)
+			if rerr == nil {
+				f.sawPacket(buf[:n])
+			}
 			return !errors.Is(rerr, unix.EAGAIN)
 		})
 		if err != nil || rerr != nil && !errors.Is(rerr, unix.EINTR) {
 			return
-		}
-		if rerr == nil {
-			f.sawPacket(buf[:n])
 		}
 	}
 }
 
 // drain reads what is queued, without waiting.
 func (c *capture) drain(f *forwarder) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	buf := make([]byte, 256)
 	_ = c.rc.Control(func(fd uintptr) {
 		for range 4096 { // the buffer holds far fewer
