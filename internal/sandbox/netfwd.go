@@ -652,6 +652,9 @@ func (f *forwarder) sawPacket(pkt []byte) {
 		return
 	}
 	src, port := binary.BigEndian.Uint16(l4[0:2]), binary.BigEndian.Uint16(l4[2:4])
+	if port == 0 { // no connection is made to it; a Refusal with port 0 is a lookup
+		return
+	}
 	dns := port == DNSPort && (dst == netip.MustParseAddr("127.0.0.1"))
 	switch proto {
 	case protoTCP:

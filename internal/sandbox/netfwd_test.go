@@ -468,3 +468,26 @@ func TestSawPacket(t *testing.T) {
 		t.Errorf("refused:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// FuzzSawPacket: whatever the capture reads, the checker records at most
+// a bounded, printable refusal and never fails.
+func FuzzSawPacket(f *testing.F) {
+	syn := make([]byte, 40)
+	syn[0], syn[9], syn[33] = 0x45, protoTCP, tcpSYN
+	copy(syn[16:20], []byte{127, 0, 0, 1})
+	syn[22], syn[23] = 0x1f, 0x90
+	f.Add(syn)
+	v6 := make([]byte, 60)
+	v6[0], v6[6], v6[53] = 0x60, protoUDP, 0
+	f.Add(v6)
+	f.Add([]byte{0x4f, 0, 0})
+	f.Fuzz(func(t *testing.T, pkt []byte) {
+		fw := newForwarder(Allowance{{Host: "api.lockcheck.invalid", Port: 443}}, nil)
+		fw.sawPacket(pkt)
+		for _, r := range fw.Refused() {
+			if len(r.String()) > 128 || r.Port == 0 {
+				t.Errorf("refusal %q from %x", r, pkt)
+			}
+		}
+	})
+}
