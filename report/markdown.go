@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
@@ -90,6 +91,52 @@ func (d *mdDoc) add(s string) bool {
 	d.b.WriteString(s)
 	return true
 }
+
+// fits says s can be added without cutting the document.
+func (d *mdDoc) fits(s string) bool {
+	return !d.full && d.b.Len()+len(s)+d.reserve <= d.limit
+}
+
+// noteLimit bounds one note in markdown, in bytes of escaped text: a
+// network note lists up to a hundred refused destinations, which the text
+// and JSON reports give whole.
+const noteLimit = 600
+
+// addNotes lists the servers' notes (a destination the sandbox refused, a
+// clock that could not be moved, tools not called), each in a code span:
+// the text is partly the server's. Notes go in only where they fit beside
+// the findings, which the sections below keep room for; they never cut the
+// document, and whatever does not fit is in the text and JSON reports.
+func (d *mdDoc) addNotes(servers []Server) {
+	var lines []string
+	for _, s := range servers {
+		for _, n := range s.Notes {
+			n = escape(n)
+			if len(n) > noteLimit {
+				cut := noteLimit
+				for cut > 0 && !utf8.RuneStart(n[cut]) {
+					cut--
+				}
+				n = strings.TrimRight(n[:cut], " ") + " …"
+			}
+			lines = append(lines, "- "+codeSpan(escape(s.Name))+": "+codeSpan(n)+"\n")
+		}
+	}
+	if len(lines) == 0 || !d.fits(notesHead+lines[0]+"\n") {
+		return
+	}
+	d.b.WriteString(notesHead)
+	for _, l := range lines {
+		if !d.fits(l + "\n") {
+			break
+		}
+		d.b.WriteString(l)
+	}
+	d.b.WriteString("\n")
+}
+
+// notesHead starts the list of the servers' notes.
+const notesHead = "**Notes**\n\n"
 
 func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 	// The reserve covers the cut note, the footer and a closing </details>.
@@ -178,6 +225,7 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 	if len(baited) > 0 {
 		d.add("Baited: " + strings.Join(baited, "; ") + ".\n\n")
 	}
+	d.addNotes(r.Servers)
 
 	for _, s := range secs {
 		if reserved {

@@ -55,7 +55,7 @@ func payloadReport() *Report {
 	return &Report{
 		LockfileVersion: 1,
 		Servers: []Server{
-			{Name: payload, Status: StatusDrift, Phases: []string{payload}, Findings: fs},
+			{Name: payload, Status: StatusDrift, Phases: []string{payload}, Notes: []string{"network: the server tried 1 destination(s): " + payload, payload}, Findings: fs},
 			{Name: payload + "2", Status: StatusHeld, Reason: payload, Findings: []finding.Finding{mk(finding.ServerUnavailable)}},
 			{Name: "fine", Status: StatusOK, Phases: []string{"launch-1/initial"}},
 		},
@@ -335,6 +335,57 @@ func TestApprovalsFirst(t *testing.T) {
 	}
 	if strings.Count(md, "`approval-changed`") != 1 {
 		t.Errorf("an approval finding is listed more than once")
+	}
+}
+
+// TestMarkdownNotes: the PR comment and the job summary list each server's
+// notes, a network refusal among them, so a failed strict run says in the
+// pull request what to allow; a long note is shortened, and notes never
+// take the room the findings are kept.
+func TestMarkdownNotes(t *testing.T) {
+	t.Parallel()
+	refused := "network: the server tried 2 destination(s) its allowance does not name, and was refused: " +
+		"telemetry.example.com (name not allowed), api.example.com:8443 (not allowed); to let it reach one, add HOST:PORT to servers.api.network in the policy file"
+	r := &Report{LockfileVersion: 1, Servers: []Server{
+		{Name: "api", Status: StatusHeld, Reason: "tools/list: fetch failed", Isolation: "strict", Notes: []string{refused}},
+		{Name: "chatty", Status: StatusOK, Notes: []string{strings.Repeat("a long note ", 200)}},
+		{Name: "quiet", Status: StatusOK},
+	}}
+	for _, f := range []Format{FormatMarkdown, FormatSummary} {
+		var buf bytes.Buffer
+		if err := Write(&buf, f, r, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		md := buf.String()
+		if !strings.Contains(md, "**Notes**\n\n- `api`: `"+refused+"`\n") {
+			t.Errorf("%s does not list the refused destinations:\n%s", f, md)
+		}
+		long := regexp.MustCompile("- `chatty`: `(a long note ?)+ …`\n").FindString(md)
+		if long == "" || len(long) > noteLimit+40 {
+			t.Errorf("%s: the long note is not shortened to about %d bytes (%d):\n%s", f, noteLimit, len(long), md)
+		}
+		if strings.Contains(md, "`quiet`:") {
+			t.Errorf("%s lists a note for a server without one", f)
+		}
+		if n, s := strings.Index(md, "**Notes**"), strings.Index(md, "### Servers"); n < s {
+			t.Errorf("%s: the notes come before the table of servers", f)
+		}
+	}
+	// Notes fill only room the findings leave: a comment cut to fit shows
+	// every finding it showed without them.
+	fix := loadFixture(t)
+	var without, with bytes.Buffer
+	if err := WriteMarkdown(&without, fix, Options{MarkdownLimit: 6000}); err != nil {
+		t.Fatal(err)
+	}
+	fix.Servers[0].Notes = []string{refused, refused + " again", refused + " and again"}
+	if err := WriteMarkdown(&with, fix, Options{MarkdownLimit: 6000}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(s string) int { return strings.Count(s, "**✖ error**") + strings.Count(s, "**⚠ warning**") }
+	if count(with.String()) != count(without.String()) || with.Len() > 6000 {
+		t.Errorf("notes took the findings' room: %d findings shown with notes, %d without; %d bytes",
+			count(with.String()), count(without.String()), with.Len())
 	}
 }
 

@@ -46,13 +46,14 @@ func strictCause(startErr error, helperMsg string) error {
 
 // The fixes strictCause names, one per cause.
 const (
-	fixBasic    = "or use --sandbox basic to run with less isolation"
-	fixAppArmor = "allow them with `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (the action does this when the runner has sudo), " + fixBasic
-	fixMaxNS    = "allow them with `sudo sysctl -w user.max_user_namespaces=15000`, " + fixBasic
-	fixUsernsOn = "allow them with `sudo sysctl -w kernel.unprivileged_userns_clone=1`, " + fixBasic
-	fixSeccomp  = "run the check on the host or a VM, or give the container a seccomp profile that allows user namespaces (docker: --security-opt seccomp=unconfined), " + fixBasic
-	fixProc     = "run the check on the host or a VM, or in a container whose /proc is not partly masked (the kernel refuses a new /proc where parts of the old one are hidden), " + fixBasic
-	fixLandlock = "boot with landlock in the kernel's lsm= list (Linux 5.13+), " + fixBasic
+	fixBasic         = "or use --sandbox basic to run with less isolation"
+	fixAppArmor      = "allow them with `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (the action does this when the runner has sudo), " + fixBasic
+	fixMaxNS         = "allow them with `sudo sysctl -w user.max_user_namespaces=15000`, " + fixBasic
+	fixUsernsOn      = "allow them with `sudo sysctl -w kernel.unprivileged_userns_clone=1`, " + fixBasic
+	fixSeccomp       = "run the check on the host or a VM, or give the container a seccomp profile that allows user namespaces (docker: --security-opt seccomp=unconfined), " + fixBasic
+	fixProc          = "run the check on the host or a VM, or in a container whose /proc is not partly masked (the kernel refuses a new /proc where parts of the old one are hidden), " + fixBasic
+	fixSeccompFilter = "run the check on amd64 or arm64 Linux with seccomp filters (CONFIG_SECCOMP_FILTER), " + fixBasic
+	fixLandlock      = "boot with landlock in the kernel's lsm= list (Linux 5.13+), " + fixBasic
 )
 
 // cause is strictCause against m. It names the step that failed and, where
@@ -104,6 +105,8 @@ func (m machine) cause(startErr error, helperMsg string) error {
 				ErrNoUserNamespace, step, helperMsg, fixAppArmor)
 		}
 		return fmt.Errorf("sandbox: %w: %s (%s); %s", ErrNoUserNamespace, step, helperMsg, fix)
+	case strings.HasPrefix(helperMsg, stageSeccomp):
+		return fmt.Errorf("sandbox: %w: the helper could not install its seccomp filter, which keeps a strict server off the host's Unix-domain sockets (%s); %s", ErrNoLandlock, helperMsg, fixSeccompFilter)
 	case strings.HasPrefix(helperMsg, stageLandlock):
 		return fmt.Errorf("sandbox: %w: the helper could not apply its Landlock ruleset (%s); %s", ErrNoLandlock, helperMsg, fixLandlock)
 	}

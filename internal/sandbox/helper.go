@@ -62,6 +62,7 @@ const (
 	stageMaps     = "user namespace id maps:"
 	stageMount    = "mount:"
 	stageLandlock = "landlock:"
+	stageSeccomp  = "seccomp:"
 )
 
 // gateFD is the helper's end of a held launch's gate: its one extra file.

@@ -51,10 +51,13 @@ type forwarder struct {
 	next    uint32
 	pinned  map[string][]netip.Addr // name -> what the checker dials for it
 	refused []Refusal
-	closers map[io.Closer]struct{}
-	closed  bool
-	active  int
-	conns   sync.WaitGroup
+	// captures are the live launches' packet sockets (netns_linux.go),
+	// drained before Refused answers.
+	captures map[drainer]struct{}
+	closers  map[io.Closer]struct{}
+	closed   bool
+	active   int
+	conns    sync.WaitGroup
 }
 
 // sandboxNet is the range names are given out from inside the sandbox:
@@ -158,10 +161,39 @@ func (f *forwarder) refuse(host string, port uint16, reason string) {
 }
 
 // Refused are the destinations refused so far, in the order first tried.
+// What a live launch's capture holds is read first: a launch that has
+// just ended has every packet it sent queued there, maybe not yet read.
 func (f *forwarder) Refused() []Refusal {
+	f.mu.Lock()
+	var live []drainer
+	for c := range f.captures {
+		live = append(live, c)
+	}
+	f.mu.Unlock()
+	for _, c := range live {
+		c.drain(f)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.refused)
+}
+
+// drainer is a launch's capture: drain records what it holds, now.
+type drainer interface{ drain(*forwarder) }
+
+func (f *forwarder) addCapture(c drainer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.captures == nil {
+		f.captures = map[drainer]struct{}{}
+	}
+	f.captures[c] = struct{}{}
+}
+
+func (f *forwarder) removeCapture(c drainer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.captures, c)
 }
 
 // track keeps c to close with the run; false when the run is closed.
@@ -577,19 +609,76 @@ func readName(m []byte, off int) (name string, end int, ok bool) {
 	return "", 0, false
 }
 
-// namedPorts are ports the sandbox listens on beside the allowed ones,
-// so that a connection to them, refused unless allowed, is refused by the
-// checker and named in the report rather than by the kernel unseen: the
-// ports a server's backend most often has (web, databases, queues,
-// caches, search, SSH).
-var namedPorts = []uint16{22, 80, 443, 3000, 3306, 5432, 5672, 6379, 8000, 8080, 8443, 9200, 11211, 27017}
+// The capture. Besides the listeners, the helper hands the checker a
+// packet socket on the sandbox's loopback (netns_linux.go), filtered in the
+// kernel to the first packet of every TCP connection (a SYN without ACK)
+// and to UDP. A connection to a port nothing listens on is reset by the
+// kernel at once (the server sees "connection refused"); its SYN names the
+// destination here, so every refused TCP destination is in the report, not
+// only those on an allowed port, which the listeners see.
 
-// listenPorts are the ports a launch's sandbox listens on: the allowed
-// ones and namedPorts.
-func (f *forwarder) listenPorts() []uint16 {
-	out := append(f.allow.Ports(), namedPorts...)
-	slices.Sort(out)
-	return slices.Compact(out)
+// Protocol numbers and TCP flags the capture reads.
+const (
+	protoTCP = 6
+	protoUDP = 17
+	tcpSYN   = 0x02
+	tcpACK   = 0x10
+)
+
+// sawPacket records what one captured packet (its IP header first) tried
+// to reach, if that is a refusal. A SYN to an allowed port is the
+// listeners' to judge; a lookup is the name server's (UDP or TCP to
+// 127.0.0.1:53, and its answers, from port 53). Anything malformed is
+// ignored: the packet was built by the kernel for a server's connect or
+// send, but the checker trusts nothing of the sandbox's.
+func (f *forwarder) sawPacket(pkt []byte) {
+	var (
+		dst   netip.Addr
+		proto byte
+		l4    []byte
+	)
+	switch {
+	case len(pkt) >= 20 && pkt[0]>>4 == 4:
+		ihl := int(pkt[0]&0xf) * 4
+		if ihl < 20 || len(pkt) < ihl+8 {
+			return
+		}
+		dst, proto, l4 = netip.AddrFrom4([4]byte(pkt[16:20])), pkt[9], pkt[ihl:]
+	case len(pkt) >= 48 && pkt[0]>>4 == 6:
+		// No extension headers: the kernel's own TCP and UDP over
+		// loopback add none.
+		dst, proto, l4 = netip.AddrFrom16([16]byte(pkt[24:40])).Unmap(), pkt[6], pkt[40:]
+	default:
+		return
+	}
+	src, port := binary.BigEndian.Uint16(l4[0:2]), binary.BigEndian.Uint16(l4[2:4])
+	if port == 0 { // no connection is made to it; a Refusal with port 0 is a lookup
+		return
+	}
+	dns := port == DNSPort && (dst == netip.MustParseAddr("127.0.0.1"))
+	switch proto {
+	case protoTCP:
+		if len(l4) < 14 || l4[13]&(tcpSYN|tcpACK) != tcpSYN || dns || slices.Contains(f.allow.Ports(), port) {
+			return
+		}
+		f.refuse(f.hostFor(dst), port, "not allowed")
+	case protoUDP:
+		if dns || src == DNSPort {
+			return
+		}
+		f.refuse(f.hostFor(dst), port, "UDP, which the sandbox does not carry")
+	}
+}
+
+// hostFor names a sandbox address as the server knew it: the allowed name
+// the name server gave it for, or the address itself.
+func (f *forwarder) hostFor(a netip.Addr) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if name, ok := f.byAddr[a]; ok {
+		return name
+	}
+	return a.String()
 }
 
 // netFD is the helper's end of the socket its listeners are handed to
@@ -610,9 +699,10 @@ type netPolicy struct {
 
 // Kinds of the sockets the helper hands over, in the message's header.
 const (
-	sockTCP    = "tcp"
-	sockDNSUDP = "dns-udp"
-	sockDNSTCP = "dns-tcp"
+	sockTCP     = "tcp"
+	sockDNSUDP  = "dns-udp"
+	sockDNSTCP  = "dns-tcp"
+	sockCapture = "capture"
 )
 
 // sockMsg is the header of the one message the helper sends: what each

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,8 +22,9 @@ import (
 // the allowed test hosts (HTTPS with the test CA, a plain TCP service),
 // through names only the allowance resolves, and nothing else: another
 // name, another port of an allowed host, a raw address, the runner's own
-// loopback service, UDP. Refusals the forwarder sees are named, and a
-// name that rebinds reaches only what the checker dialled first. Every
+// loopback service, UDP. Every refusal is named, on a port nothing listens
+// on too, and a name that rebinds reaches only what the checker dialled
+// first. Every
 // test host is on loopback, every name under .invalid.
 func TestStrictAllowance(t *testing.T) {
 	ca := newTestCA(t)
@@ -89,7 +91,11 @@ func TestStrictAllowance(t *testing.T) {
 		fmt.Sprintf("dial:127.0.0.1:%d", apiPort),                    // a raw address on an allowed port
 		fmt.Sprintf("dial:127.0.0.1:%d", service.port()),             // the runner's loopback service
 		fmt.Sprintf("dial:127.0.0.2:%d", first.port()),
-		"dial:db.lockcheck.invalid:5432", // a port a backend often has, not allowed here
+		"dial:db.lockcheck.invalid:5432",                 // a port a backend often has, not allowed here
+		fmt.Sprintf("dial:[::1]:%d", service.port()),     // the same over IPv6
+		fmt.Sprintf("dial:192.0.2.7:%d", apiPort),        // a raw address off loopback, an allowed port
+		fmt.Sprintf("dial:192.0.2.7:%d", service.port()), // and a port nothing allows
+		fmt.Sprintf("dial:[2001:db8::7]:%d", service.port()),
 		"udp:" + udp.LocalAddr().String(),
 	}
 	start := time.Now()
@@ -106,7 +112,7 @@ func TestStrictAllowance(t *testing.T) {
 	want := []string{
 		"OK 200 hello from the api, api.lockcheck.invalid:",
 		"OK db", "OK first", "OK first",
-		"ERR", "ERR", "ERR", "ERR", "ERR", "ERR", "ERR", "ERR",
+		"ERR", "ERR", "ERR", "ERR", "ERR", "ERR", "ERR", "ERR", "ERR", "ERR", "ERR", "ERR",
 		"OK sent",
 	}
 	for i, w := range want {
@@ -140,16 +146,22 @@ func TestStrictAllowance(t *testing.T) {
 		refused = append(refused, x.String())
 	}
 	got := strings.Join(refused, "\n")
+	t.Logf("refused:\n%s", got)
 	named := []string{
 		"other.lockcheck.invalid (name not allowed)",
 		fmt.Sprintf("api.lockcheck.invalid:%d (not allowed)", db.port()),
 		fmt.Sprintf("127.0.0.1:%d (not allowed)", apiPort),
 		fmt.Sprintf("127.0.0.2:%d (not allowed)", first.port()),
-	}
-	if landlockABI() >= 4 {
-		// The common ports are listened on where Landlock keeps the
-		// server from binding them itself.
-		named = append(named, "db.lockcheck.invalid:5432 (not allowed)")
+		// Ports nothing in the sandbox listens on: the kernel resets
+		// the connect, and the capture names it.
+		fmt.Sprintf("api.lockcheck.invalid:%d (not allowed)", service.port()),
+		fmt.Sprintf("127.0.0.1:%d (not allowed)", service.port()),
+		"db.lockcheck.invalid:5432 (not allowed)",
+		fmt.Sprintf("[::1]:%d (not allowed)", service.port()),
+		fmt.Sprintf("192.0.2.7:%d (not allowed)", apiPort),
+		fmt.Sprintf("192.0.2.7:%d (not allowed)", service.port()),
+		fmt.Sprintf("[2001:db8::7]:%d (not allowed)", service.port()),
+		"127.0.0.1:" + strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port) + " (UDP, which the sandbox does not carry)",
 	}
 	for _, w := range named {
 		if !strings.Contains(got, w) {

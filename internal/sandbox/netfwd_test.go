@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/binary"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -404,4 +405,89 @@ func TestNameServerTCP(t *testing.T) {
 			t.Errorf("%s: rcode %d, want %d", q.name, out[3]&0xf, q.rcode)
 		}
 	}
+}
+
+// TestSawPacket: the capture names the destination of a connection's
+// first packet (a SYN) and of a datagram, as the server knew it (an
+// allowed name's sandbox address by its name), and leaves what the
+// listeners and the name server judge, answers, and anything malformed.
+func TestSawPacket(t *testing.T) {
+	allow, _ := ParseDests([]string{"api.lockcheck.invalid:443"})
+	f := newForwarder(allow, nil)
+	api, _ := f.addrFor("api.lockcheck.invalid")
+	v4 := func(dst netip.Addr, proto byte, sport, dport uint16, flags byte) []byte {
+		p := make([]byte, 40)
+		p[0], p[9] = 0x45, proto
+		a := dst.As4()
+		copy(p[16:20], a[:])
+		binary.BigEndian.PutUint16(p[20:], sport)
+		binary.BigEndian.PutUint16(p[22:], dport)
+		p[33] = flags
+		return p
+	}
+	v6 := func(dst netip.Addr, proto byte, dport uint16, flags byte) []byte {
+		p := make([]byte, 60)
+		p[0], p[6] = 0x60, proto
+		a := dst.As16()
+		copy(p[24:40], a[:])
+		binary.BigEndian.PutUint16(p[40:], 40000)
+		binary.BigEndian.PutUint16(p[42:], dport)
+		p[53] = flags
+		return p
+	}
+	lo := netip.MustParseAddr("127.0.0.1")
+	for _, p := range [][]byte{
+		v4(api, protoTCP, 40000, 8443, tcpSYN),                              // named: api.lockcheck.invalid:8443
+		v4(api, protoTCP, 40000, 443, tcpSYN),                               // an allowed port: the listener's
+		v4(lo, protoTCP, 40000, 5432, tcpSYN|tcpACK),                        // not a connection's first packet
+		v4(lo, protoTCP, 40000, DNSPort, tcpSYN),                            // the name server
+		v4(lo, protoUDP, 40000, DNSPort, 0),                                 // a lookup
+		v4(lo, protoUDP, DNSPort, 40000, 0),                                 // its answer
+		v4(lo, protoUDP, 40000, 5353, 0),                                    // named: UDP
+		v6(netip.MustParseAddr("2001:db8::7"), protoTCP, 22, tcpSYN),        // named
+		v6(netip.MustParseAddr("::ffff:127.0.0.1"), protoTCP, 6379, tcpSYN), // named, as IPv4
+		v4(lo, protoTCP, 40000, 9999, tcpSYN)[:30],                          // truncated
+		append([]byte{0x4f}, v4(lo, protoTCP, 40000, 9999, tcpSYN)[1:]...),  // a header longer than the packet
+		append([]byte{0x41}, v4(lo, protoTCP, 40000, 9999, tcpSYN)[1:]...),  // a header shorter than the minimum
+		v6(netip.MustParseAddr("::1"), protoTCP, 9999, tcpSYN)[:47],         // truncated
+		{0x45}, nil,
+	} {
+		f.sawPacket(p)
+	}
+	var got []string
+	for _, r := range f.Refused() {
+		got = append(got, r.String())
+	}
+	want := []string{
+		"api.lockcheck.invalid:8443 (not allowed)",
+		"127.0.0.1:5353 (UDP, which the sandbox does not carry)",
+		"[2001:db8::7]:22 (not allowed)",
+		"127.0.0.1:6379 (not allowed)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("refused:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// FuzzSawPacket: whatever the capture reads, the checker records at most
+// a bounded, printable refusal and never fails.
+func FuzzSawPacket(f *testing.F) {
+	syn := make([]byte, 40)
+	syn[0], syn[9], syn[33] = 0x45, protoTCP, tcpSYN
+	copy(syn[16:20], []byte{127, 0, 0, 1})
+	syn[22], syn[23] = 0x1f, 0x90
+	f.Add(syn)
+	v6 := make([]byte, 60)
+	v6[0], v6[6], v6[53] = 0x60, protoUDP, 0
+	f.Add(v6)
+	f.Add([]byte{0x4f, 0, 0})
+	f.Fuzz(func(t *testing.T, pkt []byte) {
+		fw := newForwarder(Allowance{{Host: "api.lockcheck.invalid", Port: 443}}, nil)
+		fw.sawPacket(pkt)
+		for _, r := range fw.Refused() {
+			if len(r.String()) > 128 || r.Port == 0 {
+				t.Errorf("refusal %q from %x", r, pkt)
+			}
+		}
+	})
 }

@@ -575,11 +575,6 @@ func (r *Run) helperPolicy(path string, args []string, dir string, childEnv map[
 		p.RW = []string{r.dir}
 		if r.fwd != nil {
 			p.Net = &netPolicy{Ports: r.fwd.allow.Ports(), Addrs: r.fwd.sandboxAddrs(), Hosts: r.netHosts, Resolv: r.netResolv}
-			if r.abi >= 4 {
-				// Landlock denies the server every bind (TCP rules, ABI
-				// 4+): the named ports' listeners take none from it.
-				p.Net.Ports = r.fwd.listenPorts()
-			}
 		}
 		if r.cacheRW {
 			for _, d := range r.caches {

@@ -87,6 +87,12 @@ func testProgram(mode string, args []string) int {
 			kind, target, _ := strings.Cut(a, ":")
 			fmt.Printf("%s %s\n", a, netAttempt(kind, target))
 		}
+	case "unix":
+		// Each argument is one attempt, KIND:TARGET; one line each.
+		for _, a := range args {
+			kind, target, _ := strings.Cut(a, ":")
+			fmt.Printf("%s %s\n", a, unixAttempt(kind, target))
+		}
 	case "forkmany":
 		// Start up to 600 sleeping children; report how many started.
 		var kids []*exec.Cmd

@@ -171,15 +171,17 @@ func restrictSelf(p policy) error {
 	if err := add(devRW, true); err != nil {
 		return err
 	}
+	cfg := landlock.V6
 	if p.Net != nil {
-		// The allowed ports and the name server's (ABI 4+; the network
-		// namespace is the deny either way): a connect to any other
-		// port fails at once with EACCES.
-		for _, port := range append([]uint16{DNSPort}, p.Net.Ports...) {
-			rules = append(rules, landlock.ConnectTCP(port))
-		}
+		// With an allowance, Landlock restricts binds only (ABI 4+), not
+		// connects: the namespace holds nothing else to connect to than
+		// the allowed ports' listeners and the name server, and a
+		// connect to another port must reach the namespace's loopback,
+		// where the kernel resets it at once and the checker's capture
+		// names it. Landlock's EACCES would refuse it unseen.
+		cfg.HandledAccessNet = ll.AccessNetBindTCP
 	}
-	fd, flags, err := landlock.V6.BestEffort().NewRulesetFD(rules...)
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
 	if err != nil {
 		return fmt.Errorf("%s ruleset: %w", stageLandlock, err)
 	}
@@ -190,7 +192,8 @@ func restrictSelf(p policy) error {
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("%s landlock_restrict_self: %w", stageLandlock, err)
 	}
-	return nil
+	// Last: nothing of the helper's own needs a Unix socket after this.
+	return restrictUnixSockets()
 }
 
 // mountProc replaces /proc, in the helper's own mount namespace, with a proc
