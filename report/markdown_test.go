@@ -375,11 +375,11 @@ func TestMarkdownNotes(t *testing.T) {
 	// every finding it showed without them.
 	fix := loadFixture(t)
 	var without, with bytes.Buffer
-	if err := WriteMarkdown(&without, fix, Options{MarkdownLimit: 6000}); err != nil {
+	if err := writeMarkdown(&without, fix, Options{MarkdownLimit: 6000}); err != nil {
 		t.Fatal(err)
 	}
 	fix.Servers[0].Notes = []string{refused, refused + " again", refused + " and again"}
-	if err := WriteMarkdown(&with, fix, Options{MarkdownLimit: 6000}); err != nil {
+	if err := writeMarkdown(&with, fix, Options{MarkdownLimit: 6000}); err != nil {
 		t.Fatal(err)
 	}
 	count := func(s string) int { return strings.Count(s, "**✖ error**") + strings.Count(s, "**⚠ warning**") }
