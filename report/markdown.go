@@ -148,11 +148,34 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 	for _, w := range r.Warnings {
 		d.b.WriteString("> [!WARNING]\n> " + w + "\n\n") // our own text, never a server's
 	}
+	d.pullRequestSections(r, st)
 
-	// What a pull request does to its own bar comes first: acknowledgements
-	// it adds for error-level findings (it silences its own failure), then
-	// settings of the policy it lowers, then files nobody checked, then
-	// what it approves.
+	// Every server's section, with its compact list of every changed
+	// definition, is planned before the table and kept room for: the list
+	// names every change whatever the full diffs take; they fill what is
+	// left.
+	secs := planSections(r, st)
+	skeleton := 0
+	for _, s := range secs {
+		skeleton += len(s.open) + len(s.list) + len(foldClose)
+	}
+	reserved := d.b.Len()+d.reserve+skeleton+len(serversHead)+len(r.Servers)*64 <= d.limit
+	if reserved {
+		d.reserve += skeleton
+	}
+	d.serverTable(r.Servers)
+	for _, s := range secs {
+		d.serverSection(s, st, reserved)
+	}
+	d.finish(opts, st)
+	return d.b.String()
+}
+
+// pullRequestSections writes what a pull request does to its own bar,
+// first: acknowledgements it adds for error-level findings (it silences
+// its own failure), then settings of the policy it lowers, then files
+// nobody checked, then what it approves.
+func (d *mdDoc) pullRequestSections(r *Report, st mdStyle) {
 	var selfAcks, approvals, policyChanges, repo []finding.Finding
 	for _, f := range r.Findings() {
 		switch {
@@ -189,22 +212,13 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 		"This check ran with the base branch's value of each setting below; the pull request's takes effect once merged.\n\n", policyChanges)
 	section("### Not checked\n\n", repo)
 	section("### This pull request approves:\n\n", approvals)
+}
 
-	// Every server's section, with its compact list of every changed
-	// definition, is planned before the table and kept room for: the list
-	// names every change whatever the full diffs take; they fill what is
-	// left.
-	secs := planSections(r, st)
-	skeleton := 0
-	for _, s := range secs {
-		skeleton += len(s.open) + len(s.list) + len(foldClose)
-	}
-	reserved := d.b.Len()+d.reserve+skeleton+len(serversHead)+len(r.Servers)*64 <= d.limit
-	if reserved {
-		d.reserve += skeleton
-	}
+// serverTable writes the table of servers, what each probe baited, and
+// the servers' notes.
+func (d *mdDoc) serverTable(servers []Server) {
 	d.add(serversHead)
-	for _, s := range r.Servers {
+	for _, s := range servers {
 		c := countFindings(live(s.Findings)).String()
 		if c == "" {
 			c = "none"
@@ -217,7 +231,7 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 	}
 	d.add("\n")
 	var baited []string
-	for _, s := range r.Servers {
+	for _, s := range servers {
 		if s.Coverage != nil {
 			baited = append(baited, codeSpan(s.Name)+": "+s.Coverage.String())
 		}
@@ -225,35 +239,42 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 	if len(baited) > 0 {
 		d.add("Baited: " + strings.Join(baited, "; ") + ".\n\n")
 	}
-	d.addNotes(r.Servers)
+	d.addNotes(servers)
+}
 
-	for _, s := range secs {
-		if reserved {
-			// Reserved above: always fits.
-			d.reserve -= len(s.open) + len(s.list) + len(foldClose)
-			d.b.WriteString(s.open + s.list)
-		} else if !d.add(s.open) || !d.add(s.list) {
+// serverSection writes one server's section: its compact list of changes,
+// always, when room was reserved for it, then its findings in full, in a
+// fold, as far as they fit.
+func (d *mdDoc) serverSection(s mdSection, st mdStyle, reserved bool) {
+	if reserved {
+		// Reserved in renderMarkdown: always fits.
+		d.reserve -= len(s.open) + len(s.list) + len(foldClose)
+		d.b.WriteString(s.open + s.list)
+	} else if !d.add(s.open) || !d.add(s.list) {
+		d.omitted += len(s.fs)
+		return
+	}
+	d.reserve += len(foldClose)
+	opened := false
+	for _, f := range s.fs {
+		if !opened && !d.add(foldOpen) {
 			d.omitted += len(s.fs)
-			continue
+			break
 		}
-		d.reserve += len(foldClose)
-		opened := false
-		for _, f := range s.fs {
-			if !opened && !d.add(foldOpen) {
-				d.omitted += len(s.fs)
-				break
-			}
-			opened = true
-			if !d.add(mdFinding(f, st, false, s.same)) {
-				d.omitted++
-			}
-		}
-		d.reserve -= len(foldClose)
-		if opened {
-			d.b.WriteString(foldClose) // reserved above: always fits
+		opened = true
+		if !d.add(mdFinding(f, st, false, s.same)) {
+			d.omitted++
 		}
 	}
+	d.reserve -= len(foldClose)
+	if opened {
+		d.b.WriteString(foldClose) // reserved above: always fits
+	}
+}
 
+// finish writes the note that the document was cut, if it was, and the
+// footer, from the room reserved for them.
+func (d *mdDoc) finish(opts Options, st mdStyle) {
 	if d.full {
 		what := "the rest of the servers are"
 		if d.omitted > 0 {
@@ -268,7 +289,6 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 		footer += " " + codeSpan(escape(opts.ToolVersion))
 	}
 	d.b.WriteString("— " + footer + "\n")
-	return d.b.String()
 }
 
 // serversHead starts the table of servers.
