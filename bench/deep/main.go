@@ -7,7 +7,7 @@
 // by bench/deep.sh, which builds the binaries.
 //
 // The servers are this program itself run as the scripted fake server
-// (internal/fakeserver, FAKE_SCENARIO), once honest and once per trigger
+// (internal/testing/fakeserver, FAKE_SCENARIO), once honest and once per trigger
 // deep exists to reach (a change on the 40th call, on the 4th launch,
 // for a non-decoy tool only, for a non-empty argument only, after 600
 // calls in one process, for one client identity only), and, when the
@@ -34,8 +34,8 @@ import (
 
 	// A run of this program with FAKE_SCENARIO set is the fake server:
 	// the package's init takes the process over.
-	_ "github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
+	_ "github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 )
 
 // scenario is one server of the run.

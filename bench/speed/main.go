@@ -52,7 +52,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -14,13 +14,13 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmreg"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmreg"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -487,7 +487,7 @@ func TestRegistryLaunchersIdentified(t *testing.T) {
 }
 
 // BenchmarkReadArtifact is the cost of reading a launch's identity, per
-// launch, over the real servers internal/npmtest installs (the file each
+// launch, over the real servers internal/testing/npmtest installs (the file each
 // bin runs: sha256, and whether the project's git tracks it).
 func BenchmarkReadArtifact(b *testing.B) {
 	d := npmtest.Servers(b)

@@ -25,9 +25,9 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 // actionlintVersion is the pinned actionlint, as .github/workflows/ci.yml runs it.
@@ -798,7 +798,7 @@ func readFile(t *testing.T, path string) string {
 }
 
 // fakeConfig writes a client config whose servers are this test binary
-// re-executed as fake MCP servers (internal/fakeserver) with the given
+// re-executed as fake MCP servers (internal/testing/fakeserver) with the given
 // scenarios; "${VAR:-default}" placeholders let a test change a scenario
 // between runs through the environment.
 func fakeConfig(t *testing.T, dir string, scenarios map[string]string) string {

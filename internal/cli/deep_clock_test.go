@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 // TestDeepProfileClockWeek: a server that goes bad three days from now

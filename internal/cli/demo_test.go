@@ -13,7 +13,7 @@ import (
 	"unicode"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 // TestREADMEDemo runs the README's first command, as written, on the

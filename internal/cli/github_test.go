@@ -14,9 +14,9 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 // shortProbeArgs keep the fake servers' probes short: the scenarios used here

@@ -10,8 +10,8 @@ import (
 
 	gh "github.com/google/go-github/v62/github"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
 )
 
 func fake(t *testing.T, files map[string]string) (*githubtest.Server, *gh.Client) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/report"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
 )
 
 const testMarker = "<!-- mcp-lockcheck:deep-drift lock=mcp-lock.json -->"
