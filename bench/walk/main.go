@@ -14,10 +14,10 @@
 // With -all it follows every call into this module instead (the data's
 // whole path: probe, snapshots, findings, settle, summary).
 //
-// Usage: go run ./bench/walk [-dir DIR] [-all] [-v]
+// Usage, from bench/ (a module of its own): go run ./walk [-dir DIR] [-all] [-v]
 //
-// DIR is the module's root (default "."), so an older commit checked out
-// elsewhere is measured by the same program.
+// DIR is the product module's root (default "..", bench's parent), so an
+// older commit checked out elsewhere is measured by the same program.
 package main
 
 import (
@@ -38,7 +38,7 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", ".", "the module's root")
+	dir := flag.String("dir", "..", "the product module's root")
 	verbose := flag.Bool("v", false, "list every stop and every upward return")
 	all := flag.Bool("all", false, "follow every call into this module, not only those that carry the context")
 	flag.Parse()
