@@ -31,3 +31,23 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestRunes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"abcd", 0, "…"},
+		{"héllo wörld", 4, "héll…"},
+		{"😀😀😀", 2, "😀😀…"},
+	} {
+		if got := Runes(tt.s, tt.n); got != tt.want {
+			t.Errorf("Runes(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}

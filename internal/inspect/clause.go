@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 )
 
 // A sentence is judged by what it asks the model to do, not by the words
@@ -724,7 +725,7 @@ func distinct(t []byte, ms [][]int) int {
 // clipTarget keeps a target short enough for a finding's detail.
 func clipTarget(s string) string {
 	if len(s) > 80 {
-		return truncateRunes(s, 80)
+		return clip.Runes(s, 80)
 	}
 	return s
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
@@ -367,7 +368,7 @@ func (sc *scan) invisible(r textRef, s string) {
 	}
 	for _, t := range smuggled {
 		if h.extra == "" {
-			h.extra = truncateRunes(inert.Text(t), messageLimit)
+			h.extra = clip.Runes(inert.Text(t), messageLimit)
 		}
 		h.detail = append(h.detail, "hidden text: "+escapeSpan(t, 0, len(t), hiddenLimit))
 		if sc.controlsOnly {
