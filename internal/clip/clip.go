@@ -7,7 +7,8 @@
 // bounds them: [Bytes] counts bytes and marks a cut with "...", for text
 // quoted in notes and errors whose size is what matters; [Runes] counts
 // the runes kept, and marks a cut with "…" after them, for text a finding
-// or a report shows a person.
+// or a report shows a person; [Fit] counts the room the text is given, the
+// mark included, for a report's columns and regions, which have a width.
 package clip
 
 import "unicode/utf8"
@@ -39,4 +40,14 @@ func Runes(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// Fit returns s when it has at most n runes, and otherwise its first n-1
+// runes and "…": at most n runes in all, the mark included, for a column or
+// a region n runes wide. A limit of 0 or less is no limit.
+func Fit(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return Runes(s, n-1)
 }

@@ -51,3 +51,22 @@ func TestRunes(t *testing.T) {
 		}
 	}
 }
+
+func TestFit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"hello", 5, "hello"},
+		{"hello!", 5, "hell…"},
+		{"héllo wörld", 4, "hél…"},
+		{"abc", 0, "abc"},
+		{"abc", 1, "…"},
+	} {
+		if got := Fit(tc.in, tc.n); got != tc.want {
+			t.Errorf("Fit(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
@@ -329,7 +330,7 @@ func mdCompact(e entry, same sameGroups) string {
 	}
 	// A group is said whole by its line: its message, once.
 	if len(fields) == 0 && len(inputs) == 0 && len(e.fs) == 1 || same.of(f0) != nil {
-		line += " · " + codeSpan(inert.Composed(truncate(f0.Message, 160)))
+		line += " · " + codeSpan(inert.Composed(clip.Fit(f0.Message, 160)))
 	}
 	return line
 }
@@ -510,7 +511,7 @@ func capLines(lines []string, limit int) []string {
 		if total+len(l) > limit {
 			out := append([]string(nil), lines[:i]...)
 			if room := limit - total; room > 200 {
-				out = append(out, truncate(l, room/4))
+				out = append(out, clip.Fit(l, room/4))
 			}
 			return append(out, "… (diff cut: see the JSON report for the full text)")
 		}
