@@ -160,7 +160,7 @@ func remoteFromConfig(server string, configs multi, env Env) (*guard.Remote, err
 		}
 		return &guard.Remote{URL: url, Headers: headers, SSE: s.Type == config.TypeSSE}, nil
 	}
-	return nil, usageErr("guard: no server command, and no config names server %q (configured: %s)", server, names(servers))
+	return nil, usageErr("guard: no server command, and no config names server %q (configured: %s)", server, config.Names(servers))
 }
 
 // remoteFromEnv reads what guard install put in a server's env block:
