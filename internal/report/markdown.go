@@ -165,9 +165,9 @@ func renderMarkdown(r *Report, opts Options, st mdStyle) string {
 		}
 		iso := "-"
 		if s.Isolation != "" {
-			iso = mdCell(s.Isolation)
+			iso = MarkdownCell(s.Isolation)
 		}
-		d.add(fmt.Sprintf("| %s | %s %s | %s | %s |\n", mdCell(s.Name), statusMark(shownStatus(s)), mdStatus(shownStatus(s)), c, iso))
+		d.add(fmt.Sprintf("| %s | %s %s | %s | %s |\n", MarkdownCell(s.Name), statusMark(shownStatus(s)), mdStatus(shownStatus(s)), c, iso))
 	}
 	d.add("\n")
 	var baited []string
@@ -545,13 +545,16 @@ func codeSpan(s string) string {
 	return tick + s + tick
 }
 
-// mdCell renders server text for a table cell: a code span with no `|` in
-// it at all. GFM splits table rows on `|` before it sees code spans, and `\|`
-// is not enough: the text's own backslash before it would turn `\|` back into
-// a cell break. Spelling the pipe \u{007C}, like any other escaped character,
-// leaves nothing to split on.
-func mdCell(s string) string {
-	return codeSpan(inert.TextAlso(s, "|"))
+// MarkdownCell renders untrusted text for a cell of a GitHub-flavoured
+// markdown table: the inert text (inert.Text) in a code span, with every
+// `|` written `\|`. GFM splits a row on `|` before it parses code spans, so
+// a pipe inside a code span must be escaped too; a `|` right after a
+// backslash never splits a row (the text's own backslash included: GitHub's
+// cmark-gfm and goldmark both look at the one byte before the pipe), and
+// the table takes that backslash off again before the code span is read,
+// so the cell shows the inert text exactly.
+func MarkdownCell(s string) string {
+	return strings.ReplaceAll(codeSpan(inert.Text(s)), "|", `\|`)
 }
 
 // safeURL returns u if it is a plain https URL that cannot break out of a
