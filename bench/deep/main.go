@@ -96,14 +96,6 @@ func main() {
 		fail(err)
 	}
 	defer os.RemoveAll(work)
-	type result struct {
-		scenario, which string
-		wall            time.Duration
-		exit            int
-		launches        int
-		caught          string
-		err             string
-	}
 	var (
 		mu      sync.Mutex
 		results []result
@@ -121,22 +113,7 @@ func main() {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r := result{scenario: sc.name, which: which}
-				cmd := exec.Command(b, "check", "--quiet", "--profile", "deep", "--format", "json")
-				cmd.Dir = dir
-				if v, ok := sc.entry["scenario"].(string); ok {
-					cmd.Env = append(os.Environ(), "SCENARIO="+v)
-				}
-				var out, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &stderr
-				start := time.Now()
-				err := cmd.Run()
-				r.wall = time.Since(start)
-				r.exit = cmd.ProcessState.ExitCode()
-				if r.exit == 2 || r.exit < 0 {
-					r.err = fmt.Sprintf("%v: %s", err, strings.TrimSpace(stderr.String()))
-				}
-				r.launches, r.caught = readReport(out.Bytes())
+				r := check(b, dir, which, sc)
 				mu.Lock()
 				results = append(results, r)
 				mu.Unlock()
@@ -151,6 +128,42 @@ func main() {
 		}
 		return results[i].which > results[j].which // new, then baseline
 	})
+	printResults(results, scenarios)
+}
+
+// result is one deep check of one scenario by one binary (which).
+type result struct {
+	scenario, which string
+	wall            time.Duration
+	exit            int
+	launches        int
+	caught          string
+	err             string
+}
+
+// check runs b's deep check of the scenario sc set up in dir, timed.
+func check(b, dir, which string, sc scenario) result {
+	r := result{scenario: sc.name, which: which}
+	cmd := exec.Command(b, "check", "--quiet", "--profile", "deep", "--format", "json")
+	cmd.Dir = dir
+	if v, ok := sc.entry["scenario"].(string); ok {
+		cmd.Env = append(os.Environ(), "SCENARIO="+v)
+	}
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r.wall = time.Since(start)
+	r.exit = cmd.ProcessState.ExitCode()
+	if r.exit == 2 || r.exit < 0 {
+		r.err = fmt.Sprintf("%v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	r.launches, r.caught = readReport(out.Bytes())
+	return r
+}
+
+// printResults prints the table of results, a row a scenario and binary.
+func printResults(results []result, scenarios []scenario) {
 	fmt.Println("| server | binary | wall time | exit | launches | caught at | expected |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, r := range results {
