@@ -1,7 +1,7 @@
 // Package bench measures mcp-lockcheck end to end and writes the figures
 // into bench/README.md. Run it with one command:
 //
-//	go test ./bench -run TestReport -report -v -timeout 30m
+//	(cd bench && go test -run TestReport -report -v -timeout 30m)
 //
 // Every comparison is measured side by side in the same run, on the same
 // machine, so the ratios mean something even where the absolute numbers
@@ -25,9 +25,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 )
 
 var report = flag.Bool("report", false, "run the benchmarks and rewrite bench/README.md")
@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 // bench/README.md.
 func TestReport(t *testing.T) {
 	if !*report {
-		t.Skip("run with: go test ./bench -run TestReport -report -v -timeout 30m")
+		t.Skip("run with: (cd bench && go test -run TestReport -report -v -timeout 30m)")
 	}
 	bin := buildCLI(t)
 	var out strings.Builder
@@ -69,7 +69,8 @@ func TestReport(t *testing.T) {
 
 func buildCLI(t *testing.T) string {
 	bin := filepath.Join(t.TempDir(), "mcp-lockcheck")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/mcp-lockcheck")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mcp-lockcheck")
+	cmd.Dir = ".." // the product's module: bench is a module of its own
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -135,7 +136,8 @@ func writeConfig(t *testing.T, dir string, servers map[string]any) {
 var benchLine = regexp.MustCompile(`^BenchmarkPipeline/tools=(\d+)-\d+\s+\d+\s+(\d+) ns/op\s+([\d.]+) peak-heap-MB`)
 
 func scaling(t *testing.T, _ string) string {
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkPipeline", "-benchtime", "5x", "../internal/check")
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkPipeline", "-benchtime", "5x", "./internal/check")
+	cmd.Dir = ".."
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go test -bench: %v\n%s", err, out)
@@ -314,7 +316,7 @@ func strictCost(t *testing.T, bin string) string {
 // TestStrictCost prints the strict-vs-basic table alone.
 func TestStrictCost(t *testing.T) {
 	if !*report {
-		t.Skip("run with: go test ./bench -run TestStrictCost -report -v")
+		t.Skip("run with: (cd bench && go test -run TestStrictCost -report -v)")
 	}
 	t.Log("\n" + strictCost(t, buildCLI(t)))
 }
@@ -373,7 +375,7 @@ func burstCost(t *testing.T, bin string) string {
 // TestBurstCost prints the burst's table alone.
 func TestBurstCost(t *testing.T) {
 	if !*report {
-		t.Skip("run with: go test ./bench -run TestBurstCost -report -v")
+		t.Skip("run with: (cd bench && go test -run TestBurstCost -report -v)")
 	}
 	t.Log("\n" + burstCost(t, buildCLI(t)))
 }

@@ -32,7 +32,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/mcp-lockcheck" ./cmd/mcp-lockcheck
-go build -o "$tmp/corpus" ./bench/corpus
+(cd bench && go build -o "$tmp/corpus" ./corpus) # a module of its own
 mkdir -p bench/corpus/out
 echo "Recorded $(date -u +%Y-%m-%d) at $(git rev-parse --short HEAD) with $(go env GOVERSION), node $(node --version)."
 echo

@@ -17,7 +17,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$tmp/mcp-lockcheck" ./cmd/mcp-lockcheck
-go build -o "$tmp/deep" ./bench/deep
+(cd bench && go build -o "$tmp/deep" ./deep) # a module of its own
 if [ -n "$base" ]; then
 	mkdir "$tmp/base-src"
 	git archive "$base" | tar -x -C "$tmp/base-src"

@@ -11,7 +11,7 @@ case "${1:-}" in [0-9]*) runs=$1; shift ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$tmp/mcp-lockcheck" ./cmd/mcp-lockcheck
-go build -o "$tmp/memory" ./bench/memory
+(cd bench && go build -o "$tmp/memory" ./memory) # a module of its own
 if [ "${1:-}" = -base ]; then
 	mkdir "$tmp/base-src"
 	git archive "$2" | tar -x -C "$tmp/base-src"

@@ -18,7 +18,7 @@
 # servers) and bench/servers (more real servers that start offline without
 # credentials; bench only), installed with npm ci --ignore-scripts when
 # missing: bench/servers here, testdata/npm by bench/speed itself through
-# internal/npmtest, into the user's cache directory where the tests find it. Run it on a quiet machine if you can; the
+# internal/testing/npmtest, into the user's cache directory where the tests find it. Run it on a quiet machine if you can; the
 # modes alternate round by round, so a busy one weighs on every column alike.
 set -eu
 cd "$(dirname "$0")/.."
@@ -40,7 +40,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Built as release/build.sh builds what users download.
 CGO_ENABLED=0 go build -trimpath -o "$tmp/mcp-lockcheck" ./cmd/mcp-lockcheck
-go build -o "$tmp/speed" ./bench/speed
+(cd bench && go build -o "$tmp/speed" ./speed) # a module of its own
 if [ -n "$base" ]; then
 	mkdir "$tmp/base-src"
 	git archive "$base" | tar -x -C "$tmp/base-src"

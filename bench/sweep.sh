@@ -10,7 +10,7 @@
 # every run's exit code, time and findings. The servers are npm packages
 # at exact versions (bench/servers and bench/sweep/npm, installed here with
 # npm ci --ignore-scripts when their lock changed; testdata/npm, installed
-# by bench/sweep itself through internal/npmtest into the user's cache
+# by bench/sweep itself through internal/testing/npmtest into the user's cache
 # directory, where the tests find it too)
 # and Go modules at exact versions (bench/sweep/gomod, built into
 # bench/sweep/bin). Nothing is pointed at any address but a closed
@@ -40,7 +40,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/mcp-lockcheck" ./cmd/mcp-lockcheck
-go build -o "$tmp/sweep" ./bench/sweep
+(cd bench && go build -o "$tmp/sweep" ./sweep) # a module of its own
 echo "Measured $(date -u +%Y-%m-%d) at $(git rev-parse --short HEAD) on $(uname -sm), $(nproc) CPUs, $(go env GOVERSION); load average $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
 "$tmp/sweep" -bin "$tmp/mcp-lockcheck" -repo . -out bench/sweep/out "$@"

@@ -2,7 +2,6 @@ package report
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
@@ -11,7 +10,9 @@ import (
 // reader: it is inert.Text, the one escaper every output shares, so a
 // report spells a character exactly as the finding's detail (written by
 // inspect) does. The finding's raw text stays in JSON for anyone who needs
-// the bytes.
+// the bytes. Text is cut to its room (clip.Fit) after it is escaped: an
+// escape sequence cut in half only shortens what is shown, never unescapes
+// it.
 func escape(s string) string { return inert.Text(s) }
 
 // decodeTags returns the ASCII text spelled by Unicode tag characters
@@ -26,24 +27,6 @@ func decodeTags(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// truncate shortens already-escaped text to at most n runes, marking the cut
-// with an ellipsis. Cutting after escaping means an escape sequence may be
-// cut in half, which only shortens what is shown, never unescapes it.
-func truncate(s string, n int) string {
-	if n <= 0 || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n == 1 {
-		return "…"
-	}
-	i := 0
-	for k := 0; k < n-1; k++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i] + "…"
 }
 
 // longestRun returns the length of the longest run of c in s.

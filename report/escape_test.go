@@ -28,25 +28,6 @@ func TestDecodeTags(t *testing.T) {
 	}
 }
 
-func TestTruncate(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"hello", 5, "hello"},
-		{"hello!", 5, "hell…"},
-		{"héllo wörld", 4, "hél…"},
-		{"abc", 0, "abc"},
-		{"abc", 1, "…"},
-	} {
-		if got := truncate(tc.in, tc.n); got != tc.want {
-			t.Errorf("truncate(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-		}
-	}
-}
-
 func TestCodeSpan(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
@@ -59,9 +40,6 @@ func TestCodeSpan(t *testing.T) {
 		if got := codeSpan(tc.in); got != tc.want {
 			t.Errorf("codeSpan(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-	}
-	if got := mdCell(`a\|b|c`); strings.Contains(got, "|") {
-		t.Errorf("mdCell left a pipe: %q", got)
 	}
 }
 

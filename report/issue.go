@@ -70,7 +70,7 @@ func WriteIssue(w io.Writer, r *Report, opts IssueOptions) error {
 			continue
 		}
 		phases, rules, n := driftAt(s, failOn)
-		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", mdCell(s.Name), strings.Join(phases, ", "), strings.Join(rules, ", "), n)
+		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", MarkdownCell(s.Name), strings.Join(phases, ", "), strings.Join(rules, ", "), n)
 	}
 	if rows > issueRows {
 		fmt.Fprintf(&b, "\n%d more servers drifted: the report below names them.\n", rows-issueRows)
@@ -104,7 +104,7 @@ func driftAt(s Server, failOn finding.Severity) (phases, rules []string, n int) 
 		n++
 		if !seen["rule "+string(f.Rule)] {
 			seen["rule "+string(f.Rule)] = true
-			rules = append(rules, mdCell(string(f.Rule)))
+			rules = append(rules, MarkdownCell(string(f.Rule)))
 		}
 		if f.Phase == "" || seen[f.Phase] {
 			continue
@@ -114,7 +114,7 @@ func driftAt(s Server, failOn finding.Severity) (phases, rules []string, n int) 
 			more++
 			continue
 		}
-		p := mdCell(f.Phase)
+		p := MarkdownCell(f.Phase)
 		launch, _, _ := strings.Cut(f.Phase, "/")
 		if c, ok := clocks[launch]; ok {
 			p += " (clock " + c + ")"

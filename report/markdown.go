@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
@@ -225,9 +226,9 @@ func (d *mdDoc) serverTable(servers []Server) {
 		}
 		iso := "-"
 		if s.Isolation != "" {
-			iso = mdCell(s.Isolation)
+			iso = MarkdownCell(s.Isolation)
 		}
-		d.add(fmt.Sprintf("| %s | %s %s | %s | %s |\n", mdCell(s.Name), statusMark(shownStatus(s)), mdStatus(shownStatus(s)), c, iso))
+		d.add(fmt.Sprintf("| %s | %s %s | %s | %s |\n", MarkdownCell(s.Name), statusMark(shownStatus(s)), mdStatus(shownStatus(s)), c, iso))
 	}
 	d.add("\n")
 	var baited []string
@@ -397,7 +398,7 @@ func mdCompact(e entry, same sameGroups) string {
 	}
 	// A group is said whole by its line: its message, once.
 	if len(fields) == 0 && len(inputs) == 0 && len(e.fs) == 1 || same.of(f0) != nil {
-		line += " · " + codeSpan(inert.Composed(truncate(f0.Message, 160)))
+		line += " · " + codeSpan(inert.Composed(clip.Fit(f0.Message, 160)))
 	}
 	return line
 }
@@ -578,7 +579,7 @@ func capLines(lines []string, limit int) []string {
 		if total+len(l) > limit {
 			out := append([]string(nil), lines[:i]...)
 			if room := limit - total; room > 200 {
-				out = append(out, truncate(l, room/4))
+				out = append(out, clip.Fit(l, room/4))
 			}
 			return append(out, "… (diff cut: see the JSON report for the full text)")
 		}
@@ -612,13 +613,16 @@ func codeSpan(s string) string {
 	return tick + s + tick
 }
 
-// mdCell renders server text for a table cell: a code span with no `|` in
-// it at all. GFM splits table rows on `|` before it sees code spans, and `\|`
-// is not enough: the text's own backslash before it would turn `\|` back into
-// a cell break. Spelling the pipe \u{007C}, like any other escaped character,
-// leaves nothing to split on.
-func mdCell(s string) string {
-	return codeSpan(inert.TextAlso(s, "|"))
+// MarkdownCell renders untrusted text for a cell of a GitHub-flavoured
+// markdown table: the inert text (inert.Text) in a code span, with every
+// `|` written `\|`. GFM splits a row on `|` before it parses code spans, so
+// a pipe inside a code span must be escaped too; a `|` right after a
+// backslash never splits a row (the text's own backslash included: GitHub's
+// cmark-gfm and goldmark both look at the one byte before the pipe), and
+// the table takes that backslash off again before the code span is read,
+// so the cell shows the inert text exactly.
+func MarkdownCell(s string) string {
+	return strings.ReplaceAll(codeSpan(inert.Text(s)), "|", `\|`)
 }
 
 // safeURL returns u if it is a plain https URL that cannot break out of a

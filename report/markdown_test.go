@@ -14,6 +14,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
 // payload tries every way out of inert text: a fence break (backticks and
@@ -406,4 +407,64 @@ func TestMarkdownCutInTable(t *testing.T) {
 		t.Errorf("table cut: %d bytes, note present %v", len(md), strings.Contains(md, "cut to fit"))
 	}
 	assertInert(t, "cut table", md, "")
+}
+
+// TestMarkdownCell puts hostile text in the middle cell of a GFM table row
+// and reads the row back with goldmark's GFM tables, which split a row as
+// GitHub's cmark-gfm does (a pipe right after a backslash is not a cell
+// break, and the table drops that backslash): the row keeps its three
+// cells, and the middle one is one code span that shows the inert text.
+func TestMarkdownCell(t *testing.T) {
+	t.Parallel()
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM))
+	for _, tc := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"a|b", "a|b"},
+		{`a\|b`, `a\|b`},
+		{`a\\|b`, `a\\\|b`}, // inert doubles a backslash before a backslash
+		{"|", "|"},
+		{"||lead and trail||", "||lead and trail||"},
+		{"`|`", "`|`"},
+		{"a` | `b", "a` | `b"},
+		{`ends in \`, `ends in \`},
+		{"tab\there|\n", inert.Text("tab\there|\n")},
+		{"new\nline | x", `new\nline | x`},
+		{"\u202E|evil", `\u{202E}|evil`},
+		{"", "(empty)"},
+	} {
+		cell := MarkdownCell(tc.in)
+		src := []byte("| a | b | c |\n|---|---|---|\n| x | " + cell + " | y |\n")
+		doc := md.Parser().Parse(text.NewReader(src))
+		var rows []ast.Node
+		_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if entering && n.Kind() == extast.KindTableRow {
+				rows = append(rows, n)
+			}
+			return ast.WalkContinue, nil
+		})
+		if len(rows) != 1 || rows[0].ChildCount() != 3 {
+			t.Errorf("MarkdownCell(%q) = %q: the row does not have 3 cells\n%s", tc.in, cell, src)
+			continue
+		}
+		mid := rows[0].FirstChild().NextSibling()
+		var got strings.Builder
+		spans := 0
+		_ = ast.Walk(mid, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if !entering {
+				return ast.WalkContinue, nil
+			}
+			switch n := n.(type) {
+			case *ast.CodeSpan:
+				spans++
+			case *ast.Text:
+				got.Write(n.Segment.Value(src))
+			case *ast.String:
+				got.Write(n.Value)
+			}
+			return ast.WalkContinue, nil
+		})
+		if got.String() != tc.want || (tc.in != "" && spans != 1) {
+			t.Errorf("MarkdownCell(%q) = %q: the cell reads %q in %d code spans, want %q in one", tc.in, cell, got.String(), spans, tc.want)
+		}
+	}
 }

@@ -11,12 +11,12 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 )
 
 // sarifSchema compiles the SARIF 2.1.0 JSON schema as the npm package
 // @microsoft/jest-sarif ships it (2.1.0-rtm.5), installed with the test
-// servers by internal/npmtest: the schema comes from a registry at a pinned
+// servers by internal/testing/npmtest: the schema comes from a registry at a pinned
 // version rather than being copied into this repository.
 func sarifSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/termtable"
 )
@@ -646,7 +647,7 @@ func (t *textWriter) findingBody(f finding.Finding, withField bool) {
 		t.para(t.bold("hidden tag text ("+where+"), decoded:")+" "+escape(tags), "      ", "        ")
 	}
 	if f.Detail != "" {
-		t.para(t.dim("detail:")+" "+truncate(inert.Composed(f.Detail), widthDetail), "      ", "        ")
+		t.para(t.dim("detail:")+" "+clip.Fit(inert.Composed(f.Detail), widthDetail), "      ", "        ")
 	}
 }
 
@@ -869,10 +870,10 @@ func subjectText(f finding.Finding) string {
 // with the same context, so the eye finds the change at the same column.
 func firstDifference(before, after string) (string, string) {
 	if before == "" {
-		return "(none)", "{+" + truncate(escape(after), diffRegion) + "+}"
+		return "(none)", "{+" + clip.Fit(escape(after), diffRegion) + "+}"
 	}
 	if after == "" {
-		return "[-" + truncate(escape(before), diffRegion) + "-]", "(none)"
+		return "[-" + clip.Fit(escape(before), diffRegion) + "-]", "(none)"
 	}
 	b, a := []rune(before), []rune(after)
 	p := 0
@@ -905,7 +906,7 @@ func firstDifference(before, after string) (string, string) {
 	} else {
 		post = escape(string(b[len(b)-q:]))
 	}
-	mid := func(rs []rune) string { return truncate(escape(string(rs)), diffRegion) }
+	mid := func(rs []rune) string { return clip.Fit(escape(string(rs)), diffRegion) }
 	return pre + "[-" + mid(b[p:len(b)-q]) + "-]" + post,
 		pre + "{+" + mid(a[p:len(a)-q]) + "+}" + post
 }
@@ -943,12 +944,12 @@ func writeTextPRSections(w io.Writer, fs []finding.Finding) {
 			fmt.Fprintln(w, "Acknowledged in this pull request (error-level findings it silences on its own content):")
 			first = false
 		}
-		fmt.Fprintf(w, "  %s › %s › %s\n", escape(f.Server), escape(subjectText(f)), truncate(inert.Composed(f.Message), widthDetail))
+		fmt.Fprintf(w, "  %s › %s › %s\n", escape(f.Server), escape(subjectText(f)), clip.Fit(inert.Composed(f.Message), widthDetail))
 		if tags, _ := hiddenTags(f); tags != "" {
-			fmt.Fprintln(w, "    hidden tag text, decoded: "+truncate(escape(tags), widthDetail))
+			fmt.Fprintln(w, "    hidden tag text, decoded: "+clip.Fit(escape(tags), widthDetail))
 		}
 		if f.Detail != "" {
-			fmt.Fprintln(w, "    "+truncate(inert.Composed(f.Detail), widthDetail))
+			fmt.Fprintln(w, "    "+clip.Fit(inert.Composed(f.Detail), widthDetail))
 		}
 	}
 	if !first {
@@ -967,7 +968,7 @@ func writeTextPRSections(w io.Writer, fs []finding.Finding) {
 		if f.Line > 0 {
 			where += fmt.Sprintf(":%d", f.Line)
 		}
-		fmt.Fprintf(w, "  %s: %s -> %s (%s)\n", escape(f.Field), truncate(escape(f.Before), widthDetail), truncate(escape(f.After), widthDetail), where)
+		fmt.Fprintf(w, "  %s: %s -> %s (%s)\n", escape(f.Field), clip.Fit(escape(f.Before), widthDetail), clip.Fit(escape(f.After), widthDetail), where)
 	}
 	if !first {
 		fmt.Fprintln(w)

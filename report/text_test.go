@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/shellword"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/shellword"
 )
 
 // loadUpgrade reads testdata/upgrade.json: the JSON report of a real

@@ -45,7 +45,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 

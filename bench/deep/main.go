@@ -7,7 +7,7 @@
 // by bench/deep.sh, which builds the binaries.
 //
 // The servers are this program itself run as the scripted fake server
-// (internal/fakeserver, FAKE_SCENARIO), once honest and once per trigger
+// (internal/testing/fakeserver, FAKE_SCENARIO), once honest and once per trigger
 // deep exists to reach (a change on the 40th call, on the 4th launch,
 // for a non-decoy tool only, for a non-empty argument only, after 600
 // calls in one process, for one client identity only), and, when the
@@ -34,8 +34,8 @@ import (
 
 	// A run of this program with FAKE_SCENARIO set is the fake server:
 	// the package's init takes the process over.
-	_ "github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
+	_ "github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 )
 
 // scenario is one server of the run.
@@ -96,14 +96,6 @@ func main() {
 		fail(err)
 	}
 	defer os.RemoveAll(work)
-	type result struct {
-		scenario, which string
-		wall            time.Duration
-		exit            int
-		launches        int
-		caught          string
-		err             string
-	}
 	var (
 		mu      sync.Mutex
 		results []result
@@ -121,22 +113,7 @@ func main() {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r := result{scenario: sc.name, which: which}
-				cmd := exec.Command(b, "check", "--quiet", "--profile", "deep", "--format", "json")
-				cmd.Dir = dir
-				if v, ok := sc.entry["scenario"].(string); ok {
-					cmd.Env = append(os.Environ(), "SCENARIO="+v)
-				}
-				var out, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &stderr
-				start := time.Now()
-				err := cmd.Run()
-				r.wall = time.Since(start)
-				r.exit = cmd.ProcessState.ExitCode()
-				if r.exit == 2 || r.exit < 0 {
-					r.err = fmt.Sprintf("%v: %s", err, strings.TrimSpace(stderr.String()))
-				}
-				r.launches, r.caught = readReport(out.Bytes())
+				r := check(b, dir, which, sc)
 				mu.Lock()
 				results = append(results, r)
 				mu.Unlock()
@@ -151,6 +128,42 @@ func main() {
 		}
 		return results[i].which > results[j].which // new, then baseline
 	})
+	printResults(results, scenarios)
+}
+
+// result is one deep check of one scenario by one binary (which).
+type result struct {
+	scenario, which string
+	wall            time.Duration
+	exit            int
+	launches        int
+	caught          string
+	err             string
+}
+
+// check runs b's deep check of the scenario sc set up in dir, timed.
+func check(b, dir, which string, sc scenario) result {
+	r := result{scenario: sc.name, which: which}
+	cmd := exec.Command(b, "check", "--quiet", "--profile", "deep", "--format", "json")
+	cmd.Dir = dir
+	if v, ok := sc.entry["scenario"].(string); ok {
+		cmd.Env = append(os.Environ(), "SCENARIO="+v)
+	}
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r.wall = time.Since(start)
+	r.exit = cmd.ProcessState.ExitCode()
+	if r.exit == 2 || r.exit < 0 {
+		r.err = fmt.Sprintf("%v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	r.launches, r.caught = readReport(out.Bytes())
+	return r
+}
+
+// printResults prints the table of results, a row a scenario and binary.
+func printResults(results []result, scenarios []scenario) {
 	fmt.Println("| server | binary | wall time | exit | launches | caught at | expected |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, r := range results {

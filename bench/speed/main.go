@@ -52,7 +52,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -167,18 +167,31 @@ func main() {
 		"test":  testServers,
 		"bench": {Root: filepath.Join(*repo, "bench", "servers")},
 	}
-	type entry struct {
-		s       server
-		command string
-		dir     string // where .mcp.json and mcp-lock.json are
-		times   map[string][]time.Duration
-		calls   []time.Duration // per default run: the call phases
-		notes   map[string]bool
-		skip    string
-	}
+	entries := prepare(*bin, *only, work, roots)
+	measureRounds(entries, *bin, *base, *runs)
+	t := printRows(entries, *base)
+	printSummary(t, *base, *runs)
+}
+
+// entry is one server measured, with its runs.
+type entry struct {
+	s       server
+	command string
+	dir     string // where .mcp.json and mcp-lock.json are
+	times   map[string][]time.Duration
+	calls   []time.Duration // per default run: the call phases
+	notes   map[string]bool
+	skip    string
+}
+
+// prepare sets every server selected by only up in work: its command
+// found (roots) or its npx cache warmed, its config and lock written. A
+// server that cannot be is skipped, with why.
+func prepare(bin, only, work string, roots map[string]npmtest.Dir) []*entry {
+	var err error
 	var entries []*entry
 	for _, s := range servers(work) {
-		if *only != "" && !selected(*only, s.name) {
+		if only != "" && !selected(only, s.name) {
 			continue
 		}
 		e := &entry{s: s, times: map[string][]time.Duration{}, notes: map[string]bool{}}
@@ -205,11 +218,18 @@ func main() {
 		}
 		e.command = cmd
 		e.dir = filepath.Join(work, s.name)
-		if err := setUp(*bin, e.dir, s, cmd); err != nil {
+		if err := setUp(bin, e.dir, s, cmd); err != nil {
 			e.skip = err.Error()
 		}
 	}
-	for round := range *runs {
+	return entries
+}
+
+// measureRounds measures every server in every mode, runs rounds, the
+// order of the modes rotating by round and server; base is the baseline
+// binary ("" for none).
+func measureRounds(entries []*entry, bin, base string, runs int) {
+	for round := range runs {
 		for i, e := range entries {
 			if e.skip != "" {
 				continue
@@ -217,13 +237,13 @@ func main() {
 			// Rotate the order of the modes by round and server.
 			for k := range modes {
 				mode := modes[(k+round+i)%len(modes)]
-				b := *bin
+				b := bin
 				if m, ok := strings.CutPrefix(mode, "base-"); ok {
-					b = *base
+					b = base
 					mode = m
 				}
 				d, calls, note, err := measure(b, e.dir, e.s, e.command, mode)
-				if b != *bin {
+				if b != bin {
 					mode = "base-" + mode
 				}
 				if err != nil {
@@ -241,23 +261,32 @@ func main() {
 				}
 				e.times[mode] = append(e.times[mode], d)
 			}
-			fmt.Fprintf(os.Stderr, "round %d/%d %s\n", round+1, *runs, e.s.name)
+			fmt.Fprintf(os.Stderr, "round %d/%d %s\n", round+1, runs, e.s.name)
 		}
 	}
+}
+
+// tally is what printRows gathered for printSummary: each group's ratios
+// (quick, default, and the baseline's quick and default) server by server,
+// each mode's ratios, and each measured server's runs round by round, for
+// the intervals. full is whether the default check was measured.
+type tally struct {
+	full                                        bool
+	groups                                      map[string][][4]float64
+	quickRatios, fullRatios, bqRatios, bdRatios []float64
+	floors, quicks, fulls, bquicks, bfulls      [][]time.Duration
+}
+
+// printRows prints the table, a row a server, and returns the tally.
+func printRows(entries []*entry, base string) *tally {
 	head := "| server | floor | `--warmup-calls 0 --launches 1` | ratio | default check | ratio | server's calls | default without them |"
 	rule := "|---|---|---|---|---|---|---|---|"
-	if *base != "" {
+	if base != "" {
 		head += " baseline quick | ratio | baseline default | ratio |"
 		rule += "---|---|---|---|"
 	}
 	fmt.Printf("%s notes |\n%s---|\n", head, rule)
-	full := slices.Contains(modes, "default")
-	// Each group's ratios, server by server: quick, default, and the
-	// baseline's quick and default.
-	groups := map[string][][4]float64{}
-	var quickRatios, fullRatios, bqRatios, bdRatios []float64
-	// Each measured server's runs, round by round, for the intervals.
-	var floors, quicks, fulls, bquicks, bfulls [][]time.Duration
+	t := &tally{full: slices.Contains(modes, "default"), groups: map[string][][4]float64{}}
 	for _, e := range entries {
 		if e.skip != "" {
 			fmt.Printf("| %s |%s skipped: %s |\n", e.s.name, strings.Repeat(" - |", strings.Count(rule, "|")-2), oneLine(e.skip))
@@ -273,10 +302,10 @@ func main() {
 		}
 		c, r := median(e.calls), median(rest)
 		rr := float64(r) / float64(f)
-		quickRatios, fullRatios = append(quickRatios, rq), append(fullRatios, rd)
+		t.quickRatios, t.fullRatios = append(t.quickRatios, rq), append(t.fullRatios, rd)
 		g := groupOf(e.s)
-		groups[g] = append(groups[g], [4]float64{rq, rd, float64(median(e.times["base-quick"])) / float64(f), float64(median(e.times["base-default"])) / float64(f)})
-		floors, quicks, fulls = append(floors, e.times["floor"]), append(quicks, e.times["quick"]), append(fulls, e.times["default"])
+		t.groups[g] = append(t.groups[g], [4]float64{rq, rd, float64(median(e.times["base-quick"])) / float64(f), float64(median(e.times["base-default"])) / float64(f)})
+		t.floors, t.quicks, t.fulls = append(t.floors, e.times["floor"]), append(t.quicks, e.times["quick"]), append(t.fulls, e.times["default"])
 		notes := slices.Sorted(func(yield func(string) bool) {
 			for n := range e.notes {
 				if !yield(n) {
@@ -295,14 +324,14 @@ func main() {
 			}
 		}
 		row := fmt.Sprintf("| %s | %s | %s | %.2fx | %s | %.2fx | %s | %.2fx |", e.s.name, ms(f), ms(q), rq, ms(d), rd, ms(c), rr)
-		if !full {
+		if !t.full {
 			row = fmt.Sprintf("| %s | %s | %s | %.2fx | - | - | - | - |", e.s.name, ms(f), ms(q), rq)
 		}
-		if *base != "" {
+		if base != "" {
 			bq, bd := median(e.times["base-quick"]), median(e.times["base-default"])
-			bqRatios, bdRatios = append(bqRatios, float64(bq)/float64(f)), append(bdRatios, float64(bd)/float64(f))
-			bquicks, bfulls = append(bquicks, e.times["base-quick"]), append(bfulls, e.times["base-default"])
-			if full {
+			t.bqRatios, t.bdRatios = append(t.bqRatios, float64(bq)/float64(f)), append(t.bdRatios, float64(bd)/float64(f))
+			t.bquicks, t.bfulls = append(t.bquicks, e.times["base-quick"]), append(t.bfulls, e.times["base-default"])
+			if t.full {
 				row += fmt.Sprintf(" %s | %.2fx | %s | %.2fx |", ms(bq), float64(bq)/float64(f), ms(bd), float64(bd)/float64(f))
 			} else {
 				row += fmt.Sprintf(" %s | %.2fx | - | - |", ms(bq), float64(bq)/float64(f))
@@ -310,27 +339,33 @@ func main() {
 		}
 		fmt.Printf("%s %s |\n", row, strings.Join(notes, "; "))
 	}
-	if len(quickRatios) > 0 {
-		printGroups(groups, full, *base != "")
+	return t
+}
+
+// printSummary prints the groups' table and the median ratios with their
+// intervals.
+func printSummary(t *tally, base string, runs int) {
+	if len(t.quickRatios) > 0 {
+		printGroups(t.groups, t.full, base != "")
 	}
-	if len(quickRatios) > 0 && !full {
-		qlo, qhi := ratioInterval(floors, quicks, resamples, 1)
+	if len(t.quickRatios) > 0 && !t.full {
+		qlo, qhi := ratioInterval(t.floors, t.quicks, resamples, 1)
 		fmt.Printf("\nMedian ratio over %d servers: %.2fx (%.2fx to %.2fx) with `--warmup-calls 0 --launches 1`. Medians of %d alternating runs; in brackets, the 95%% interval of the median ratio over %d resamplings of the rounds.\n",
-			len(quickRatios), medianF(quickRatios), qlo, qhi, *runs, resamples)
-		if *base != "" {
-			qlo, qhi := ratioInterval(floors, bquicks, resamples, 1)
-			fmt.Printf("\nThe baseline (%s), in the same rounds: %.2fx (%.2fx to %.2fx).\n", *base, medianF(bqRatios), qlo, qhi)
+			len(t.quickRatios), medianF(t.quickRatios), qlo, qhi, runs, resamples)
+		if base != "" {
+			qlo, qhi := ratioInterval(t.floors, t.bquicks, resamples, 1)
+			fmt.Printf("\nThe baseline (%s), in the same rounds: %.2fx (%.2fx to %.2fx).\n", base, medianF(t.bqRatios), qlo, qhi)
 		}
-	} else if len(quickRatios) > 0 {
-		qlo, qhi := ratioInterval(floors, quicks, resamples, 1)
-		dlo, dhi := ratioInterval(floors, fulls, resamples, 1)
+	} else if len(t.quickRatios) > 0 {
+		qlo, qhi := ratioInterval(t.floors, t.quicks, resamples, 1)
+		dlo, dhi := ratioInterval(t.floors, t.fulls, resamples, 1)
 		fmt.Printf("\nMedian ratio over %d servers: %.2fx (%.2fx to %.2fx) with `--warmup-calls 0 --launches 1` (target <= 1.15x), %.2fx (%.2fx to %.2fx) with defaults (target <= 2.5x). Medians of %d alternating runs; in brackets, the 95%% interval of each median ratio over %d resamplings of the rounds: how far the machine's speed from round to round moves it.\n",
-			len(quickRatios), medianF(quickRatios), qlo, qhi, medianF(fullRatios), dlo, dhi, *runs, resamples)
-		if *base != "" {
-			qlo, qhi := ratioInterval(floors, bquicks, resamples, 1)
-			dlo, dhi := ratioInterval(floors, bfulls, resamples, 1)
+			len(t.quickRatios), medianF(t.quickRatios), qlo, qhi, medianF(t.fullRatios), dlo, dhi, runs, resamples)
+		if base != "" {
+			qlo, qhi := ratioInterval(t.floors, t.bquicks, resamples, 1)
+			dlo, dhi := ratioInterval(t.floors, t.bfulls, resamples, 1)
 			fmt.Printf("\nThe baseline (%s), in the same rounds: %.2fx (%.2fx to %.2fx) quick, %.2fx (%.2fx to %.2fx) with defaults.\n",
-				*base, medianF(bqRatios), qlo, qhi, medianF(bdRatios), dlo, dhi)
+				base, medianF(t.bqRatios), qlo, qhi, medianF(t.bdRatios), dlo, dhi)
 		}
 	}
 }

@@ -42,7 +42,7 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 )
 
 // closed is a loopback port nothing listens on: the "local service" every

@@ -14,10 +14,10 @@
 // With -all it follows every call into this module instead (the data's
 // whole path: probe, snapshots, findings, settle, summary).
 //
-// Usage: go run ./bench/walk [-dir DIR] [-all] [-v]
+// Usage, from bench/ (a module of its own): go run ./walk [-dir DIR] [-all] [-v]
 //
-// DIR is the module's root (default "."), so an older commit checked out
-// elsewhere is measured by the same program.
+// DIR is the product module's root (default "..", bench's parent), so an
+// older commit checked out elsewhere is measured by the same program.
 package main
 
 import (
@@ -38,7 +38,7 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", ".", "the module's root")
+	dir := flag.String("dir", "..", "the product module's root")
 	verbose := flag.Bool("v", false, "list every stop and every upward return")
 	all := flag.Bool("all", false, "follow every call into this module, not only those that carry the context")
 	flag.Parse()
@@ -75,6 +75,18 @@ func main() {
 		log.Fatal("walk: check.Check is not reachable from main")
 	}
 
+	seen, upward := follow(prog, module, check, start, *all)
+	printWalk(prog, module, seen, upward, *verbose)
+}
+
+// edge is a call from one function to another.
+type edge struct{ from, to *ssa.Function }
+
+// follow walks the call graph from check (start, its node) over the calls
+// into module that carry the context on (every call into module with
+// all): the functions reached, check included, and the calls among them
+// that go back up a layer.
+func follow(prog *ssa.Program, module string, check *ssa.Function, start *callgraph.Node, all bool) (map[*ssa.Function]bool, []edge) {
 	ours := func(fn *ssa.Function) *types.Package {
 		for fn.Parent() != nil {
 			fn = fn.Parent()
@@ -88,7 +100,6 @@ func main() {
 
 	seen := map[*ssa.Function]bool{check: true}
 	queue := []*callgraph.Node{start}
-	type edge struct{ from, to *ssa.Function }
 	var upward []edge
 	upSeen := map[edge]bool{}
 	for len(queue) > 0 {
@@ -96,7 +107,7 @@ func main() {
 		queue = queue[1:]
 		for _, e := range n.Out {
 			fn := e.Callee.Func
-			if ours(fn) == nil || !*all && !carriesContext(fn) {
+			if ours(fn) == nil || !all && !carriesContext(fn) {
 				continue
 			}
 			if from, to := ours(n.Func), ours(fn); from != to && imports[to][from] {
@@ -111,7 +122,12 @@ func main() {
 			}
 		}
 	}
+	return seen, upward
+}
 
+// printWalk prints the stops by file, and with verbose every stop and
+// every upward return.
+func printWalk(prog *ssa.Program, module string, seen map[*ssa.Function]bool, upward []edge, verbose bool) {
 	files := map[string]int{}
 	var stops []string
 	for fn := range seen {
@@ -137,7 +153,7 @@ func main() {
 	for _, f := range byFile {
 		fmt.Printf("  %3d  %s\n", f.n, f.file)
 	}
-	if *verbose {
+	if verbose {
 		sort.Strings(stops)
 		fmt.Println("\nstops:")
 		for _, s := range stops {

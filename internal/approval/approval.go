@@ -19,7 +19,6 @@ package approval
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
@@ -69,7 +68,7 @@ func (r Request) named(configured []config.Server) ([]config.Server, error) {
 	add := func(name, where string) error {
 		s, ok := byName[name]
 		if !ok {
-			return fmt.Errorf("%s: no configured server is named %q (configured: %s)", where, name, names(configured))
+			return fmt.Errorf("%s: no configured server is named %q (configured: %s)", where, name, config.Names(configured))
 		}
 		if !seen[name] {
 			seen[name] = true
@@ -96,17 +95,6 @@ func (r Request) named(configured []config.Server) ([]config.Server, error) {
 		}
 	}
 	return out, nil
-}
-
-func names(ss []config.Server) string {
-	var n []string
-	for _, s := range ss {
-		n = append(n, s.Name)
-	}
-	if len(n) == 0 {
-		return "none"
-	}
-	return strings.Join(n, ", ")
 }
 
 // Refusal is a live server nothing may be taken from, and why.

@@ -60,14 +60,14 @@ func (a *artifact) record(l *lock.Launch) {
 // placeholders unexpanded); command, args and env as resolved.
 func readArtifact(ctx context.Context, t *stdioTarget, a *artifact) {
 	cfgArgs := t.s.Args
-	if pkg, ok := PackageOf(t.command, t.args); ok {
+	if pkg, ok := launchid.PackageOf(t.command, t.args); ok {
 		switch {
 		case pkg.Manager == "npx" || pkg.Manager == "npm exec":
-			if _, ok := npmLaunch(t.command, t.args); !ok {
+			if _, ok := launchid.NpmLaunch(t.command, t.args); !ok {
 				a.Unidentified = fmt.Sprintf("%s %s is not a registry package (a URL, a git reference or a placeholder): its bytes are not pinned", pkg.Manager, pkg.Spec)
 				return
 			}
-			in, ok := readNpxInstall(npmCacheDir(t.opts, t.env), pkg.Spec, pkg.Name)
+			in, ok := launchid.ReadNpxInstall(npmCacheDir(t.opts, t.env), pkg.Spec, pkg.Name)
 			if !ok {
 				a.Unidentified = fmt.Sprintf("%s %s: npm installed nothing in the cache the launch used (a local or global install ran), so its version and integrity are unknown", pkg.Manager, pkg.Spec)
 				return
@@ -84,9 +84,9 @@ func readArtifact(ctx context.Context, t *stdioTarget, a *artifact) {
 				a.Unidentified = fmt.Sprintf("%s %s: the image comes from a placeholder", pkg.Manager, pkg.Spec)
 				return
 			}
-			cli, err := lookPathIn(t.command, t.env, "")
+			cli, err := launchid.LookPathIn(t.command, t.env, "")
 			if err == nil {
-				a.Digest, err = imageDigest(ctx, cli, pkg.Spec, pkg.Name)
+				a.Digest, err = launchid.ImageDigest(ctx, cli, pkg.Spec, pkg.Name)
 			}
 			if err != nil {
 				a.Unidentified = fmt.Sprintf("%s %s: the image digest could not be read: %v", pkg.Manager, pkg.Spec, err)
@@ -108,7 +108,7 @@ func readArtifact(ctx context.Context, t *stdioTarget, a *artifact) {
 		}
 		return
 	}
-	i, ok := launchFile(t.command, t.args)
+	i, ok := launchid.LaunchFile(t.command, t.args)
 	if !ok {
 		return
 	}
@@ -125,9 +125,9 @@ func readArtifact(ctx context.Context, t *stdioTarget, a *artifact) {
 		// project directory (workDir).
 		cwd = t.sb.WorkDir()
 	}
-	path, err := filePath(t.command, t.args, i, t.env, cwd)
+	path, err := launchid.FilePath(t.command, t.args, i, t.env, cwd)
 	if err == nil {
-		a.FileSHA256, a.Tracked, err = fileIdentity(path, t.opts.BaseDir)
+		a.FileSHA256, a.Tracked, err = launchid.FileIdentity(path, t.opts.BaseDir)
 	}
 	if err != nil {
 		a.Unidentified = fmt.Sprintf("the file the launch runs (%s) could not be read: %v", written, err)

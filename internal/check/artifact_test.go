@@ -14,12 +14,13 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmreg"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/launchid"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmreg"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -55,7 +56,7 @@ func TestParseImageInspect(t *testing.T) {
 		{"no digest", `[{"Id":"abc","RepoDigests":["x@sha1:00"]}]`, "x", "", "no sha256"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseImageInspect([]byte(tc.out), tc.image)
+			got, err := launchid.ParseImageInspect([]byte(tc.out), tc.image)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
@@ -79,11 +80,11 @@ func TestImageDigestStandIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	cli := filepath.Join(dir, "docker")
-	d, err := imageDigest(context.Background(), cli, "alpine:3.19", "alpine")
+	d, err := launchid.ImageDigest(context.Background(), cli, "alpine:3.19", "alpine")
 	if err != nil || d != "sha256:c5b1261d6d3e43071626931fc004f70149baeba2c8ec672bd4f27761f8e1ad6b" {
 		t.Fatalf("digest %q, %v", d, err)
 	}
-	if _, err := imageDigest(context.Background(), cli, "nope:1", "nope"); err == nil || !strings.Contains(err.Error(), "No such image: nope:1") {
+	if _, err := launchid.ImageDigest(context.Background(), cli, "nope:1", "nope"); err == nil || !strings.Contains(err.Error(), "No such image: nope:1") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -112,7 +113,7 @@ func TestLaunchFile(t *testing.T) {
 		{"env", []string{"A=b"}, 0, false},
 		{"C:\\tools\\node.exe", []string{"server.js"}, 0, true},
 	} {
-		idx, ok := launchFile(tc.command, tc.args)
+		idx, ok := launchid.LaunchFile(tc.command, tc.args)
 		if ok != tc.ok || ok && idx != tc.idx {
 			t.Errorf("launchFile(%q, %q) = %d, %v; want %d, %v", tc.command, tc.args, idx, ok, tc.idx, tc.ok)
 		}
@@ -147,7 +148,7 @@ func TestGithubRepo(t *testing.T) {
 		`"https://github.com/o/r\u001b[2J"`: "",
 		`"javascript:alert(1)"`:             "",
 	} {
-		if got := githubRepo([]byte(in)); got != want {
+		if got := launchid.GithubRepo([]byte(in)); got != want {
 			t.Errorf("githubRepo(%s) = %q, want %q", in, got, want)
 		}
 	}
@@ -487,7 +488,7 @@ func TestRegistryLaunchersIdentified(t *testing.T) {
 }
 
 // BenchmarkReadArtifact is the cost of reading a launch's identity, per
-// launch, over the real servers internal/npmtest installs (the file each
+// launch, over the real servers internal/testing/npmtest installs (the file each
 // bin runs: sha256, and whether the project's git tracks it).
 func BenchmarkReadArtifact(b *testing.B) {
 	d := npmtest.Servers(b)
@@ -539,7 +540,7 @@ func BenchmarkRegistryQuestion(b *testing.B) {
 		}
 	}
 	slices.Sort(specs)
-	env := npmEnv(nil, b.TempDir())
+	env := launchid.NpmEnv(nil, b.TempDir())
 	if _, err := resolveRegistry(context.Background(), npm, specs[0], env); err != nil {
 		b.Skipf("the registry cannot be asked here: %v", err)
 	}

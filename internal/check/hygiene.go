@@ -25,7 +25,7 @@ import (
 func launchHygiene(run *serverRun, ls *lock.Server) []finding.Finding {
 	name := run.cfg.Name
 	var out []finding.Finding
-	pkg, isPkg := PackageOf(run.cfg.Command, run.cfg.Args)
+	pkg, isPkg := launchid.PackageOf(run.cfg.Command, run.cfg.Args)
 	if isPkg && !pkg.Pinned {
 		f := finding.New(finding.UnpinnedPackage, name)
 		f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
@@ -159,7 +159,7 @@ func liveLaunch(run *serverRun) lock.Launch {
 // the artifact the launch ran (artifact.record).
 func launchRecord(run *serverRun) lock.Launch {
 	l := liveLaunch(run)
-	if pkg, ok := PackageOf(run.cfg.Command, run.cfg.Args); ok {
+	if pkg, ok := launchid.PackageOf(run.cfg.Command, run.cfg.Args); ok {
 		l.Package = pkg.Spec
 	}
 	if l.Type == "stdio" || l.Type == "" {
@@ -179,7 +179,7 @@ func launchRecord(run *serverRun) lock.Launch {
 // fallback: the server says what it likes there, and server-info-changed
 // already reports it.
 func resolvedVersion(command string, args []string, cacheDir string) string {
-	pkg, ok := PackageOf(command, args)
+	pkg, ok := launchid.PackageOf(command, args)
 	if !ok || cacheDir == "" || (pkg.Manager != "npx" && pkg.Manager != "npm exec") {
 		return ""
 	}

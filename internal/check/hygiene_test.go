@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/launchid"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -68,7 +69,7 @@ func TestPackageOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := strings.Fields(tt.launch)
-		p, ok := PackageOf(f[0], f[1:])
+		p, ok := launchid.PackageOf(f[0], f[1:])
 		if ok != tt.ok || p.Spec != tt.spec || p.Pinned != tt.pinned {
 			t.Errorf("PackageOf(%q) = %+v, %v; want spec %q pinned %v ok %v", tt.launch, p, ok, tt.spec, tt.pinned, tt.ok)
 		}

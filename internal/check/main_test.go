@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
 )
 
 func TestMain(m *testing.M) {

@@ -54,7 +54,7 @@ func prefetch(ctx context.Context, command string, args []string, env map[string
 	ans = q.ans
 	unlock := opts.npm.lockInstall(l.key)
 	defer unlock()
-	if in, ok := readNpxInstall(l.cache, l.pkg.Spec, l.pkg.Name); ok && in.Version == ans.Version && in.Integrity == ans.Integrity {
+	if in, ok := launchid.ReadNpxInstall(l.cache, l.pkg.Spec, l.pkg.Name); ok && in.Version == ans.Version && in.Integrity == ans.Integrity {
 		return ans, "", fmt.Sprintf("%s was resolved by the registry (%s) to %s; the cache already held it", l.pkg.Spec, ans.Tarball, ans.Version)
 	}
 	tmp, err := os.MkdirTemp("", "prefetch.")
@@ -62,7 +62,7 @@ func prefetch(ctx context.Context, command string, args []string, env map[string
 		return ans, "", ""
 	}
 	defer os.RemoveAll(tmp)
-	ctx, cancel := context.WithTimeout(ctx, prefetchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, launchid.PrefetchTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, l.npm, "exec", "--yes", "--ignore-scripts", "--no-audit", "--no-fund",
 		"--prefer-online", "--loglevel=error", "--package="+l.pkg.Spec, "--", "true")
@@ -70,7 +70,7 @@ func prefetch(ctx context.Context, command string, args []string, env map[string
 	cmd.Env = l.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return ans, "", fmt.Sprintf("could not prefetch %s into %s: %v: %s", l.pkg.Spec, filepath.Dir(l.cache), err, oneLine(truncate(string(out), 400)))
+		return ans, "", fmt.Sprintf("could not prefetch %s into %s: %v: %s", l.pkg.Spec, filepath.Dir(l.cache), err, launchid.OneLine(launchid.Truncate(string(out), 400)))
 	}
 	return ans, "", fmt.Sprintf("%s was resolved by the registry (%s) to %s and fetched into the npm cache the launch used, without running its install scripts (%s)",
 		l.pkg.Spec, ans.Tarball, ans.Version, time.Since(start).Round(100*time.Millisecond))
@@ -81,7 +81,7 @@ func prefetch(ctx context.Context, command string, args []string, env map[string
 // uses and the environment npm is asked in. key names the question: the
 // same spec asked with the same settings is one question in a run.
 type npmLaunchInfo struct {
-	pkg     Package
+	pkg     launchid.Package
 	npm     string
 	cache   string
 	env     []string
@@ -97,7 +97,7 @@ func npmLaunchOf(command string, args []string, env map[string]string, opts *Opt
 	if opts.Sandbox.Level == sandbox.Strict && opts.Sandbox.CacheDir == "" {
 		return npmLaunchInfo{}, false
 	}
-	pkg, ok := npmLaunch(command, args)
+	pkg, ok := launchid.NpmLaunch(command, args)
 	if !ok {
 		return npmLaunchInfo{}, false
 	}
@@ -106,7 +106,7 @@ func npmLaunchOf(command string, args []string, env map[string]string, opts *Opt
 	if err != nil || cache == "" {
 		return npmLaunchInfo{errText: "npm is not installed where the checker runs, so the registry could not be asked"}, false
 	}
-	nenv := npmEnv(env, cache)
+	nenv := launchid.NpmEnv(env, cache)
 	sorted := slices.Clone(nenv)
 	slices.Sort(sorted)
 	return npmLaunchInfo{pkg: pkg, npm: npm, cache: cache, env: nenv, key: pkg.Spec + "\x00" + strings.Join(sorted, "\x00")}, true
@@ -200,7 +200,7 @@ func startEarly(ctx context.Context, command string, args []string, env map[stri
 	if !ok || !l.pkg.Pinned || l.pkg.Version == "" {
 		return nil
 	}
-	in, ok := readNpxInstall(l.cache, l.pkg.Spec, l.pkg.Name)
+	in, ok := launchid.ReadNpxInstall(l.cache, l.pkg.Spec, l.pkg.Name)
 	if !ok || in.Version != l.pkg.Version || in.Integrity == "" {
 		return nil
 	}
@@ -242,7 +242,7 @@ func (e *earlyRegistry) settle(a *artifact) (note string, again bool) {
 // the report. env is the config's, launchEnv the whole environment the
 // launch gets.
 func resolveElsewhere(ctx context.Context, command string, args []string, env, launchEnv map[string]string, opts *Options, a *artifact) string {
-	pkg, ok := PackageOf(command, args)
+	pkg, ok := launchid.PackageOf(command, args)
 	if !ok {
 		return ""
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/launchid"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
@@ -167,7 +168,7 @@ const coldStartTimeout = 2 * time.Minute
 // coldPackage reports a launch through npx or npm exec whose package is not
 // installed in cacheDir yet: its first start downloads it.
 func coldPackage(command string, args []string, cacheDir string) bool {
-	pkg, ok := PackageOf(command, args)
+	pkg, ok := launchid.PackageOf(command, args)
 	if !ok || cacheDir == "" || (pkg.Manager != "npx" && pkg.Manager != "npm exec") || strings.Contains(pkg.Spec, "${") {
 		return false
 	}
@@ -178,7 +179,7 @@ func coldPackage(command string, args []string, cacheDir string) bool {
 // server's first instruction: any package launcher, and `go run` (strict
 // compiles into the checker's own empty build cache on its first run).
 func buildsOrFetches(command string, args []string) bool {
-	if _, ok := PackageOf(command, args); ok {
+	if _, ok := launchid.PackageOf(command, args); ok {
 		return true
 	}
 	base := strings.TrimSuffix(filepath.Base(command), ".exe")

@@ -12,10 +12,10 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 // warmupRun probes a fake warm-up scenario with the quick profile's

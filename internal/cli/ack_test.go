@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/shellword"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/shellword"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 

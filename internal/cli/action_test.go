@@ -25,8 +25,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
@@ -798,7 +798,7 @@ func readFile(t *testing.T, path string) string {
 }
 
 // fakeConfig writes a client config whose servers are this test binary
-// re-executed as fake MCP servers (internal/fakeserver) with the given
+// re-executed as fake MCP servers (internal/testing/fakeserver) with the given
 // scenarios; "${VAR:-default}" placeholders let a test change a scenario
 // between runs through the environment.
 func fakeConfig(t *testing.T, dir string, scenarios map[string]string) string {

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 // stepUserEnv names the user the emulated runner's steps run as when the

@@ -14,10 +14,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver/remote"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver/remote"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 func TestMain(m *testing.M) {

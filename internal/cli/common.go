@@ -348,7 +348,7 @@ func (c *common) loadServers(env Env) (servers []config.Server, all bool, err er
 		configured = append(configured, s.Name)
 	}
 	for _, u := range pol.Unused(configured) {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: %s:%d:%d: the policy names server %q, which no config names (configured: %s)\n", pol.File, u.Line, u.Column, u.Name, names(servers))
+		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: %s:%d:%d: the policy names server %q, which no config names (configured: %s)\n", pol.File, u.Line, u.Column, u.Name, config.Names(servers))
 	}
 	for i := range servers {
 		if rel, err := filepath.Rel(c.dir(env), servers[i].File); err == nil && !strings.HasPrefix(rel, "..") {
@@ -366,22 +366,11 @@ func (c *common) loadServers(env Env) (servers []config.Server, all bool, err er
 	for _, n := range c.servers {
 		s, ok := byName[n]
 		if !ok {
-			return nil, false, usageErr("--server %q: no configured server has that name (configured: %s)", n, names(servers))
+			return nil, false, usageErr("--server %q: no configured server has that name (configured: %s)", n, config.Names(servers))
 		}
 		out = append(out, s)
 	}
 	return out, false, nil
-}
-
-func names(ss []config.Server) string {
-	var n []string
-	for _, s := range ss {
-		n = append(n, s.Name)
-	}
-	if len(n) == 0 {
-		return "none"
-	}
-	return strings.Join(n, ", ")
 }
 
 // readLock reads the lock; missing is not an error when allowMissing.

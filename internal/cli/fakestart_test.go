@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
 )
 
 // TestFakeServerSkipsCostlyInits: a fake server (this test binary again,

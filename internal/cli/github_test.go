@@ -14,8 +14,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 

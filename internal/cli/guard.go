@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/guard"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/guardinstall"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
@@ -159,7 +160,7 @@ func remoteFromConfig(server string, configs multi, env Env) (*guard.Remote, err
 		}
 		return &guard.Remote{URL: url, Headers: headers, SSE: s.Type == config.TypeSSE}, nil
 	}
-	return nil, usageErr("guard: no server command, and no config names server %q (configured: %s)", server, names(servers))
+	return nil, usageErr("guard: no server command, and no config names server %q (configured: %s)", server, config.Names(servers))
 }
 
 // remoteFromEnv reads what guard install put in a server's env block:
@@ -235,7 +236,7 @@ func runGuardInstall(args []string, env Env, undo bool) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	var o guard.InstallOptions
+	var o guardinstall.Options
 	if !undo {
 		if o, err = c.installOptions(env); err != nil {
 			return ExitUsage, err
@@ -272,9 +273,9 @@ func (c *guardInstallFlags) configPaths(env Env) ([]string, error) {
 }
 
 // installOptions checks --mode and --sandbox, reads the lock and builds
-// what guard.Install writes into every config.
-func (c *guardInstallFlags) installOptions(env Env) (guard.InstallOptions, error) {
-	var o guard.InstallOptions
+// what guardinstall.Install writes into every config.
+func (c *guardInstallFlags) installOptions(env Env) (guardinstall.Options, error) {
+	var o guardinstall.Options
 	if _, err := guard.ParseMode(c.mode); err != nil {
 		return o, asUsage(fmt.Errorf("--mode: %w", err))
 	}
@@ -289,7 +290,7 @@ func (c *guardInstallFlags) installOptions(env Env) (guard.InstallOptions, error
 	if err != nil {
 		return o, err
 	}
-	o = guard.InstallOptions{Lock: lk, Executable: exe}
+	o = guardinstall.Options{Lock: lk, Executable: exe}
 	if strings.ToLower(c.mode) != "enforce" {
 		o.Flags = append(o.Flags, "--mode", strings.ToLower(c.mode))
 	}
@@ -302,22 +303,22 @@ func (c *guardInstallFlags) installOptions(env Env) (guard.InstallOptions, error
 // rewrite installs the guard into (or, with undo, removes it from) the
 // config at p, says what changed, and writes the file back after a backup
 // when it did.
-func (c *guardInstallFlags) rewrite(env Env, p string, o guard.InstallOptions, undo bool) error {
+func (c *guardInstallFlags) rewrite(env Env, p string, o guardinstall.Options, undo bool) error {
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return asUsage(err)
 	}
 	var out []byte
-	var changes []guard.Change
+	var changes []guardinstall.Change
 	if undo {
-		out, changes, err = guard.Uninstall(p, data)
+		out, changes, err = guardinstall.Uninstall(p, data)
 	} else {
 		var note string
 		o.LockPath, note = lockArg(c.path(env, c.lockPath), p, c.user)
 		if note != "" {
 			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s: %s\n", p, note)
 		}
-		out, changes, err = guard.Install(p, data, o)
+		out, changes, err = guardinstall.Install(p, data, o)
 	}
 	if err != nil {
 		return asUsage(err)

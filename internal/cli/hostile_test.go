@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 // TestActionHostileServer runs the containment fixture (the fake server's

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
 )
 
 // TestIssueMarker: the lock path in the marker cannot end the HTML

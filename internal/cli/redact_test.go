@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 

@@ -18,7 +18,6 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/atomicfile"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -261,7 +260,7 @@ func artifactTable(old, next *lock.File) string {
 		if o.Resolved == n.Resolved && o.Integrity == n.Integrity && o.Digest == n.Digest && o.FileSHA256 == n.FileSHA256 {
 			continue
 		}
-		rows = append(rows, "| "+mdCode(name)+" | "+artifactCell(o)+" | "+artifactCell(n)+" |")
+		rows = append(rows, "| "+report.MarkdownCell(name)+" | "+artifactCell(o)+" | "+artifactCell(n)+" |")
 	}
 	if len(rows) == 0 {
 		return ""
@@ -273,26 +272,19 @@ func artifactCell(l lock.Launch) string {
 	var parts []string
 	switch {
 	case l.Package != "" && l.Resolved != "":
-		parts = append(parts, mdCode(l.Package+" "+l.Resolved))
+		parts = append(parts, report.MarkdownCell(l.Package+" "+l.Resolved))
 	case l.Package != "":
-		parts = append(parts, mdCode(l.Package))
+		parts = append(parts, report.MarkdownCell(l.Package))
 	case l.File != "":
-		parts = append(parts, mdCode(l.File))
+		parts = append(parts, report.MarkdownCell(l.File))
 	}
 	for _, v := range []string{l.Integrity, l.Digest, l.FileSHA256} {
 		if v != "" {
-			parts = append(parts, mdCode(v))
+			parts = append(parts, report.MarkdownCell(v))
 		}
 	}
 	if len(parts) == 0 {
 		return "(not recorded)"
 	}
 	return strings.Join(parts, "<br>")
-}
-
-// mdCode is s as a markdown code span that nothing can break out of:
-// inert text, without backticks or table pipes.
-func mdCode(s string) string {
-	s = strings.NewReplacer("`", "'", "|", "\\|", "\n", " ").Replace(inert.Text(s))
-	return "`" + s + "`"
 }

@@ -14,9 +14,9 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 // workflowFile is the part of a workflow file the emulation runs: one

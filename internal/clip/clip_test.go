@@ -31,3 +31,42 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestRunes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"abcd", 0, "…"},
+		{"héllo wörld", 4, "héll…"},
+		{"😀😀😀", 2, "😀😀…"},
+	} {
+		if got := Runes(tt.s, tt.n); got != tt.want {
+			t.Errorf("Runes(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestFit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"hello", 5, "hello"},
+		{"hello!", 5, "hell…"},
+		{"héllo wörld", 4, "hél…"},
+		{"abc", 0, "abc"},
+		{"abc", 1, "…"},
+	} {
+		if got := Fit(tc.in, tc.n); got != tc.want {
+			t.Errorf("Fit(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

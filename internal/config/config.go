@@ -268,6 +268,19 @@ func (s Server) EnvNames() []string {
 	return slices.Sorted(maps.Keys(s.Env))
 }
 
+// Names lists the servers' names for a message ("configured: a, b"):
+// joined with ", " in the order given, or "none" when there are none.
+func Names(ss []Server) string {
+	var n []string
+	for _, s := range ss {
+		n = append(n, s.Name)
+	}
+	if len(n) == 0 {
+		return "none"
+	}
+	return strings.Join(n, ", ")
+}
+
 // detectClient tells which client a config file belongs to from its path
 // alone; parseJSON refines "unknown" from the file's shape.
 func detectClient(name string) string {

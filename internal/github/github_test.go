@@ -10,7 +10,7 @@ import (
 
 	gh "github.com/google/go-github/v62/github"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 

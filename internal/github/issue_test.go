@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/github/githubtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/githubtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 

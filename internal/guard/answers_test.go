@@ -17,12 +17,12 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver/remote"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver/remote"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 

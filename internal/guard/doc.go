@@ -60,6 +60,6 @@
 // failure on the HTTP side (a 401, a dropped stream) ends the session with
 // an error for every request in flight.
 //
-// [Install] and [Uninstall] rewrite a client config so that each pinned
-// server runs behind the guard (a url entry behind the bridge), and back.
+// Putting servers behind the guard in a client's config (guard install and
+// guard uninstall) is package internal/guardinstall's, not this one's.
 package guard

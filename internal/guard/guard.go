@@ -2,9 +2,7 @@ package guard
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,12 +14,10 @@ import (
 	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -328,12 +324,24 @@ func (s *session) run(ctx context.Context) int {
 			s.logf("server %q: network: refused %s", s.o.Server, r)
 		}
 	}()
+	outR, code := s.start(sb)
+	if outR == nil {
+		return code
+	}
+	return s.wait(ctx, outR)
+}
+
+// start starts the server in sb with its pipes, and the two forwarding
+// loops. It returns the read end of the server's stdout, which wait
+// closes, or nil and the session's exit code when the server could not be
+// started.
+func (s *session) start(sb *sandbox.Run) (*os.File, int) {
 	// The server's lifetime is the session's, not ctx's: on ctx's end the
-	// guard stops it in order (stdin, SIGTERM, SIGKILL) below.
+	// guard stops it in order (stdin, SIGTERM, SIGKILL) in wait.
 	cmd, err := sb.Command(context.Background(), s.o.Command, s.o.Args, s.o.Env, s.o.Dir)
 	if err != nil {
 		s.logf("server %q: %v", s.o.Server, err)
-		return ExitUsage
+		return nil, ExitUsage
 	}
 	// The guard's own launch shows the server its own directories (the
 	// client's cwd, the user's HOME), which pin recorded as placeholders
@@ -346,14 +354,14 @@ func (s *session) run(ctx context.Context) int {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		s.logf("pipe: %v", err)
-		return ExitUsage
+		return nil, ExitUsage
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
 		s.logf("pipe: %v", err)
-		return ExitUsage
+		return nil, ExitUsage
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, s.o.ServerStderr
 	cmd.WaitDelay = time.Second
@@ -363,7 +371,7 @@ func (s *session) run(ctx context.Context) int {
 		outR.Close()
 		outW.Close()
 		s.logf("server %q: cannot start %s: %v", s.o.Server, s.o.Command, err)
-		return ExitUsage
+		return nil, ExitUsage
 	}
 	inR.Close()
 	outW.Close()
@@ -378,7 +386,14 @@ func (s *session) run(ctx context.Context) int {
 	}()
 	go s.up()
 	go s.down(outR)
+	return outR, 0
+}
 
+// wait waits for what ends the session (the client's or the server's end
+// of input, a refusal, or ctx), stops the server and returns the
+// session's exit code.
+func (s *session) wait(ctx context.Context, outR *os.File) int {
+	cmd := s.cmd
 	clientClosed := false
 	var ev event
 	select {
@@ -483,727 +498,4 @@ func (s *session) artifactNow() (finding.RuleID, string) {
 		return "", ""
 	}
 	return rule, why
-}
-
-// up forwards client lines to the server, recording each request's id and
-// method on the way.
-func (s *session) up() {
-	lr := newLineReader(s.o.Stdin, s.o.MaxMessageBytes)
-	for {
-		line, err := lr.next()
-		s.upMore.Store(err == nil && lr.hasLine())
-		if len(line) > 0 && !s.stopped.Load() && !s.forward(line) {
-			return
-		}
-		if !s.upMore.Load() {
-			s.flushServer()
-		}
-		if err != nil {
-			if errors.Is(err, errLineTooLong) {
-				s.logf("the client sent a line over --max-message-bytes=%d: the guard cannot look at it, so the session ends", s.o.MaxMessageBytes)
-				s.failPending("the client sent a message over the guard's --max-message-bytes")
-				s.refuse(ExitUsage)
-				s.events <- event{kind: "refused"}
-				return
-			}
-			if !errors.Is(err, io.EOF) && !s.stopped.Load() {
-				s.logf("reading from the client: %v", err)
-			}
-			s.events <- event{kind: "client-eof"}
-			return
-		}
-	}
-}
-
-// forward takes one client line to the server, recording its requests;
-// false when the session was refused instead (the launch's artifact,
-// checked once more before the first message reaches the server: the
-// launcher has installed what it runs by now).
-func (s *session) forward(line []byte) bool {
-	fwd := s.fromClient(line)
-	if !s.artifactHeld {
-		s.artifactHeld = true
-		if rule, why := s.artifactNow(); rule != "" {
-			s.logf("server %q: %s: %s: refusing the session", s.o.Server, rule, why)
-			s.failPending(string(rule) + ": " + why)
-			s.refuse(ExitRefused)
-			s.events <- event{kind: "refused"}
-			return false
-		}
-	}
-	if fwd {
-		if werr := s.writeServer(line); werr != nil && !s.stopped.Load() {
-			// The server is gone; down sees its output end.
-			s.logf("writing to server %q: %v", s.o.Server, werr)
-		}
-	}
-	return true
-}
-
-// fromClient records the requests in one client line and reports whether
-// the line goes to the server. Lines that are not JSON are forwarded: the
-// server answers them (with id null), and a client's message is not what
-// the guard holds to the lock.
-func (s *session) fromClient(line []byte) bool {
-	t := bytes.TrimSpace(line)
-	if len(t) == 0 {
-		return true
-	}
-	var msgs [][]byte
-	if t[0] == '[' {
-		elems, err := arrayElems(t)
-		if err != nil {
-			return true
-		}
-		msgs = elems
-	} else {
-		msgs = [][]byte{t}
-	}
-	var reqs []pendingReq
-	var keys []string
-	for _, m := range msgs {
-		ms, err := objectMembers(m)
-		if err != nil {
-			continue
-		}
-		mraw, hasMethod := get(ms, "method")
-		idRaw, hasID := get(ms, "id")
-		if !hasMethod || !hasID {
-			continue // a notification, or the client's answer to the server
-		}
-		key, ok := idKey(idRaw)
-		if !ok {
-			continue
-		}
-		method, _ := jsonString(mraw)
-		p := pendingReq{id: bytes.Clone(idRaw), method: method}
-		switch method {
-		case "prompts/get", "tools/call", "resources/read":
-			prm, _ := get(ms, "params")
-			p.subject = requestSubject(method, prm)
-			if method == "prompts/get" {
-				p.params = bytes.Clone(prm)
-			}
-		}
-		p.n = s.count(method)
-		reqs = append(reqs, p)
-		keys = append(keys, key)
-	}
-	if len(reqs) == 0 {
-		return true
-	}
-	s.pmu.Lock()
-	var clash []pendingReq
-	for i, k := range keys {
-		if _, busy := s.pending[k]; busy || slicesIndex(keys[:i], k) >= 0 {
-			clash = append(clash, reqs[i])
-		}
-	}
-	if len(clash) == 0 {
-		for i, k := range keys {
-			s.pending[k] = reqs[i]
-		}
-	}
-	s.pmu.Unlock()
-	if len(clash) == 0 {
-		return true
-	}
-	// Two requests in flight with one id: the guard could not tell which
-	// answer is which, so it would not know which to check. The line is
-	// not forwarded; the client learns why.
-	for _, p := range reqs {
-		s.writeClient(errorLine(p.id, -32600, "mcp-lockcheck guard: request id already in use by a request in flight", nil))
-	}
-	return false
-}
-
-// count numbers the session's requests of one method (only the up loop
-// calls it). The methods are the client's: a client that sends ten
-// thousand distinct ones has them counted apart no further.
-func (s *session) count(method string) int {
-	if s.counts == nil {
-		s.counts = map[string]int{}
-	}
-	if _, ok := s.counts[method]; !ok && len(s.counts) >= 256 {
-		return 0
-	}
-	s.counts[method]++
-	return s.counts[method]
-}
-
-// requestSubject is what a request's params name: "name" for tools/call
-// and prompts/get, "uri" for resources/read ("" when absent or not a
-// string).
-func requestSubject(method string, params []byte) string {
-	if len(params) == 0 {
-		return ""
-	}
-	ms, err := objectMembers(params)
-	if err != nil {
-		return ""
-	}
-	key := "name"
-	if method == "resources/read" {
-		key = "uri"
-	}
-	v, _ := get(ms, key)
-	name, _ := jsonString(v)
-	return name
-}
-
-func slicesIndex(ks []string, k string) int {
-	for i, x := range ks {
-		if x == k {
-			return i
-		}
-	}
-	return -1
-}
-
-// idKey makes a JSON-RPC id a map key that keeps strings and numbers apart:
-// "1" and 1 are different requests. Strings are compared decoded ("\u0031"
-// is "1"), numbers by their literal.
-func idKey(raw []byte) (string, bool) {
-	if len(raw) == 0 {
-		return "", false
-	}
-	switch c := raw[0]; {
-	case c == '"':
-		v, ok := jsonString(raw)
-		return "s" + v, ok
-	case c == '-' || c >= '0' && c <= '9':
-		return "n" + string(raw), true
-	}
-	return "", false // null, objects, arrays: not a valid request id
-}
-
-// writeServer writes one line to the server: the client's lines, and the
-// guard's own answers to server requests it refused. It is flushed at
-// once unless the client-to-server loop has another whole line behind it
-// (upMore).
-func (s *session) writeServer(line []byte) error {
-	if s.remote != nil {
-		// The bridge ends the session itself on a failure.
-		s.remote.send(line)
-		return nil
-	}
-	s.imu.Lock()
-	defer s.imu.Unlock()
-	if _, err := s.sw.Write(line); err != nil {
-		return err
-	}
-	if s.upMore.Load() {
-		return nil
-	}
-	return s.sw.Flush()
-}
-
-// flushServer writes out what the server's buffer holds.
-func (s *session) flushServer() {
-	if s.remote != nil {
-		return
-	}
-	s.imu.Lock()
-	defer s.imu.Unlock()
-	if err := s.sw.Flush(); err != nil && !s.stopped.Load() {
-		s.logf("writing to server %q: %v", s.o.Server, err)
-	}
-}
-
-// writeClient writes one line to the client unless the session stopped.
-// It is flushed at once unless the server-to-client loop has another whole
-// line behind it (more).
-func (s *session) writeClient(line []byte) bool {
-	s.omu.Lock()
-	defer s.omu.Unlock()
-	if s.stopped.Load() {
-		return false
-	}
-	if _, err := s.out.Write(line); err != nil {
-		return false
-	}
-	if !s.more.Load() {
-		return s.out.Flush() == nil
-	}
-	return true
-}
-
-// flushClient writes out what the client's buffer holds.
-func (s *session) flushClient() {
-	s.omu.Lock()
-	defer s.omu.Unlock()
-	if !s.stopped.Load() {
-		s.out.Flush()
-	}
-}
-
-// down forwards server lines to the client, checking every answer that
-// carries text for the model before it goes out.
-func (s *session) down(r io.Reader) {
-	defer close(s.downDone)
-	lr := newLineReader(r, s.o.MaxMessageBytes)
-	defer s.flushClient()
-	for {
-		line, err := lr.next()
-		s.more.Store(err == nil && lr.hasLine())
-		if len(line) > 0 {
-			if s.stopped.Load() {
-				// Drain so the server is not blocked writing while it is
-				// being stopped; nothing reaches the client.
-			} else {
-				s.fromServer(line)
-			}
-		}
-		if !s.more.Load() {
-			s.flushClient()
-		}
-		if err != nil {
-			if errors.Is(err, errLineTooLong) && !s.stopped.Load() {
-				s.misbehaved(fmt.Sprintf("sent a line over --max-message-bytes=%d", s.o.MaxMessageBytes))
-				// Keep draining to EOF.
-				for {
-					if _, err := lr.next(); err != nil && !errors.Is(err, errLineTooLong) {
-						break
-					}
-				}
-			}
-			s.events <- event{kind: "server-eof"}
-			return
-		}
-	}
-}
-
-// misbehaved refuses the session for something the server did that is not
-// drift: every pending request gets an error, the session ends with 1.
-func (s *session) misbehaved(what string) {
-	s.logf("server %q %s: refusing the session", s.o.Server, what)
-	s.failPending("mcp-lockcheck guard: server " + quote(s.o.Server) + " " + what)
-	s.refuse(ExitRefused)
-	s.events <- event{kind: "refused"}
-}
-
-// failPending answers every request in flight with CodeRefused.
-func (s *session) failPending(msg string) {
-	s.pmu.Lock()
-	ps := make([]pendingReq, 0, len(s.pending))
-	for k, p := range s.pending {
-		ps = append(ps, p)
-		delete(s.pending, k)
-	}
-	s.pmu.Unlock()
-	for _, p := range ps {
-		s.writeClient(errorLine(p.id, CodeRefused, msg, nil))
-	}
-}
-
-// skipLine logs a line of the server's stdout that is not a JSON-RPC
-// message: the first few quoted (escaped, cut), then a count every so often
-// so a chatty server cannot flood the log.
-func (s *session) skipLine(t []byte) {
-	n := s.skipped.Add(1)
-	if n <= 5 || n%1000 == 0 {
-		s.logf("server %q wrote a line to stdout that is not a JSON-RPC message (its own output; skipped, as clients skip it; %d so far): %s", s.o.Server, n, quote(string(t[:min(len(t), 200)])))
-	}
-}
-
-func (s *session) fromServer(line []byte) {
-	t := bytes.TrimSpace(line)
-	if len(t) == 0 {
-		return // a blank line carries nothing; forwarding it could confuse a strict reader
-	}
-	if !transport.IsMessageLine(t) {
-		// A banner, a log line, telemetry (Elastic's server): no
-		// client reads it as a message, the TypeScript and Python SDK
-		// clients skip it and read on, and so does the guard, without
-		// forwarding it. What might be a message still goes on to be
-		// checked whole (message), and is refused if it is not one.
-		s.skipLine(t)
-		return
-	}
-	batch := t[0] == '['
-	if !batch && s.relisted(t) {
-		s.writeClient(line)
-		return
-	}
-	elems := [][]byte{t}
-	if batch {
-		var err error
-		if elems, err = arrayElems(t); err != nil {
-			s.misbehaved("sent a line that is not JSON (" + excerpt(t) + ")")
-			return
-		}
-	}
-	var drifts []*refusal
-	var ids [][]byte
-	changed := false
-	outs := make([][]byte, 0, len(elems))
-	for _, e := range elems {
-		o, ok := s.message(e, !batch)
-		if !ok {
-			return
-		}
-		switch {
-		case o.drift != nil:
-			drifts = append(drifts, o.drift)
-			ids = append(ids, o.id)
-		case o.drop:
-			changed = true
-		case o.repl != nil:
-			changed = true
-			outs = append(outs, o.repl)
-		default:
-			outs = append(outs, e)
-		}
-	}
-	if len(drifts) > 0 {
-		s.drift(drifts, ids, line)
-		return
-	}
-	switch {
-	case !changed:
-		s.writeClient(line)
-	case len(outs) == 0:
-	case batch:
-		s.writeClient(append(append([]byte{'['}, bytes.Join(outs, []byte{','})...), ']', '\n'))
-	default:
-		s.writeClient(append(outs[0], '\n'))
-	}
-}
-
-// outcome is what becomes of one server message: forwarded as it came (the
-// zero value), replaced (repl, without a newline), dropped, or a drift that
-// ends the session (enforce and sanitize modes).
-type outcome struct {
-	repl  []byte
-	drop  bool
-	drift *refusal
-	id    []byte
-}
-
-// message checks one server message. ok is false when the session was
-// refused for misbehaviour (nothing is to be forwarded).
-//
-// Each message is validated whole and classified (classify): exactly one
-// of request, notification or response, from its members as JSON-RPC
-// spells them. Then it is checked: list pages, initialize and prompts/get
-// against the lock, every other result, every error and the params of
-// every request and notification from the server with the no-judgement
-// inspection rules. (A re-list of an accepted page never gets here: see
-// relisted.)
-func (s *session) message(m []byte, whole bool) (o outcome, ok bool) {
-	ms, err := objectMembers(m)
-	if err != nil {
-		if errors.Is(err, errAmbiguous) {
-			s.misbehaved("sent ambiguous JSON: " + err.Error())
-		} else {
-			s.misbehaved("sent a line that is not JSON (" + excerpt(m) + ")")
-		}
-		return o, false
-	}
-	r, err := classify(ms)
-	if err != nil {
-		s.misbehaved("sent a message clients read two ways: " + err.Error())
-		return o, false
-	}
-	var p pendingReq
-	found := false
-	if r.kind == kindResponse {
-		if key, valid := idKey(r.id); valid {
-			s.pmu.Lock()
-			p, found = s.pending[key]
-			delete(s.pending, key)
-			s.pmu.Unlock()
-		}
-	}
-	var rf *refusal
-	switch r.kind {
-	case kindRequest, kindNotification:
-		if len(r.params) > 0 {
-			// A request of the server's own (sampling, elicitation)
-			// puts its text before the model or the user as the
-			// server wrote it: every rule. A notification (progress,
-			// a log line) is judged by the two that need no
-			// judgement only: they are many, and no client hands them
-			// to the model as an answer.
-			part, o := "request", inspect.AnswerOptions{}
-			if r.kind == kindNotification {
-				part, o = "notification", inspect.AnswerOptions{ControlsOnly: true}
-			}
-			rf = s.check.content(part, pendingReq{method: r.method}, r.params, o)
-		}
-	case kindResponse:
-		switch {
-		case !found && r.result != nil:
-			s.logf("server %q answered a request the client did not make (id %s): dropped", s.o.Server, excerpt(r.id))
-			return outcome{drop: true}, true
-		case r.err != nil:
-			if p.method == "" {
-				p.method = "error"
-			}
-			rf = s.check.content("error", p, r.err, inspect.AnswerOptions{Data: true})
-		default:
-			rf = s.check.answer(p, r.result)
-			if rf == nil && whole {
-				s.remember(p.method, m, ms)
-			}
-		}
-	}
-	if rf == nil {
-		return o, true
-	}
-	return s.refused1(m, r, p, rf), true
-}
-
-// relist is a list answer the guard accepted, as a template: the bytes of
-// its line before and after the value of its id.
-type relist struct {
-	method    string
-	pre, post []byte
-}
-
-// maxRelistBytes bounds the templates kept.
-const maxRelistBytes = 8 << 20
-
-// remember keeps an accepted list answer (a whole line) as a template for
-// relisted.
-func (s *session) remember(method string, m []byte, ms []member) {
-	if _, ok := lock.InfoOfMethod(method); !ok {
-		return
-	}
-	var id *member
-	for i := range ms {
-		if ms[i].key == "id" {
-			id = &ms[i]
-		}
-	}
-	if id == nil || len(m) > maxRelistBytes {
-		return
-	}
-	for _, r := range s.relists {
-		if r.method == method && len(r.pre) == id.off && bytes.Equal(r.pre, m[:id.off]) && bytes.Equal(r.post, m[id.off+len(id.val):]) {
-			return
-		}
-	}
-	if s.relistBytes+len(m) > maxRelistBytes || len(s.relists) >= 64 {
-		s.relists, s.relistBytes = nil, 0
-	}
-	s.relists = append(s.relists, relist{method: method, pre: bytes.Clone(m[:id.off]), post: bytes.Clone(m[id.off+len(id.val):])})
-	s.relistBytes += len(m)
-}
-
-// relisted is the fast path of a re-list: a line that is byte for byte an
-// accepted list answer but for the value of its id, which is a plain
-// number or string naming a request in flight for the same method. Such a
-// line is valid JSON with the same members as the accepted one, classified
-// the same, with the same result: it costs two compares (no more than
-// hashing it would) and is forwarded.
-func (s *session) relisted(t []byte) bool {
-	for _, r := range s.relists {
-		n := len(t) - len(r.pre) - len(r.post)
-		if n <= 0 || n > 64 || !bytes.HasPrefix(t, r.pre) || !bytes.HasSuffix(t, r.post) {
-			continue
-		}
-		id := t[len(r.pre) : len(t)-len(r.post)]
-		if !plainID(id) {
-			continue
-		}
-		key, _ := idKey(id)
-		s.pmu.Lock()
-		p, found := s.pending[key]
-		if found && p.method == r.method {
-			delete(s.pending, key)
-		}
-		s.pmu.Unlock()
-		return found && p.method == r.method
-	}
-	return false
-}
-
-// plainID reports whether b is one JSON token that is a request id: an
-// integer, or a string of printable ASCII without escapes.
-func plainID(b []byte) bool {
-	if b[0] == '"' {
-		return len(b) >= 2 && b[len(b)-1] == '"' && plainASCII(b) && !bytes.ContainsRune(b[1:len(b)-1], '"')
-	}
-	d := b
-	if d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || d[0] == '0' && len(d) > 1 {
-		return false
-	}
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// refused1 decides what becomes of one message with problems. Drift (the
-// lock's definitions, instructions, prompt answers) ends the session unless
-// in warn mode; a message whose only problems are the text rules' (hidden
-// characters, terminal escapes, an instruction asking for an error's
-// action) in text the lock does not pin is refused alone (enforce),
-// stripped when stripping removes them all (sanitize), or forwarded
-// (warn), and the session goes on.
-func (s *session) refused1(m []byte, r rpc, p pendingReq, rf *refusal) outcome {
-	controls := rf.onlyControls()
-	text := rf.onlyText()
-	if s.o.Mode == Warn {
-		if !text {
-			return outcome{drift: rf, id: p.id}
-		}
-		rf.logAs(s.o.Stderr, "WARNING (--mode warn, forwarded)")
-		s.warned.Store(true)
-		return outcome{}
-	}
-	if s.o.Mode == Sanitize && controls {
-		if clean, removed, ok := sanitize(m); ok {
-			rf.logAs(s.o.Stderr, "sanitized (--mode sanitize): stripped "+strings.Join(removed, "; ")+"; forwarded the rest")
-			s.warned.Store(true)
-			return outcome{repl: clean}
-		}
-	}
-	if !text || !rf.content {
-		return outcome{drift: rf, id: p.id}
-	}
-	rf.logAs(s.o.Stderr, "refused")
-	s.warned.Store(true)
-	switch r.kind {
-	case kindResponse:
-		id := r.id
-		if p.id != nil {
-			id = p.id
-		}
-		return outcome{repl: bytes.TrimSuffix(errorLine(id, CodeRefused, rf.message(), rf.data()), []byte{'\n'})}
-	case kindRequest:
-		// The server asked the client something the model would read: the
-		// guard answers for the client, and the client never sees it.
-		if err := s.writeServer(errorLine(r.id, CodeRefused, rf.message(), nil)); err != nil && !s.stopped.Load() {
-			s.logf("writing to server %q: %v", s.o.Server, err)
-		}
-	}
-	return outcome{drop: true}
-}
-
-// drift handles refused answers: in warn mode they are logged and the line
-// forwarded; in enforce mode the client gets CodeRefused in place of the
-// answer(s) and the session ends.
-func (s *session) drift(rs []*refusal, ids [][]byte, line []byte) {
-	for _, r := range rs {
-		r.log(s.o.Stderr, s.o.Mode)
-	}
-	if s.o.Mode == Warn {
-		s.warned.Store(true)
-		s.writeClient(line)
-		return
-	}
-	// The session ends: every other request in flight is answered too,
-	// so a client does not wait for an answer that will never come.
-	s.pmu.Lock()
-	others := make([]pendingReq, 0, len(s.pending))
-	for k, p := range s.pending {
-		others = append(others, p)
-		delete(s.pending, k)
-	}
-	s.pmu.Unlock()
-	s.omu.Lock()
-	if !s.stopped.Load() {
-		for i, r := range rs {
-			if ids[i] != nil {
-				s.out.Write(errorLine(ids[i], CodeRefused, r.message(), r.data()))
-			}
-		}
-		for _, p := range others {
-			s.out.Write(errorLine(p.id, CodeRefused, "mcp-lockcheck guard: the session with server "+quote(s.o.Server)+" ended: "+rs[0].message(), nil))
-		}
-		s.out.Flush()
-	}
-	s.stopped.Store(true)
-	s.omu.Unlock()
-	s.refused.CompareAndSwap(0, ExitRefused)
-	s.events <- event{kind: "refused"}
-}
-
-// errLineTooLong is a line over the size limit.
-var errLineTooLong = errors.New("line too long")
-
-// lineReader reads newline-terminated lines of bounded length. A line is
-// returned with its newline, byte for byte; it is valid until the next call.
-type lineReader struct {
-	r   *bufio.Reader
-	max int
-	buf []byte
-}
-
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
-}
-
-// hasLine reports whether a whole line is already read behind the one next
-// returned: what is buffered holds a newline.
-func (l *lineReader) hasLine() bool {
-	n := l.r.Buffered()
-	if n == 0 {
-		return false
-	}
-	b, _ := l.r.Peek(n)
-	return bytes.IndexByte(b, '\n') >= 0
-}
-
-func (l *lineReader) next() ([]byte, error) {
-	if cap(l.buf) > 1<<20 {
-		l.buf = nil // do not keep one big message's buffer for the session
-	}
-	l.buf = l.buf[:0]
-	for {
-		frag, err := l.r.ReadSlice('\n')
-		if len(l.buf)+len(frag) > l.max+2 { // +2: the line's own "\r\n"
-			l.buf = l.buf[:0]
-			// Skip the rest of the line.
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = l.r.ReadSlice('\n')
-			}
-			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-				return nil, err
-			}
-			return nil, errLineTooLong
-		}
-		switch {
-		case err == nil:
-			if len(l.buf) == 0 {
-				return frag, nil
-			}
-			l.buf = append(l.buf, frag...)
-			return l.buf, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			l.buf = append(l.buf, frag...)
-		default:
-			l.buf = append(l.buf, frag...)
-			return l.buf, err
-		}
-	}
-}
-
-// excerpt shows the start of untrusted bytes, escaped, for a log line.
-func excerpt(b []byte) string {
-	const n = 80
-	s := string(b)
-	if len(s) > n {
-		s = s[:n] + "..."
-	}
-	return escape(s)
-}
-
-// lockedWriter serializes writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

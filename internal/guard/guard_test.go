@@ -11,9 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 

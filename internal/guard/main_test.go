@@ -18,11 +18,11 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 

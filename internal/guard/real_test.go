@@ -12,9 +12,9 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 

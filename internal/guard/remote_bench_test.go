@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver/remote"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver/remote"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/transport"
 )
 

@@ -27,10 +27,10 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver/remote"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver/remote"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 

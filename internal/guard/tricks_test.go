@@ -16,9 +16,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/npmtest"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/npmtest"
 )
 
 //lint:file-ignore SA1019 sampling is deprecated (SEP-2577) but clients still handle it and servers still send it: the tests attack through it.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
@@ -312,7 +313,7 @@ func (r *referrer) steered(s Subject, t textRef, hits []steerHit, self string) (
 			fd.Message = fmt.Sprintf("Text of server %q, which shares a tool name with another server, steers the model toward its own tool (%q)",
 				inert.Text(s.Server), inert.Text(st.cue))
 		}
-		fd.Detail = "sentence: " + inert.Text(truncateRunes(string(st.sentence), 200)) +
+		fd.Detail = "sentence: " + inert.Text(clip.Runes(string(st.sentence), 200)) +
 			"\nText that ranks one server's tool over another's decides which one the model calls, whatever the client's namespacing."
 		out = append(out, fd)
 	}

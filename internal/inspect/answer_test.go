@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/fakeserver"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 

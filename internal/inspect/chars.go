@@ -145,21 +145,6 @@ func isEmoji(r rune) bool {
 	return false
 }
 
-// truncateRunes keeps at most n runes of s, marking a cut with "…".
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
-}
-
 // escapeSpan renders s[start:end] for a Detail: the span plus a little
 // context on each side, escaped, cut to about limit bytes with "…" marking
 // every cut, so a 10 MB description costs nothing to report.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 )
 
 // A sentence is judged by what it asks the model to do, not by the words
@@ -463,60 +464,101 @@ var (
 // classes whose action can be a tool's job (reading, sending, granting,
 // writing memory, turning a check off) ask nothing.
 func judgeClause(c []byte, g mask, block, answer, job bool) (intentClass, string) {
-	find := func(x gate) []int {
-		if !g.has(x) {
-			return nil
-		}
-		return x.re().FindIndex(c)
+	j := clauseJudge{c: c, g: g, block: block, answer: answer, job: job, addr: block, known: block}
+	if cl, t := j.anyWording(); cl != classNone {
+		return cl, t
 	}
-	match := func(x gate) bool { return g.has(x) && x.re().Match(c) }
-	at := func(m []int) string { return string(c[m[0]:m[1]]) }
+	if cl, t := j.addressedOrders(); cl != classNone {
+		return cl, t
+	}
+	if cl, t := j.contact(); cl != classNone {
+		return cl, t
+	}
+	return j.injected()
+}
+
+// clauseJudge is one clause judgeClause judges (c, its gates g, and
+// where it stands), with whether it is addressed to the model, judged
+// once (addressed).
+type clauseJudge struct {
+	c                  []byte
+	g                  mask
+	block, answer, job bool
+	addr, known        bool
+}
+
+// find is the span of gate x's match in the clause, nil when the clause
+// does not hold x's words.
+func (j *clauseJudge) find(x gate) []int {
+	if !j.g.has(x) {
+		return nil
+	}
+	return x.re().FindIndex(j.c)
+}
+
+func (j *clauseJudge) match(x gate) bool { return j.g.has(x) && x.re().Match(j.c) }
+
+func (j *clauseJudge) at(m []int) string { return string(j.c[m[0]:m[1]]) }
+
+// addressed reports whether the clause is addressed to the model. Every
+// class but anyWording's is asked of the model only in a clause addressed
+// to it: a tool's description of itself ("Sends the message to the
+// webhook") asks nothing, whatever it names. Judged once, and only for a
+// clause that holds a class's words; a clause in a block addressed to the
+// model is addressed.
+func (j *clauseJudge) addressed() bool {
+	if !j.known {
+		j.addr, j.known = addressedClause(j.c, j.g), true
+	}
+	return j.addr
+}
+
+// anyWording: the classes a clause asks of the model however it is
+// worded, addressed to the model or not.
+func (j *clauseJudge) anyWording() (intentClass, string) {
+	c, g, job := j.c, j.g, j.job
 	if m := findAny(c, g, selfPromotion); m != nil {
 		// Ranking this tool over every other needs no order to be
 		// one ("other converters are outdated").
-		return classRedirect, at(m)
+		return classRedirect, j.at(m)
 	}
 	// Overriding instructions, turning safety off and hiding from the
 	// user are addressed to the model however they are worded.
 	if m := findAny(c, g, overrideAsk); m != nil && !quotedExample(c, m[0]) {
-		return classOverride, at(m)
+		return classOverride, j.at(m)
 	}
 	if m := findAny(c, g, overrideSafety[1:]); m != nil && !job && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) {
-		return classOverride, at(m)
+		return classOverride, j.at(m)
 	}
-	if m := find(hideAsk); m != nil && hideObject().Match(c[m[0]:]) {
-		return classHide, at(m)
+	if m := j.find(hideAsk); m != nil && hideObject().Match(c[m[0]:]) {
+		return classHide, j.at(m)
 	}
-	// Every other class is asked of the model only in a clause addressed
-	// to it: a tool's description of itself ("Sends the message to the
-	// webhook") asks nothing, whatever it names. Judged once, and only
-	// for a clause that holds a class's words.
-	addr, known := block, block
-	addressed := func() bool {
-		if !known {
-			addr, known = addressedClause(c, g), true
-		}
-		return addr
-	}
+	return classNone, ""
+}
+
+// addressedOrders: running code, changing configs, reading secrets and
+// overriding the user's values, asked in a clause addressed to the model.
+func (j *clauseJudge) addressedOrders() (intentClass, string) {
+	c, g, job := j.c, j.g, j.job
 	// Turning a check off is asked in the imperative or of the model
 	// ("disable all safety filters"); "ownership is set in one call,
 	// bypassing the permission checks" says how the tool works.
-	if m := find(overrideSafety[0]); m != nil && !job && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) && addressed() {
-		return classOverride, at(m)
+	if m := j.find(overrideSafety[0]); m != nil && !job && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) && j.addressed() {
+		return classOverride, j.at(m)
 	}
-	if m := find(jsExfil); m != nil && addressed() {
-		return classExec, at(m)
+	if m := j.find(jsExfil); m != nil && j.addressed() {
+		return classExec, j.at(m)
 	}
-	if m := find(clickFix); m != nil && addressed() {
-		return classExec, at(m)
+	if m := j.find(clickFix); m != nil && j.addressed() {
+		return classExec, j.at(m)
 	}
 	if m := findAny(c, g, shellDanger); m != nil && !negated().Match(c[:m[0]]) && !forExample().Match(c[max(0, m[0]-60):m[0]]) &&
-		!(job && bytes.HasPrefix(c[m[0]:], []byte("sudo"))) && addressed() {
+		!(job && bytes.HasPrefix(c[m[0]:], []byte("sudo"))) && j.addressed() {
 		// A command tool's own "Execute a command with sudo
 		// elevation" describes its job.
-		return classExec, at(m)
+		return classExec, j.at(m)
 	}
-	if m := find(configTarget); m != nil && writeVerb().Match(c) && !describesOnly(c, g) && addressed() {
+	if m := j.find(configTarget); m != nil && writeVerb().Match(c) && !describesOnly(c, g) && j.addressed() {
 		// A hosting API's "Create website cron job" manages the
 		// user's cron jobs as its job; a shell rc file, SSH keys, git
 		// hooks and client configs are no tool's job to change.
@@ -524,11 +566,11 @@ func judgeClause(c []byte, g mask, block, answer, job bool) (intentClass, string
 			return classWriteConfig, string(bytes.TrimSpace(t))
 		}
 	}
-	if m := find(phish); m != nil && !job && addressed() {
-		return classReadSecrets, at(m)
+	if m := j.find(phish); m != nil && !job && j.addressed() {
+		return classReadSecrets, j.at(m)
 	}
 	for _, gs := range [][]gate{secretFile, secretStore} {
-		if job || !g.has(readGate) || !g.anyOf(gs) || !addressed() {
+		if job || !g.has(readGate) || !g.anyOf(gs) || !j.addressed() {
 			continue
 		}
 		if m := findAny(c, g, gs); m != nil {
@@ -536,54 +578,69 @@ func judgeClause(c []byte, g mask, block, answer, job bool) (intentClass, string
 			// ("apps read them from environment variables: set ...").
 			from, imp := imperativeAt(c)
 			if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && (!imp || v >= from) && !negated().Match(c[:v]) {
-				return classReadSecrets, at(m)
+				return classReadSecrets, j.at(m)
 			}
 		}
 	}
-	if m := find(overrideUser); m != nil && changeVerb().Match(c) && addressed() {
-		return classChangeValues, at(m)
+	if m := j.find(overrideUser); m != nil && changeVerb().Match(c) && j.addressed() {
+		return classChangeValues, j.at(m)
 	}
-	d := find(fixedDestination)
+	return classNone, ""
+}
+
+// contact: sending to a fixed destination (an address, a number, a
+// wallet), asked in a clause addressed to the model.
+func (j *clauseJudge) contact() (intentClass, string) {
+	c, job, answer, block := j.c, j.job, j.answer, j.block
+	d := j.find(fixedDestination)
 	if d == nil {
-		d = find(phoneNumber)
+		d = j.find(phoneNumber)
 	}
-	if d != nil && !job && addressed() && !docsContext().Match(fixedDestination.re().ReplaceAll(c, nil)) {
+	if d != nil && !job && j.addressed() && !docsContext().Match(fixedDestination.re().ReplaceAll(c, nil)) {
 		if messageDestination().Match(c) {
-			return classContact, at(d)
+			return classContact, j.at(d)
 		}
-		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || match(bulkData)) {
-			return classContact, at(d)
+		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData)) {
+			return classContact, j.at(d)
 		}
 	}
-	if m := find(valueTransfer); m != nil && !job && addressed() {
-		return classContact, at(m)
+	if m := j.find(valueTransfer); m != nil && !job && j.addressed() {
+		return classContact, j.at(m)
 	}
-	if m := find(bulkData); m != nil && !job && sendVerb().Match(c) && localPath().Match(c) && addressed() {
-		return classContact, at(m)
+	if m := j.find(bulkData); m != nil && !job && sendVerb().Match(c) && localPath().Match(c) && j.addressed() {
+		return classContact, j.at(m)
 	}
+	return classNone, ""
+}
+
+// injected: what an answer, or a block addressed to the model, asks that
+// would be a tool's own job in its own text, and the changes and calls
+// smuggled in with it.
+func (j *clauseJudge) injected() (intentClass, string) {
+	c, answer, block := j.c, j.answer, j.block
 	// Granting access, opening a lock and writing memory for later are
 	// an administration or memory tool's job in its own text; in an
 	// answer, or a block addressed to the model, they are injected.
 	inData := answer || block
-	if m := find(accessChange); m != nil && inData && addressed() {
-		return classWriteConfig, at(m)
+	if m := j.find(accessChange); m != nil && inData && j.addressed() {
+		return classWriteConfig, j.at(m)
 	}
-	if m := find(grantAdmin); m != nil && inData && !negated().Match(c[:m[0]]) {
-		return classOverride, at(m)
+	if m := j.find(grantAdmin); m != nil && inData && !negated().Match(c[:m[0]]) {
+		return classOverride, j.at(m)
 	}
-	if m := find(memoryWrite); m != nil && inData && !negated().Match(c[:m[0]]) && addressed() {
-		return classWriteConfig, at(m)
+	if m := j.find(memoryWrite); m != nil && inData && !negated().Match(c[:m[0]]) && j.addressed() {
+		return classWriteConfig, j.at(m)
 	}
-	if m := find(otherResult); m != nil && addressed() {
-		return classChangeValues, at(m)
+	if m := j.find(otherResult); m != nil && j.addressed() {
+		return classChangeValues, j.at(m)
 	}
-	if m := find(silently); m != nil && silentChange().Match(c) && !negated().Match(c[:m[0]]) && addressed() {
-		return classChangeValues, at(m)
+	if m := j.find(silently); m != nil && silentChange().Match(c) && !negated().Match(c[:m[0]]) && j.addressed() {
+		return classChangeValues, j.at(m)
 	}
-	if m := find(execAsk); m != nil && match(codeSpan) && addressed() {
-		return classExec, at(m)
+	if m := j.find(execAsk); m != nil && j.match(codeSpan) && j.addressed() {
+		return classExec, j.at(m)
 	}
-	if match(pretext) && callVerb().Match(c) && addressed() {
+	if j.match(pretext) && callVerb().Match(c) && j.addressed() {
 		if t := toolRef().Find(c); t != nil {
 			return classImpose, string(t)
 		}
@@ -724,7 +781,7 @@ func distinct(t []byte, ms [][]int) int {
 // clipTarget keeps a target short enough for a finding's detail.
 func clipTarget(s string) string {
 	if len(s) > 80 {
-		return truncateRunes(s, 80)
+		return clip.Runes(s, 80)
 	}
 	return s
 }

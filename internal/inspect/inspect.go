@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
@@ -367,7 +368,7 @@ func (sc *scan) invisible(r textRef, s string) {
 	}
 	for _, t := range smuggled {
 		if h.extra == "" {
-			h.extra = truncateRunes(inert.Text(t), messageLimit)
+			h.extra = clip.Runes(inert.Text(t), messageLimit)
 		}
 		h.detail = append(h.detail, "hidden text: "+escapeSpan(t, 0, len(t), hiddenLimit))
 		if sc.controlsOnly {
@@ -498,6 +499,27 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 		return
 	}
 	sc.beacon(r, s)
+	if pm, ok := sc.matchPhrases(r, s); ok {
+		sc.raisePhrases(r, s, hidden, pm)
+	}
+}
+
+// phraseMatches is what matchPhrases found in one string, for
+// raisePhrases: the folded text, the clauses that ask something, the
+// instruction and path phrases, the exfiltration span (exA to exZ) if
+// exfil, whether the text tells the model to do it, and the severity.
+type phraseMatches struct {
+	text         []byte
+	asked        []clauseHit
+	instr, paths []match
+	exA, exZ     int
+	exfil, told  bool
+	sev          finding.Severity
+}
+
+// matchPhrases folds s and judges it: the clauses, the phrases, an
+// exfiltration. ok is false when nothing was found.
+func (sc *scan) matchPhrases(r textRef, s string) (pm phraseMatches, ok bool) {
 	text := sc.f.fold(s, false)
 	var asked []clauseHit
 	if bytes.Count(text, []byte(" ")) >= 3 {
@@ -543,11 +565,18 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 		asked = slices.DeleteFunc(asked, func(c clauseHit) bool { return c.class == classReadSecrets })
 	}
 	if len(instr) == 0 && len(paths) == 0 && !exfil && len(asked) == 0 {
-		return
+		return phraseMatches{}, false
 	}
 	// Judge each match on the folded text before it is folded again
 	// with offsets (the same buffer).
 	sev := instructionSeverity(text, instr, exfil, told)
+	return phraseMatches{text, asked, instr, paths, exA, exZ, exfil, told, sev}, true
+}
+
+// raisePhrases raises model-instruction and sensitive-path for what
+// matchPhrases found in s, each quoted from s.
+func (sc *scan) raisePhrases(r textRef, s string, hidden bool, pm phraseMatches) {
+	text, asked, instr, paths, exA, exZ, exfil, told, sev := pm.text, pm.asked, pm.instr, pm.paths, pm.exA, pm.exZ, pm.exfil, pm.told, pm.sev
 	// Map matches back to the original text for the Detail.
 	sc.f.fold(s, true)
 	show := func(a, z int) string {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 )
 
@@ -127,7 +128,7 @@ func Strip(s string) (clean string, removed []string) {
 		phrase := fmt.Sprintf("%d %s", descs[d], d)
 		if d == classTag.String() && tags {
 			if t := DecodeTags(s); t != "" {
-				phrase += fmt.Sprintf(` spelling "%s"`, truncateRunes(inert.Text(t), messageLimit))
+				phrase += fmt.Sprintf(` spelling "%s"`, clip.Runes(inert.Text(t), messageLimit))
 			}
 		}
 		removed = append(removed, phrase)

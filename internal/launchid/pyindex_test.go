@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pyindex"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/pyindex"
 )
 
 func TestComparePEP440(t *testing.T) {

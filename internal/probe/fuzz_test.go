@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 // A script line "METHOD JSON" answers the next request for METHOD, with

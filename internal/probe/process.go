@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -284,25 +285,18 @@ func (p *process) Explain(err error) error {
 	return err
 }
 
-// helperExitStatus and helperPrefix are how the sandbox helper fails a
-// launch it could not restrict (sandbox.HelperExitStatus): the reason is
-// its stderr line, which says more than "exit status 125".
-const (
-	helperExitStatus = 125
-	helperPrefix     = "mcp-lockcheck sandbox: "
-)
-
 // helperFailure is the sandbox helper's reason when it ended the launch
-// before the server ran, or "".
+// before the server ran (sandbox.HelperExitStatus), or "": its stderr line
+// (sandbox.HelperPrefix) says more than "exit status 125".
 func helperFailure(p *process) string {
 	done, werr := p.exited()
 	var ee *exec.ExitError
-	if !done || !errors.As(werr, &ee) || ee.ExitCode() != helperExitStatus {
+	if !done || !errors.As(werr, &ee) || ee.ExitCode() != sandbox.HelperExitStatus {
 		return ""
 	}
 	for _, l := range strings.Split(p.stderr.String(), "\n") {
-		if strings.HasPrefix(l, helperPrefix) {
-			return "sandbox: " + clip.Bytes(strings.TrimPrefix(l, helperPrefix), 300)
+		if strings.HasPrefix(l, sandbox.HelperPrefix) {
+			return "sandbox: " + clip.Bytes(strings.TrimPrefix(l, sandbox.HelperPrefix), 300)
 		}
 	}
 	return ""

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 )
 
 // TestReapOrphansFindsZombies: an exited child that no exec.Cmd waits for

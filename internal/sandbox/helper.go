@@ -12,10 +12,15 @@ import (
 	"sync"
 )
 
-// HelperExitStatus is the exit status of a helper that could not apply its
-// restrictions or exec the server. Its reason is on the cmd's stderr,
-// prefixed "mcp-lockcheck sandbox:".
-const HelperExitStatus = 125
+// HelperExitStatus and HelperPrefix are how a helper that could not apply
+// its restrictions or exec the server fails the launch: it exits with
+// HelperExitStatus, and its reason is the line of the cmd's stderr that
+// begins with HelperPrefix. The probe reads them to say why a launch ended
+// before the server ran.
+const (
+	HelperExitStatus = 125
+	HelperPrefix     = "mcp-lockcheck sandbox: "
+)
 
 const (
 	// envPolicy carries the helper's policy as JSON. It is the marker
@@ -84,7 +89,7 @@ func HelperMain() {
 		return
 	}
 	err := runHelper(raw)
-	fmt.Fprintf(os.Stderr, "mcp-lockcheck sandbox: %v\n", err)
+	fmt.Fprintf(os.Stderr, "%s%v\n", HelperPrefix, err)
 	os.Exit(HelperExitStatus)
 }
 
@@ -233,7 +238,7 @@ func selfTest(self string, level Level) error {
 	if errors.As(err, &ee) && ee.ExitCode() == HelperExitStatus {
 		msg := strings.TrimSpace(stderr.String())
 		if level == Strict {
-			return strictCause(nil, strings.TrimPrefix(msg, "mcp-lockcheck sandbox: "))
+			return strictCause(nil, strings.TrimPrefix(msg, HelperPrefix))
 		}
 		return fmt.Errorf("sandbox: the helper could not set limits: %s", msg)
 	}

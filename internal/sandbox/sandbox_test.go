@@ -9,7 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/procgroup"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testproc"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/testproc"
 	"net"
 	"os"
 	"os/exec"

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 )
 
 // Reason says why a tool gets no warm-up call.
@@ -238,7 +240,7 @@ func selectTools(tools []json.RawMessage) ([]Call, []Skip, map[string]*gen) {
 func toolArguments(t tool) (json.RawMessage, *gen, error) {
 	args, g, err := arguments(t.schema)
 	if err != nil {
-		return nil, nil, fmt.Errorf("tool %q: %w", clipName(t.name), err)
+		return nil, nil, fmt.Errorf("tool %q: %w", clip.Runes(t.name, nameLimit), err)
 	}
 	return args, g, nil
 }
@@ -581,7 +583,7 @@ func Describe(tools []json.RawMessage, skips []Skip) string {
 		const show = 3
 		shown := make([]string, 0, show)
 		for _, n := range names[:min(show, len(names))] {
-			shown = append(shown, clipName(n))
+			shown = append(shown, clip.Runes(n, nameLimit))
 		}
 		list := strings.Join(shown, ", ")
 		if len(names) > show {
@@ -592,12 +594,6 @@ func Describe(tools []json.RawMessage, skips []Skip) string {
 	return fmt.Sprintf("warm-up: %d of %d tools eligible; not called: %s", eligible, eligible+len(skips), strings.Join(parts, "; "))
 }
 
-// clipName shortens a hostile 10 KB tool name to something a note can
-// carry.
-func clipName(s string) string {
-	const limit = 60
-	if r := []rune(s); len(r) > limit {
-		return string(r[:limit]) + "…"
-	}
-	return s
-}
+// nameLimit is how many runes of a tool's name a note or an error quotes
+// (clip.Runes): a hostile name may be 10 KB.
+const nameLimit = 60

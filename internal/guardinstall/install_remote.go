@@ -1,4 +1,4 @@
-package guard
+package guardinstall
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ var unbridgeable = []string{"headersHelper", "oauth", "auth", "authProviderType"
 // Only the "mcpServers" and "servers" shapes of JSON and JSONC configs are
 // bridged; other formats, and entries whose credentials come from
 // somewhere the bridge cannot see, are reported "not bridged".
-func installRemote(d *doc, e *srvEntry, s config.Server, o InstallOptions, ch *Change) ([]splice, error) {
+func installRemote(d *doc, e *srvEntry, s config.Server, o Options, ch *Change) ([]splice, error) {
 	ls := o.Lock.Servers[e.name]
 	if ls == nil {
 		ch.Action = "not pinned"

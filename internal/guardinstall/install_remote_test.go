@@ -1,4 +1,4 @@
-package guard
+package guardinstall
 
 import (
 	"maps"
@@ -33,7 +33,7 @@ func TestInstallRemote(t *testing.T) {
 			lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s), Tools: map[string]*lock.Entry{}}
 		}
 	}
-	out, changes, err := Install(in, data, InstallOptions{Lock: lk, LockPath: "/repo/mcp-lock.json", Executable: "/usr/local/bin/mcp-lockcheck", Flags: []string{"--sandbox", "basic", "--mode", "sanitize"}})
+	out, changes, err := Install(in, data, Options{Lock: lk, LockPath: "/repo/mcp-lock.json", Executable: "/usr/local/bin/mcp-lockcheck", Flags: []string{"--sandbox", "basic", "--mode", "sanitize"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestInstallRemote(t *testing.T) {
 			t.Errorf("%s: no %s in env: %v", s.Name, config.GuardEnvURL, s.Env)
 		}
 	}
-	if again, _, _ := Install(in, out, InstallOptions{Lock: lk, LockPath: "/repo/mcp-lock.json", Executable: "/usr/local/bin/mcp-lockcheck", Flags: []string{"--sandbox", "basic"}}); string(again) != string(out) {
+	if again, _, _ := Install(in, out, Options{Lock: lk, LockPath: "/repo/mcp-lock.json", Executable: "/usr/local/bin/mcp-lockcheck", Flags: []string{"--sandbox", "basic"}}); string(again) != string(out) {
 		t.Error("a second install changed the file")
 	}
 	back, _, err := Uninstall(in, out)
@@ -108,7 +108,7 @@ func TestInstallRemoteNotBridged(t *testing.T) {
 			for _, s := range orig {
 				lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s)}
 			}
-			out, changes, err := Install(tt.file, []byte(tt.data), InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
+			out, changes, err := Install(tt.file, []byte(tt.data), Options{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,9 @@
-package guard
+// Package guardinstall rewrites client configs so that each pinned server
+// runs behind mcp-lockcheck's guard (a url entry behind the guard's bridge),
+// and back: guard install and guard uninstall. It edits a config's bytes in
+// place, so that uninstall restores them exactly; the guard itself (the
+// proxy, package internal/guard) is not linked.
+package guardinstall
 
 import (
 	"bytes"
@@ -16,8 +21,8 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
-// InstallOptions say how Install puts servers behind the guard.
-type InstallOptions struct {
+// Options say how Install puts servers behind the guard.
+type Options struct {
 	// Lock is the lock; only servers with an entry in it are wrapped.
 	Lock *lock.File
 	// LockPath is the lock's path as written into each server's args:
@@ -79,7 +84,7 @@ const guardArg = "guard"
 //
 // Servers without a lock entry are left alone and reported: the guard
 // would refuse them, which would break the client rather than protect it.
-func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, error) {
+func Install(name string, data []byte, o Options) ([]byte, []Change, error) {
 	servers, err := config.Parse(name, data)
 	if err != nil {
 		return nil, nil, err
@@ -146,7 +151,7 @@ func Install(name string, data []byte, o InstallOptions) ([]byte, []Change, erro
 // guardEdits are the splices that put the guard in front of the launch l
 // of entry e: exe and the guard's arguments before the program and its
 // arguments.
-func guardEdits(d *doc, e *srvEntry, l *launchSpans, exe []byte, o InstallOptions) []splice {
+func guardEdits(d *doc, e *srvEntry, l *launchSpans, exe []byte, o Options) []splice {
 	guard := append([]string{guardArg, "--lock", o.LockPath, "--server", e.name}, o.Flags...)
 	guard = append(guard, "--")
 	var raw [][]byte

@@ -1,4 +1,4 @@
-package guard
+package guardinstall
 
 import (
 	"flag"
@@ -33,7 +33,7 @@ func TestInstallUninstall(t *testing.T) {
 		}
 	}
 	lk.Servers["memory"].Launch.Args = []string{"--approved-arg"}
-	out, changes, err := Install(in, data, InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck", Flags: []string{"--mode", "warn"}})
+	out, changes, err := Install(in, data, Options{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck", Flags: []string{"--mode", "warn"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestInstallUninstall(t *testing.T) {
 			t.Errorf("fs after install: %+v", s)
 		}
 	}
-	again, changes2, err := Install(in, out, InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
+	again, changes2, err := Install(in, out, Options{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
 	if err != nil || string(again) != string(out) {
 		t.Errorf("second install changed the file: %v", err)
 	}
@@ -137,7 +137,7 @@ func TestInstallRoundTrip(t *testing.T) {
 				lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s)}
 				want[s.Name] = pinned.Launch(s)
 			}
-			o := InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck", Flags: []string{"--mode", "warn"}}
+			o := Options{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck", Flags: []string{"--mode", "warn"}}
 			out, changes, err := Install(tt.file, data, o)
 			if err != nil {
 				t.Fatal(err)
@@ -195,7 +195,7 @@ func TestUninstallKeepsLaterEdits(t *testing.T) {
 	orig, _ := config.Parse(file, data)
 	lk := lock.New()
 	lk.Servers["a"] = &lock.Server{Launch: pinned.Launch(orig[0])}
-	out, _, err := Install(file, data, InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
+	out, _, err := Install(file, data, Options{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestInstallRefusesTOMLShapes(t *testing.T) {
 	} {
 		lk := lock.New()
 		lk.Servers["fs"] = &lock.Server{}
-		_, _, err := Install(".codex/config.toml", []byte(data), InstallOptions{Lock: lk, Executable: "mcp-lockcheck"})
+		_, _, err := Install(".codex/config.toml", []byte(data), Options{Lock: lk, Executable: "mcp-lockcheck"})
 		if err == nil || !strings.Contains(err.Error(), `server "fs"`) || !strings.Contains(err.Error(), "by hand") {
 			t.Errorf("%q: err %v", data, err)
 		}
@@ -238,7 +238,7 @@ func TestInstallRefusesYAMLShapes(t *testing.T) {
 	} {
 		lk := lock.New()
 		lk.Servers["fs"] = &lock.Server{}
-		_, _, err := Install(".continue/mcpServers/fs.yaml", []byte(data), InstallOptions{Lock: lk, Executable: "mcp-lockcheck"})
+		_, _, err := Install(".continue/mcpServers/fs.yaml", []byte(data), Options{Lock: lk, Executable: "mcp-lockcheck"})
 		if err == nil || !strings.Contains(err.Error(), `fs`) {
 			t.Errorf("%q: err %v", data, err)
 		}
@@ -249,7 +249,7 @@ func TestInstallRefusesNullArgs(t *testing.T) {
 	data := []byte(`{"mcpServers": {"a": {"command": "srv", "args": null}}}`)
 	lk := lock.New()
 	lk.Servers["a"] = &lock.Server{}
-	if _, _, err := Install(".mcp.json", data, InstallOptions{Lock: lk, Executable: "mcp-lockcheck"}); err == nil || !strings.Contains(err.Error(), "null") {
+	if _, _, err := Install(".mcp.json", data, Options{Lock: lk, Executable: "mcp-lockcheck"}); err == nil || !strings.Contains(err.Error(), "null") {
 		t.Fatalf("err %v", err)
 	}
 }
@@ -299,7 +299,7 @@ func TestInstallKeepsWhatItDoesNotTouch(t *testing.T) {
 			lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s)}
 		}
 	}
-	out, changes, err := Install(file, []byte(data), InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
+	out, changes, err := Install(file, []byte(data), Options{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestInstallKeepsWhatItDoesNotTouch(t *testing.T) {
 		t.Fatalf("install touched a holder with case-folded duplicate names: %+v\n%s", changes, out)
 	}
 	data = strings.Replace(data, "    \"C\": {\"command\": \"srv\"},\n", "", 1)
-	if out, changes, err = Install(file, []byte(data), InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"}); err != nil {
+	if out, changes, err = Install(file, []byte(data), Options{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"}); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
@@ -354,7 +354,7 @@ func TestInstallRefusesHugeConfig(t *testing.T) {
 	lk.Servers["a"] = &lock.Server{}
 	for _, f := range []func() error{
 		func() error {
-			_, _, err := Install(".mcp.json", data, InstallOptions{Lock: lk, LockPath: "l", Executable: "mcp-lockcheck"})
+			_, _, err := Install(".mcp.json", data, Options{Lock: lk, LockPath: "l", Executable: "mcp-lockcheck"})
 			return err
 		},
 		func() error { _, _, err := Uninstall(".mcp.json", data); return err },

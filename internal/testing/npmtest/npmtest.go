@@ -210,18 +210,21 @@ func cacheBase() (string, error) {
 	return filepath.Join(cache, filepath.FromSlash(cacheSubdir)), nil
 }
 
-// moduleRoot walks up from dir to the nearest directory with a go.mod: `go
-// test` runs each package's tests in that package's directory, so this finds
-// the checkout from any package.
+// moduleRoot walks up from dir to the nearest directory with a go.mod and
+// the npm project ([RelDir]): `go test` runs each package's tests in that
+// package's directory, so this finds the checkout from any package, those
+// of the bench module (bench/go.mod, which has no npm project) included.
 func moduleRoot(dir string) (string, error) {
 	start := dir
 	for {
 		if fi, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && !fi.IsDir() {
-			return dir, nil
+			if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(RelDir))); err == nil && fi.IsDir() {
+				return dir, nil
+			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("no go.mod in %s or any parent", start)
+			return "", fmt.Errorf("no go.mod beside %s in %s or any parent", RelDir, start)
 		}
 		dir = parent
 	}

@@ -1,4 +1,4 @@
-package guard
+package guardinstall
 
 import (
 	"testing"
@@ -36,7 +36,7 @@ func FuzzInstallRoundTrip(f *testing.F) {
 			lk.Servers[s.Name] = &lock.Server{Launch: pinned.Launch(s)}
 			want[s.Name] = pinned.Launch(s)
 		}
-		out, changes, err := Install(name, data, InstallOptions{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
+		out, changes, err := Install(name, data, Options{Lock: lk, LockPath: "mcp-lock.json", Executable: "mcp-lockcheck"})
 		if err != nil {
 			return
 		}
