@@ -94,6 +94,23 @@ type clauseHit struct {
 	class  intentClass
 	a, z   int
 	target string
+	// answer: the clause stands in a tool's answer, where ranking tools
+	// or imposing a call with a pretext is no honest answer's business.
+	answer bool
+	// retired: a redirect from a tool that says it is retired.
+	retired bool
+}
+
+// severity is the hit's severity: its class's, except that in an answer
+// a ranking of tools or a call imposed with a pretext is an error too. An
+// answer is data the model asked for; honest ones say a tool is retired
+// (a warning still) but do not praise another or demand a call "for
+// compliance".
+func (h clauseHit) severity() finding.Severity {
+	if h.answer && (h.class == classImpose || h.class == classRedirect && !h.retired) {
+		return finding.Error
+	}
+	return h.class.severity()
 }
 
 // clauseMax is the longest clause judged; a longer one is judged in
@@ -128,6 +145,11 @@ func clauses(t []byte, fn func(a, z int)) {
 				a = i + 1
 			}
 		case ';', '\n':
+			if c == '\n' && afterColon(t, a, i) {
+				// "provide:\n- your API key": a list introduced by a
+				// colon is read with what introduces it.
+				continue
+			}
 			emit(i)
 			a = i + 1
 		case '<':
@@ -143,13 +165,21 @@ func clauses(t []byte, fn func(a, z int)) {
 				a = i + 1
 			}
 		case ' ':
-			if i+2 < len(t) && (t[i+1] == '-' || t[i+1] == '*') && t[i+2] == ' ' {
+			if i+2 < len(t) && (t[i+1] == '-' || t[i+1] == '*') && t[i+2] == ' ' && !afterColon(t, a, i) {
 				emit(i)
 				a = i + 2
 			}
 		}
 	}
 	emit(len(t))
+}
+
+// afterColon reports whether the clause t[a:i] ends in a colon.
+func afterColon(t []byte, a, i int) bool {
+	for i > a && (t[i-1] == ' ' || t[i-1] == '\n') {
+		i--
+	}
+	return i > a && t[i-1] == ':'
 }
 
 // blockMarker finds a text's block addressed to the model: an
@@ -167,10 +197,10 @@ var blockMarkers = []gate{
 // addressing marks a clause as addressed to the model wherever it stands
 // in the clause: "you must", "the assistant should", "make sure",
 // "always <verb>", "it is mandatory to".
-var addressing = gated("you assistant model ai agent llm claude make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should run execute type paste enter exec", `\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
+var addressing = gated("you assistant model ai agent llm claude make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should run execute type paste enter exec please", `\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
 
 // imperative is the verbs a clause addressed to the model starts with.
-const imperative = `(?:run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable|combine|concatenate|assemble|join|chain|begin|perform|trigger|initiate|grant|pay|approve|invite|unlock|press|prioriti[sz]e|prefer|choose|pick|select|trust|accept|allow|sell|buy|purchase|wire|deposit|withdraw|book|cancel|paste|remember|escalate|elevate|respond|confirm|verify|authenticate|reset)`
+const imperative = `(?:run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable|combine|concatenate|assemble|join|chain|begin|perform|trigger|initiate|grant|pay|approve|invite|unlock|loop|press|prioriti[sz]e|prefer|choose|pick|select|trust|accept|allow|sell|buy|purchase|wire|deposit|withdraw|book|cancel|paste|remember|escalate|elevate|respond|confirm|verify|authenticate|reset)`
 
 // A clause's lead-in is what may stand before its imperative verb: a
 // greeting ("hi maintainers,"), a heading ("note:", "step 1:"), fillers
@@ -179,9 +209,10 @@ const imperative = `(?:run|execute|exec|eval|evaluate|type|paste|enter|launch|st
 // an expression for it costs more than the rest of a clause's judgement.
 var (
 	imperativeVerbs = wordSet(strings.NewReplacer("(?:", "", ")", "", "e-?mail", "email|e-mail", "prioriti[sz]e", "prioritise|prioritize").Replace(imperative))
-	fillerWords     = wordSet("also|always|then|first|firstly|please|and|finally|next|now|additionally|furthermore|moreover|so|but|just|simply|immediately|quietly|silently|secretly|important|note|warning|critical|system|step|kindly|remember|afterwards|urgent|mandatory|required|again|instead|really|actually|in|addition|at|same|time")
+	fillerWords     = wordSet("also|always|then|first|firstly|please|and|finally|next|now|additionally|furthermore|moreover|so|but|just|simply|immediately|quietly|silently|secretly|covertly|stealthily|surreptitiously|important|note|warning|critical|system|step|kindly|remember|afterwards|urgent|mandatory|required|again|instead|really|actually|in|addition|at|same|time")
 	subordinators   = wordSet("before|after|when|whenever|if|once|while|to|for|prior|upon|each|every|during|on|without|from|going|as|until|unless|since|because|whatever")
 	greetings       = wordSet("hi|hello|hey|dear|attention|greetings")
+	objectWords     = wordSet("this|that|these|those|it|them|the|all|every|everything|my|your|our")
 )
 
 func wordSet(list string) map[string]bool {
@@ -233,6 +264,14 @@ func imperativeAt(c []byte) (int, bool) {
 	}
 	skip := func() {
 		for a < len(c) && (fillerWords[string(c[a:z])] || c[a] >= '0' && c[a] <= '9') {
+			if imperativeVerbs[string(c[a:z])] {
+				// A lead-in word that is a verb too ("remember") is
+				// the verb when an object follows: "remember this
+				// permanently", not "remember: ...".
+				if na, nz := nextWord(c, z); objectWords[string(c[na:nz])] {
+					return
+				}
+			}
 			a, z = nextWord(c, z)
 		}
 	}
@@ -287,8 +326,8 @@ var (
 
 	// destination is a place the text fixes: a URL, an email address, an
 	// IP address, a host name.
-	fixedDestination = gated2("http https ftp ws wss @ 0.0 com net org io dev app xyz ru cn co me info biz site online top tk example invalid test cloud ai sh cc pw ly gg link click live pro tech store space website fun host workers ngrok ngrok_free", "send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route", `(?:https?|ftp|wss?)://[^\s'"<>)\]`+"`"+`]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
-	sendVerb         = lazyRegexp(`\b(?:send|sends|export|dump|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|beacon|dispatch|broadcast|publish|curl|back up|backup|archive|transfer|put|write|save|include|attach|append|(?:make|issue|perform) an? (?:get|post|put|http|https|web) (?:request|call)|be (?:sent|posted|uploaded|forwarded|copied|reported|logged|mirrored|synced|shared|relayed|streamed|delivered|pushed|transmitted|submitted))\b`)
+	fixedDestination = gated2("http https ftp ws wss @ 0.0 com net org io dev app xyz ru cn co me info biz site online top tk example invalid test cloud ai sh cc pw ly gg link click live pro tech store space website fun host workers ngrok ngrok_free", "send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route let loop keep keeps kept inform", `(?:https?|ftp|wss?)://[^\s'"<>)\]`+"`"+`]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
+	sendVerb         = lazyRegexp(`\blet [^ ,]+@[^ ,]+ know\b|\bloop (?:in [^ ,]+@|[^ ,]+@[^ ,]+ in\b|(?:them|him|her) in\b)|\b(?:keep|keeps|kept) [^ ,]+@[^ ,]+ (?:posted|informed|in the loop)\b|\b(?:send|sends|export|dump|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|beacon|dispatch|broadcast|publish|curl|back up|backup|archive|transfer|put|write|save|include|attach|append|(?:make|issue|perform) an? (?:get|post|put|http|https|web) (?:request|call)|be (?:sent|posted|uploaded|forwarded|copied|reported|logged|mirrored|synced|shared|relayed|streamed|delivered|pushed|transmitted|submitted))\b`)
 	// docsContext is a clause about documentation, sign-up or support:
 	// where a person goes, not where data is sent.
 	docsContext = lazyRegexp(`\b(?:see|visit|documentation|docs|learn more|more info(?:rmation)?|for details|sign up|signup|register (?:at|on)|get (?:your|an|a|one) |obtain (?:your|an|a) |create (?:your|an|a) |generate (?:your|an|a) |report (?:a |any )?(?:bugs?|issues?|problems?|feedback|vulnerabilit)|feedback|support|contact us|help center|reference|example|e\.g|for instance|such as|like)\b`)
@@ -342,16 +381,34 @@ var (
 	// hideAsk keeps something from the user; hideObject says it is the
 	// model's own doing or this text, not display guidance ("IDs are
 	// internal, don't show them").
-	hideAsk    = gated2("not don dont never mustn shouldn without keep hide conceal", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
+	hideAsk    = gated2("not don dont never mustn shouldn without keep hide conceal need", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
 	hideObject = lazyRegexp(`\b(?:keep|hide|conceal) (?:this|it|these|that)\b|\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b`)
 	// overrideAsk is "ignore previous instructions" and its kin, and
 	// "ignore the user's request".
 	overrideAsk = []gate{
 		gated("ignore disregard forget override overrule bypass supersede discard aside precedence priority", `\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`),
-		gated2("forget ignore disregard", "everything anything all", `\b(?:forget|ignore|disregard)\b (?:everything|all|anything)\b[^.]{0,30}?\b(?:told|said|instructed|above|before|previously|earlier|so far)\b`),
+		gated2("forget ignore disregard", "everything anything all", `\b(?:forget|ignore|disregard)\b (?:everything|all|anything)\b[^.]{0,30}?\b(?:told|said|instructed|above|before|previously|earlier|so far|(?:about|regarding|on) (?:safety|security|ethics|your (?:rules|guidelines|training|instructions|policies)))\b`),
+		gated2("obey comply", "always unconditionally blindly fully now", `\b(?:always|unconditionally|blindly|fully) (?:obey|comply)\b`),
+		// A lasting change of how the model behaves, whatever it is
+		// asked later: "from now on you will answer in French".
+		gated2("now", "you always", `\bfrom now on,? (?:you (?:will|shall|must|should|are to|need to)|always) (?:always |only |never )?(?:`+imperative+`|speak|talk|obey|comply|behave)\b`),
 		gated2("instructions task role rules directive directives", "new real actual true updated", `\b(?:your|the|my) (?:new|real|actual|true|updated) (?:instructions|task|role|rules|directives?) (?:are|is)\b`),
 		gated2("longer", "follow obey adhere abide respect", `\bno longer (?:need to |have to |must )?(?:follow|obey|adhere to|abide by|respect)\b`),
 	}
+
+	// impersonate speaks for the user in text the user did not write: "the
+	// user has asked you to ...", "the user wants you to ...". What the
+	// user asks reaches the model from the user; a tool that says what
+	// the user wants is putting words in the user's mouth.
+	impersonate = gated2("user", "asked asks wants requested instructed authorized authorised approved told says said needs expects", `\b(?:the )?user (?:has |had |have )?(?:already |also |just |explicitly )?(?:asked|asks|wants|requested|instructed|authori[sz]ed|approved|told|says|said|needs|expects) (?:you|the assistant|the model|the ai|the agent|claude) to\b`)
+	// covert is an order to act unseen: "secretly run this", "covertly
+	// add". ("silently" and "quietly" describe behaviour as often: "fails
+	// silently".)
+	covert = gated("secretly covertly surreptitiously stealthily", `\b(?:secretly|covertly|surreptitiously|stealthily)\b`)
+	// listedRef points at paths or resources named elsewhere in the text:
+	// "access the above paths and include their contents". Judged only
+	// in a text that names a store of secrets.
+	listedRef = gated2("these those above following listed said", "access read open fetch retrieve include cat dump print return load get", `\b(?:access|read|open|fetch|retrieve|include|cat|dump|print|return|load|get)\b[^.]{0,40}?\b(?:these|those|the above|above|the following|following|the listed|listed|said)\b (?:[a-z-]+ )?(?:paths?|files?|resources?|locations?|endpoints?|urls?|entries|items)\b`)
 
 	// overrideSafety is a request to turn off what keeps the model and
 	// the user safe: safety checks, guardrails, permission prompts, a
@@ -377,7 +434,7 @@ var (
 
 	// phish asks the user or the model for a credential that no tool
 	// asks for in its text: a password, backup codes, a seed phrase.
-	phish = gated2("password passwords passcode passcodes mfa 2fa backup recovery seed private session otp credentials one access token tokens", "provide providing share sharing send enter confirm reveal give type paste respond reply include submit verify", `\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify)\b[^.]{0,30}?\b(?:your|the user's|my|their) (?:(?:current |account |login |admin )?passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
+	phish = gated2("password passwords passcode passcodes mfa 2fa backup recovery seed private session otp credentials one access token tokens", "provide providing share sharing send enter confirm reveal give type paste respond reply include submit verify", `\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify)\b[^.]{0,30}?\b(?:your|the user's|my|their) (?:(?:[a-z-]+ ){1,2}(?:or|and) )?(?:(?:current |account |login |admin )?passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
 
 	// secretFile is a file whose name says it holds a secret, or a place
 	// that hands out credentials (cloud instance metadata).
@@ -420,6 +477,9 @@ var (
 	// an agent to run what it hands them.
 	clickFix = gated2("open press hit combine", "terminal shell prompt command line console powershell run win windows cmd ctrl following parts fragments lines", `\bopen (?:a|the|your) (?:terminal|shell|command prompt|command line|console|powershell|run dialog)\b[^.]{0,40}?\b(?:run|paste|type|enter|execute)\b|\b(?:press|hit) (?:win|windows|cmd|ctrl)\b[^.]{0,40}?\b(?:paste|run)\b|\bcombine the (?:following|parts|fragments|lines)\b`)
 
+	// valuesFromCall swaps the values of a call for what this tool
+	// answers: "replace the values with the response".
+	valuesFromCall = gated2("replace overwrite substitute swap", "value values result results output outputs number numbers argument arguments answer answers", `\b(?:replace|overwrite|substitute|swap)\b (?:the |its |their |all )?(?:values?|results?|outputs?|numbers?|arguments?|answers?) (?:with|for) (?:the |this |its |this tool's )?(?:response|result|output|answer)s?\b`)
 	// otherResult is another tool's result, to be changed.
 	otherResult = gated2("modify overwrite alter replace change falsify fake correct", "tool function call check", `\b(?:modify|overwrite|alter|replace|change|falsify|fake|correct)\b[^.]{0,20}?\b(?:the )?(?:wrong |actual |real )?(?:results?|outputs?|responses?|answers?|values?) (?:of|from|returned by) (?:the )?(?:[a-z0-9_-]+ )?(?:tool|function|call|check)\b`)
 
@@ -432,6 +492,8 @@ var (
 		gated("inferior competing competitors rated ranked", `\b(?:inferior|competing) (?:alternatives|tools|products|services)\b|\b(?:rated|ranked) #?1\b|\bbetter (?:results )?than competitors\b`),
 		gated2("better faster", "than", `\bbetter (?:results )?than (?:competitors|other tools|alternatives|any other)\b|\bfaster than the (?:trusted|other|original|standard|default)\b`),
 		gated2("only", "should", `\bonly [a-z]+ you should (?:ever )?(?:trust|use)\b`),
+		gated2("only", "tool tools function functions service services source sources", `\b(?:the )?only (?:tool|function|service|source)s? (?:you (?:should|need|must)|(?:trusted|reliable|accurate|approved|authori[sz]ed|safe|secure|valid|guaranteed)\b)`),
+		gated2("other", "no", `\bno other (?:tools?|functions?|services?|sources?) (?:can|should|will|is|are|may)\b`),
 	}
 
 	// advert is praise that ranks a tool over every other by its
@@ -527,7 +589,12 @@ func (j *clauseJudge) anyWording() (intentClass, string) {
 	if m := findAny(c, g, overrideAsk); m != nil && !quotedExample(c, m[0]) {
 		return classOverride, j.at(m)
 	}
-	if m := findAny(c, g, overrideSafety[1:]); m != nil && !job && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) {
+	if m := findAny(c, g, overrideSafety[1:]); m != nil && (!job || bytes.Contains(c[m[0]:m[1]], []byte("you"))) && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) {
+		// A role given to the model ("you are now in admin mode") is
+		// no tool's job, even in a first clause.
+		return classOverride, j.at(m)
+	}
+	if m := j.find(impersonate); m != nil && !conditional().Match(c[:m[0]]) && !quotedExample(c, m[0]) {
 		return classOverride, j.at(m)
 	}
 	if m := j.find(hideAsk); m != nil && hideObject().Match(c[m[0]:]) {
@@ -631,11 +698,17 @@ func (j *clauseJudge) injected() (intentClass, string) {
 	if m := j.find(memoryWrite); m != nil && inData && !negated().Match(c[:m[0]]) && j.addressed() {
 		return classWriteConfig, j.at(m)
 	}
+	if m := j.find(valuesFromCall); m != nil && j.addressed() {
+		return classChangeValues, j.at(m)
+	}
 	if m := j.find(otherResult); m != nil && j.addressed() {
 		return classChangeValues, j.at(m)
 	}
 	if m := j.find(silently); m != nil && silentChange().Match(c) && !negated().Match(c[:m[0]]) && j.addressed() {
 		return classChangeValues, j.at(m)
+	}
+	if m := j.find(covert); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
+		return classHide, j.at(m)
 	}
 	if m := j.find(execAsk); m != nil && j.match(codeSpan) && j.addressed() {
 		return classExec, j.at(m)
@@ -738,10 +811,20 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 			}
 		}
 	}
+	if answer && !block {
+		// A turn in the user's or the system's voice inside a tool's
+		// answer ("User: ...", "[SYSTEM]: ...") speaks to the model.
+		for _, sp := range spans {
+			if userTurn().Match(t[sp.a:sp.z]) {
+				block = true
+				break
+			}
+		}
+	}
 	var out []clauseHit
 	if whole.has(advert) {
 		if ads := advert.re().FindAllIndex(t, 8); distinct(t, ads) >= 2 {
-			out = append(out, clauseHit{class: classRedirect, a: ads[0][0], z: ads[len(ads)-1][1], target: "praise that ranks it over every other tool"})
+			out = append(out, clauseHit{class: classRedirect, a: ads[0][0], z: ads[len(ads)-1][1], target: "praise that ranks it over every other tool", answer: answer})
 		}
 	}
 	// retiredAt is where a clause said this tool is not to be used: it
@@ -750,8 +833,16 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 	retiredAt := -1
 	for i, sp := range spans {
 		c := t[sp.a:sp.z]
-		if cl, target := judgeClause(c, sp.g, block, answer, own && i == 0); cl != classNone {
-			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target})
+		cl, target := judgeClause(c, sp.g, block, answer, own && i == 0)
+		if cl == classNone && sp.g.has(listedRef) && !(own && i == 0) {
+			// "Access the above paths and include their contents",
+			// where the text lists credential files or endpoints.
+			if m := listedRef.re().FindIndex(c); m != nil && (block || answer || addressedClause(c, sp.g)) && namesSecret(t, spans) {
+				cl, target = classReadSecrets, string(c[m[0]:m[1]])
+			}
+		}
+		if cl != classNone {
+			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target, answer: answer})
 			continue
 		}
 		if retiredAt < 0 && sp.g.has(retired) && retired.re().Match(c) && !conditional().Match(c) {
@@ -760,13 +851,28 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		if retiredAt >= 0 {
 			if u := useOther().FindIndex(c); u != nil {
 				if r := toolRef().Find(retired.re().ReplaceAll(c[u[0]:], nil)); r != nil {
-					out = append(out, clauseHit{class: classRedirect, a: retiredAt, z: sp.z, target: string(r)})
+					out = append(out, clauseHit{class: classRedirect, a: retiredAt, z: sp.z, target: string(r), answer: answer, retired: true})
 					retiredAt = -1
 				}
 			}
 		}
 	}
 	return out
+}
+
+// userTurn is a clause that opens as a turn of the conversation: "user:",
+// "[system]:", "human:".
+var userTurn = lazyRegexp(`^\[?(?:user|human|system)\]? ?:`)
+
+// namesSecret reports whether text t names a store of secrets in any of
+// its clauses (a credential file, the environment, instance metadata).
+func namesSecret(t []byte, spans []clauseSpan) bool {
+	for _, sp := range spans {
+		if m := findAny(t[sp.a:sp.z], sp.g, secretStore); m != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // distinct counts the different texts among matches ms of t.

@@ -592,8 +592,8 @@ func (sc *scan) raisePhrases(r textRef, s string, hidden bool, pm phraseMatches)
 		h.hidden = h.hidden && hidden
 		h.raise(sev)
 		for _, c := range asked {
-			h.raise(c.class.severity())
-			h.csev = max(h.csev, c.class.severity())
+			h.raise(c.severity())
+			h.csev = max(h.csev, c.severity())
 			l := classLabels[c.class]
 			h.addLabel(l)
 			d := l + where + ": " + show(c.a, c.z)
