@@ -401,6 +401,13 @@ var (
 	// user asks reaches the model from the user; a tool that says what
 	// the user wants is putting words in the user's mouth.
 	impersonate = gated2("user", "asked asks wants requested instructed authorized authorised approved told says said needs expects", `\b(?:the )?user (?:has |had |have )?(?:already |also |just |explicitly )?(?:asked|asks|wants|requested|instructed|authori[sz]ed|approved|told|says|said|needs|expects) (?:you|the assistant|the model|the ai|the agent|claude) to\b`)
+	// userTask reorders the task the user gave: "before you do the task
+	// the user gave you, ...", "then return to your original task". Only
+	// text that is not the user's speaks of the user's task this way.
+	// fromUser is text that says it comes from the user: "a message from
+	// me, the user, to you".
+	fromUser = gated2("message note request", "user human", `\b(?:message|note|request) from (?:me,? )?(?:the user|your user|the human|your human)\b`)
+	userTask = gated2("task tasks request", "original initial gave assigned set", `\b(?:the|my|your) (?:original |initial |first )?(?:task|request)s? (?:that )?(?:i|the user) (?:gave|assigned|set) you\b|\byour (?:original|initial) (?:task|request)s?\b`)
 	// covert is an order to act unseen: "secretly run this", "covertly
 	// add". ("silently" and "quietly" describe behaviour as often: "fails
 	// silently".)
@@ -496,6 +503,11 @@ var (
 		gated2("other", "no", `\bno other (?:tools?|functions?|services?|sources?) (?:can|should|will|is|are|may)\b`),
 	}
 
+	// superlative is one superlative with a ranking: "the most reliable
+	// tool; choose it over ...". Not in a first clause, which says what
+	// a tool returns ("returns the best tool for the job").
+	superlative = gated2("best most top highest", "than over instead always prefer choose select pick", `\b(?:the )?(?:best|most (?:reliable|accurate|trusted|secure|efficient|effective|powerful|advanced|recommended)|top[- ]rated|highest[- ]rated) (?:tool|option|choice|function|service|solution)\b[^.]{0,50}?\b(?:than|over|instead|always (?:use|choose|select|pick|prefer|call)|prefer|choose|select|pick)\b`)
+
 	// advert is praise that ranks a tool over every other by its
 	// wording alone; two of them in one text are an advert.
 	advert = gated2("outperforms outperform unmatched award featured endorsed breakthrough vip exclusive inferior scientifically hurry expires million downloads premium military changer five rated trusted recommended limited industry", "outperforms outperform unmatched award winning seen featured endorsed trusted recommended rated number best game changer breakthrough faster better five star million downloads users limited act hurry expires vip exclusive inferior fall settle scientifically industry market premium military customer #", `\b(?:outperforms?|unmatched|award[- ]winning|as seen on|featured (?:in|on)|endorsed by|trusted by|recommended by|rated #?1|number one|the best and most|game[- ]changer|breakthrough technology|[0-9]+x (?:faster|better)|[0-9]+% more accurate|five-star|(?:million|[0-9,]+) (?:users|downloads)|limited time|act now|hurry|expires soon|vip|exclusive access|inferior|don't fall behind|why settle|scientifically proven|industry leader|market leader|premium quality|military-grade|customer satisfaction)\b|#1\b`)
@@ -579,7 +591,10 @@ func (j *clauseJudge) addressed() bool {
 // worded, addressed to the model or not.
 func (j *clauseJudge) anyWording() (intentClass, string) {
 	c, g, job := j.c, j.g, j.job
-	if m := findAny(c, g, selfPromotion); m != nil {
+	if m := findAny(c, g, selfPromotion); m != nil || !job && g.has(superlative) && superlative.re().Match(c) {
+		if m == nil {
+			m = superlative.re().FindIndex(c)
+		}
 		// Ranking this tool over every other needs no order to be
 		// one ("other converters are outdated").
 		return classRedirect, j.at(m)
@@ -595,6 +610,12 @@ func (j *clauseJudge) anyWording() (intentClass, string) {
 		return classOverride, j.at(m)
 	}
 	if m := j.find(impersonate); m != nil && !conditional().Match(c[:m[0]]) && !quotedExample(c, m[0]) {
+		return classOverride, j.at(m)
+	}
+	if m := j.find(fromUser); m != nil && !quotedExample(c, m[0]) {
+		return classOverride, j.at(m)
+	}
+	if m := j.find(userTask); m != nil && !quotedExample(c, m[0]) {
 		return classOverride, j.at(m)
 	}
 	if m := j.find(hideAsk); m != nil && hideObject().Match(c[m[0]:]) {
