@@ -103,10 +103,9 @@ type scan struct {
 	params []string
 	// asks are credentials asked for with no channel named (settleIntent).
 	asks []ask
-	// rawParams are params as written; scope is the words of the tool's
-	// name, title and description (outOfScope).
+	// rawParams are the params, as written, whose names may ask for a
+	// secret (outOfScope).
 	rawParams []string
-	scope     map[string]bool
 	// secretName caches secretTool: 0 not known, 1 yes, 2 no.
 	secretName uint8
 }
@@ -200,10 +199,9 @@ func (sc *scan) text(r textRef) {
 	plain, word := shape(b)
 	if sc.intent && r.key && len(r.segs) >= 2 && r.segs[len(r.segs)-2] == "properties" && len(b) >= 3 {
 		sc.params = append(sc.params, strings.ToLower(string(b)))
-		sc.rawParams = append(sc.rawParams, string(b))
-	}
-	if sc.intent && !r.key && isOwnDescription(r.segs) {
-		sc.scopeWords(string(b))
+		if mayAskSecret(b) {
+			sc.rawParams = append(sc.rawParams, string(b))
+		}
 	}
 	if word || plain && len(b) < 4 {
 		// A bare word ("string", "owner") or a scrap of printable ASCII:

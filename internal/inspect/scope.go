@@ -1,6 +1,10 @@
 package inspect
 
-import "github.com/mcp-lockcheck/mcp-lockcheck/finding"
+import (
+	"encoding/json"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+)
 
 // A tool can ask through its schema what its prose does not: a parameter
 // the model must fill in is a request. A weather tool with a card_number,
@@ -38,15 +42,69 @@ var scopeRules = []scopeRule{
 		wordSet("login|log|signin|sign|auth|authenticate|authentication|verify|verification|2fa|mfa|otp|totp|code|codes|account|accounts|security|user|users|session|sessions|register|signup|identity|phone|sms|email|confirm|confirmation|reset|password")},
 }
 
-// scopeWords adds to the scope the words of s, part of a tool's own description of itself: its name,
-// title and description, and its server's name.
-func (sc *scan) scopeWords(s string) {
-	if sc.scope == nil {
-		sc.scope = map[string]bool{}
+// mayAskSecret is a cheap first look at a parameter's name: it holds a
+// word a scopeRule's sequences start with. Most names do not, and the
+// definition is then not read again.
+func mayAskSecret(name []byte) bool {
+	// nameWords without its allocations: a name is read for every
+	// parameter of every tool.
+	var buf [24]byte
+	n := 0
+	check := func() bool {
+		hit := n > 0 && n <= len(buf) && scopeFirst[string(buf[:n])]
+		n = 0
+		return hit
 	}
-	for _, w := range nameWords(s) {
-		sc.scope[w] = true
+	for i, c := range name {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			if i > 0 && 'a' <= name[i-1] && name[i-1] <= 'z' && check() {
+				return true
+			}
+			if n < len(buf) {
+				buf[n] = c + 'a' - 'A'
+			}
+			n++
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			if n < len(buf) {
+				buf[n] = c
+			}
+			n++
+		default:
+			if check() {
+				return true
+			}
+		}
 	}
+	return check()
+}
+
+// scopeFirst are the first words of every scopeRule's sequences.
+var scopeFirst = func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range scopeRules {
+		for _, k := range r.keys {
+			m[k[0]] = true
+		}
+	}
+	return m
+}()
+
+// scopeOf is the words of a tool's own description of itself: its name,
+// title, annotations' title and description, and its server's name.
+func (sc *scan) scopeOf() map[string]bool {
+	var d struct {
+		Name, Title, Description string
+		Annotations              struct{ Title string }
+	}
+	_ = json.Unmarshal(sc.subject.Raw, &d)
+	m := map[string]bool{}
+	for _, s := range []string{sc.subject.Name, sc.subject.Server, d.Name, d.Title, d.Description, d.Annotations.Title} {
+		for _, w := range nameWords(s) {
+			m[w] = true
+		}
+	}
+	return m
 }
 
 // outOfScope raises, for a tool, every parameter that asks for what a
@@ -55,8 +113,7 @@ func (sc *scan) outOfScope() {
 	if sc.subject.Kind != finding.KindTool || len(sc.rawParams) == 0 {
 		return
 	}
-	sc.scopeWords(sc.subject.Name)
-	sc.scopeWords(sc.subject.Server)
+	var scope map[string]bool
 	for _, p := range sc.rawParams {
 		ws := nameWords(p)
 		if anyOf(ws, aboutSecret) {
@@ -65,7 +122,13 @@ func (sc *scan) outOfScope() {
 			continue
 		}
 		for _, r := range scopeRules {
-			if !holdsSeq(ws, r.keys) || anyIn(sc.scope, r.scope) {
+			if !holdsSeq(ws, r.keys) {
+				continue
+			}
+			if scope == nil {
+				scope = sc.scopeOf()
+			}
+			if anyIn(scope, r.scope) {
 				continue
 			}
 			h := sc.get(finding.ModelInstruction, "inputSchema/properties/"+p, true)
@@ -118,18 +181,6 @@ func anyIn(have, want map[string]bool) bool {
 		if want[w] {
 			return true
 		}
-	}
-	return false
-}
-
-// isOwnDescription reports whether a string is the tool's own name, title
-// or description (not a parameter's).
-func isOwnDescription(segs []string) bool {
-	switch {
-	case len(segs) == 1:
-		return segs[0] == "description" || segs[0] == "title" || segs[0] == "name"
-	case len(segs) == 2 && segs[0] == "annotations":
-		return segs[1] == "title"
 	}
 	return false
 }
