@@ -130,12 +130,12 @@ func TestPoisonedAnswersCheck(t *testing.T) {
 	}
 	data, _ := lk.Marshal()
 	opts.Lock, opts.LockData = lk, data
-	if r := Check(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
+	if r := Compare(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("the honest servers did not check clean:\n%s", dumpFindings(r))
 	}
 
 	opts.Servers = poisoned
-	r = Check(context.Background(), opts)
+	r = Compare(context.Background(), opts)
 	for i, c := range cases {
 		t.Run(c.name(), func(t *testing.T) {
 			srv := serverOf(r, fmt.Sprintf("s%02d", i))

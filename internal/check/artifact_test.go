@@ -215,7 +215,7 @@ func pinWith(t *testing.T, opts Options) (*lock.File, []byte) {
 
 func checkWith(opts Options, lk *lock.File, data []byte) *report.Report {
 	opts.Lock, opts.LockData = lk, data
-	return Check(context.Background(), opts)
+	return Compare(context.Background(), opts)
 }
 
 func findingOf(r *report.Report, rule finding.RuleID) *finding.Finding {

@@ -240,7 +240,7 @@ func TestCanaryBait(t *testing.T) {
 			lk, data := pinReal(t, opts)
 			opts.Lock, opts.LockData = lk, data
 			opts.Probe = probe.Options{Launches: 1, WarmupCalls: 1, RequestTimeout: 10 * time.Second, Calls: tc.calls}
-			r := Check(context.Background(), opts)
+			r := Compare(context.Background(), opts)
 			if r.Servers[0].Reason != "" {
 				t.Fatalf("held: %s", r.Servers[0].Reason)
 			}

@@ -73,18 +73,18 @@ func TestCheckReviewsBase(t *testing.T) {
 		lk.Servers["other"] = lk.Servers["s"]
 		opts = withLock(t, opts, lk)
 
-		r := Check(context.Background(), opts)
+		r := Compare(context.Background(), opts)
 		if r.Summary.ExitCode != report.ExitOK || approvals(r.Servers[0].Findings) != 0 {
 			t.Fatalf("no review: exit %d, %v", r.Summary.ExitCode, briefs(r.Servers[0].Findings))
 		}
 
 		opts.Base = &BaseLock{Lock: opts.Lock}
-		if r := Check(context.Background(), opts); approvals(r.Servers[0].Findings) != 0 {
+		if r := Compare(context.Background(), opts); approvals(r.Servers[0].Findings) != 0 {
 			t.Errorf("nothing new over the base: %v", briefs(r.Servers[0].Findings))
 		}
 
 		opts.Base = &BaseLock{} // first adoption: the base has no lock
-		r = Check(context.Background(), opts)
+		r = Compare(context.Background(), opts)
 		if len(r.Servers) != 1 || r.Servers[0].Name != "s" {
 			t.Fatalf("servers: %+v", r.Servers)
 		}
@@ -112,7 +112,7 @@ func TestCheckReviewsBase(t *testing.T) {
 		opts.PerServer = func(string) policy.Settings {
 			return policy.Settings{Rules: map[finding.RuleID]policy.RuleLevel{finding.ApprovalAdded: {Severity: finding.Error}}}
 		}
-		r = Check(context.Background(), opts)
+		r = Compare(context.Background(), opts)
 		if r.Summary.ExitCode != report.ExitDrift || r.Servers[0].Status != report.StatusDrift {
 			t.Errorf("approval-added raised to error: exit %d status %s", r.Summary.ExitCode, r.Servers[0].Status)
 		}
@@ -121,7 +121,7 @@ func TestCheckReviewsBase(t *testing.T) {
 	t.Run("hidden text approved", func(t *testing.T) {
 		opts, lk := pinned(t, "desc-hidden")
 		var hidden *finding.Finding
-		r := Check(context.Background(), withLock(t, opts, lk))
+		r := Compare(context.Background(), withLock(t, opts, lk))
 		live := r.Servers[0].Findings
 		for i, f := range r.Servers[0].Findings {
 			if f.Rule == finding.HiddenCharacters {
@@ -134,7 +134,7 @@ func TestCheckReviewsBase(t *testing.T) {
 
 		opts = withLock(t, opts, lk)
 		opts.Base = &BaseLock{}
-		r = Check(context.Background(), opts)
+		r = Compare(context.Background(), opts)
 		fs := r.Servers[0].Findings
 		if r.Summary.ExitCode != report.ExitDrift || r.Servers[0].Status != report.StatusDrift {
 			t.Errorf("unacknowledged hidden text in a new approval: exit %d status %s", r.Summary.ExitCode, r.Servers[0].Status)
@@ -155,7 +155,7 @@ func TestCheckReviewsBase(t *testing.T) {
 		}
 		opts = withLock(t, opts, lk)
 		opts.Base = &BaseLock{}
-		r = Check(context.Background(), opts)
+		r = Compare(context.Background(), opts)
 		fs = r.Servers[0].Findings
 		if r.Summary.ExitCode != report.ExitOK {
 			t.Errorf("acknowledged: exit %d, %v", r.Summary.ExitCode, briefs(fs))

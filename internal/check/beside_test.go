@@ -34,7 +34,7 @@ func TestCheckStoppedBesideHoldsEveryServer(t *testing.T) {
 		want    string
 	}{
 		{"preflight", []config.Server{fake, gone}, func(o *Options) {
-			o.Preflight = func() error { return errors.New("strict cannot be applied here") }
+			o.preflight = func() error { return errors.New("strict cannot be applied here") }
 		}, "strict cannot be applied here"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,7 +42,7 @@ func TestCheckStoppedBesideHoldsEveryServer(t *testing.T) {
 				Probe:   probe.Options{Launches: 1, WarmupCalls: 0, RequestTimeout: 10 * time.Second},
 				Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: finding.Error, Jobs: 1}
 			tc.set(&opts)
-			r := Check(context.Background(), opts)
+			r := Compare(context.Background(), opts)
 			if r.Summary.ExitCode == report.ExitOK || len(r.Servers) != len(tc.servers) {
 				t.Fatalf("exit %d with %d servers, want every one of %d held", r.Summary.ExitCode, len(r.Servers), len(tc.servers))
 			}

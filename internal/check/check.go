@@ -14,10 +14,12 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
-// Check probes every configured server and compares it with the lock.
-// With opts.Base it also reviews what the lock approves over the base
-// branch's: one more finding source, settled with the others.
-func Check(ctx context.Context, opts Options) *report.Report {
+// Compare probes every server of opts and compares it with opts.Lock,
+// already read: the probe and comparison step of Loaded.Check, which reads
+// the inputs first. With opts.Base it also reviews what the lock approves
+// over the base branch's: one more finding source, settled with the
+// others.
+func Compare(ctx context.Context, opts Options) *report.Report {
 	runs, finish, err := probeBeside(ctx, &opts)
 	// The sweep and the run directories' removal go on while the runs are
 	// compared; the report waits for them.
@@ -110,14 +112,14 @@ func Check(ctx context.Context, opts Options) *report.Report {
 		}
 	}
 	sort.SliceStable(r.Servers, func(i, j int) bool { return r.Servers[i].Name < r.Servers[j].Name })
-	if opts.Repository != nil {
-		r.Repository = opts.settleRepository(opts.Repository())
+	if opts.repository != nil {
+		r.Repository = opts.settleRepository(opts.repository())
 	}
 	report.Summarize(r, opts.FailOn, false)
 	return r
 }
 
-// stopped is the report of a run that Preflight stopped. The
+// stopped is the report of a run that preflight stopped. The
 // caller, which wrote it, reports its error and exits 2; a caller that
 // did not would still not pass: every configured server is held with it.
 func stopped(r *report.Report, opts Options, err error) *report.Report {

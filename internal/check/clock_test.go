@@ -53,11 +53,11 @@ func TestClockOffset(t *testing.T) {
 	opts := clockOptions(s)
 	lk, data := pinReal(t, opts)
 	opts.Lock, opts.LockData = lk, data
-	if r := Check(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
+	if r := Compare(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("without a clock offset: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	opts.ClockOffsets = []time.Duration{10 * 365 * 24 * time.Hour}
-	r := Check(context.Background(), opts)
+	r := Compare(context.Background(), opts)
 	if r.Summary.ExitCode != report.ExitDrift {
 		t.Fatalf("with a clock offset: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
@@ -82,7 +82,7 @@ func TestClockOffsetUnavailable(t *testing.T) {
 	opts.ClockOffsets = []time.Duration{time.Hour}
 	opts.FakeTimeLib = "/nonexistent/libfaketime.so.1"
 	opts.Probe.WarmupCalls = 0
-	r := Check(context.Background(), opts)
+	r := Compare(context.Background(), opts)
 	if !strings.Contains(strings.Join(r.Servers[0].Notes, "\n"), "could not be moved") {
 		t.Errorf("notes = %v", r.Servers[0].Notes)
 	}
@@ -109,15 +109,15 @@ func TestDeepClockOffsets(t *testing.T) {
 	opts := clockOptions(s)
 	lk, data := pinReal(t, opts)
 	opts.Lock, opts.LockData = lk, data
-	if r := Check(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
+	if r := Compare(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("quick: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	opts.ClockOffsets = []time.Duration{24 * time.Hour}
-	if r := Check(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
+	if r := Compare(context.Background(), opts); r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("+1d: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
 	opts.ClockOffsets = []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour}
-	r := Check(context.Background(), opts)
+	r := Compare(context.Background(), opts)
 	if r.Summary.ExitCode != report.ExitDrift {
 		t.Fatalf("deep: exit %d\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}

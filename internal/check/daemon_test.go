@@ -62,7 +62,7 @@ func checkFake(t *testing.T, env map[string]string) {
 	opts := Options{Servers: []config.Server{s}, All: true, LockPath: "mcp-lock.json",
 		Probe:   probe.Options{Launches: 2, WarmupCalls: 0, RequestTimeout: 10 * time.Second},
 		Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: finding.Error, Jobs: 1}
-	if r := Check(context.Background(), opts); r.Servers[0].Reason != "" {
+	if r := Compare(context.Background(), opts); r.Servers[0].Reason != "" {
 		t.Fatalf("held: %s", r.Servers[0].Reason)
 	}
 }

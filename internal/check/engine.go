@@ -44,14 +44,6 @@ type Options struct {
 	Lock     *lock.File
 	LockPath string
 	LockData []byte
-	// Preflight, when set, is a check of the machine (can strict be
-	// applied here?) whose failure stops the run. It runs only when a
-	// server was held, after the sweep: a strict launch that answered
-	// shows that strict works (its helper applied every restriction or
-	// would have refused to start the server), so a run whose servers all
-	// answered needs no self-test, and a run that cannot be strict has
-	// every server held, failed closed.
-	Preflight func() error
 	// Base, when set, is the base branch's lock a pull request's check
 	// reviews Lock against (--base, --base-lock): what Lock approves over
 	// it is one more finding source of the run, settled with the rest.
@@ -78,21 +70,6 @@ type Options struct {
 	BaseDir string
 	// Jobs is how many servers are probed at once (at least 1).
 	Jobs int
-	// BeforeSweep, when set, is waited for before the end-of-run sweep
-	// kills every process this one started: work the caller runs beside
-	// the probe (the repository scan's git) finishes first instead of
-	// being killed half-way.
-	BeforeSweep func()
-	// Repository, when set, returns the findings about the repository
-	// rather than one server (unchecked-config, policy-weakened), which
-	// the caller computes beside the probe. Check calls it once the probe
-	// is over and settles them as it settles a server's (dedup, the
-	// policy's top-level rules, the policy's acknowledgements, sort)
-	// before the one summary: no finding reaches the verdict another way.
-	Repository func() []finding.Finding
-	// RepositoryAck is the reason the policy in force gives for living
-	// with a repository finding (policy.Policy.Acknowledged), if any.
-	RepositoryAck func(finding.Finding) (string, bool)
 	// Progress is told each server's phases as they start, and "done"
 	// when the server's probe has ended (a renderer closes its line or
 	// log group then).
@@ -119,6 +96,29 @@ type Options struct {
 	closers *closers
 	// npm is this run's registry answers, one per npx spec (probeAll).
 	npm *npmMemo
+	// preflight, when set, is a check of the machine (can strict be
+	// applied here?) whose failure stops the run. It runs only when a
+	// server was held, after the sweep: a strict launch that answered
+	// shows that strict works (its helper applied every restriction or
+	// would have refused to start the server), so a run whose servers all
+	// answered needs no self-test, and a run that cannot be strict has
+	// every server held, failed closed. Loaded.Check sets it.
+	preflight func() error
+	// beforeSweep, when set, is waited for before the end-of-run sweep
+	// kills every process this one started: the repository scan's git,
+	// which runs beside the probe (Loaded.scanBeside), finishes first
+	// instead of being killed half-way.
+	beforeSweep func()
+	// repository, when set, returns the findings about the repository
+	// rather than one server (unchecked-config, policy-weakened), which
+	// Loaded.Check computes beside the probe. Compare calls it once the
+	// probe is over and settles them as it settles a server's (dedup, the
+	// policy's top-level rules, the policy's acknowledgements, sort)
+	// before the one summary: no finding reaches the verdict another way.
+	repository func() []finding.Finding
+	// repositoryAck is the reason the policy in force gives for living
+	// with a repository finding (policy.Policy.Acknowledged), if any.
+	repositoryAck func(finding.Finding) (string, bool)
 	// PerServer, when set, gives one server's settings from the policy
 	// file, already resolved against the flags given on the command line
 	// (policy.Policy.Effective); its set fields override the run-wide
@@ -245,8 +245,8 @@ type serverRun struct {
 	again string
 }
 
-// probeBeside is probeAll with opts.Preflight after it when a server was
-// held; err is what Preflight returned. The lock is not read here: the
+// probeBeside is probeAll with opts.preflight after it when a server was
+// held; err is what preflight returned. The lock is not read here: the
 // caller reads and validates it before anything starts, so a file that
 // is not a lock stops the run before any server is launched.
 func probeBeside(ctx context.Context, opts *Options) (runs []*serverRun, finish func(), err error) {
@@ -261,16 +261,16 @@ func probeBeside(ctx context.Context, opts *Options) (runs []*serverRun, finish 
 	}()
 	runs, finish = probeAll(ctx, opts)
 	<-compiled
-	if opts.Preflight != nil && slices.ContainsFunc(runs, func(r *serverRun) bool { return r.held != "" }) {
+	if opts.preflight != nil && slices.ContainsFunc(runs, func(r *serverRun) bool { return r.held != "" }) {
 		// After the sweep, which would kill the self-test's helper.
 		finish()
-		err = opts.Preflight()
+		err = opts.preflight()
 	}
 	if err != nil {
 		finish()
 		return nil, func() {}, err
 	}
-	opts.Preflight = nil
+	opts.preflight = nil
 	return runs, finish, nil
 }
 
@@ -312,8 +312,8 @@ func probeAll(ctx context.Context, opts *Options) (runs []*serverRun, finish fun
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if opts.BeforeSweep != nil {
-			opts.BeforeSweep()
+		if opts.beforeSweep != nil {
+			opts.beforeSweep()
 		}
 		procgroup.KillDescendants(nil)
 		opts.closers.run()

@@ -77,7 +77,7 @@ func TestNamesAcrossServers(t *testing.T) {
 	}
 	data, _ := lk.Marshal()
 	opts.Lock, opts.LockData = lk, data
-	checked := Check(context.Background(), opts)
+	checked := Compare(context.Background(), opts)
 
 	type want struct {
 		rule           finding.RuleID

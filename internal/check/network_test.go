@@ -57,7 +57,7 @@ func TestStrictNetworkAllowance(t *testing.T) {
 	}
 
 	// No allowance: held, as strict always held it.
-	r := Check(context.Background(), opts)
+	r := Compare(context.Background(), opts)
 	if r.Servers[0].Status != report.StatusHeld {
 		t.Fatalf("without an allowance: status %s\n%s", r.Servers[0].Status, dumpFindings(r))
 	}

@@ -115,7 +115,7 @@ func TestRealServersPinAndCheckClean(t *testing.T) {
 		t.Errorf("server-filesystem 2026.8.31 pinned %d tools, want 14", n)
 	}
 	opts.Lock, opts.LockData = lk, data
-	r := Check(context.Background(), opts)
+	r := Compare(context.Background(), opts)
 	if r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("check exit %d:\n%s", r.Summary.ExitCode, dumpFindings(r))
 	}
@@ -166,7 +166,7 @@ func TestRealFilesystemOneSentence(t *testing.T) {
 	lk.Servers["fs"].Tools["read_text_file"] = lock.NewEntry(b)
 	data, _ := lk.Marshal()
 	opts.Lock, opts.LockData = lk, data
-	r := Check(context.Background(), opts)
+	r := Compare(context.Background(), opts)
 	errs := errorsOf(r)
 	if len(errs) != 1 || errs[0].Rule != finding.ToolChanged || errs[0].Subject != "read_text_file" || errs[0].Field != "description" {
 		t.Fatalf("want exactly one tool-changed on read_text_file description, got:\n%s", dumpFindings(r))
@@ -207,12 +207,12 @@ func TestRealFilesystemVersionDrift(t *testing.T) {
 			lk, data := pinReal(t, opts(old))
 			same := opts(old)
 			same.Lock, same.LockData = lk, data
-			if r := Check(context.Background(), same); r.Summary.ExitCode != report.ExitOK {
+			if r := Compare(context.Background(), same); r.Summary.ExitCode != report.ExitOK {
 				t.Fatalf("unchanged: exit %d, want 0:\n%s", r.Summary.ExitCode, dumpFindings(r))
 			}
 			cur := opts(realServer(t, "fs"))
 			cur.Lock, cur.LockData = lk, data
-			r := Check(context.Background(), cur)
+			r := Compare(context.Background(), cur)
 			if r.Summary.ExitCode != report.ExitDrift {
 				t.Fatalf("exit %d, want 1:\n%s", r.Summary.ExitCode, dumpFindings(r))
 			}
@@ -291,7 +291,7 @@ func TestRealServersNoCheckerNoise(t *testing.T) {
 		{Tool: "read_text_file", Arguments: json.RawMessage(`{"path":"~/.ssh/id_rsa"}`)},
 	}
 	opts.Probe.WarmupCalls = 7
-	r := Check(context.Background(), opts)
+	r := Compare(context.Background(), opts)
 	returned := map[string]bool{}
 	for _, s := range r.Servers {
 		for _, f := range s.Findings {
@@ -338,7 +338,7 @@ func TestRealPromptsPinAndCheckTwice(t *testing.T) {
 	}
 	opts.Lock, opts.LockData = lk, data
 	for i := 1; i <= 2; i++ {
-		r := Check(context.Background(), opts)
+		r := Compare(context.Background(), opts)
 		if r.Summary.ExitCode != report.ExitOK {
 			t.Fatalf("check %d: exit %d:\n%s", i, r.Summary.ExitCode, dumpFindings(r))
 		}

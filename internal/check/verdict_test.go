@@ -67,7 +67,7 @@ func TestOneVerdict(t *testing.T) {
 			}
 			data, _ := lk.Marshal()
 			opts.Lock, opts.LockData = lk, data
-			checked := Check(context.Background(), opts)
+			checked := Compare(context.Background(), opts)
 			if checked.Summary.ExitCode != pinned.Summary.ExitCode {
 				t.Errorf("check of the lock pin wrote: exit %d, pin %d", checked.Summary.ExitCode, pinned.Summary.ExitCode)
 			}

@@ -77,42 +77,37 @@ func runApprove(ctx context.Context, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	configured, _, err := c.loadServers(env)
+	cfg, err := c.config(env, "")
 	if err != nil {
 		return ExitUsage, err
 	}
-	servers, err := req.Servers(configured)
+	l, err := check.Load(cfg)
 	if err != nil {
+		return ExitUsage, err
+	}
+	c.lockPath = l.Sources.Lock
+	// Only the servers the request names are probed, and none is
+	// reported as orphaned.
+	if l.Options.Servers, err = req.Servers(l.Options.Servers); err != nil {
 		return ExitUsage, asUsage(err)
 	}
-	lk, data, err := c.readLock(env, true)
-	if err != nil {
-		return ExitUsage, err
-	}
+	l.Options.All = false
+	lk := l.Lock
 	if lk == nil {
 		if req.Ack != "" {
 			return ExitUsage, usageErr("lockfile %s does not exist: approve or pin the server before acknowledging its findings", c.lockPath)
 		}
 		lk = lock.New()
-	}
-	opts, err := c.options(env, env.Stderr)
-	if err != nil {
-		return ExitUsage, err
-	}
-	opts.Servers, opts.Lock, opts.LockData = servers, lk, data
-	if err := c.fit(&opts); err != nil {
-		return ExitUsage, err
+		l.Options.Lock = lk
 	}
 	who := approval.Approver{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
-	if c.deadline > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.deadline)
-		defer cancel()
+	lives, probeReport, err := l.ProbeLive(ctx, who)
+	if err != nil {
+		return ExitUsage, err
 	}
-	lives, probeReport := check.ProbeLive(ctx, opts, who)
 
 	if refusals := req.Refusals(lives); len(refusals) > 0 {
 		for _, r := range refusals {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/ghcmd"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
@@ -53,8 +54,9 @@ func interruption(root context.Context) error {
 }
 
 // ErrUsage marks errors that are the caller's: bad flags, an unreadable or
-// invalid config or lock. They exit 2.
-var ErrUsage = errors.New("usage")
+// invalid config or lock. They exit 2. It is the engine's (check.ErrUsage),
+// so an error the engine returns maps to the same exit code.
+var ErrUsage = check.ErrUsage
 
 // Env is what a command may touch of the outside world.
 type Env struct {
@@ -317,25 +319,11 @@ func Version() string {
 	return out + " " + runtime.Version()
 }
 
-// usageError is an exit-2 error whose message is the caller's.
-type usageError struct{ err error }
+// usageErr makes an exit-2 error (check.Usagef).
+func usageErr(format string, args ...any) error { return check.Usagef(format, args...) }
 
-func (u *usageError) Error() string        { return u.err.Error() }
-func (u *usageError) Unwrap() error        { return u.err }
-func (u *usageError) Is(target error) bool { return target == ErrUsage }
-
-// usageErr makes an exit-2 error.
-func usageErr(format string, args ...any) error {
-	return &usageError{fmt.Errorf(format, args...)}
-}
-
-// asUsage marks err as exit 2.
-func asUsage(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &usageError{err}
-}
+// asUsage marks err as exit 2 (check.AsUsage).
+func asUsage(err error) error { return check.AsUsage(err) }
 
 // multi is a repeatable string flag.
 type multi []string

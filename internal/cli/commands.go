@@ -1,20 +1,17 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"os/exec"
 	"strings"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/approval"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/termtable"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
@@ -65,7 +62,6 @@ func (c *checkFlags) register(fs *flag.FlagSet) {
 }
 
 func runCheck(ctx context.Context, args []string, env Env) (int, error) {
-	root := ctx // cancelled only by a signal (Main)
 	var c checkFlags
 	fs := newFlagSet("check", env)
 	c.register(fs)
@@ -76,103 +72,22 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	ctx, cancel, opts, err := c.checkRun(ctx, env, c.failOn)
-	defer cancel()
+	cfg, err := c.config(env, c.failOn)
 	if err != nil {
 		return ExitUsage, err
 	}
-	review := c.baseLock != "" || c.baseRef != ""
-	var base *lock.File
-	if review {
-		if base, err = loadBase(ctx, env, &c.common, c.baseLock, c.baseRef); err != nil {
-			return ExitUsage, err
-		}
-	} else if c.basePolicy != "" {
-		return ExitUsage, usageErr("--base-policy needs --base-lock")
-	}
-	if c.basePolicy != "" && c.baseRef != "" {
-		return ExitUsage, usageErr("--base reads the base branch's policy itself: drop --base-policy")
-	}
-	// Under review the base branch's policy is in force: the pull
-	// request's own policy file can only tighten it.
-	var weakened []finding.Finding
-	basePol, reviewPolicy, err := loadBasePolicy(ctx, env, &c.common, c.basePolicy, c.baseRef)
+	cfg.BaseLock, cfg.BaseRef, cfg.BasePolicy = c.baseLock, c.baseRef, c.basePolicy
+	l, err := check.Load(cfg)
 	if err != nil {
 		return ExitUsage, err
 	}
-	if reviewPolicy {
-		prPol, err := c.loadPolicy(env)
-		if err != nil {
-			return ExitUsage, err
-		}
-		comb := &policy.Combined{Base: basePol, PR: prPol, Run: c.run()}
-		fixed := c.policyFixed()
-		opts.PerServer = func(name string) policy.Settings { return comb.Effective(name, fixed) }
-		var names []string
-		for _, s := range opts.Servers {
-			names = append(names, s.Name)
-		}
-		weakened = comb.Weakenings(names, c.policyName())
-		// Under review the base branch's acknowledgements are in force:
-		// one the pull request adds is a weakening until merged.
-		opts.RepositoryAck = basePol.Acknowledged
-	} else if review {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy\n")
-	}
-	if err := c.fit(&opts); err != nil {
+	c.lockPath = l.Sources.Lock
+	r, err := l.Check(ctx)
+	if err != nil {
 		return ExitUsage, err
 	}
-	// The repository scan (a git listing) runs beside the probe, and the
-	// probe waits for it before its end-of-run sweep, which kills every
-	// process this one started. Bounded by a signal, not by --deadline:
-	// the deadline is the servers' budget, and a run whose servers ran
-	// out of it still reports them held, with the repository's findings.
-	// What the scan says on stderr is held until the probe is over, so
-	// it does not cut into the progress lines.
-	var (
-		unchecked []finding.Finding
-		scanErr   error
-		scanOut   bytes.Buffer
-	)
-	scanned := make(chan struct{})
-	go func() {
-		defer close(scanned)
-		senv := env
-		senv.Stderr = &scanOut
-		unchecked, scanErr = uncheckedConfigs(root, senv, &c.common, opts.All)
-	}()
-	opts.BeforeSweep = func() { <-scanned }
-	opts.Repository = func() []finding.Finding {
-		<-scanned
-		return append(weakened, unchecked...)
-	}
-	if review {
-		opts.Base = &check.BaseLock{Lock: base}
-	}
-	r := check.Check(ctx, opts)
-	<-scanned
-	if err := c.besideErr(); err != nil {
-		return ExitUsage, err
-	}
-	env.Stderr.Write(scanOut.Bytes())
-	if err := interruption(root); err != nil {
-		return ExitInterrupted, err
-	}
-	if scanErr != nil {
-		return ExitUsage, scanErr
-	}
-	r.Warnings = append(r.Warnings, containmentWarnings(env, r)...)
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: c.automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}
-	textOpts := ropts
-	textOpts.Width, textOpts.Color, textOpts.Verbose = termWidth(env, env.Stdout), newPainter(env, env.Stdout).on, c.verbose
-	if f != report.FormatText {
-		textOpts = ropts
-	}
-	if err := report.Write(env.Stdout, f, r, textOpts); err != nil {
-		return ExitUsage, fmt.Errorf("writing report: %w", err)
-	}
-	targets := report.Targets{JSON: c.outPath(env, c.jsonOut), SARIF: c.outPath(env, c.sarifOut), Markdown: c.outPath(env, c.mdOut), Summary: c.outPath(env, c.summaryOut)}
-	if err := report.WriteAll(r, targets, ropts); err != nil {
+	if err := writeReport(env, &c.common, &c.outputs, c.verbose, f, r, ropts); err != nil {
 		return ExitUsage, err
 	}
 	if c.comment {
@@ -183,6 +98,21 @@ func runCheck(ctx context.Context, args []string, env Env) (int, error) {
 		}
 	}
 	return r.Summary.ExitCode, nil
+}
+
+// writeReport renders r on stdout in format f (text fitted to the
+// terminal, verbose as asked) and into the files o names, for check and
+// lint.
+func writeReport(env Env, c *common, o *outputs, verbose bool, f report.Format, r *report.Report, ropts report.Options) error {
+	textOpts := ropts
+	if f == report.FormatText {
+		textOpts.Width, textOpts.Color, textOpts.Verbose = termWidth(env, env.Stdout), newPainter(env, env.Stdout).on, verbose
+	}
+	if err := report.Write(env.Stdout, f, r, textOpts); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	targets := report.Targets{JSON: c.outPath(env, o.jsonOut), SARIF: c.outPath(env, o.sarifOut), Markdown: c.outPath(env, o.mdOut), Summary: c.outPath(env, o.summaryOut)}
+	return report.WriteAll(r, targets, ropts)
 }
 
 func (c *common) outPath(env Env, p string) string {
@@ -206,45 +136,29 @@ func (c *pinFlags) register(fs *flag.FlagSet) {
 }
 
 func runPin(ctx context.Context, args []string, env Env) (int, error) {
-	root := ctx // cancelled only by a signal (Main)
 	var c pinFlags
 	fs := newFlagSet("pin", env)
 	c.register(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	threshold, err := finding.ParseSeverity(c.failOn)
-	if err != nil {
-		return ExitUsage, asUsage(fmt.Errorf("--fail-on: %w", err))
-	}
-	servers, all, err := c.loadServers(env)
+	cfg, err := c.config(env, c.failOn)
 	if err != nil {
 		return ExitUsage, err
 	}
-	lk, _, err := c.readLock(env, true)
+	l, err := check.Load(cfg)
 	if err != nil {
 		return ExitUsage, err
 	}
-	opts, err := c.options(env, env.Stderr)
-	if err != nil {
-		return ExitUsage, err
-	}
-	opts.Servers, opts.All, opts.Lock, opts.FailOn = servers, all, lk, threshold
-	if err := c.fit(&opts); err != nil {
-		return ExitUsage, err
-	}
-	if c.deadline > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.deadline)
-		defer cancel()
-	}
+	c.lockPath = l.Sources.Lock
+	lk := l.Lock
 	who := approval.Approver{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
-	next, r := check.Pin(ctx, opts, who)
-	if err := interruption(root); err != nil {
-		return ExitInterrupted, err
+	next, r, err := l.Pin(ctx, who)
+	if err != nil {
+		return ExitUsage, err
 	}
 	if err := report.Write(env.Stderr, report.FormatText, r, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr), Verbose: c.verbose}); err != nil {
 		return ExitUsage, err
@@ -394,70 +308,9 @@ func serverRows(servers []config.Server) [][]string {
 	return rows
 }
 
-// checkRun loads what check and diff share: the --fail-on threshold, the
-// configured servers, the lock (a missing one is said, not an error) and
-// the engine's options, with --deadline applied to the returned context.
-// The caller must call cancel.
-func (c *probing) checkRun(ctx context.Context, env Env, failOn string) (context.Context, context.CancelFunc, check.Options, error) {
-	cancel := func() {}
-	threshold, err := finding.ParseSeverity(failOn)
-	if err != nil {
-		return ctx, cancel, check.Options{}, asUsage(fmt.Errorf("--fail-on: %w", err))
-	}
-	servers, all, err := c.loadServers(env)
-	if err != nil {
-		return ctx, cancel, check.Options{}, err
-	}
-	// A missing lock at the default path is first adoption: every server
-	// is unpinned. A --lock the user named that does not exist is a typo.
-	// The lock is read and validated before anything starts: a file that
-	// is not a lock (another tool's mcp-lock.json) or one with a mistake
-	// stops the run before any server is launched.
-	c.beside = true
-	allowMissing := !c.explicit()("lock")
-	lk, data, err := c.readLock(env, allowMissing)
-	if err != nil {
-		return ctx, cancel, check.Options{}, err
-	}
-	opts, err := c.options(env, env.Stderr)
-	if err != nil {
-		return ctx, cancel, check.Options{}, err
-	}
-	opts.Servers, opts.All, opts.FailOn = servers, all, threshold
-	opts.Lock, opts.LockData = lk, data
-	if lk == nil {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: every server is unpinned\n", c.lockPath)
-	}
-	if c.deadline > 0 {
-		ctx, cancel = context.WithTimeout(ctx, c.deadline)
-	}
-	return ctx, cancel, opts, nil
-}
-
-// basicInCI is the warning a CI run gets when a server ran with less than
-// strict: the check gates code nobody has reviewed yet, and basic was never
-// meant to contain it.
-const basicInCI = "Some servers ran in the `basic` (or `off`) sandbox on a CI runner. Basic scrubs the environment, plants canaries and redacts secrets, but does not contain a hostile server: it can read what the runner's user can read, write where it can write (the workspace, the runner's files), reach the network and keep running. Use `sandbox: strict`."
+// basicInCI is the warning a CI run gets when a server ran with less
+// than strict (check.BasicInCI).
+const basicInCI = check.BasicInCI
 
 // runWarnings are every run-level warning this build writes.
-var runWarnings = []string{basicInCI}
-
-// containmentWarnings warns when a run in CI (CI or GITHUB_ACTIONS set)
-// probed a server with less than strict.
-func containmentWarnings(env Env, r *report.Report) []string {
-	ci := false
-	for _, k := range []string{"CI", "GITHUB_ACTIONS"} {
-		if v, ok := env.Getenv(k); ok && v != "" && v != "false" && v != "0" {
-			ci = true
-		}
-	}
-	if !ci {
-		return nil
-	}
-	for _, s := range r.Servers {
-		if strings.HasPrefix(s.Isolation, "basic") || strings.HasPrefix(s.Isolation, "off") {
-			return []string{basicInCI}
-		}
-	}
-	return nil
-}
+var runWarnings = check.RunWarnings

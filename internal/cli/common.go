@@ -2,13 +2,11 @@ package cli
 
 import (
 	"cmp"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -37,15 +35,11 @@ type common struct {
 	// policyPath is --policy; flags is the flag set the flags were
 	// registered in, so options can tell a flag given on the command line
 	// (which overrides the policy) from its default (which does not).
-	// policyFile is the policy once read (nil: none), so it is read and
-	// warned about once.
-	policyPath   string
-	flags        *flag.FlagSet
-	policyFile   *policy.Policy
-	policyLoaded bool
-	// readPaths are the config files loadServers read (absolute or
-	// relative to the working directory, as given).
-	readPaths []string
+	policyPath string
+	flags      *flag.FlagSet
+	// src is what the flags say to read, once made (sources): the
+	// engine reads configs, the lock and the policy through it.
+	src *check.Sources
 }
 
 // probeFlags say how servers are probed. A profile (--profile, or a
@@ -80,17 +74,6 @@ type probeFlags struct {
 type probing struct {
 	common
 	probeFlags
-	// beside: strict's self-test is made only after the probe, when a
-	// server was held (check.Options.Preflight), rather than before it;
-	// checkRun sets it. preflightErr is what it returned, set once
-	// check.Check has returned (besideErr).
-	beside       bool
-	preflightErr error
-}
-
-// besideErr is what went wrong beside the probe: the run stops with it.
-func (c *probing) besideErr() error {
-	return c.preflightErr
 }
 
 // register adds the flags of a command that probes servers against the
@@ -117,14 +100,14 @@ func (c *probeFlags) registerProbe(fs *flag.FlagSet) {
 	fs.Var(&c.passEnv, "pass-env", "pass this environment variable `NAME` to servers (repeatable)")
 	fs.Var(&c.network, "network", "under strict, let server NAME reach these destinations: `NAME=HOST:PORT[,HOST:PORT...]` (repeatable; added to the policy's servers.NAME.network; see docs/sandbox.md)")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "package-manager cache `DIR` for servers (default: the user's caches; under strict, mcp-lockcheck's own cache, since strict servers need it writable)")
-	fs.IntVar(&c.warmup, "warmup-calls", 5, "`N` warm-up tools/call requests per launch, with a re-list after each (0 disables)")
-	fs.IntVar(&c.launches, "launches", 2, "`N` launches per server (a sleeper changes on a later launch)")
+	fs.IntVar(&c.warmup, "warmup-calls", check.DefaultWarmupCalls, "`N` warm-up tools/call requests per launch, with a re-list after each (0 disables)")
+	fs.IntVar(&c.launches, "launches", check.DefaultLaunches, "`N` launches per server (a sleeper changes on a later launch)")
 	fs.Var(&c.identities, "client-identity", "add a launch presenting clientInfo `NAME/VERSION` (repeatable)")
 	fs.StringVar(&c.protocol, "protocol", string(protocolAuto), "handshake `MODE`: auto (initialize, as the presented client does; server/discover only when initialize is refused), legacy or stateless")
 	fs.DurationVar(&c.timeout, "timeout", 0, "deadline for one server's whole probe (default: what the plan needs, twice its estimate plus 1m and at least 2m; see docs/profiles.md); one too short for the plan is refused")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", 30*time.Second, "deadline for one request")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", check.DefaultRequestTimeout, "deadline for one request")
 	fs.DurationVar(&c.callTimeout, "call-timeout", probe.DefaultCallTimeout, "deadline for one warm-up tools/call; a call not answered by then still counts, and is a note")
-	fs.IntVar(&c.maxMessage, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted from a server, in `BYTES`")
+	fs.IntVar(&c.maxMessage, "max-message-bytes", check.DefaultMaxMessageBytes, "largest JSON-RPC message accepted from a server, in `BYTES`")
 	fs.IntVar(&c.jobs, "jobs", defaultJobs(), "`N` servers probed at once (default: 8 per CPU, between 16 and 64)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.Var(&c.clockOffsets, "clock-offset", "add a launch with the server's clock moved forward by `DURATION` (libfaketime; repeatable)")
@@ -136,71 +119,30 @@ func (c *probeFlags) registerProbe(fs *flag.FlagSet) {
 	fs.DurationVar(&c.deadline, "deadline", 0, "deadline for the whole run; servers not finished by then are held (0: none)")
 }
 
-// userMode applies --user: the per-user lock (unless --lock was given),
-// its directory created, and the user-level configs that exist (unless
-// --config was given). It returns the configs to read.
+// sources is what the flags say to read, for the engine (check.Sources):
+// made once, so the policy is read and warned about once.
+func (c *common) sources(env Env) *check.Sources {
+	if c.src == nil {
+		c.src = &check.Sources{Dir: env.Dir, Configs: c.configs, User: c.user, Servers: c.servers,
+			Lock: c.lockPath, LockGiven: c.explicit()("lock"), Policy: c.policyPath, Getenv: env.Getenv, Warnings: env.Stderr}
+	}
+	return c.src
+}
+
+// userMode applies --user (check.Sources.UserMode): the per-user lock
+// (unless --lock was given) and the user-level configs that exist
+// (unless --config was given), which it returns.
 func (c *common) userMode(env Env) ([]string, error) {
-	getenv := func(k string) string { v, _ := env.Getenv(k); return v }
-	if !c.explicit()("lock") {
-		c.lockPath = config.UserLockPath(runtime.GOOS, getenv)
-		if c.lockPath == "" {
-			return nil, usageErr("--user: no home directory (HOME, or USERPROFILE on Windows) to keep the lock in; name one with --lock")
-		}
-		if err := os.MkdirAll(filepath.Dir(c.lockPath), 0o700); err != nil {
-			return nil, fmt.Errorf("--user: creating the lock's directory: %w", err)
-		}
-	}
-	if len(c.configs) > 0 {
-		return nil, nil
-	}
-	paths := config.UserConfigs(runtime.GOOS, getenv)
-	if len(paths) == 0 {
-		return nil, usageErr("--user: no user-level client config found on this machine (Claude Desktop, Claude Code, Cursor, Windsurf, VS Code, Gemini CLI, Codex or Zed; docs/platforms.md lists where); name one with --config")
-	}
-	return paths, nil
+	src := c.sources(env)
+	paths, err := src.UserMode()
+	c.lockPath = src.Lock
+	return paths, err
 }
 
 // loadPolicy reads --policy, else the default policy file if there is
-// one. A policy that exists but cannot be read or parsed is an exit-2
-// error naming its line and column: a setting silently not applied could
-// weaken the check.
+// one (check.Sources.LoadPolicy).
 func (c *common) loadPolicy(env Env) (*policy.Policy, error) {
-	if c.policyLoaded {
-		return c.policyFile, nil
-	}
-	name := c.policyName()
-	data, err := os.ReadFile(c.path(env, name))
-	if err != nil {
-		if c.policyPath == "" && errors.Is(err, os.ErrNotExist) {
-			c.policyLoaded = true
-			return nil, nil
-		}
-		return nil, usageErr("policy: %v", err)
-	}
-	p, err := policy.Parse(name, data)
-	if err != nil {
-		return nil, asUsage(err)
-	}
-	c.policyFile, c.policyLoaded = p, true
-	return p, nil
-}
-
-// policyName is --policy, else the default policy file's name.
-func (c *common) policyName() string {
-	if c.policyPath != "" {
-		return c.policyPath
-	}
-	return policy.DefaultFile
-}
-
-// run is what a server gets where no policy sets a value: the flags'
-// values, given or default.
-func (c *probing) run() policy.Run {
-	_ = c.applyProfile() // a bad --profile is reported by options
-	lvl, _ := sandbox.ParseLevel(c.sandbox)
-	deep := c.deepCopy()
-	return policy.Run{WarmupCalls: c.warmup, Launches: c.launches, Sandbox: lvl, Timeout: c.timeout, RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout,
-		Profile: cmp.Or(c.profile, ProfileQuick), DeepWarmupCalls: deep.warmup, DeepLaunches: deep.launches}
+	return c.sources(env).LoadPolicy()
 }
 
 // deepCopy is c with --profile deep applied: what a server whose policy
@@ -310,85 +252,27 @@ func (c *common) path(env Env, p string) string {
 	return filepath.Join(c.dir(env), p)
 }
 
-// loadServers reads the configs (or discovers them) and applies --server.
-// all reports whether no --server filter was given.
+// loadServers reads the configs (or discovers them) and applies --server
+// (check.Sources.LoadServers); with --user, the lock's path is the
+// per-user one from then on. all reports whether no --server filter was
+// given.
 func (c *common) loadServers(env Env) (servers []config.Server, all bool, err error) {
-	var paths []string
-	if c.user {
-		if paths, err = c.userMode(env); err != nil {
-			return nil, false, err
-		}
-	}
-	for _, p := range c.configs {
-		paths = append(paths, c.path(env, p))
-	}
-	if len(paths) == 0 {
-		paths = config.Discover(c.dir(env))
-		if len(paths) == 0 {
-			return nil, false, usageErr("no client config found in %s (looked for .mcp.json, .vscode/mcp.json, .cursor/mcp.json, .gemini/settings.json, .zed/settings.json, .codex/config.toml, .roo/mcp.json, .kiro/settings/mcp.json, .amazonq/mcp.json, .junie/mcp/mcp.json, .continue/mcpServers/, opencode.json, mcp.json, claude_desktop_config.json and the others listed in docs/usage.md); name one with --config", c.dir(env))
-		}
-	}
-	c.readPaths = paths
-	servers, err = config.LoadAll(paths)
-	if err != nil {
-		return nil, false, asUsage(err)
-	}
-	// The lock approves the server, not the guard in front of it: an entry
-	// guard install rewrote is compared and probed by its inner launch.
-	config.UnwrapGuard(servers, isSelf)
-	if err := check.ValidateWorkDirs(servers, c.dir(env), env.Getenv); err != nil {
-		return nil, false, asUsage(err)
-	}
-	pol, err := c.loadPolicy(env)
-	if err != nil {
-		return nil, false, err
-	}
-	var configured []string
-	for _, s := range servers {
-		configured = append(configured, s.Name)
-	}
-	for _, u := range pol.Unused(configured) {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: warning: %s:%d:%d: the policy names server %q, which no config names (configured: %s)\n", pol.File, u.Line, u.Column, u.Name, config.Names(servers))
-	}
-	for i := range servers {
-		if rel, err := filepath.Rel(c.dir(env), servers[i].File); err == nil && !strings.HasPrefix(rel, "..") {
-			servers[i].File = rel
-		}
-	}
-	if len(c.servers) == 0 {
-		return servers, true, nil
-	}
-	byName := map[string]config.Server{}
-	for _, s := range servers {
-		byName[s.Name] = s
-	}
-	var out []config.Server
-	for _, n := range c.servers {
-		s, ok := byName[n]
-		if !ok {
-			return nil, false, usageErr("--server %q: no configured server has that name (configured: %s)", n, config.Names(servers))
-		}
-		out = append(out, s)
-	}
-	return out, false, nil
+	src := c.sources(env)
+	servers, all, err = src.LoadServers()
+	c.lockPath = src.Lock
+	return servers, all, err
 }
 
 // readLock reads the lock; missing is not an error when allowMissing.
 func (c *common) readLock(env Env, allowMissing bool) (*lock.File, []byte, error) {
-	f, data, err := lock.Read(c.path(env, c.lockPath))
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			if allowMissing {
-				return nil, nil, nil
-			}
-			return nil, nil, usageErr("lockfile %s does not exist: run `mcp-lockcheck pin` first", c.lockPath)
-		}
-		return nil, nil, asUsage(err)
-	}
-	return f, data, nil
+	src := c.sources(env)
+	src.Lock = c.lockPath
+	return src.ReadLock(allowMissing)
 }
 
-// options builds the engine's options from the flags.
+// options builds the engine's options from the flags: the probe
+// template, the sandbox, the jobs, progress. What the configs, the lock
+// and the policy add is the engine's (check.Load).
 func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 	var o check.Options
 	o.Redactor = env.red
@@ -396,94 +280,23 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 	// check sets its --fail-on; pin and approve judge as check does by
 	// default.
 	o.FailOn = finding.Error
-	lvl, err := sandbox.ParseLevel(c.sandbox)
-	if err != nil {
-		return o, asUsage(fmt.Errorf("--sandbox: %w", err))
-	}
-	if c.warmup < 0 || c.launches < 1 || c.jobs < 1 || c.maxMessage < 1024 {
-		return o, usageErr("--warmup-calls must be >= 0, --launches and --jobs >= 1, --max-message-bytes >= 1024")
-	}
-	if c.callTimeout <= 0 {
-		return o, usageErr("--call-timeout must be above zero")
-	}
-	if err := c.applyProfile(); err != nil {
+	var err error
+	if o.Probe, err = c.probeTemplate(); err != nil {
 		return o, err
-	}
-	if c.callGap < 0 {
-		return o, usageErr("--call-gap must be >= 0")
-	}
-	if c.timeout < 0 || c.deadline < 0 {
-		return o, usageErr("--timeout and --deadline must be >= 0")
-	}
-	if c.burst < 0 || c.burst > maxBurstCalls {
-		return o, usageErr("--burst-calls must be between 0 and %d", maxBurstCalls)
-	}
-	mode, err := parseProtocolMode(c.protocol)
-	if err != nil {
-		return o, err
-	}
-	ids, err := identityList(c.identities)
-	if err != nil {
-		return o, err
-	}
-	o.Probe = probe.Options{
-		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: string(mode),
-		RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout, MaxMessageBytes: c.maxMessage,
-		CallGap: c.callGap, BurstCalls: c.burst,
 	}
 	// 0: each server gets the deadline its plan needs.
 	o.ServerTimeout = c.timeout
 	o.ProfileName = cmp.Or(c.profile, ProfileQuick)
-	preflight := func() error {
-		if err := sandbox.Available(lvl); err != nil {
-			return asUsage(fmt.Errorf("--sandbox strict cannot be applied here: %w", err))
-		}
-		return nil
-	}
-	if lvl == sandbox.Strict && !c.beside {
-		// Fail closed, and early: a strict run that cannot be strict is
-		// not a run with less isolation.
-		if err := preflight(); err != nil {
-			return o, err
-		}
-	}
-	cacheDir := c.cacheDir
-	if cacheDir == "" && lvl == sandbox.Strict {
-		// Strict cannot use the user's caches read-write (a server must
-		// not poison what the user later runs unsandboxed) and npm cannot
-		// run from a read-only one: strict gets a cache of its own.
-		cacheDir = defaultCacheDir(env)
-	}
-	o.Sandbox = sandbox.Options{Level: lvl, PassEnv: c.passEnv, CacheDir: cacheDir, Getenv: env.Getenv}
-	if o.Network, err = networkFlags(c.network); err != nil {
+	if o.Sandbox, err = c.sandboxOptions(env); err != nil {
 		return o, err
 	}
-	if lvl == sandbox.Strict && c.beside {
-		// The self-test (a helper started once, tens of milliseconds)
-		// is made only when a server was held: a strict launch that
-		// answered shows strict works, and one that cannot be strict
-		// fails closed (the helper refuses to start the server, or the
-		// namespaces are refused at clone). It still stops the run.
-		o.Sandbox.NoPreflight = true
-		o.Preflight = func() error {
-			c.preflightErr = preflight()
-			return c.preflightErr
-		}
+	if o.Network, err = networkFlags(c.network); err != nil {
+		return o, err
 	}
 	o.Getenv = env.Getenv
 	o.Jobs = c.jobs
 	o.BaseDir = c.dir(env)
 	o.ClockOffsets = c.clockOffsets
-	o.LockPath = c.lockPath
-	pol, err := c.loadPolicy(env)
-	if err != nil {
-		return o, err
-	}
-	if pol != nil {
-		fixed := c.policyFixed()
-		o.PerServer = func(name string) policy.Settings { return pol.Effective(name, fixed) }
-		o.RepositoryAck = pol.Acknowledged
-	}
 	if c.profile != ProfileDeep {
 		// A server the policy makes deep (profile: deep) gets these.
 		d := c.deepCopy()
@@ -503,45 +316,87 @@ func (c *probing) options(env Env, stderr io.Writer) (check.Options, error) {
 	return o, nil
 }
 
-// fit refuses, before anything is launched, a run whose time-outs cannot
-// hold its plan (check.Options.FitPlans): exit 2, with the numbers. Call
-// it once opts hold the servers and the policy in force.
-func (c *probing) fit(opts *check.Options) error {
-	return asUsage(opts.FitPlans(c.deadline))
+// probeTemplate checks the counts and time-outs the flags give (the
+// profile applied) and makes every server's probe template of them.
+func (c *probing) probeTemplate() (probe.Options, error) {
+	if _, err := sandbox.ParseLevel(c.sandbox); err != nil {
+		return probe.Options{}, asUsage(fmt.Errorf("--sandbox: %w", err))
+	}
+	if c.warmup < 0 || c.launches < 1 || c.jobs < 1 || c.maxMessage < 1024 {
+		return probe.Options{}, usageErr("--warmup-calls must be >= 0, --launches and --jobs >= 1, --max-message-bytes >= 1024")
+	}
+	if c.callTimeout <= 0 {
+		return probe.Options{}, usageErr("--call-timeout must be above zero")
+	}
+	if err := c.applyProfile(); err != nil {
+		return probe.Options{}, err
+	}
+	if c.callGap < 0 {
+		return probe.Options{}, usageErr("--call-gap must be >= 0")
+	}
+	if c.timeout < 0 || c.deadline < 0 {
+		return probe.Options{}, usageErr("--timeout and --deadline must be >= 0")
+	}
+	if c.burst < 0 || c.burst > maxBurstCalls {
+		return probe.Options{}, usageErr("--burst-calls must be between 0 and %d", maxBurstCalls)
+	}
+	mode, err := parseProtocolMode(c.protocol)
+	if err != nil {
+		return probe.Options{}, err
+	}
+	ids, err := identityList(c.identities)
+	if err != nil {
+		return probe.Options{}, err
+	}
+	return probe.Options{
+		Launches: c.launches, WarmupCalls: c.warmup, ExtraIdentities: ids, Protocol: string(mode),
+		RequestTimeout: c.requestTimeout, CallTimeout: c.callTimeout, MaxMessageBytes: c.maxMessage,
+		CallGap: c.callGap, BurstCalls: c.burst,
+	}, nil
+}
+
+// sandboxOptions are the servers' sandbox as the flags say.
+func (c *probing) sandboxOptions(env Env) (sandbox.Options, error) {
+	lvl, err := sandbox.ParseLevel(c.sandbox)
+	if err != nil {
+		return sandbox.Options{}, asUsage(fmt.Errorf("--sandbox: %w", err))
+	}
+	cacheDir := c.cacheDir
+	if cacheDir == "" && lvl == sandbox.Strict {
+		// Strict cannot use the user's caches read-write (a server must
+		// not poison what the user later runs unsandboxed) and npm cannot
+		// run from a read-only one: strict gets a cache of its own.
+		cacheDir = defaultCacheDir(env)
+	}
+	return sandbox.Options{Level: lvl, PassEnv: c.passEnv, CacheDir: cacheDir, Getenv: env.Getenv}, nil
+}
+
+// config is the engine's input for a run that probes (check.Config): what
+// to read, the options, the deadline, the settings the command line fixes
+// over the policy, and failOn, the run's --fail-on ("": error).
+func (c *probing) config(env Env, failOn string) (check.Config, error) {
+	threshold := finding.Error
+	if failOn != "" {
+		var err error
+		if threshold, err = finding.ParseSeverity(failOn); err != nil {
+			return check.Config{}, asUsage(fmt.Errorf("--fail-on: %w", err))
+		}
+	}
+	opts, err := c.options(env, env.Stderr)
+	if err != nil {
+		return check.Config{}, err
+	}
+	opts.FailOn = threshold
+	return check.Config{Sources: *c.sources(env), Options: opts, Deadline: c.deadline, Fixed: c.policyFixed()}, nil
 }
 
 // defaultCacheDir is the package cache strict servers use when --cache-dir
-// is not given: mcp-lockcheck's own, under the user's cache directory,
-// never the caches the user's own tools read.
-func defaultCacheDir(env Env) string {
-	if v, ok := env.Getenv("XDG_CACHE_HOME"); ok && filepath.IsAbs(v) {
-		return filepath.Join(v, "mcp-lockcheck", "sandbox")
-	}
-	if home, ok := env.Getenv("HOME"); ok && filepath.IsAbs(home) {
-		return filepath.Join(home, ".cache", "mcp-lockcheck", "sandbox")
-	}
-	return filepath.Join(os.TempDir(), "mcp-lockcheck-sandbox-cache")
-}
+// is not given (check.DefaultCacheDir).
+func defaultCacheDir(env Env) string { return check.DefaultCacheDir(env.Getenv) }
 
-// defaultJobs is how many servers are probed at once by default. A probe
-// mostly waits on its server (start-up, answers, shutdown grace), so tying
-// it to the CPU count would leave the machine idle: on 2 CPUs, 16 servers
-// would take four times as long as 4. Eight per CPU, between 16 and 64,
-// keeps the CPUs busy without starting every server of a large config at
-// once.
-func defaultJobs() int { return min(max(8*runtime.NumCPU(), 16), 64) }
-
-// isSelf reports whether path is this very program: an absolute command a
-// config names that may be unwrapped as our own guard.
-func isSelf(path string) bool {
-	exe, err := os.Executable()
-	if err != nil {
-		return false
-	}
-	a, errA := os.Stat(exe)
-	b, errB := os.Stat(path)
-	return errA == nil && errB == nil && os.SameFile(a, b)
-}
+// defaultJobs is how many servers are probed at once by default
+// (check.DefaultJobs).
+func defaultJobs() int { return check.DefaultJobs() }
 
 // networkFlags reads --network NAME=HOST:PORT[,HOST:PORT...], each given
 // once or more per server: the allowances add up.

@@ -332,16 +332,14 @@ func runDiff(ctx context.Context, args []string, env Env) (int, error) {
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
-	ctx, cancel, opts, err := c.checkRun(ctx, env, c.failOn)
-	defer cancel()
+	cfg, err := c.config(env, c.failOn)
 	if err != nil {
 		return ExitUsage, err
 	}
-	if err := c.fit(&opts); err != nil {
-		return ExitUsage, err
-	}
-	r := check.Check(ctx, opts)
-	if err := c.besideErr(); err != nil {
+	// The servers' changes as word diffs: no repository scan, no base.
+	cfg.ServersOnly = true
+	r, err := check.Run(ctx, cfg)
+	if err != nil {
 		return ExitUsage, err
 	}
 	WriteDiff(env.Stdout, newPainter(env, env.Stdout), r)

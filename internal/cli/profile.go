@@ -4,37 +4,18 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 )
 
-// Probe profiles (--profile): one named set of probe settings each,
-// documented in docs/profiles.md. quick is what a pull-request check can
-// afford; deep is what a nightly run can, and baits what quick cannot reach
-// (a server that waits for its 40th call, a later launch, a later date,
-// another client, a non-default tool or argument).
+// Probe profiles (--profile): the engine's (check.ProfileQuick,
+// check.ProfileDeep), documented in docs/profiles.md.
 const (
-	ProfileQuick = "quick"
-	ProfileDeep  = "deep"
+	ProfileQuick = check.ProfileQuick
+	ProfileDeep  = check.ProfileDeep
 )
 
-// Deep profile settings. A flag given on the command line overrides each.
-const (
-	deepWarmupCalls = 50
-	deepLaunches    = 5
-	deepCallGap     = 2 * time.Second
-	// deepBurstCalls reaches a counter of about a thousand in one process
-	// (the first launch's 50 timed calls come first) for a few seconds on
-	// a fast server, where the timed calls, with their gaps, stop at 50.
-	deepBurstCalls = 1000
-)
-
-// maxBurstCalls bounds --burst-calls: every call is recorded for the
-// report, and a million would hold the server past any deadline anyway.
-const maxBurstCalls = 100000
-
-// deepClockOffsets are the clock shifts of the deep profile: a day, a week
-// and a month ahead.
-var deepClockOffsets = durations{24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour}
+// maxBurstCalls bounds --burst-calls (check.MaxBurstCalls).
+const maxBurstCalls = check.MaxBurstCalls
 
 // applyProfile checks --profile and, for deep, raises every probe setting
 // the command line did not give explicitly.
@@ -46,26 +27,26 @@ func (c *probing) applyProfile() error {
 	default:
 		return usageErr("--profile %q: want %s or %s", c.profile, ProfileQuick, ProfileDeep)
 	}
-	explicit := c.explicit()
+	explicit, deep := c.explicit(), check.DeepProfile()
 	if !explicit("warmup-calls") {
-		c.warmup = deepWarmupCalls
+		c.warmup = deep.WarmupCalls
 	}
 	if !explicit("launches") {
-		c.launches = deepLaunches
+		c.launches = deep.Launches
 	}
 	if !explicit("clock-offset") {
-		c.clockOffsets = append(durations(nil), deepClockOffsets...)
+		c.clockOffsets = durations(deep.ClockOffsets)
 	}
 	if !explicit("call-gap") {
-		c.callGap = deepCallGap
+		c.callGap = deep.CallGap
 	}
 	if !explicit("burst-calls") {
-		c.burst = deepBurstCalls
+		c.burst = deep.BurstCalls
 	}
 	if !explicit("client-identity") {
 		c.identities = nil
-		for _, ci := range config.KnownClientInfos() {
-			c.identities = append(c.identities, ci[0]+"/"+ci[1])
+		for _, id := range deep.ExtraIdentities {
+			c.identities = append(c.identities, id.Name+"/"+id.Version)
 		}
 	}
 	return nil
@@ -92,3 +73,7 @@ func (d *durations) Set(s string) error {
 	*d = append(*d, v)
 	return nil
 }
+
+// deepClockOffsets are the deep profile's clock shifts, as --clock-offset
+// holds them.
+var deepClockOffsets = durations(check.DeepProfile().ClockOffsets)

@@ -66,14 +66,16 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 			return repinTarget(&c.common, env, c.repo, c.branch, c.base, c.title, c.labels)
 		})
 	}
-	servers, all, err := c.loadServers(env)
+	cfg, err := c.config(env, "")
 	if err != nil {
 		return ExitUsage, err
 	}
-	old, oldData, err := c.readLock(env, true)
+	l, err := check.Load(cfg)
 	if err != nil {
 		return ExitUsage, err
 	}
+	c.lockPath = l.Sources.Lock
+	old, oldData := l.Lock, l.LockData
 	var target github.RepinPR
 	if c.openPR {
 		// Everything the API step needs is settled before probing, so a
@@ -82,19 +84,14 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 			return ExitUsage, err
 		}
 	}
-	opts, err := c.options(env, env.Stderr)
-	if err != nil {
-		return ExitUsage, err
-	}
-	opts.Servers, opts.All, opts.Lock = servers, all, old
-	if err := c.fit(&opts); err != nil {
-		return ExitUsage, err
-	}
 	who := approval.Approver{By: c.approvedBy, At: env.Now()}
 	if who.By == "" {
 		who.By = approver(c.dir(env), env.Getenv)
 	}
-	next, pr := check.Pin(ctx, opts, who)
+	next, pr, err := l.Pin(ctx, who)
+	if err != nil {
+		return ExitUsage, err
+	}
 	if err := report.Write(env.Stderr, report.FormatText, pr, report.Options{LockPath: c.lockPath, Redactor: env.red, NoNext: true, Width: termWidth(env, env.Stderr)}); err != nil {
 		return ExitUsage, err
 	}
@@ -112,7 +109,7 @@ func runRepin(ctx context.Context, args []string, env Env) (int, error) {
 		fmt.Fprintf(env.Stderr, "mcp-lockcheck: no change: %s already pins what the servers show; no pull request opened\n", c.lockPath)
 		return ExitOK, nil
 	}
-	body, err := repinBody(ctx, &c.common, opts, old, oldData, next)
+	body, err := repinBody(ctx, &c.common, l.Options, old, oldData, next)
 	if err != nil {
 		return ExitUsage, err
 	}
@@ -227,7 +224,7 @@ func repoRoot(dir string, env Env) string {
 // decoded and no server text can become a link, mention or HTML.
 func repinBody(ctx context.Context, c *common, opts check.Options, old *lock.File, oldData []byte, next *lock.File) (string, error) {
 	opts.Lock, opts.LockData, opts.LockPath, opts.FailOn = old, oldData, c.lockPath, finding.Note
-	r := check.Check(ctx, opts)
+	r := check.Compare(ctx, opts)
 	var md bytes.Buffer
 	if err := report.Write(&md, report.FormatMarkdown, r, report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), Redactor: opts.Redactor}); err != nil {
 		return "", err

@@ -1,4 +1,4 @@
-package cli
+package check
 
 import (
 	"bytes"
@@ -22,31 +22,31 @@ import (
 // invalid base lock) is an exit-2 error: a review that silently compared
 // with nothing would pass a PR that approves everything. A nil lock with a
 // nil error is first adoption.
-func loadBase(ctx context.Context, env Env, c *common, baseLock, baseRef string) (*lock.File, error) {
+func (s *Sources) loadBase(ctx context.Context, baseLock, baseRef string) (*lock.File, error) {
 	if baseLock != "" && baseRef != "" {
-		return nil, usageErr("--base and --base-lock both name the base lock: give one")
+		return nil, Usagef("--base and --base-lock both name the base lock: give one")
 	}
 	if baseLock != "" {
-		f, _, err := lock.Read(c.path(env, baseLock))
+		f, _, err := lock.Read(s.Path(baseLock))
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, usageErr("--base-lock %s does not exist (for a base branch without a lock, use --base REF)", baseLock)
+			return nil, Usagef("--base-lock %s does not exist (for a base branch without a lock, use --base REF)", baseLock)
 		}
 		if err != nil {
-			return nil, asUsage(fmt.Errorf("--base-lock: %w", err))
+			return nil, AsUsage(fmt.Errorf("--base-lock: %w", err))
 		}
 		return f, nil
 	}
-	data, name, err := fileAtRef(ctx, c.dir(env), baseRef, c.path(env, c.lockPath), "lock")
+	data, name, err := fileAtRef(ctx, s.WorkDir(), baseRef, s.Path(s.Lock), "lock")
 	if err != nil {
-		return nil, asUsage(err)
+		return nil, AsUsage(err)
 	}
 	if data == nil {
-		fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s does not exist: first adoption, everything in the lock is a new approval\n", name)
+		s.warnf("%s does not exist: first adoption, everything in the lock is a new approval", name)
 		return nil, nil
 	}
 	f, err := lock.Parse(name, data)
 	if err != nil {
-		return nil, asUsage(fmt.Errorf("--base %s: %w", baseRef, err))
+		return nil, AsUsage(fmt.Errorf("--base %s: %w", baseRef, err))
 	}
 	return f, nil
 }
@@ -55,31 +55,31 @@ func loadBase(ctx context.Context, env Env, c *common, baseLock, baseRef string)
 // --base REF (at the path the pull request's policy is read from). ok is
 // false when neither is given (--base-lock alone): the policy is then not
 // reviewed. A nil policy with ok set is a base without a policy file.
-func loadBasePolicy(ctx context.Context, env Env, c *common, basePolicy, baseRef string) (p *policy.Policy, ok bool, err error) {
+func (s *Sources) loadBasePolicy(ctx context.Context, basePolicy, baseRef string) (p *policy.Policy, ok bool, err error) {
 	if basePolicy == "" && baseRef == "" {
 		return nil, false, nil
 	}
 	if basePolicy != "" {
-		data, err := os.ReadFile(c.path(env, basePolicy))
+		data, err := os.ReadFile(s.Path(basePolicy))
 		if err != nil {
-			return nil, false, usageErr("--base-policy: %v", err)
+			return nil, false, Usagef("--base-policy: %v", err)
 		}
 		p, err := policy.Parse(basePolicy, data)
 		if err != nil {
-			return nil, false, asUsage(fmt.Errorf("--base-policy: %w", err))
+			return nil, false, AsUsage(fmt.Errorf("--base-policy: %w", err))
 		}
 		return p, true, nil
 	}
-	data, name, err := fileAtRef(ctx, c.dir(env), baseRef, c.path(env, c.policyName()), "policy")
+	data, name, err := fileAtRef(ctx, s.WorkDir(), baseRef, s.Path(s.PolicyName()), "policy")
 	if err != nil {
-		return nil, false, asUsage(err)
+		return nil, false, AsUsage(err)
 	}
 	if data == nil {
 		return nil, true, nil
 	}
 	p, err = policy.Parse(name, data)
 	if err != nil {
-		return nil, false, asUsage(fmt.Errorf("--base %s: %w", baseRef, err))
+		return nil, false, AsUsage(fmt.Errorf("--base %s: %w", baseRef, err))
 	}
 	return p, true, nil
 }
@@ -95,15 +95,15 @@ func fileAtRef(ctx context.Context, dir, ref, lockPath, what string) ([]byte, st
 	if ref == "" || strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, "\x00\n") {
 		return nil, "", fmt.Errorf("--base %q: not a git revision", ref)
 	}
-	commit, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	commit, err := gitOutput(ctx, dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	if err != nil {
-		if _, e := git(ctx, dir, "rev-parse", "--git-dir"); e != nil {
+		if _, e := gitOutput(ctx, dir, "rev-parse", "--git-dir"); e != nil {
 			return nil, "", fmt.Errorf("--base %s: %s is not in a git repository: %w", ref, dir, e)
 		}
 		return nil, "", fmt.Errorf("--base %s: no such commit in the repository at %s (in a shallow clone, fetch the base first)", ref, dir)
 	}
 	commit = strings.TrimSpace(commit)
-	prefix, err := git(ctx, dir, "rev-parse", "--show-prefix")
+	prefix, err := gitOutput(ctx, dir, "rev-parse", "--show-prefix")
 	if err != nil {
 		return nil, "", fmt.Errorf("--base %s: %w", ref, err)
 	}
@@ -117,7 +117,7 @@ func fileAtRef(ctx context.Context, dir, ref, lockPath, what string) ([]byte, st
 		return nil, "", fmt.Errorf("--base %s: the %s %s is outside the git repository at %s", ref, what, lockPath, dir)
 	}
 	// --literal-pathspecs: a lock named "*.json" is that file, not a glob.
-	out, err := git(ctx, dir, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", p)
+	out, err := gitOutput(ctx, dir, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", p)
 	if err != nil {
 		return nil, "", fmt.Errorf("--base %s: %w", ref, err)
 	}
@@ -130,16 +130,16 @@ func fileAtRef(ctx context.Context, dir, ref, lockPath, what string) ([]byte, st
 	if len(fields) != 3 || fields[1] != "blob" || fields[0] == "120000" {
 		return nil, "", fmt.Errorf("--base %s: %s is not a regular file in that commit", ref, name)
 	}
-	data, err := git(ctx, dir, "cat-file", "blob", fields[2])
+	data, err := gitOutput(ctx, dir, "cat-file", "blob", fields[2])
 	if err != nil {
 		return nil, "", fmt.Errorf("--base %s: reading %s: %w", ref, name, err)
 	}
 	return []byte(data), name, nil
 }
 
-// git runs git in dir and returns its stdout; an error carries git's
+// gitOutput runs git in dir and returns its stdout; an error carries git's
 // stderr, which names what went wrong better than an exit status.
-func git(ctx context.Context, dir string, args ...string) (string, error) {
+func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer

@@ -1,4 +1,4 @@
-package cli
+package check
 
 import (
 	"context"
@@ -18,16 +18,16 @@ import (
 // discovered files are another job's to read: only files discovery does
 // not know are reported then. Outside a git work tree nothing is listed
 // and nothing reported; a warning says so.
-func uncheckedConfigs(ctx context.Context, env Env, c *common, all bool) ([]finding.Finding, error) {
-	dir := c.dir(env)
+func (s *Sources) uncheckedConfigs(ctx context.Context, all bool) ([]finding.Finding, error) {
+	dir := s.WorkDir()
 	var holders []config.Holder
-	for _, root := range scanRoots(dir, c.configs) {
+	for _, root := range scanRoots(dir, s.Configs) {
 		hs, inRepo, err := config.Holders(ctx, root)
 		if err != nil {
-			return nil, usageErr("unchecked configs: %v", err)
+			return nil, Usagef("unchecked configs: %v", err)
 		}
 		if !inRepo {
-			fmt.Fprintf(env.Stderr, "mcp-lockcheck: %s is not in a git work tree: files holding MCP servers that this run does not read are not looked for\n", root)
+			s.warnf("%s is not in a git work tree: files holding MCP servers that this run does not read are not looked for", root)
 			continue
 		}
 		for _, h := range hs {
@@ -38,10 +38,10 @@ func uncheckedConfigs(ctx context.Context, env Env, c *common, all bool) ([]find
 		}
 	}
 	read := map[string]bool{}
-	for _, p := range c.readPaths {
+	for _, p := range s.readPaths {
 		read[abs(dir, p)] = true
 	}
-	lockAbs := abs(dir, c.lockPath)
+	lockAbs := abs(dir, s.Lock)
 	var out []finding.Finding
 	for _, h := range holders {
 		p := abs(dir, filepath.FromSlash(h.File))
