@@ -6,18 +6,20 @@ import (
 	"os"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
 // Render a check's report as GitHub workflow annotations: one line a
-// finding, at the lock entry it is about. The check is the one of
-// check's example: the time-bomb server of testdata/servers, gone off.
+// finding, at the line it is about. The check is the one of check's
+// example: a server whose tool asks the model for the user's SSH key, not
+// pinned yet (exampleDir, main_test.go).
 func Example() {
-	calls, launches := 0, 1
-	r, err := check.Run(context.Background(), check.Options{
-		Dir:         "../testdata/example",
-		WarmupCalls: &calls,
-		Launches:    &launches,
+	r, err := check.Run(context.Background(), check.Config{
+		Dir:         exampleDir,
+		FailOn:      finding.Error,
+		WarmupCalls: check.NoCalls,
+		Launches:    1,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -26,6 +28,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	// Output:
-	// ::error file=mcp-lock.json,line=26,title=mcp-lockcheck model-instruction::weather: tool weather (description): Text addressed to the model in description: tells the model to read secrets and pass them along; names a credential path and a parameter of this tool to put it in [launch-1/initial]
-	// ::warning file=mcp-lock.json,line=26,title=mcp-lockcheck sensitive-path::weather: tool weather (description): Credential or config path named in description: ~/.ssh; SSH private key (id_rsa, id_ed25519, ...) [launch-1/initial]
+	// ::error file=.mcp.json,line=3,title=mcp-lockcheck model-instruction::weather: tool weather (description): Text addressed to the model in description: tells the model to read secrets and pass them along; names a credential path and a parameter of this tool to put it in [launch-1/initial]
+	// ::error file=.mcp.json,line=3,title=mcp-lockcheck server-not-pinned::weather: server weather: server "weather" is configured in .mcp.json but has no entry in the lock
+	// ::warning file=.mcp.json,line=3,title=mcp-lockcheck sensitive-path::weather: tool weather (description): Credential or config path named in description: ~/.ssh; SSH private key (id_rsa, id_ed25519, ...) [launch-1/initial]
 }

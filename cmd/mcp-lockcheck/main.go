@@ -5,13 +5,16 @@ package main
 import (
 	"os"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/cli"
 	_ "github.com/mcp-lockcheck/mcp-lockcheck/internal/helperinit" // the helper, before costly inits
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
 
 func main() {
-	// The strict sandbox re-executes this binary as its helper.
-	sandbox.HelperMain()
+	// The sandbox re-executes this binary as its helper: check.Main
+	// becomes it there (helperinit already did, before the costly
+	// inits, where the build's init order allows), and returns at once
+	// everywhere else.
+	check.Main()
 	os.Exit(cli.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
