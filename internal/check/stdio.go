@@ -114,32 +114,7 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 		t.leaks.addForeign(opts.sandboxes.foreign(s.Name, payload), phase, method, subject)
 	}
 	popts.Tap = t.tap
-	launchEnv := func(int) map[string]string { return env }
-	if len(opts.ClockOffsets) > 0 {
-		if lib := sandbox.FakeTimeLib(opts.FakeTimeLib); lib == "" {
-			run.notes = append(run.notes, "the clock could not be moved (--clock-offset): libfaketime is not installed (apt-get install faketime); no clock launch was made")
-		} else {
-			popts.Launches = max(popts.Launches, 1)
-			clocks := map[int]map[string]string{}
-			for _, off := range opts.ClockOffsets {
-				popts.ExtraLaunches++
-				n := popts.Launches + len(popts.ExtraIdentities) + popts.ExtraLaunches
-				clocks[n] = sandbox.ClockEnv(env, lib, off)
-				run.clockLaunches = append(run.clockLaunches, n)
-				if run.clockShift == nil {
-					run.clockShift = map[int]time.Duration{}
-				}
-				run.clockShift[n] = off
-				run.notes = append(run.notes, fmt.Sprintf("launch-%d ran with the clock moved forward %s by libfaketime (programs that read time through libc, such as node; Go binaries are not affected)", n, off))
-			}
-			launchEnv = func(n int) map[string]string {
-				if clock, ok := clocks[n]; ok {
-					return clock
-				}
-				return env
-			}
-		}
-	}
+	launchEnv := clockLaunches(run, opts, popts, env)
 	t.Command = func(ctx context.Context, n int) (*exec.Cmd, error) {
 		return sb.Command(ctx, command, args, launchEnv(n), cwd)
 	}
@@ -158,6 +133,41 @@ func newStdioTarget(ctx context.Context, s config.Server, opts *Options, popts *
 		t.red = t.red.WithPaths(pinned.LaunchPaths(pc))
 	}
 	return t
+}
+
+// clockLaunches adds a launch for each of opts.ClockOffsets, with the
+// server's clock moved forward by libfaketime, and returns each launch's
+// environment, by number: env, or env with the clock moved. Where
+// libfaketime is missing no clock launch is made, and run's notes say so.
+func clockLaunches(run *serverRun, opts *Options, popts *probe.Options, env map[string]string) func(int) map[string]string {
+	launchEnv := func(int) map[string]string { return env }
+	if len(opts.ClockOffsets) == 0 {
+		return launchEnv
+	}
+	lib := sandbox.FakeTimeLib(opts.FakeTimeLib)
+	if lib == "" {
+		run.notes = append(run.notes, "the clock could not be moved (--clock-offset): libfaketime is not installed (apt-get install faketime); no clock launch was made")
+		return launchEnv
+	}
+	popts.Launches = max(popts.Launches, 1)
+	clocks := map[int]map[string]string{}
+	for _, off := range opts.ClockOffsets {
+		popts.ExtraLaunches++
+		n := popts.Launches + len(popts.ExtraIdentities) + popts.ExtraLaunches
+		clocks[n] = sandbox.ClockEnv(env, lib, off)
+		run.clockLaunches = append(run.clockLaunches, n)
+		if run.clockShift == nil {
+			run.clockShift = map[int]time.Duration{}
+		}
+		run.clockShift[n] = off
+		run.notes = append(run.notes, fmt.Sprintf("launch-%d ran with the clock moved forward %s by libfaketime (programs that read time through libc, such as node; Go binaries are not affected)", n, off))
+	}
+	return func(n int) map[string]string {
+		if clock, ok := clocks[n]; ok {
+			return clock
+		}
+		return env
+	}
 }
 
 // coldStartTimeout is how long a first launch that installs its package
