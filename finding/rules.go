@@ -87,7 +87,11 @@ const (
 
 const repin = "If the change is expected, review the new text and record it with `mcp-lockcheck approve` (or re-run `mcp-lockcheck pin`); otherwise do not merge, and pin the server to the approved version."
 
-// Rules is the ordered registry of every rule.
+// Rules is the ordered registry of every rule. Where a rule's finding is
+// raised, family by family (drift, stability, text, hygiene, canaries,
+// availability, repository, review), is listed in the engine's package
+// documentation (internal/check/doc.go); the text rules are
+// internal/inspect's.
 var Rules = []Rule{
 	{ToolAdded, Error, "A tool the lock does not hold", "The server lists a tool that was never approved. A new tool is new text the model will read and a new action it can take.", repin},
 	{ToolRemoved, Warning, "A pinned tool is gone", "The server no longer lists a tool the lock holds. Agents that relied on it will fail; a removal paired with an addition may be a rename.", repin},

@@ -485,3 +485,16 @@ func (s *sandboxes) foreign(server string, b []byte) []sandbox.Canary {
 	}
 	return out
 }
+
+// leakFinding is a canary-leak finding about the secret named where, seen
+// in the answer to method; format gets where and the method.
+func leakFinding(server, where, phase, method, format string) finding.Finding {
+	f := finding.New(finding.CanaryLeak, server)
+	f.Kind, f.Subject, f.Phase = finding.KindServer, where, phase
+	via := method
+	if via == "" {
+		via = "a response"
+	}
+	f.Message = fmt.Sprintf(format, where, via)
+	return f
+}

@@ -2,14 +2,12 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"sync"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
@@ -45,18 +43,7 @@ func Compare(ctx context.Context, opts Options) *report.Report {
 			ls = opts.Lock.Servers[name]
 		}
 		fs := append([]finding.Finding(nil), run.findings...)
-		if ls == nil {
-			f := finding.New(finding.ServerNotPinned, name)
-			f.Kind, f.Subject = finding.KindServer, name
-			f.Message = fmt.Sprintf("server %q is configured in %s but has no entry in the lock", name, run.cfg.File)
-			fs = append(fs, f)
-		} else if want := liveLaunch(run); !want.Equal(ls.Launch) {
-			f := finding.New(finding.LaunchChanged, name)
-			f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
-			f.Message = "the configured launch differs from the approved one"
-			f.Before, f.After = pinned.LaunchText(ls.Launch), pinned.LaunchText(want)
-			fs = append(fs, f)
-		}
+		fs = append(fs, entryFindings(run, ls)...)
 		var moved []clockMove
 		if ls != nil {
 			ref := lockView(ls)
@@ -104,9 +91,7 @@ func Compare(ctx context.Context, opts Options) *report.Report {
 			if configured[name] {
 				continue
 			}
-			f := finding.New(finding.LockEntryOrphaned, name)
-			f.Kind, f.Subject = finding.KindServer, name
-			f.Message = fmt.Sprintf("the lock holds server %q but no config names it", name)
+			f := orphanedFinding(name)
 			f.File, f.Line = opts.LockPath, idx().Line(name, "", "")
 			r.Servers = append(r.Servers, opts.settle(report.Server{Name: name, Phases: []string{}}, []finding.Finding{f}, nil, nil, nil, approvals[name]))
 		}

@@ -350,3 +350,33 @@ func lastElem(p string) string {
 	}
 	return p
 }
+
+// entryFindings compare a configured server with its lock entry ls as a
+// whole: server-not-pinned when there is none, launch-changed when the
+// launch differs from the approved one.
+func entryFindings(run *serverRun, ls *lock.Server) []finding.Finding {
+	name := run.cfg.Name
+	if ls == nil {
+		f := finding.New(finding.ServerNotPinned, name)
+		f.Kind, f.Subject = finding.KindServer, name
+		f.Message = fmt.Sprintf("server %q is configured in %s but has no entry in the lock", name, run.cfg.File)
+		return []finding.Finding{f}
+	}
+	if want := liveLaunch(run); !want.Equal(ls.Launch) {
+		f := finding.New(finding.LaunchChanged, name)
+		f.Kind, f.Subject, f.Field = finding.KindServer, name, "launch"
+		f.Message = "the configured launch differs from the approved one"
+		f.Before, f.After = pinned.LaunchText(ls.Launch), pinned.LaunchText(want)
+		return []finding.Finding{f}
+	}
+	return nil
+}
+
+// orphanedFinding is lock-entry-orphaned: the lock holds server name,
+// and no config names it.
+func orphanedFinding(name string) finding.Finding {
+	f := finding.New(finding.LockEntryOrphaned, name)
+	f.Kind, f.Subject = finding.KindServer, name
+	f.Message = fmt.Sprintf("the lock holds server %q but no config names it", name)
+	return f
+}

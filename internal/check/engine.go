@@ -1,8 +1,3 @@
-// Package check is the engine: it probes each configured server in its
-// sandbox through every phase, compares every phase with the lock and with
-// the first phase, inspects every definition it saw, and turns all of it
-// into findings and a status per server. pin uses the same probe and
-// writes a lock only when every server was probed and stable.
 package check
 
 import (
@@ -377,19 +372,6 @@ func (run *serverRun) streamPhases(popts *probe.Options, r *redact.Redactor) (wa
 		close(phases)
 		<-done
 	}
-}
-
-// leakFinding is a canary-leak finding about the secret named where, seen
-// in the answer to method; format gets where and the method.
-func leakFinding(server, where, phase, method, format string) finding.Finding {
-	f := finding.New(finding.CanaryLeak, server)
-	f.Kind, f.Subject, f.Phase = finding.KindServer, where, phase
-	via := method
-	if via == "" {
-		via = "a response"
-	}
-	f.Message = fmt.Sprintf(format, where, via)
-	return f
 }
 
 // projectRoot is the directory a config file's relative paths mean: the
