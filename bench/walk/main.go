@@ -1,6 +1,6 @@
 // Command walk measures how a check flows through the code, the way issue
-// 20 counted it: from check.Check, follow every call that carries Check's
-// context on (a function with a context.Context parameter, or a closure
+// 20 counted it: from the engine's check.Run (check.Check before issue 46),
+// follow every call that carries its context on (a function with a context.Context parameter, or a closure
 // that captured one), over the call graph of the whole command (RTA from
 // main, so calls through interfaces and func values are resolved to what
 // the program can really call). It prints:
@@ -62,8 +62,12 @@ func main() {
 		switch {
 		case p.Pkg.Name() == "main" && strings.HasPrefix(p.Pkg.Path(), module):
 			roots = append(roots, p.Func("main"), p.Func("init"))
-		case p.Pkg.Path() == module+"/check" || p.Pkg.Path() == module+"/internal/check":
-			check = p.Func("Check")
+		case p.Pkg.Path() == module+"/internal/check":
+			// The engine's entry (Run: load, then Loaded.Check); before
+			// issue 46, check.Check.
+			if check = p.Func("Run"); check == nil {
+				check = p.Func("Check")
+			}
 		}
 	}
 	if check == nil || len(roots) == 0 {
