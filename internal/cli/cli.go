@@ -1,5 +1,6 @@
-// Package cli is mcp-lockcheck's command line: flags, wiring and exit
-// codes. All I/O is injected so end-to-end tests run it in-process.
+// Package cli is mcp-lockcheck's command line: flags into the engine's
+// configuration (package internal/check), rendering, and exit codes. All
+// I/O is injected so end-to-end tests run it in-process.
 package cli
 
 import (
