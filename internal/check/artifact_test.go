@@ -306,9 +306,9 @@ func TestPackageChangedPolicyWarning(t *testing.T) {
 	opts := artifactOptions(t, sandbox.Basic, t.TempDir(), m.srv)
 	lk, data := pinWith(t, opts)
 	m.publish("1.0.1", bcc)
-	opts.PerServer = func(string) policy.Settings {
+	opts.Policy = settingsFunc(func(string) policy.Settings {
 		return policy.Settings{Rules: map[finding.RuleID]policy.RuleLevel{finding.PackageChanged: {Severity: finding.Warning}}}
-	}
+	})
 	r := checkWith(opts, lk, data)
 	if f := findingOf(r, finding.PackageChanged); f == nil || f.Severity != finding.Warning || r.Summary.ExitCode != report.ExitOK {
 		t.Fatalf("exit %d, package-changed %+v\n%s", r.Summary.ExitCode, f, dumpFindings(r))

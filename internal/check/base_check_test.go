@@ -109,9 +109,9 @@ func TestCheckReviewsBase(t *testing.T) {
 
 		// The policy re-levels the review's findings as it does the
 		// live ones: one settle.
-		opts.PerServer = func(string) policy.Settings {
+		opts.Policy = settingsFunc(func(string) policy.Settings {
 			return policy.Settings{Rules: map[finding.RuleID]policy.RuleLevel{finding.ApprovalAdded: {Severity: finding.Error}}}
-		}
+		})
 		r = Compare(context.Background(), opts)
 		if r.Summary.ExitCode != report.ExitDrift || r.Servers[0].Status != report.StatusDrift {
 			t.Errorf("approval-added raised to error: exit %d status %s", r.Summary.ExitCode, r.Servers[0].Status)

@@ -29,7 +29,7 @@ const LintWarning = "mcp-lockcheck lint judged the text the lock records, with t
 // acknowledgements, the entry's line in the lock, redaction) and the
 // summary check uses, under opts.FailOn.
 //
-// opts.Lock (required), LockPath, LockData, FailOn, PerServer and
+// opts.Lock (required), LockPath, LockData, FailOn, Policy and
 // Redactor are read; only lists the servers to judge (nil: every server
 // of the lock; a name the lock does not hold is the caller's to refuse).
 func Lint(opts Options, only []string) *report.Report {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/testing/fakeserver"
 )
@@ -19,3 +20,9 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// settingsFunc is a Policy that gives each server the settings f returns,
+// whatever the caller fixed.
+type settingsFunc func(server string) policy.Settings
+
+func (f settingsFunc) Effective(server string, _ policy.Fixed) policy.Settings { return f(server) }

@@ -97,15 +97,17 @@ type Options struct {
 	// policy's top-level rules, the policy's acknowledgements, sort)
 	// before the one summary: no finding reaches the verdict another way.
 	repository func() []finding.Finding
-	// repositoryAck is the reason the policy in force gives for living
-	// with a repository finding (policy.Policy.Acknowledged), if any.
-	repositoryAck func(finding.Finding) (string, bool)
-	// PerServer, when set, gives one server's settings from the policy
-	// file, already resolved against the flags given on the command line
-	// (policy.Policy.Effective); its set fields override the run-wide
-	// ones above for that server, and its rules re-level or drop the
-	// server's findings.
-	PerServer func(server string) policy.Settings
+	// repositoryAcks is the policy whose acknowledgements of repository
+	// findings are in force (policy.Policy.Acknowledged; nil: none).
+	repositoryAcks *policy.Policy
+	// Policy, when set, is the policy in force (a policy file, or the
+	// base branch's combined with the pull request's): each server's
+	// settings, resolved against Fixed, the settings the caller fixed
+	// (the flags given on the command line). Its set fields override the
+	// run-wide ones above for that server, and its rules re-level or drop
+	// the server's findings.
+	Policy Policy
+	Fixed  policy.Fixed
 	// Network is each server's network allowance from the command line
 	// (--network), added to the policy's (servers.NAME.network).
 	Network map[string]sandbox.Allowance
@@ -125,16 +127,28 @@ type Profile struct {
 	ClockOffsets                      []time.Duration
 }
 
+// Policy is a policy in force: *policy.Policy, or *policy.Combined
+// under review.
+type Policy interface {
+	Effective(server string, fixed policy.Fixed) policy.Settings
+}
+
+// settings are server name's settings from the policy in force (the zero
+// Settings without one).
+func (opts *Options) settings(name string) policy.Settings {
+	if opts.Policy == nil {
+		return policy.Settings{}
+	}
+	return opts.Policy.Effective(name, opts.Fixed)
+}
+
 // forServer is opts with the server's policy settings applied. Calls are
 // added after any run-wide ones; pass-env names add to --pass-env.
 func (opts *Options) forServer(name string) *Options {
-	if opts.PerServer == nil && opts.Network[name] == nil {
+	if opts.Policy == nil && opts.Network[name] == nil {
 		return opts
 	}
-	var st policy.Settings
-	if opts.PerServer != nil {
-		st = opts.PerServer(name)
-	}
+	st := opts.settings(name)
 	o := *opts
 	// The allowance: the command line's and the policy's. Only strict
 	// enforces one; the lock records it whatever the level (networkOf).
@@ -188,8 +202,8 @@ func (opts *Options) forServer(name string) *Options {
 // say, before status and summary are computed from them; note says what
 // it did, for the server's notes.
 func (opts *Options) applyRules(server string, fs []finding.Finding) ([]finding.Finding, string) {
-	if opts.PerServer == nil {
+	if opts.Policy == nil {
 		return fs, ""
 	}
-	return policy.Apply(fs, opts.PerServer(server).Rules)
+	return policy.Apply(fs, opts.settings(server).Rules)
 }

@@ -192,7 +192,7 @@ func (opts *Options) FitPlans(runDeadline time.Duration) error {
 		head := fmt.Sprintf("%s needs about %s per server (%s)", who, About(need), p)
 		if o.ServerTimeout > 0 && !p.Fits(o.ServerTimeout) {
 			src := "--timeout is " + o.ServerTimeout.String()
-			if opts.PerServer != nil && opts.PerServer(s.Name).Timeout > 0 {
+			if opts.settings(s.Name).Timeout > 0 {
 				src = "the policy's timeout for it is " + o.ServerTimeout.String()
 			}
 			add(head+"; "+src, s.Name)

@@ -134,12 +134,12 @@ func TestFitPlans(t *testing.T) {
 	t.Parallel()
 	deep := &Profile{WarmupCalls: 50, Launches: 5, CallGap: 2 * time.Second, BurstCalls: 1000}
 	servers := []config.Server{{Name: "a", Command: "x"}, {Name: "b", Command: "x"}}
-	pol := func(src string) func(string) policy.Settings {
+	pol := func(src string) Policy {
 		p, err := policy.Parse("p.yaml", []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return func(name string) policy.Settings { return p.Effective(name, policy.Fixed{}) }
+		return p
 	}
 	tests := []struct {
 		name      string
@@ -147,7 +147,7 @@ func TestFitPlans(t *testing.T) {
 		profile   string
 		timeout   time.Duration
 		deadline  time.Duration
-		perServer func(string) policy.Settings
+		perServer Policy
 		want      []string // "" : fits
 	}{
 		{name: "quick, unset", probe: probe.Options{Launches: 2, WarmupCalls: 5}, profile: "quick"},
@@ -170,7 +170,7 @@ func TestFitPlans(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := &Options{Servers: servers, Probe: tt.probe, ProfileName: tt.profile, ServerTimeout: tt.timeout, PerServer: tt.perServer, Deep: deep}
+			opts := &Options{Servers: servers, Probe: tt.probe, ProfileName: tt.profile, ServerTimeout: tt.timeout, Policy: tt.perServer, Deep: deep}
 			err := opts.FitPlans(tt.deadline)
 			if len(tt.want) == 0 {
 				if err != nil {

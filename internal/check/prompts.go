@@ -42,10 +42,10 @@ func PinPromptsOf(p *bool) PinPrompts {
 // pinPromptsFor is what opts' policy says for server name (no policy: the
 // default).
 func (opts *Options) pinPromptsFor(name string) PinPrompts {
-	if opts.PerServer == nil {
+	if opts.Policy == nil {
 		return PinArgumentlessPrompts
 	}
-	return PinPromptsOf(opts.PerServer(name).PinPrompts)
+	return PinPromptsOf(opts.settings(name).PinPrompts)
 }
 
 // pinnable reports whether a prompt answered with args is one mode pins.

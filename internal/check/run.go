@@ -28,7 +28,7 @@ type Config struct {
 	Sources Sources
 	// Options are how to probe and judge: the probe template, the
 	// sandbox, the jobs, the threshold, the redactor, progress. Servers,
-	// All, Lock, LockPath, LockData and PerServer are Load's to fill.
+	// All, Lock, LockPath, LockData, Policy and Fixed are Load's to fill.
 	Options Options
 	// Deadline bounds the whole run: servers not finished by then are
 	// held (0: none).
@@ -95,10 +95,9 @@ func Load(cfg Config) (*Loaded, error) {
 	if o.Getenv == nil {
 		o.Getenv = src.Getenv
 	}
-	if pol := l.policy; pol != nil {
-		fixed := l.Fixed
-		o.PerServer = func(name string) policy.Settings { return pol.Effective(name, fixed) }
-		o.repositoryAck = pol.Acknowledged
+	o.Fixed = l.Fixed
+	if l.policy != nil {
+		o.Policy, o.repositoryAcks = l.policy, l.policy
 	}
 	return l, nil
 }
@@ -227,8 +226,7 @@ func (l *Loaded) review(ctx context.Context) (weakened []finding.Finding, err er
 	}
 	if reviewPolicy {
 		comb := &policy.Combined{Base: basePol, PR: l.policy, Run: l.defaults()}
-		fixed := l.Fixed
-		opts.PerServer = func(name string) policy.Settings { return comb.Effective(name, fixed) }
+		opts.Policy = comb
 		var names []string
 		for _, s := range opts.Servers {
 			names = append(names, s.Name)
@@ -236,7 +234,7 @@ func (l *Loaded) review(ctx context.Context) (weakened []finding.Finding, err er
 		weakened = comb.Weakenings(names, src.PolicyName())
 		// Under review the base branch's acknowledgements are in force:
 		// one the pull request adds is a weakening until merged.
-		opts.repositoryAck = basePol.Acknowledged
+		opts.repositoryAcks = basePol
 	} else if review {
 		src.warnf("warning: --base-lock without --base-policy: the policy is not reviewed; this check runs with the pull request's own policy")
 	}

@@ -60,9 +60,9 @@ func (opts *Options) settleFindings(server string, fs []finding.Finding, launch 
 func (opts *Options) settleRepository(fs []finding.Finding) []finding.Finding {
 	fs = finding.Dedup(fs)
 	fs, _ = opts.applyRules("", fs)
-	if opts.repositoryAck != nil {
+	if opts.repositoryAcks != nil {
 		for i := range fs {
-			if reason, ok := opts.repositoryAck(fs[i]); ok {
+			if reason, ok := opts.repositoryAcks.Acknowledged(fs[i]); ok {
 				fs[i].Acknowledged, fs[i].AckReason = true, reason
 			}
 		}

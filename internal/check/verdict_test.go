@@ -56,7 +56,7 @@ func TestOneVerdict(t *testing.T) {
 				Probe:   probe.Options{Launches: 1, WarmupCalls: 0, RequestTimeout: 10 * time.Second, CallTimeout: time.Second},
 				Sandbox: sandbox.Options{Level: sandbox.Basic}, FailOn: tc.failOn, Jobs: 1}
 			if tc.rules != nil {
-				opts.PerServer = func(string) policy.Settings { return policy.Settings{Rules: tc.rules} }
+				opts.Policy = settingsFunc(func(string) policy.Settings { return policy.Settings{Rules: tc.rules} })
 			}
 			lk, pinned := Pin(context.Background(), opts, approval.Approver{By: "me", At: time.Unix(0, 0)})
 			if lk == nil {

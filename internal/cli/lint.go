@@ -89,7 +89,7 @@ func runLint(_ context.Context, args []string, env Env) (int, error) {
 	}
 	opts := check.Options{Lock: lk, LockPath: c.lockPath, LockData: data, FailOn: threshold, Redactor: env.red}
 	if pol != nil {
-		opts.PerServer = func(name string) policy.Settings { return pol.Effective(name, policy.Fixed{}) }
+		opts.Policy = pol
 	}
 	r := check.Lint(opts, only)
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: c.automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}

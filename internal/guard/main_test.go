@@ -76,7 +76,9 @@ func pinFakeWith(t testing.TB, name, scenario string, perServer func(string) pol
 		Sandbox:       sandbox.Options{Level: sandbox.Off},
 		FailOn:        finding.Error,
 		Jobs:          1,
-		PerServer:     perServer,
+	}
+	if perServer != nil {
+		opts.Policy = settingsFunc(perServer)
 	}
 	lk, r := check.Pin(context.Background(), opts, approval.Approver{By: "test@example.com", At: time.Unix(0, 0)})
 	if lk == nil {
@@ -370,3 +372,9 @@ func (c *client) drain() []jsonrpc.Message {
 		}
 	}
 }
+
+// settingsFunc is a check.Policy that gives each server the settings f
+// returns, whatever the caller fixed.
+type settingsFunc func(server string) policy.Settings
+
+func (f settingsFunc) Effective(server string, _ policy.Fixed) policy.Settings { return f(server) }
