@@ -70,10 +70,10 @@ type Profile string
 // The probe profiles.
 const (
 	// ProfileQuick (the default) is what a pull-request check can afford.
-	ProfileQuick Profile = icheck.ProfileQuick
+	ProfileQuick Profile = "quick"
 	// ProfileDeep baits what quick cannot reach: 50 calls, 5 launches,
 	// clock shifts, every client identity, idle gaps, a burst of calls.
-	ProfileDeep Profile = icheck.ProfileDeep
+	ProfileDeep Profile = "deep"
 )
 
 // NoCalls, as Config.WarmupCalls, makes no warm-up calls at all (0 takes
@@ -129,7 +129,7 @@ type Config struct {
 // asked (the command line's exit code 2): a bad Config, an unreadable or
 // invalid config, lock or policy, a sandbox that cannot be applied. The
 // error says which.
-var ErrUsage = icheck.ErrUsage
+var ErrUsage = errors.New("check could not run")
 
 // ErrHeld is wrapped by Run's error when a server could not be probed (the
 // command line's exit code 3, unless drift outranks it): the report is
@@ -181,13 +181,17 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		return nil, fmt.Errorf("%w: check.Main was not called: the sandbox re-executes this program as its helper, and main must call check.Main first thing", ErrUsage)
 	}
 	if err := sandbox.ProtectSelf(); err != nil {
-		return nil, icheck.AsUsage(fmt.Errorf("cannot protect the environment from the servers: %w", err))
+		return nil, fmt.Errorf("%w: cannot protect the environment from the servers: %w", ErrUsage, err)
 	}
 	ec, err := cfg.engine()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	r, err := icheck.Run(ctx, ec)
+	if errors.Is(err, icheck.ErrUsage) {
+		// The engine's usage error, as this package's.
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
 	if err != nil {
 		return nil, err
 	}
