@@ -41,18 +41,10 @@ const (
 
 // errInterrupted is a run stopped by a signal: Main's context (root) is
 // cancelled only by SIGINT or SIGTERM. Every server of such a run looks
-// held, and a report saying so would be a false verdict: the command
-// writes nothing and returns this error; Run says so and exits
-// ExitInterrupted.
+// held, and a report saying so would be a false verdict: the engine
+// returns an error instead of a report (check.Run), the command writes
+// nothing, and Run says so and exits ExitInterrupted.
 var errInterrupted = errors.New("interrupted: no report and no lock written")
-
-// interruption is errInterrupted when a signal has stopped the run.
-func interruption(root context.Context) error {
-	if root.Err() != nil {
-		return errInterrupted
-	}
-	return nil
-}
 
 // ErrUsage marks errors that are the caller's: bad flags, an unreadable or
 // invalid config or lock. They exit 2. It is the engine's (check.ErrUsage),
