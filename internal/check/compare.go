@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inspect"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/pinned"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
@@ -99,10 +100,7 @@ func newSnapshotCached(server string, o probe.Observation, cache *canonCache) *s
 			d.Key = cache.redactor().String(d.Key)
 			d.Raw = canon[i].raw
 			if _, dup := m[d.Key]; dup {
-				f := finding.New(finding.AmbiguousJSON, server)
-				f.Kind, f.Subject, f.Phase = kind, d.Key, o.Phase
-				f.Message = fmt.Sprintf("%s %q is listed more than once; clients may keep either definition", kind, d.Key)
-				s.dups = append(s.dups, f)
+				s.dups = append(s.dups, inspect.DuplicateEntry(server, kind, d.Key, o.Phase))
 				continue
 			}
 			m[d.Key] = canon[i].canon

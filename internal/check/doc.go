@@ -10,9 +10,10 @@
 // registered, with their severity and text, in finding/rules.go):
 //
 //   - drift, the live server against its lock entry: compare.go
-//     (definitions, handshake values, ambiguous-json; server-not-pinned,
-//     launch-changed, lock-entry-orphaned), prompts.go (pinned prompt
-//     answers).
+//     (definitions, handshake values; server-not-pinned, launch-changed,
+//     lock-entry-orphaned), prompts.go (pinned prompt answers).
+//   - ambiguous-json, text that is not JSON with one meaning: made by
+//     internal/inspect/ambiguous.go for check, lint and the review alike.
 //   - stability, a phase against the first: stability.go
 //     (unstable-manifest).
 //   - text, what the model reads: the rules are internal/inspect's;

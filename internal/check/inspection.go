@@ -1,7 +1,6 @@
 package check
 
 import (
-	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -86,10 +85,7 @@ func (in *inspector) add(s *snapshot) {
 		c := canon[field]
 		if c.Ambiguous != "" && !seen["a"+field+c.SHA256] {
 			seen["a"+field+c.SHA256] = true
-			f := finding.New(finding.AmbiguousJSON, server)
-			f.Kind, f.Subject, f.Field, f.Phase, f.ContentSHA256 = finding.KindServer, field, field, s.obs.Phase, c.SHA256
-			f.Message = fmt.Sprintf("the server's %s is not JSON with one meaning: %s; it is pinned by its raw bytes", field, c.Ambiguous)
-			in.out = append(in.out, f)
+			in.out = append(in.out, inspect.AmbiguousField(server, field, s.obs.Phase, c))
 		}
 	}
 	// serverInfo's name and title are shown to users and models too.
@@ -128,10 +124,7 @@ func (in *inspector) add(s *snapshot) {
 			}
 			seen[id] = true
 			if c.Ambiguous != "" {
-				f := finding.New(finding.AmbiguousJSON, server)
-				f.Kind, f.Subject, f.Phase, f.ContentSHA256 = kind, key, s.obs.Phase, c.SHA256
-				f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, c.Ambiguous)
-				in.out = append(in.out, f)
+				in.out = append(in.out, inspect.AmbiguousEntry(server, kind, key, s.obs.Phase, c))
 			}
 			in.job(&inspectJob{subject: inspect.Subject{Server: server, Kind: kind, Name: key, Raw: s.raw[kind][key], Phase: s.obs.Phase}, sum: c.SHA256})
 		}

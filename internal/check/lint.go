@@ -1,7 +1,6 @@
 package check
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -108,10 +107,7 @@ func lintServer(name string, ls *lock.Server) []finding.Finding {
 			continue
 		}
 		if c.Ambiguous != "" {
-			f := finding.New(finding.AmbiguousJSON, name)
-			f.Kind, f.Subject, f.Field, f.ContentSHA256 = finding.KindServer, field, field, c.SHA256
-			f.Message = fmt.Sprintf("the server's %s is not JSON with one meaning: %s; it is pinned by its raw bytes", field, c.Ambiguous)
-			out = append(out, f)
+			out = append(out, inspect.AmbiguousField(name, field, "", c))
 		}
 		switch field {
 		case "instructions":
@@ -137,10 +133,7 @@ func lintServer(name string, ls *lock.Server) []finding.Finding {
 			}
 			c := e.Canonical()
 			if c.Ambiguous != "" {
-				f := finding.New(finding.AmbiguousJSON, name)
-				f.Kind, f.Subject, f.ContentSHA256 = kind, key, c.SHA256
-				f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, c.Ambiguous)
-				out = append(out, f)
+				out = append(out, inspect.AmbiguousEntry(name, kind, key, "", c))
 			}
 			inspectOne(inspect.Subject{Server: name, Kind: kind, Name: key, Raw: c.Bytes}, c.SHA256, "", nil)
 		}

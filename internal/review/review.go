@@ -234,10 +234,7 @@ func approveEntry(a *ServerApprovals, c lock.Change, ps *lock.Server, first bool
 	// it: the PR may approve text no live server shows (a server that
 	// is held, or not configured here).
 	if pc.Ambiguous != "" {
-		f := finding.New(finding.AmbiguousJSON, name)
-		f.Kind, f.Subject, f.ContentSHA256 = kind, key, pc.SHA256
-		f.Message = fmt.Sprintf("%s %q is not JSON with one meaning: %s", kind, key, pc.Ambiguous)
-		a.Inspection = append(a.Inspection, f)
+		a.Inspection = append(a.Inspection, inspect.AmbiguousEntry(name, kind, key, "", pc))
 	}
 	fs := inspect.Definition(inspect.Subject{Server: name, Kind: kind, Name: key, Raw: pc.Bytes})
 	a.Inspection = append(a.Inspection, withHash(fs, pc.SHA256)...)
