@@ -35,13 +35,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	icheck "github.com/mcp-lockcheck/mcp-lockcheck/internal/check"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/policy"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
-	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
@@ -225,39 +222,21 @@ func (cfg Config) engine() (icheck.Config, error) {
 	if cfg.WarmupCalls < NoCalls || cfg.Launches < 0 {
 		return icheck.Config{}, icheck.Usagef("WarmupCalls must be >= NoCalls and Launches >= 0 (0: the profile's)")
 	}
-	deep := icheck.DeepProfile()
-	count := func(v, profile int) int {
-		switch v {
-		case 0:
-			return profile
-		case NoCalls:
-			return 0
+	o := icheck.DefaultOptions(string(profile), lvl)
+	o.FailOn, o.Progress = cfg.FailOn, cfg.Progress
+	// A count given here holds for every server, one a policy makes deep
+	// included; NoCalls is none.
+	if n := cfg.WarmupCalls; n != 0 {
+		o.Probe.WarmupCalls = max(n, 0)
+		if o.Deep != nil {
+			o.Deep.WarmupCalls = o.Probe.WarmupCalls
 		}
-		return v
 	}
-	deep.WarmupCalls, deep.Launches = count(cfg.WarmupCalls, deep.WarmupCalls), count(cfg.Launches, deep.Launches)
-	o := icheck.Options{
-		Probe: probe.Options{
-			WarmupCalls: count(cfg.WarmupCalls, icheck.DefaultWarmupCalls), Launches: count(cfg.Launches, icheck.DefaultLaunches),
-			Protocol: "auto", RequestTimeout: icheck.DefaultRequestTimeout, CallTimeout: probe.DefaultCallTimeout,
-			MaxMessageBytes: icheck.DefaultMaxMessageBytes,
-		},
-		ProfileName: string(profile),
-		Sandbox:     sandbox.Options{Level: lvl, Getenv: os.LookupEnv},
-		FailOn:      cfg.FailOn,
-		Getenv:      os.LookupEnv,
-		Jobs:        icheck.DefaultJobs(),
-		Progress:    cfg.Progress,
-		Now:         time.Now,
-		Redactor:    redact.New(os.Environ()),
-		Deep:        &deep,
-	}
-	if lvl == sandbox.Strict {
-		o.Sandbox.CacheDir = icheck.DefaultCacheDir(os.LookupEnv)
-	}
-	if profile == ProfileDeep {
-		o.Probe.WarmupCalls, o.Probe.Launches, o.Probe.BurstCalls, o.Probe.CallGap = deep.WarmupCalls, deep.Launches, deep.BurstCalls, deep.CallGap
-		o.Probe.ExtraIdentities, o.ClockOffsets, o.Deep = deep.ExtraIdentities, deep.ClockOffsets, nil
+	if n := cfg.Launches; n != 0 {
+		o.Probe.Launches = n
+		if o.Deep != nil {
+			o.Deep.Launches = n
+		}
 	}
 	return icheck.Config{
 		Sources: icheck.Sources{Dir: dir, Configs: cfg.Configs, Servers: cfg.Servers, Lock: cmp.Or(cfg.Lock, lock.DefaultPath), LockGiven: cfg.Lock != "",

@@ -7,8 +7,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/config"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/probe"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/redact"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
 
 // Probe profiles: one named set of probe settings each, documented in
@@ -80,4 +83,37 @@ func DefaultCacheDir(getenv func(string) (string, bool)) string {
 		return filepath.Join(home, ".cache", "mcp-lockcheck", "sandbox")
 	}
 	return filepath.Join(os.TempDir(), "mcp-lockcheck-sandbox-cache")
+}
+
+// DefaultOptions are the options of a run in this process whose caller
+// chose only the profile (ProfileQuick or ProfileDeep) and the sandbox
+// level: every other setting is the command line's default, the
+// environment is the process's (os.LookupEnv, redacted from everything
+// reported), the clock is time.Now. A deep run gets the deep profile's
+// settings; a quick one keeps them in Deep, for the servers a policy
+// makes deep.
+func DefaultOptions(profile string, level sandbox.Level) Options {
+	deep := DeepProfile()
+	o := Options{
+		Probe: probe.Options{
+			WarmupCalls: DefaultWarmupCalls, Launches: DefaultLaunches, Protocol: "auto",
+			RequestTimeout: DefaultRequestTimeout, CallTimeout: probe.DefaultCallTimeout, MaxMessageBytes: DefaultMaxMessageBytes,
+		},
+		ProfileName: ProfileQuick,
+		Sandbox:     sandbox.Options{Level: level, Getenv: os.LookupEnv},
+		FailOn:      finding.Error,
+		Getenv:      os.LookupEnv,
+		Jobs:        DefaultJobs(),
+		Now:         time.Now,
+		Redactor:    redact.New(os.Environ()),
+		Deep:        &deep,
+	}
+	if level == sandbox.Strict {
+		o.Sandbox.CacheDir = DefaultCacheDir(os.LookupEnv)
+	}
+	if profile == ProfileDeep {
+		o.Probe.WarmupCalls, o.Probe.Launches, o.Probe.BurstCalls, o.Probe.CallGap = deep.WarmupCalls, deep.Launches, deep.BurstCalls, deep.CallGap
+		o.Probe.ExtraIdentities, o.ClockOffsets, o.ProfileName, o.Deep = deep.ExtraIdentities, deep.ClockOffsets, ProfileDeep, nil
+	}
+	return o
 }
