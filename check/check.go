@@ -73,6 +73,21 @@ const (
 	ProfileDeep Profile = "deep"
 )
 
+// Severity is the least severity of a finding that fails a run.
+type Severity string
+
+// The thresholds of Config.FailOn.
+const (
+	// FailOnError (the default) fails on an error.
+	FailOnError Severity = "error"
+	// FailOnWarning fails on a warning or an error.
+	FailOnWarning Severity = "warning"
+	// FailOnNote fails on any finding.
+	FailOnNote Severity = "note"
+	// FailOnNever fails on no finding: only drift and held servers fail.
+	FailOnNever Severity = "never"
+)
+
 // NoCalls, as Config.WarmupCalls, makes no warm-up calls at all (0 takes
 // the profile's count).
 const NoCalls = -1
@@ -80,7 +95,7 @@ const NoCalls = -1
 // Config are a check's inputs. The zero value checks the servers of the
 // client configs discovered in the working directory against
 // mcp-lock.json there, with the command line's defaults (the quick
-// profile, the basic sandbox), failing on a finding of any severity.
+// profile, the basic sandbox, failing on errors).
 type Config struct {
 	// Dir is the project's root: where configs are discovered and relative
 	// paths resolve ("": the working directory).
@@ -104,10 +119,8 @@ type Config struct {
 	// with the base's policy in force ("": no review).
 	Base string
 	// FailOn is the least severity of a finding that fails the run
-	// (report.ExitDrift). Its zero value, finding.Note, fails on every
-	// finding; the command line's default is finding.Error, and
-	// finding.Never fails on none.
-	FailOn finding.Severity
+	// (report.ExitDrift) ("": FailOnError, the command line's default).
+	FailOn Severity
 	// WarmupCalls is how many warm-up tools/call requests each launch
 	// makes: 0 takes the profile's (5 quick, 50 deep), NoCalls makes none.
 	WarmupCalls int
@@ -222,8 +235,12 @@ func (cfg Config) engine() (icheck.Config, error) {
 	if cfg.WarmupCalls < NoCalls || cfg.Launches < 0 {
 		return icheck.Config{}, icheck.Usagef("WarmupCalls must be >= NoCalls and Launches >= 0 (0: the profile's)")
 	}
+	failOn, err := finding.ParseSeverity(string(cmp.Or(cfg.FailOn, FailOnError)))
+	if err != nil {
+		return icheck.Config{}, icheck.AsUsage(fmt.Errorf("FailOn: %w", err))
+	}
 	o := icheck.DefaultOptions(string(profile), lvl)
-	o.FailOn, o.Progress = cfg.FailOn, cfg.Progress
+	o.FailOn, o.Progress = failOn, cfg.Progress
 	// A count given here holds for every server, one a policy makes deep
 	// included; NoCalls is none.
 	if n := cfg.WarmupCalls; n != 0 {

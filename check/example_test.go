@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
-	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
@@ -21,7 +20,6 @@ import (
 func Example() {
 	r, err := check.Run(context.Background(), check.Config{
 		Dir:         exampleDir,
-		FailOn:      finding.Error,
 		WarmupCalls: check.NoCalls,
 		Launches:    1,
 	})
@@ -60,6 +58,9 @@ func TestRunUsage(t *testing.T) {
 	}
 	if _, err := check.Run(context.Background(), check.Config{Dir: exampleDir, Sandbox: "tight"}); !errors.Is(err, check.ErrUsage) || !strings.Contains(err.Error(), "tight") {
 		t.Fatalf("bad sandbox: %v", err)
+	}
+	if _, err := check.Run(context.Background(), check.Config{Dir: exampleDir, FailOn: "sometimes"}); !errors.Is(err, check.ErrUsage) || !strings.Contains(err.Error(), "sometimes") {
+		t.Fatalf("bad FailOn: %v", err)
 	}
 }
 

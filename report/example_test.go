@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/check"
-	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/report"
 )
 
@@ -17,7 +16,6 @@ import (
 func Example() {
 	r, err := check.Run(context.Background(), check.Config{
 		Dir:         exampleDir,
-		FailOn:      finding.Error,
 		WarmupCalls: check.NoCalls,
 		Launches:    1,
 	})
