@@ -665,7 +665,7 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 			// The verb is the order's, not a description's before it
 			// ("apps read them from environment variables: set ...").
 			from, imp := imperativeAt(c)
-			if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && (!imp || v >= from) && !negated().Match(c[:v]) {
+			if v := lastMatchBefore(readVerb2(), c, m[0]); v >= 0 && (!imp || v >= from) && !negated().Match(c[:v]) && !syscallError(c, v) {
 				return classReadSecrets, j.at(m)
 			}
 		}
@@ -674,6 +674,29 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 		return classChangeValues, j.at(m)
 	}
 	return classNone, ""
+}
+
+// errnoText is the description of a failed system call as runtimes print
+// it; syscallBefore and syscallAfter are the two ways they name the call
+// and its path: Node's "ENOENT: no such file or directory, open '/p'" and
+// Go's "open /p: no such file or directory".
+var (
+	errnoText     = `(?:no such file or directory|permission denied|operation not permitted|not a directory|is a directory|file exists|too many open files|read-only file system|resource busy or locked|directory not empty|e[a-z]{3,11})`
+	syscallBefore = lazyRegexp(`(?i)` + errnoText + `,\s*$`)
+	syscallAfter  = lazyRegexp(`(?i)^(?:open|stat|lstat|read|readlink|access|scandir|opendir|realpath|copyfile|chmod)\s+(?:'[^']*'|"[^"]*"|\S+):\s*` + errnoText + `\b`)
+)
+
+// syscallError reports whether the verb at v is the name of a system call
+// in the error message of one that failed: a file server's answer to a
+// read the checker asked for ("ENOENT: no such file or directory, open
+// '~/.ssh/id_rsa'") names the call and the path, and asks nothing. Only
+// that verb is excused: an order elsewhere in the clause is judged.
+func syscallError(c []byte, v int) bool {
+	if syscallBefore().Match(c[:v]) {
+		rest := c[v:]
+		return bytes.HasPrefix(bytes.TrimLeft(bytes.TrimLeftFunc(rest, func(r rune) bool { return r >= 'a' && r <= 'z' }), " "), []byte("'"))
+	}
+	return syscallAfter().Match(c[v:])
 }
 
 // contact: sending to a fixed destination (an address, a number, a

@@ -547,6 +547,11 @@ func (sc *scan) matchPhrases(r textRef, s string) (pm phraseMatches, ok bool) {
 	}
 	implicit := sc.ident || secret != nil && inParam(r.segs) && paramVerb().Match(text[secret.a:])
 	exA, exZ, exfil := exfiltration(text, paths, secret, carrier, implicit)
+	if exfil && syscallError(text, exA) {
+		// "open /home/u/.ssh/id_rsa: no such file or directory" is a
+		// failed read's error, the path its subject.
+		exfil = false
+	}
 	if exfil && len(paths) == 0 && sc.intent && describesJob(r.segs) && exA < firstClauseEnd(text) {
 		// A credential named in the first clause of a description
 		// ("Generate an upload URL with authentication credentials") is
