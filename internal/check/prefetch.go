@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/launchid"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/sandbox"
 )
@@ -70,7 +71,7 @@ func prefetch(ctx context.Context, command string, args []string, env map[string
 	cmd.Env = l.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return ans, "", fmt.Sprintf("could not prefetch %s into %s: %v: %s", l.pkg.Spec, filepath.Dir(l.cache), err, launchid.OneLine(launchid.Truncate(string(out), 400)))
+		return ans, "", fmt.Sprintf("could not prefetch %s into %s: %v: %s", l.pkg.Spec, filepath.Dir(l.cache), err, launchid.OneLine(clip.Tail(string(out), 400)))
 	}
 	return ans, "", fmt.Sprintf("%s was resolved by the registry (%s) to %s and fetched into the npm cache the launch used, without running its install scripts (%s)",
 		l.pkg.Spec, ans.Tarball, ans.Version, time.Since(start).Round(100*time.Millisecond))

@@ -8,7 +8,8 @@
 // quoted in notes and errors whose size is what matters; [Runes] counts
 // the runes kept, and marks a cut with "…" after them, for text a finding
 // or a report shows a person; [Fit] counts the room the text is given, the
-// mark included, for a report's columns and regions, which have a width.
+// mark included, for a report's columns and regions, which have a width;
+// [Tail] keeps the end of a tool's output, where its error is.
 package clip
 
 import "unicode/utf8"
@@ -50,4 +51,19 @@ func Fit(s string, n int) string {
 		return s
 	}
 	return Runes(s, n-1)
+}
+
+// Tail returns s when it is at most n bytes long, and otherwise its last n
+// bytes or fewer, cut at a rune boundary: what a failed command (npm, a
+// container runtime) printed last says why it failed, after pages of
+// progress. No mark: the error quoting it says what it is.
+func Tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - max(n, 0)
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }

@@ -70,3 +70,22 @@ func TestFit(t *testing.T) {
 		}
 	}
 }
+
+func TestTail(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"npm ERR! 404 Not Found", 9, "Not Found"},
+		{"abc€", 2, ""},  // the cut falls inside the euro sign's 3 bytes
+		{"abc€", 3, "€"}, // the whole rune fits
+		{"abc", 0, ""},
+	} {
+		if got := Tail(tt.in, tt.n); got != tt.want || !utf8.ValidString(got) {
+			t.Errorf("Tail(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 	"github.com/mcp-lockcheck/mcp-lockcheck/lock"
 )
 
@@ -759,7 +760,7 @@ func ImageDigestEnv(ctx context.Context, cli, ref, name string, env []string) (s
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.Output()
 	if err != nil {
-		return "", &inspectError{fmt.Sprintf("%s image inspect %s: %v: %s", filepath.Base(cli), ref, err, strings.TrimSpace(Truncate(stderr.String(), 300)))}
+		return "", &inspectError{fmt.Sprintf("%s image inspect %s: %v: %s", filepath.Base(cli), ref, err, strings.TrimSpace(clip.Tail(stderr.String(), 300)))}
 	}
 	return ParseImageInspect(out, name)
 }
@@ -784,7 +785,7 @@ func ImagePull(ctx context.Context, cli, ref, platform string, env []string) err
 		return fmt.Errorf("%s pull %s: no answer within %s", filepath.Base(cli), ref, PrefetchTimeout)
 	}
 	if err != nil {
-		return fmt.Errorf("%s pull %s: %v: %s", filepath.Base(cli), ref, err, OneLine(Truncate(string(out), 300)))
+		return fmt.Errorf("%s pull %s: %v: %s", filepath.Base(cli), ref, err, OneLine(clip.Tail(string(out), 300)))
 	}
 	return nil
 }
@@ -838,13 +839,6 @@ func normalizeRepo(name string) string {
 		name = "docker.io/" + rest
 	}
 	return name
-}
-
-func Truncate(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
 }
 
 // LaunchArtifact reads, launching nothing, the identity of what a stdio
@@ -907,7 +901,7 @@ func NpmPrefetch(ctx context.Context, command string, args []string, env map[str
 	cmd.Dir = tmp
 	cmd.Env = NpmEnv(env, cacheDir)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("npm exec %s: %v: %s", pkg.Spec, err, OneLine(Truncate(string(out), 300)))
+		return fmt.Errorf("npm exec %s: %v: %s", pkg.Spec, err, OneLine(clip.Tail(string(out), 300)))
 	}
 	return nil
 }

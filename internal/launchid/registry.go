@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
 )
 
 // RegistryAnswer is what the registry resolved a spec to before the
@@ -44,7 +46,7 @@ func ResolveRegistry(ctx context.Context, npm, spec string, env []string) (*Regi
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("npm view %s: %v: %s", spec, err, OneLine(Truncate(stderr.String()+string(out), 300)))
+		return nil, fmt.Errorf("npm view %s: %v: %s", spec, err, OneLine(clip.Tail(stderr.String()+string(out), 300)))
 	}
 	return ParseView(out, spec)
 }
