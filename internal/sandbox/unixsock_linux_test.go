@@ -199,6 +199,16 @@ func TestStrictUnixSockets(t *testing.T) {
 			t.Fatalf("control: basic did not reach %s: %s", attempts[i], line)
 		}
 	}
+	// The control's two datagrams (dgram, pairdgram) are counted by the
+	// listener's goroutine, which may read them after the control
+	// returned: wait for them (bounded), or they would be counted as
+	// strict's.
+	for i := 0; dgram.hits.Load() < 2; i++ {
+		if i == 500 {
+			t.Fatalf("control: %s counted %d of basic's 2 datagrams in 5s", dgram.addr, dgram.hits.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	before := make([]int32, len(hosts))
 	for i, h := range hosts {
 		before[i] = h.hits.Load()
