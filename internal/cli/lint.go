@@ -93,15 +93,7 @@ func runLint(_ context.Context, args []string, env Env) (int, error) {
 	}
 	r := check.Lint(opts, only)
 	ropts := report.Options{LockPath: c.lockPath, ToolVersion: toolVersion(), AutomationID: c.automation, Redactor: env.red, Approve: approveCommand(fs, args), Pin: pinCommand(fs, args)}
-	textOpts := ropts
-	if f == report.FormatText {
-		textOpts.Width, textOpts.Color, textOpts.Verbose = termWidth(env, env.Stdout), newPainter(env, env.Stdout).on, c.verbose
-	}
-	if err := report.Write(env.Stdout, f, r, textOpts); err != nil {
-		return ExitUsage, fmt.Errorf("writing report: %w", err)
-	}
-	targets := report.Targets{JSON: c.outPath(env, c.jsonOut), SARIF: c.outPath(env, c.sarifOut), Markdown: c.outPath(env, c.mdOut), Summary: c.outPath(env, c.summaryOut)}
-	if err := report.WriteAll(r, targets, ropts); err != nil {
+	if err := writeReport(env, &c.common, &c.outputs, c.verbose, f, r, ropts); err != nil {
 		return ExitUsage, err
 	}
 	return r.Summary.ExitCode, nil
