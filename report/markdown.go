@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
@@ -112,14 +111,7 @@ func (d *mdDoc) addNotes(servers []Server) {
 	var lines []string
 	for _, s := range servers {
 		for _, n := range s.Notes {
-			n = escape(n)
-			if len(n) > noteLimit {
-				cut := noteLimit
-				for cut > 0 && !utf8.RuneStart(n[cut]) {
-					cut--
-				}
-				n = strings.TrimRight(n[:cut], " ") + " …"
-			}
+			n = clip.Bytes(escape(n), noteLimit)
 			lines = append(lines, "- "+codeSpan(escape(s.Name))+": "+codeSpan(n)+"\n")
 		}
 	}
