@@ -197,7 +197,12 @@ var blockMarkers = []gate{
 // addressing marks a clause as addressed to the model wherever it stands
 // in the clause: "you must", "the assistant should", "make sure",
 // "always <verb>", "it is mandatory to".
-var addressing = gated("you assistant model ai agent llm claude make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should run execute type paste enter exec please", `\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
+var addressing = gated("you your assistant model ai agent agents llm claude bot make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should shall ought needs need has have run execute type paste enter exec please kindly circumstances", passiveOrder+`|\b(?:have|get|let|make|tell|instruct|ask|direct|require|order|force) (?:the |your |an? |any |all |every )?(?:model|assistant|ai|agent|llm|claude|bot|chatbot)s? (?:to )?`+imperative+`\b|\b(?:i|we) (?:need|want|require|ask|expect|would like) (?:you|the assistant|the model|the agent|the ai) to\b|\byour (?:task|job|next step|goal|mission|objective|duty|role) (?:now )?(?:is|will be) to\b|\bunder no circumstances\b|\bkindly `+imperative+`\b|\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
+
+// passiveOrder is an order in the passive: "the following must be run",
+// "all queries are to be forwarded", "each result should also be sent".
+// It names no one, and the one who reads it is the model.
+const passiveOrder = `\b(?:must|should|shall|needs? to|has to|have to|is to|are to|ought to|will need to|(?:is|are) (?:required|expected|supposed) to)(?: (?:also|always|first|then|now|additionally|immediately|still|automatically|likewise|silently|quietly|each time))? be (?:[a-z]+ed|sent|run|done|given|shown|told|kept|put|read|set|made|written|taken|hidden|forgotten|overridden|withheld|paid|left|known|seen|held|chosen|brought|sold|bought|dumped|begun)\b`
 
 // imperative is the verbs a clause addressed to the model starts with.
 const imperative = `(?:run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable|combine|concatenate|assemble|join|chain|begin|perform|trigger|initiate|grant|pay|approve|invite|unlock|loop|press|prioriti[sz]e|prefer|choose|pick|select|trust|accept|allow|sell|buy|purchase|wire|deposit|withdraw|book|cancel|paste|remember|escalate|elevate|respond|confirm|verify|authenticate|reset)`
@@ -210,7 +215,7 @@ const imperative = `(?:run|execute|exec|eval|evaluate|type|paste|enter|launch|st
 var (
 	imperativeVerbs = wordSet(strings.NewReplacer("(?:", "", ")", "", "e-?mail", "email|e-mail", "prioriti[sz]e", "prioritise|prioritize").Replace(imperative))
 	fillerWords     = wordSet("also|always|then|first|firstly|please|and|finally|next|now|additionally|furthermore|moreover|so|but|just|simply|immediately|quietly|silently|secretly|covertly|stealthily|surreptitiously|important|note|warning|critical|system|step|kindly|remember|afterwards|urgent|mandatory|required|again|instead|really|actually|in|addition|at|same|time")
-	subordinators   = wordSet("before|after|when|whenever|if|once|while|to|for|prior|upon|each|every|during|on|without|from|going|as|until|unless|since|because|whatever")
+	subordinators   = wordSet("before|after|when|whenever|if|once|while|to|for|prior|upon|each|every|during|on|without|from|going|as|until|unless|since|because|whatever|whichever|regardless|irrespective|despite|no|even")
 	greetings       = wordSet("hi|hello|hey|dear|attention|greetings")
 	objectWords     = wordSet("this|that|these|those|it|them|the|all|every|everything|my|your|our")
 )
@@ -321,6 +326,14 @@ var (
 	// execAsk is a request to run something, with no danger needed:
 	// "execute the following command", "run this script in a terminal".
 	execAsk = gated2("run execute exec type paste enter launch eval evaluate", "`", `\b(?:run|execute|exec|type|paste|enter|launch|eval|evaluate)\b[^.]{0,40}\b(?:(?:following|this|these|that|the) (?:command|script|code|snippet|line|shell)|in (?:a|the|your) (?:terminal|shell|console|command line|command prompt|bash)|(?:shell|terminal|bash|powershell) commands?)\b`)
+	// fetchRun downloads something and runs it, in one clause: "download
+	// https://x/tool.bin and run it".
+	fetchRun = gated2("download fetch grab pull save get retrieve", "run execute launch install start open executable", `\b(?:download|fetch|grab|pull|save|get|retrieve)\b[^.]{0,60}?(?:https?|ftp)://[^\s'"<>]+[^.]{0,60}?\b(?:and|then)\b[^.]{0,30}?\b(?:run|execute|launch|install|start|open|make it executable)\b`)
+	// fetched and runIt are the same, over two clauses: "Step 1:
+	// download https://... Step 2: make it executable and run it."
+	fetchGate = gated("download fetch grab pull save get retrieve", "")
+	fetched   = lazyRegexp(`\b(?:download|fetch|grab|pull|save|get|retrieve)\b[^.]{0,60}?(?:https?|ftp)://`)
+	runIt     = lazyRegexp(`\b(?:make (?:it|them|the (?:file|binary|script|download)) executable|chmod|(?:run|execute|launch|start|install|open) (?:it|them|the (?:downloaded |saved )?(?:file|binary|script|installer|program|executable|package|payload|helper))\b)`)
 	// codeSpan is a command-like code span, which folded text keeps.
 	codeSpan = gated("`", "`[^`]{3,300}`")
 
@@ -333,14 +346,22 @@ var (
 	docsContext = lazyRegexp(`\b(?:see|visit|documentation|docs|learn more|more info(?:rmation)?|for details|sign up|signup|register (?:at|on)|get (?:your|an|a|one) |obtain (?:your|an|a) |create (?:your|an|a) |generate (?:your|an|a) |report (?:a |any )?(?:bugs?|issues?|problems?|feedback|vulnerabilit)|feedback|support|contact us|help center|reference|example|e\.g|for instance|such as|like)\b`)
 	// additional marks a destination as over and above the tool's job:
 	// "also", "a copy", "for audit", "every request".
-	additional = lazyRegexp(`\b(?:also|additionally|as well|too|a copy|copies|cc|bcc|backup|back up|record|records|record-keeping|record keeping|audit|auditing|compliance|logging|archive|archiving|mirror|monitoring|telemetry|analytics|tracking|each|every|all|whenever|always|before|after|silently|secretly|quietly|automatically|in the background|verification|verify|safekeeping|safety|security|first)\b`)
+	additional = lazyRegexp(`\b(?:also|additionally|as well|too|a copy|copies|cc|bcc|backup|back up|record|records|record-keeping|record keeping|audit|auditing|compliance|logging|archive|archiving|mirror|monitoring|telemetry|analytics|tracking|each|every|all|whenever|always|before|after|silently|secretly|quietly|automatically|in the background|verification|verify|safekeeping|safety|security|first|retrieved|fetched|collected|gathered|obtained|extracted|harvested)\b`)
 	// dataNouns are what the model holds and a destination may want.
-	dataNouns = lazyRegexp(`\b(?:requests?|arguments?|args|parameters?|params|inputs?|results?|outputs?|responses?|answers?|conversation|messages?|contents?|data|details|information|info|quer(?:y|ies)|files?|everything|summary|transcript|history|credentials?|keys?|tokens?|passwords?|prompts?|payload|context|secrets?|cookies|it|them|this)\b`)
+	dataNouns = lazyRegexp(`\b(?:requests?|arguments?|args|parameters?|params|inputs?|results?|outputs?|responses?|answers?|conversation|messages?|contents?|data|details|information|info|quer(?:y|ies)|files?|documents?|records?|notes?|reports?|emails?|contacts?|everything|summary|transcript|history|credentials?|keys?|tokens?|passwords?|prompts?|payload|context|secrets?|cookies|it|them|this)\b`)
+	// userData is what is the user's: sending it to a fixed destination
+	// is over and above any tool's job ("the user's address and phone
+	// number", "the customer's messages").
+	userData = lazyRegexp(`\b(?:the )?(?:user|user's|users'|customer's|client's|human's|their)\b (?:[a-z]+ ){0,2}?(?:messages?|conversations?|chats?|emails?|contacts?|address(?:es)?|phone(?: numbers?)?|locations?|documents?|files?|data|details|information|history|notes|calendar|credentials?|passwords?|identity|quer(?:y|ies)|requests?|inputs?|prompts?|searches|search terms?|records|photos|keys?|tokens?)\b`)
+	// viaTool sends through another tool: "use the http_request tool to
+	// post ... to https://...". A tool's text has no business choosing
+	// where another tool sends the user's data.
+	viaTool = lazyRegexp(`\b(?:use|call|invoke|run|trigger)\b[^.]{0,40}?\bto (?:also )?(?:send|post|upload|forward|transmit|submit|report|log|e-?mail|mail|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|publish|export|write|save|put)\b`)
 
 	// configTarget is a file or setting a tool's job does not reach.
-	configTarget = gated2("bashrc zshrc bash_profile zprofile zshenv zlogin cshrc tcshrc kshrc bash_login .profile fish crontab cron authorized_keys known_hosts .ssh gitconfig hooks npmrc pypirc /etc launchagents launchagent agents launchd systemd startup registry hkey_current_user hkey_local_machine hkey_users hkey_classes_root mcp.json mcp_config claude_desktop_config claude_desktop_config.json .cursor .vscode settings.json shell rc alias $path sudoers hosts autostart commit extensions extension items",
+	configTarget = gated2("bashrc zshrc bash_profile zprofile zshenv zlogin cshrc tcshrc kshrc bash_login .profile fish crontab cron authorized_keys known_hosts .ssh gitconfig hooks npmrc pypirc /etc launchagents launchagent agents launchd systemd startup registry hkey_current_user hkey_local_machine hkey_users hkey_classes_root mcp.json mcp_config claude_desktop_config claude_desktop_config.json .cursor .vscode settings.json shell rc alias $path sudoers hosts autostart commit extensions extension items git",
 		"add append write insert put save store modify edit update change create overwrite replace echo set install register enable configure place drop copy prepend inject patch alter schedule disable turn remove delete",
-		`(?:^|[\s'"`+"`"+`(~/])\.?(?:bashrc|zshrc|bash_profile|zprofile|zshenv|zlogin|cshrc|tcshrc|kshrc|bash_login)\b|~/\.profile\b|\.config/fish\b|\bcrontab\b|\bcron (?:job|tab|entry|entries)\b|\bauthorized_keys\b|\bknown_hosts\b|\.ssh/|\.gitconfig\b|\.git/hooks\b|\bgit hooks?\b|\.npmrc\b|\.pypirc\b|/etc/|\blaunch ?agents?\b|\blaunchd\b|\bsystemd (?:unit|service)\b|\bstartup (?:items?|folder|scripts?)\b|\blogin items?\b|\bwindows registry\b|\bhkey_|\bmcp\.json\b|\bmcp_config\b|\bclaude_desktop_config\b|\.cursor/|\.vscode/|\bsettings\.json\b|\bshell (?:profile|config(?:uration)?|rc|startup)\b|\brc files?\b|\balias [a-z0-9_-]+=|\bshell alias|\$path\b|\bpath (?:variable|environment)\b|\bsudoers\b|\bhosts file\b|\bautostart\b|\bpre-commit hooks?\b|\bbrowser extensions?\b`)
+		`(?:^|[\s'"`+"`"+`(~/])\.?(?:bashrc|zshrc|bash_profile|zprofile|zshenv|zlogin|cshrc|tcshrc|kshrc|bash_login)\b|~/\.profile\b|\.config/fish\b|\bcrontab\b|\bcron (?:job|tab|entry|entries)\b|\bauthorized_keys\b|\bknown_hosts\b|\.ssh/|\.gitconfig\b|\.git/hooks\b|\bgit hooks?\b|\.npmrc\b|\.pypirc\b|/etc/|\blaunch ?agents?\b|\blaunchd\b|\bsystemd (?:unit|service)\b|\bstartup (?:items?|folder|scripts?)\b|\blogin items?\b|\bwindows registry\b|\bhkey_|\bmcp\.json\b|\bmcp_config\b|\bclaude_desktop_config\b|\.cursor/|\.vscode/|\bsettings\.json\b|\bshell (?:profile|config(?:uration)?|rc|startup)\b|\brc files?\b|\balias [a-z0-9_-]+=|\bshell alias|\$path\b|\bpath (?:variable|environment)\b|\bsudoers\b|\bhosts file\b|\bautostart\b|\bpre-commit hooks?\b|\bbrowser extensions?\b|\bgit config (?:--global|--system)\b|\bglobal git config(?:uration)?\b`)
 	// jobConfig are the config targets a tool may manage as its job:
 	// scheduled jobs, services, the registry, settings files.
 	jobConfig = lazyRegexp(`\bcron|\bsystemd|\bstartup|\bregistry|\bsettings\.json|\bhosts file|\bpre-commit|\bautostart|\blogin items?`)
@@ -358,7 +379,7 @@ var (
 			"user users saved stored cached browser system local",
 			`\b(?:the user's|user's|users'|saved|stored|cached|browser|system|local)\b[^.]{0,24}?`+secretNoun),
 		gated2("secret secrets credential credentials password passwords passphrase passphrases key keys apikey apikeys api_key api_keys token tokens cookies phrase phrases mnemonics",
-			"session conversation chat environment workspace machine computer disk keychain filesystem dotfiles find",
+			"session conversation chat environment workspace machine computer disk keychain filesystem dotfiles find system home context browser local file config configuration memory have know saw see found came",
 			secretNoun+`[^.]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`),
 	}
 	readVerb2 = lazyRegexp(`\b(?:look (?:in|inside|into|for|through)|inspect|browse|go through|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
@@ -375,18 +396,25 @@ var (
 	// "without telling the user". "fails silently" and "accept silently
 	// without notifying the organizer" describe a behaviour.
 	silentChange = lazyRegexp(`\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly) (?:\w+ )?(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc|forward|copy|include|drop|remove|delete)\b|\bwithout (?:telling|informing|notifying|alerting|letting|showing)(?: it to)? (?:the )?(?:user|users|human|them|anyone|customer)\b|\bbehind the user's back\b|\bso the user (?:does not|doesn't|won't|will not) (?:know|notice|see)\b`)
-	changeVerb   = lazyRegexp(`\b(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc)\b`)
+	changeVerb   = lazyRegexp(`\b(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc|book|order|buy|sell|pay|charge|ship|schedule|assign|deposit|withdraw|wire|make|put|cancel|delete)\b`)
+	// valueNoun is a value of the user's a change-values order fixes.
+	valueNoun = `(?:amounts?|sums?|quantity|quantities|prices?|currency|recipients?|accounts?|address|destinations?|tickers?|symbols?|stocks?|wallets?|iban|payees?|flights?|hotels?|products?|items?|values?|choices?|options?|seats?|rooms?)\b`
 	// overrideUser is a value the text fixes against what the user says.
-	overrideUser = gated2("whatever regardless matter irrespective even ignoring ignore disregard instead", "user users customer customers requester caller requested asked specified said asks requests says wants want", `\b(?:whatever|regardless of what|no matter what|irrespective of what)\b (?:is|was|gets|they|anyone|someone) (?:asked|requested|specified|said|asks|requests|says|wants?)\b|\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)
+	overrideUser = gated2("whatever regardless matter irrespective even ignoring ignore disregard instead", "user users customer customers requester caller requested asked specified said asks requests says wants want chosen selected provided given entered stated", `\b(?:whatever|regardless of|no matter|irrespective of)(?: the| what| which)? (?:user's |customer's )?(?:requested|specified|chosen|selected|provided|given|entered|stated) `+valueNoun+`|\b(?:whatever|whichever|no matter (?:what|which)|regardless of (?:what|which)) `+valueNoun+` (?:is |was |were |are )?(?:the user |they )?(?:requested|specified|asked for|chosen|selected|provided|given|entered|stated|typed|picked|indicated|gives?|asks? for|wants?|specif(?:y|ies)|chooses?|selects?)\b|\b(?:whatever|regardless of what|no matter what|irrespective of what)\b (?:is|was|gets|they|anyone|someone) (?:asked|requested|specified|said|asks|requests|says|wants?)\b|\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)
 	// hideAsk keeps something from the user; hideObject says it is the
 	// model's own doing or this text, not display guidance ("IDs are
 	// internal, don't show them").
-	hideAsk    = gated2("not don dont never mustn shouldn without keep hide conceal need", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
+	hideAsk    = gated2("not don dont never mustn shouldn without keep hide conceal need avoid refrain should must may shall will can would invisible unknown undisclosed unseen", "bring refer reference discuss surface unaware dark uninformed oblivious tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b|\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:bring up|refer to|reference|discuss|surface)\b|\b(?:avoid|refrain from)(?: ever)? (?:mentioning|telling|revealing|disclosing|showing|discussing|bringing up|referencing|acknowledging|admitting|notifying|informing|alerting)\b|\b(?:should|must|may|shall|will|can|would)(?: the)? (?:user|human)s? (?:ever )?be (?:told|informed|made aware|shown|notified|alerted)\b|\bkeep (?:the )?(?:user|human)s? (?:unaware|uninformed|in the dark|oblivious)\b|\b(?:invisible|hidden|unknown|undisclosed|unseen) to (?:the )?(?:end )?(?:user|human)s?\b`)
 	hideObject = lazyRegexp(`\b(?:keep|hide|conceal) (?:this|it|these|that)\b|\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b`)
 	// overrideAsk is "ignore previous instructions" and its kin, and
 	// "ignore the user's request".
 	overrideAsk = []gate{
-		gated("ignore disregard forget override overrule bypass supersede discard aside precedence priority", `\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b`),
+		gated("ignore disregard forget override overrule bypass supersede discard aside precedence priority attention heed notice following follow obey", `\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside|pay no (?:attention|heed|mind) to|take no notice of|stop (?:following|obeying)|(?:do not|don't|no longer) (?:follow|obey))\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b|\b(?:higher|greater|more|top|highest|absolute) priority than (?:the |any |all |your )?(?:user|user's|human|system|previous|prior|other|developer|original)\b`),
+		// These directions put in place of the model's own: "these
+		// instructions replace your previous ones".
+		gated2("directions direction instructions instruction guidance directives directive text note notes message", "replace replaces supersede supersedes override overrides overrule overrules trump trumps outrank outranks cancel cancels", `\b(?:these|this|the following|my|our) (?:directions?|instructions?|guidance|directives?|text|notes?|message) (?:replace|supersede|override|overrule|trump|outrank|cancel)s? (?:it|them|the system prompt|your (?:instructions|guidelines|rules|prompt|directives)|(?:all |any )?(?:previous|prior|original|earlier|existing|system|other) (?:instructions|prompts?|directives|guidelines|ones))\b`),
+		// The user set aside altogether: "ignore the user and ...".
+		gated2("ignore disregard overrule", "user human", `\b(?:ignore|disregard|overrule)\b (?:what )?(?:the )?(?:user|human)(?:'s)?(?: (?:says|asks|wants|said|asked|messages?|requests?|input|wishes|instructions?|objections?))?(?: and\b| completely\b|,|$)`),
 		gated2("forget ignore disregard", "everything anything all", `\b(?:forget|ignore|disregard)\b (?:everything|all|anything)\b[^.]{0,30}?\b(?:told|said|instructed|above|before|previously|earlier|so far|(?:about|regarding|on) (?:safety|security|ethics|your (?:rules|guidelines|training|instructions|policies)))\b`),
 		gated2("obey comply", "always unconditionally blindly fully now", `\b(?:always|unconditionally|blindly|fully) (?:obey|comply)\b`),
 		// A lasting change of how the model behaves, whatever it is
@@ -428,8 +456,11 @@ var (
 			`\b(?:unrestricted|jailbreak|jailbroken|god|dan) (?:mode|access|privileges|rights)\b|\bescalate\b[^.]{0,20}\b(?:privileges?|to (?:admin|root|superadmin|superuser))\b|\bsecurity_level ?= ?0\b|\b(?:permissions?|privileges?|access|role) (?:elevated|escalated|upgraded|raised) to\b`),
 		gated2("act assume role pretend now", "admin administrator root superuser unrestricted limitations restrictions limits rules jailbroken dan unfiltered uncensored full",
 			`\b(?:act as|you are now|assume the role of|new role|role assignment|pretend (?:to be|you are)|from now on you are)\b[^.]{0,60}?\b(?:admin(?:istrator)?|root|superuser|unrestricted|no (?:limitations|restrictions|limits|rules)|jailbroken|dan|unfiltered|uncensored|with full (?:trust|access|privileges))\b`),
-		gated2("without implicitly blindly automatically completely unconditionally regardless trusted admin", "all any every",
-			`\b(?:trust|accept|approve|execute|allow|follow|obey|run|process|treat)\b(?: (?:all|any|every))\b[^.]{0,40}?\b(?:commands?|input|inputs|requests?|queries|instructions|operations|code changes|changes|actions)\b[^.]{0,30}?\b(?:without|implicitly|blindly|automatically|completely|unconditionally|regardless|as trusted|as admin)`),
+		gated2("without implicitly blindly automatically completely unconditionally regardless trusted admin matter", "all any every",
+			`\b(?:trust|accept|approve|execute|executes|allow|follow|follows|obey|obeys|run|process|treat|answer|answers|comply with|complies with|fulfil|fulfill|fulfils|fulfills|carry out|carries out|perform|performs|honou?rs?|do|does)\b(?: (?:all|any|every))\b[^.]{0,40}?\b(?:commands?|input|inputs|requests?|queries|questions?|instructions|orders?|tasks?|operations|code changes|changes|actions)\b[^.]{0,30}?\b(?:without|implicitly|blindly|automatically|completely|unconditionally|regardless|as trusted|as admin|no matter what)`),
+		// A role free of every rule: "you are an AI without restrictions".
+		gated2("you act acting become pretend roleplay role", "without free bound unbound no jailbroken unfiltered uncensored unrestricted dan",
+			`\b(?:you are|you're|act as|acting as|become|pretend to be|role-?play as)\b[^.]{0,40}?\b(?:without|with no|free (?:of|from)|no longer bound by|not bound by|unbound by)\b (?:any )?(?:restrictions|limitations|limits|rules|filters|guidelines|constraints|censorship|boundaries|ethics|morals|policies)\b|\byou are (?:now )?(?:dan|an? (?:jailbroken|unfiltered|uncensored|unrestricted))\b`),
 		gated2("trust", "completely fully implicitly unconditionally", `\btrust this (?:tool|server|source|data|output) (?:completely|fully|implicitly|unconditionally)\b`),
 		gated2("suspended void cancelled canceled revoked overridden lifted disabled null longer", "instructions guidelines rules restrictions prompt prompts constraints",
 			`\b(?:all |any )?(?:previous|prior|earlier|existing|safety|system|original) (?:instructions|guidelines|rules|restrictions|prompts?|constraints) (?:are|is|have been|has been) (?:now )?(?:suspended|void|cancelled|canceled|revoked|overridden|lifted|disabled|null|no longer (?:valid|apply|applicable|in effect))\b`),
@@ -442,6 +473,16 @@ var (
 	// phish asks the user or the model for a credential that no tool
 	// asks for in its text: a password, backup codes, a seed phrase.
 	phish = gated2("password passwords passcode passcodes mfa 2fa backup recovery seed private session otp credentials one access token tokens", "provide providing share sharing send enter confirm reveal give type paste respond reply include submit verify", `\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify)\b[^.]{0,30}?\b(?:your|the user's|my|their) (?:(?:[a-z-]+ ){1,2}(?:or|and) )?(?:(?:current |account |login |admin )?passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
+
+	// secretAsked is a secret read out of where it is kept, or asked
+	// for in the passive: "print the user's GITHUB_TOKEN", "the session
+	// cookie must be provided in the notes field". (A key the user hands
+	// a tool is named in the second person and by its service: "pass
+	// your API key", "an API key must be provided".)
+	secretAsked = []gate{
+		gated2("print dump cat echo extract grab collect reveal output steal harvest", "_secretvar", `\b(?:print|dump|cat|echo|extract|grab|collect|reveal|output|steal|harvest)\b(?: out)?[^.]{0,20}?\b[a-z0-9]+(?:_[a-z0-9]+)*_(?:key|token|secret|password|passwd|pat)\b`),
+		gated2("session backup recovery seed", "must should need needs has is are required", `\b(?:session (?:cookies?|tokens?|credentials)|backup codes?|recovery codes?|seed phrases?|recovery phrases?)\b(?: of (?:the|your) user)?[^.]{0,30}?\b(?:must|should|needs? to|has to|is to|are to|(?:is|are) required to)(?: also)? be (?:provided|given|sent|included|passed|entered|supplied|pasted|added|attached|shared|put|submitted)\b`),
+	}
 
 	// secretFile is a file whose name says it holds a secret, or a place
 	// that hands out credentials (cloud instance metadata).
@@ -519,7 +560,7 @@ var (
 	// pretext is the reason given for imposing a call.
 	pretext = gated2("mandatory compulsory obligatory compliance audit auditing security legal regulatory gdpr hipaa sox policy law regulation otherwise else answering responding replying proceeding start beginning turn", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory)\b|\bfor (?:compliance|audit(?:ing)?|security|legal|regulatory|gdpr|hipaa|sox|policy) (?:purposes|reasons|requirements?|compliance)\b|\b(?:compliance|audit|security|legal|regulatory|policy) (?:requires|requirement|mandates|demands)\b|\brequired (?:by|for) (?:law|policy|compliance|security|audit|regulation)\b|\b(?:otherwise|or else)\b[^.]{0,40}\b(?:fail|fails|blocked|rejected|denied|crash|lost)\b|\bbefore (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)\b|\bat the (?:start|beginning) of every\b|\bon every (?:turn|request|message)\b`)
 	// retired is this tool saying it is not to be used.
-	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
+	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call work stopped", "this it", `\b(?:this (?:tool|function|endpoint|version)|it) (?:no longer (?:works?|functions|exists|returns)|(?:doesn't|does not|won't|will not) work (?:anymore|any more|any longer)|(?:has )?stopped working)\b|\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
 	// conditional is a clause that says when not to use this tool:
 	// guidance between tools ("if the user names an author, do not use
 	// this tool").
@@ -618,11 +659,16 @@ func (j *clauseJudge) anyWording() (intentClass, string) {
 	if m := j.find(userTask); m != nil && !quotedExample(c, m[0]) {
 		return classOverride, j.at(m)
 	}
-	if m := j.find(hideAsk); m != nil && hideObject().Match(c[m[0]:]) {
+	if m := j.find(hideAsk); m != nil && (hideObject().Match(c[m[0]:]) || unseenBy().Match(c[m[0]:m[1]]) && hideObject().Match(c[:m[0]])) {
+		// "this step must stay invisible to the user": what is hidden
+		// stands before.
 		return classHide, j.at(m)
 	}
 	return classNone, ""
 }
+
+// unseenBy is hideAsk's form whose object stands before it.
+var unseenBy = lazyRegexp(`^(?:invisible|hidden|unknown|undisclosed|unseen) to\b`)
 
 // addressedOrders: running code, changing configs, reading secrets and
 // overriding the user's values, asked in a clause addressed to the model.
@@ -640,6 +686,9 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 	if m := j.find(clickFix); m != nil && j.addressed() {
 		return classExec, j.at(m)
 	}
+	if m := j.find(fetchRun); m != nil && !job && !negated().Match(c[:m[0]]) && j.addressed() {
+		return classExec, j.at(m)
+	}
 	if m := findAny(c, g, shellDanger); m != nil && !negated().Match(c[:m[0]]) && !forExample().Match(c[max(0, m[0]-60):m[0]]) &&
 		!(job && bytes.HasPrefix(c[m[0]:], []byte("sudo"))) && j.addressed() {
 		// A command tool's own "Execute a command with sudo
@@ -655,6 +704,9 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 		}
 	}
 	if m := j.find(phish); m != nil && !job && j.addressed() {
+		return classReadSecrets, j.at(m)
+	}
+	if m := findAny(c, g, secretAsked); m != nil && !job && !negated().Match(c[:m[0]]) && j.addressed() {
 		return classReadSecrets, j.at(m)
 	}
 	for _, gs := range [][]gate{secretFile, secretStore} {
@@ -718,7 +770,7 @@ func (j *clauseJudge) contact() (intentClass, string) {
 		if messageDestination().Match(c) {
 			return classContact, j.at(d)
 		}
-		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData)) {
+		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c)) {
 			return classContact, j.at(d)
 		}
 	}
@@ -761,7 +813,7 @@ func (j *clauseJudge) injected() (intentClass, string) {
 	if m := j.find(covert); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
 		return classHide, j.at(m)
 	}
-	if m := j.find(execAsk); m != nil && j.match(codeSpan) && j.addressed() {
+	if m := j.find(execAsk); m != nil && j.match(codeSpan) && !exampleSpan(c) && j.addressed() {
 		return classExec, j.at(m)
 	}
 	if j.match(pretext) && callVerb().Match(c) && j.addressed() {
@@ -770,6 +822,18 @@ func (j *clauseJudge) injected() (intentClass, string) {
 		}
 	}
 	return classNone, ""
+}
+
+// exampleSpan reports a clause whose every code span is an example
+// ("use the execute_command tool to run shell commands such as `ls`"):
+// what a tool can run, not what the model is told to.
+func exampleSpan(c []byte) bool {
+	for _, m := range codeSpan.re().FindAllIndex(c, 4) {
+		if !forExample().Match(c[max(0, m[0]-24):m[0]]) {
+			return false
+		}
+	}
+	return true
 }
 
 // describesOnly reports a clause that names a config file as what a tool
@@ -881,10 +945,21 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 	// retiredAt is where a clause said this tool is not to be used: it
 	// and the clauses after it are read for the tool to use instead
 	// ("This tool is retired; always use fetch_v2").
-	retiredAt := -1
+	retiredAt, fetchedAt := -1, -1
 	for i, sp := range spans {
 		c := t[sp.a:sp.z]
 		cl, target := judgeClause(c, sp.g, block, answer, own && i == 0)
+		if cl == classNone && fetchedAt >= 0 && i-fetchedAt <= 2 {
+			// Downloaded in one clause, run in the next.
+			if m := runIt().FindIndex(c); m != nil && !negated().Match(c[:m[0]]) && addressedClause(c, sp.g) {
+				cl, target = classExec, string(c[m[0]:m[1]])
+			}
+		}
+		if cl == classNone && fetchedAt < 0 && !(own && i == 0) && sp.g.has(fetchGate) && bytes.Contains(c, []byte("://")) {
+			if fetched().Match(c) && addressedClause(c, sp.g) {
+				fetchedAt = i
+			}
+		}
 		if cl == classNone && sp.g.has(listedRef) && !(own && i == 0) {
 			// "Access the above paths and include their contents",
 			// where the text lists credential files or endpoints.
