@@ -47,8 +47,8 @@ func gateBit(words string) mask {
 	if b, ok := gateLists[words]; ok {
 		return b
 	}
-	if gateCount == 128 {
-		panic("inspect: more than 128 gate word lists")
+	if gateCount == 64*uint(len(mask{})) {
+		panic("inspect: more gate word lists than a mask holds")
 	}
 	var bit mask
 	bit[gateCount/64] = 1 << (gateCount % 64)
@@ -79,9 +79,9 @@ func splitWords(s string) []string {
 }
 
 // mask is the set of gate bits a clause opens.
-type mask [2]uint64
+type mask [3]uint64
 
-func (m mask) or(o mask) mask { return mask{m[0] | o[0], m[1] | o[1]} }
+func (m mask) or(o mask) mask { return mask{m[0] | o[0], m[1] | o[1], m[2] | o[2]} }
 
 // gateTable is gateWords as an open-addressed table of indexes into
 // masks: every word of every clause is looked up, and a Go map's lookup is
@@ -106,7 +106,7 @@ func lookup(t *wordTable, masks []mask, word []byte) mask {
 }
 
 func (m mask) has(g gate) bool {
-	return m[0]&g.bit[0] == g.bit[0] && m[1]&g.bit[1] == g.bit[1]
+	return m[0]&g.bit[0] == g.bit[0] && m[1]&g.bit[1] == g.bit[1] && m[2]&g.bit[2] == g.bit[2]
 }
 
 // anyOf reports whether one of gs is open, for a judgement several

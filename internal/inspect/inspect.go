@@ -236,7 +236,41 @@ func (sc *scan) text(r textRef) {
 	sc.phrases(r, s, false)
 	if sc.intent {
 		sc.hiddenWords(r, s, plain)
+	} else if !r.key && len(b) >= minEncoded && !hasDataScheme(b) {
+		// An answer's text may carry a sentence encoded as much as a
+		// definition's ("5b 65 72 72 ...", "&#x8FD9;").
+		sc.encoded(r, b)
 	}
+	if !r.key && sc.depth < maxDecodeDepth {
+		if inner, ok := wrappedJSON(b); ok {
+			// A JSON document written into a string ("{\"note\":
+			// \"...\"}"), or a string quoted twice: read as the model
+			// reads it, without the escapes.
+			sc.depth++
+			sc.decoded(r.segs, inner, "decoded from JSON in the string", maxDecodeDepth)
+			sc.depth--
+		}
+	}
+}
+
+// wrappedJSON is the JSON document or string literal that b is, when it
+// is one with escapes in it: an object or an array, or a quoted string.
+func wrappedJSON(b []byte) ([]byte, bool) {
+	t := bytes.TrimSpace(b)
+	if len(t) < 8 || bytes.IndexByte(t, '\\') < 0 {
+		return nil, false
+	}
+	switch {
+	case t[0] == '"' && t[len(t)-1] == '"':
+		var s string
+		if json.Unmarshal(t, &s) != nil {
+			return nil, false
+		}
+		return []byte(s), true
+	case (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') && json.Valid(t):
+		return t, true
+	}
+	return nil, false
 }
 
 // shape reports whether b is printable ASCII (tabs and newlines allowed),
