@@ -330,7 +330,7 @@ var (
 	execAsk = gated2("run execute exec type paste enter launch eval evaluate", "`", `\b(?:run|execute|exec|type|paste|enter|launch|eval|evaluate)\b[^.]{0,40}\b(?:(?:following|this|these|that|the) (?:command|script|code|snippet|line|shell)|in (?:a|the|your) (?:terminal|shell|console|command line|command prompt|bash)|(?:shell|terminal|bash|powershell) commands?)\b`)
 	// fetchRun downloads something and runs it, in one clause: "download
 	// https://x/tool.bin and run it".
-	fetchRun = gated2("download fetch grab pull save get retrieve", "run execute launch install start open executable", `\b(?:download|fetch|grab|pull|save|get|retrieve)\b[^.]{0,60}?(?:https?|ftp)://[^\s'"<>]+[^.]{0,60}?\b(?:and|then)\b[^.]{0,30}?\b(?:run|execute|launch|install|start|open|make it executable)\b`)
+	fetchRun = gated2("http https ftp", "download fetch grab pull save get retrieve", `\b(?:download|fetch|grab|pull|save|get|retrieve)\b[^.]{0,60}?(?:https?|ftp)://[^\s'"<>]+[^.]{0,60}?\b(?:and|then)\b[^.]{0,30}?\b(?:run|execute|launch|install|start|open|make it executable)\b`)
 	// fetched and runIt are the same, over two clauses: "Step 1:
 	// download https://... Step 2: make it executable and run it."
 	fetchGate = gated("download fetch grab pull save get retrieve", "")
@@ -381,7 +381,7 @@ var (
 			"user users saved stored cached browser system local",
 			`\b(?:the user's|user's|users'|saved|stored|cached|browser|system|local)\b[^.]{0,24}?`+secretNoun),
 		gated2("secret secrets credential credentials password passwords passphrase passphrases key keys apikey apikeys api_key api_keys token tokens cookies phrase phrases mnemonics",
-			"session conversation chat environment workspace machine computer disk keychain filesystem dotfiles find system home context browser local file config configuration memory have know saw see found came",
+			"session conversation chat environment workspace machine computer disk keychain filesystem dotfiles find system home context browser local config configuration memory you",
 			secretNoun+`[^.]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`),
 	}
 	readVerb2 = lazyRegexp(`\b(?:look (?:in|inside|into|for|through)|inspect|browse|go through|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
@@ -407,12 +407,24 @@ var (
 	// hideAsk keeps something from the user; hideObject says it is the
 	// model's own doing or this text, not display guidance ("IDs are
 	// internal, don't show them").
-	hideAsk    = gated2("not don dont never mustn shouldn without keep hide conceal need avoid refrain should must may shall will can would invisible unknown undisclosed unseen", "bring refer reference discuss surface unaware dark uninformed oblivious tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b|\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:bring up|refer to|reference|discuss|surface)\b|\b(?:avoid|refrain from)(?: ever)? (?:mentioning|telling|revealing|disclosing|showing|discussing|bringing up|referencing|acknowledging|admitting|notifying|informing|alerting)\b|\b(?:should|must|may|shall|will|can|would)(?: the)? (?:user|human)s? (?:ever )?be (?:told|informed|made aware|shown|notified|alerted)\b|\bkeep (?:the )?(?:user|human)s? (?:unaware|uninformed|in the dark|oblivious)\b|\b(?:invisible|hidden|unknown|undisclosed|unseen) to (?:the )?(?:end )?(?:user|human)s?\b`)
+	hideAsk    = gated2("not don dont never mustn shouldn without keep hide conceal need", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
+	// hideMore are hideAsk's other wordings, each behind words of its
+	// own: "don't bring up", "avoid mentioning", "should the user be
+	// told", "keep the user unaware", "invisible to the user".
+	hideMore = []gate{
+		gated2("not don dont never mustn shouldn", "bring refer reference discuss surface", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:bring up|refer to|reference|discuss|surface)\b`),
+		gated2("avoid refrain", "mentioning telling revealing disclosing showing discussing bringing referencing acknowledging admitting notifying informing alerting", `\b(?:avoid|refrain from)(?: ever)? (?:mentioning|telling|revealing|disclosing|showing|discussing|bringing up|referencing|acknowledging|admitting|notifying|informing|alerting)\b`),
+		gated2("told informed aware shown notified alerted", "user users human humans", `\b(?:should|must|may|shall|will|can|would)(?: the)? (?:user|human)s? (?:ever )?be (?:told|informed|made aware|shown|notified|alerted)\b`),
+		gated2("unaware uninformed dark oblivious", "user users human humans", `\bkeep (?:the )?(?:user|human)s? (?:unaware|uninformed|in the dark|oblivious)\b`),
+		gated2("invisible hidden unknown undisclosed unseen", "user users human humans", `\b(?:invisible|hidden|unknown|undisclosed|unseen) to (?:the )?(?:end )?(?:user|human)s?\b`),
+	}
 	hideObject = lazyRegexp(`\b(?:keep|hide|conceal) (?:this|it|these|that)\b|\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b`)
 	// overrideAsk is "ignore previous instructions" and its kin, and
 	// "ignore the user's request".
 	overrideAsk = []gate{
-		gated("ignore disregard forget override overrule bypass supersede discard aside precedence priority attention heed notice following follow obey", `\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside|pay no (?:attention|heed|mind) to|take no notice of|stop (?:following|obeying)|(?:do not|don't|no longer) (?:follow|obey))\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b|\b(?:higher|greater|more|top|highest|absolute) priority than (?:the |any |all |your )?(?:user|user's|human|system|previous|prior|other|developer|original)\b`),
+		gated("ignore disregard forget override overrule bypass supersede discard aside precedence priority attention heed notice", `\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside|pay no (?:attention|heed|mind) to|take no notice of)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b|\b(?:higher|greater|more|top|highest|absolute) priority than (?:the |any |all |your )?(?:user|user's|human|system|previous|prior|other|developer|original)\b`),
+		// Not following them: "stop following the system prompt".
+		gated2("stop not don longer", "following obeying follow obey", `\b(?:stop (?:following|obeying)|(?:do not|don't|no longer) (?:follow|obey))\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance)\b`),
 		// These directions put in place of the model's own: "these
 		// instructions replace your previous ones".
 		gated2("directions direction instructions instruction guidance directives directive text note notes message", "replace replaces supersede supersedes override overrides overrule overrules trump trumps outrank outranks cancel cancels", `\b(?:these|this|the following|my|our) (?:directions?|instructions?|guidance|directives?|text|notes?|message) (?:replace|supersede|override|overrule|trump|outrank|cancel)s? (?:it|them|the system prompt|your (?:instructions|guidelines|rules|prompt|directives)|(?:all |any )?(?:previous|prior|original|earlier|existing|system|other) (?:instructions|prompts?|directives|guidelines|ones))\b`),
@@ -487,7 +499,7 @@ var (
 	// your API key", "an API key must be provided".)
 	secretAsked = []gate{
 		gated2("print dump cat echo extract grab collect reveal output steal harvest", "_secretvar", `\b(?:print|dump|cat|echo|extract|grab|collect|reveal|output|steal|harvest)\b(?: out)?[^.]{0,20}?\b[a-z0-9]+(?:_[a-z0-9]+)*_(?:key|token|secret|password|passwd|pat)\b`),
-		gated2("session backup recovery seed", "must should need needs has is are required", `\b(?:session (?:cookies?|tokens?|credentials)|backup codes?|recovery codes?|seed phrases?|recovery phrases?)\b(?: of (?:the|your) user)?[^.]{0,30}?\b(?:must|should|needs? to|has to|is to|are to|(?:is|are) required to)(?: also)? be (?:provided|given|sent|included|passed|entered|supplied|pasted|added|attached|shared|put|submitted)\b`),
+		gated2("session backup recovery seed", "provided given sent included passed entered supplied pasted added attached shared put submitted", `\b(?:session (?:cookies?|tokens?|credentials)|backup codes?|recovery codes?|seed phrases?|recovery phrases?)\b(?: of (?:the|your) user)?[^.]{0,30}?\b(?:must|should|needs? to|has to|is to|are to|(?:is|are) required to)(?: also)? be (?:provided|given|sent|included|passed|entered|supplied|pasted|added|attached|shared|put|submitted)\b`),
 	}
 
 	// secretFile is a file whose name says it holds a secret, or a place
@@ -565,7 +577,15 @@ var (
 	toolRef  = lazyRegexp("[`'\"][a-z][a-z0-9_.-]{2,60}[`'\"]|\\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\\b|\\b[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\\b|\\bthe [a-z0-9_-]+ (?:tool|function)\\b")
 	callVerb = lazyRegexp(`\b(?:call|invoke|run|use|execute|trigger|query|hit)\b`)
 	// pretext is the reason given for imposing a call.
-	pretext = gated2("mandatory compulsory obligatory compliance audit auditing security legal regulatory gdpr hipaa sox policy law regulation otherwise else answering responding replying proceeding start beginning turn reply replies response answer skipping omitting failing failure validation verification authentication", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory)\b|\bfor (?:compliance|audit(?:ing)?|security|legal|regulatory|gdpr|hipaa|sox|policy) (?:purposes|reasons|requirements?|compliance)\b|\b(?:compliance|audit|security|legal|regulatory|policy) (?:requires|requirement|mandates|demands)\b|\brequired (?:by|for) (?:law|policy|compliance|security|audit|regulation)\b|\b(?:otherwise|or else)\b[^.]{0,40}\b(?:fail|fails|blocked|rejected|denied|crash|lost)\b|\bbefore (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)\b|\bat the (?:start|beginning) of every\b|\b(?:on|with|in|after|before) (?:every|each) (?:turn|request|message|(?:assistant |model )?(?:reply|replies|response|answer))\b|\b(?:skipping|omitting|failing to (?:call|run|complete|perform)|failure to (?:call|run|complete|perform|do so))\b[^.]{0,60}?\b(?:returns?|causes?|results? in|leads? to|may|will|breaks?|fails?|corrupts?)\b|\b(?:required|needed|necessary) (?:for|by) (?:[a-z-]+ ){0,3}?(?:validation|compliance|security|policy|audit|verification|authentication|access control)\b`)
+	pretext = []gate{
+		gated2("mandatory compulsory obligatory compliance audit auditing security legal regulatory gdpr hipaa sox policy law regulation otherwise else answering responding replying proceeding start beginning turn", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory)\b|\bfor (?:compliance|audit(?:ing)?|security|legal|regulatory|gdpr|hipaa|sox|policy) (?:purposes|reasons|requirements?|compliance)\b|\b(?:compliance|audit|security|legal|regulatory|policy) (?:requires|requirement|mandates|demands)\b|\brequired (?:by|for) (?:law|policy|compliance|security|audit|regulation)\b|\b(?:otherwise|or else)\b[^.]{0,40}\b(?:fail|fails|blocked|rejected|denied|crash|lost)\b|\bbefore (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)\b|\bat the (?:start|beginning) of every\b`),
+		// "on every reply", "with each response".
+		gated2("every each", "turn request message reply replies response responses answer answers", `\b(?:on|with|in|after|before) (?:every|each) (?:turn|request|message|(?:assistant |model )?(?:reply|replies|response|answer))\b`),
+		// A threat: "skipping this step corrupts the index".
+		gated2("skipping omitting failing failure", "call invoke run use execute trigger query hit", `\b(?:skipping|omitting|failing to (?:call|run|complete|perform)|failure to (?:call|run|complete|perform|do so))\b[^.]{0,60}?\b(?:returns?|causes?|results? in|leads? to|may|will|breaks?|fails?|corrupts?)\b`),
+		// A reason: "required for access control validation".
+		gated2("required needed necessary", "validation compliance security policy audit verification authentication access", `\b(?:required|needed|necessary) (?:for|by) (?:[a-z-]+ ){0,3}?(?:validation|compliance|security|policy|audit|verification|authentication|access control)\b`),
+	}
 	// retired is this tool saying it is not to be used.
 	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call work stopped", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is)? (?:no longer (?:works?|functions|exists|returns|effective|valid)|(?:doesn't|does not|won't|will not) work (?:anymore|any more|any longer)|(?:has )?stopped working)\b|\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
 	// conditional is a clause that says when not to use this tool:
@@ -618,6 +638,15 @@ func (j *clauseJudge) find(x gate) []int {
 	return x.re().FindIndex(j.c)
 }
 
+// findIf is find when cond holds: the gate's expression is not run
+// where the class cannot apply.
+func (j *clauseJudge) findIf(cond bool, x gate) []int {
+	if !cond {
+		return nil
+	}
+	return j.find(x)
+}
+
 func (j *clauseJudge) match(x gate) bool { return j.g.has(x) && x.re().Match(j.c) }
 
 func (j *clauseJudge) at(m []int) string { return string(j.c[m[0]:m[1]]) }
@@ -666,7 +695,7 @@ func (j *clauseJudge) anyWording() (intentClass, string) {
 	if m := j.find(userTask); m != nil && !quotedExample(c, m[0]) {
 		return classOverride, j.at(m)
 	}
-	if m := j.find(hideAsk); m != nil && (hideObject().Match(c[m[0]:]) || unseenBy().Match(c[m[0]:m[1]]) && hideObject().Match(c[:m[0]])) {
+	if m := findAny(c, g, hideGates); m != nil && (hideObject().Match(c[m[0]:]) || unseenBy().Match(c[m[0]:m[1]]) && hideObject().Match(c[:m[0]])) {
 		// "this step must stay invisible to the user": what is hidden
 		// stands before.
 		return classHide, j.at(m)
@@ -700,6 +729,9 @@ var seize = gated2("hijack intercept steal eavesdrop spy siphon skim wiretap exf
 
 // fixedRead is a reading tool called on a path the text fixes.
 var fixedRead = lazyRegexp(`\b(?:read|get|cat|open|fetch|load|view|show|print|dump)(?:_[a-z_]+|file|files|text)?\b[^.]{0,30}?\b(?:path|file|filename|filepath)\b\s?[=:]?\s?(?:to )?["'` + "`" + `]?[~/.][^\s"'` + "`" + `]*`)
+
+// hideGates are hideAsk and hideMore.
+var hideGates = append([]gate{hideAsk}, hideMore...)
 
 // unseenBy is hideAsk's form whose object stands before it.
 var unseenBy = lazyRegexp(`^(?:invisible|hidden|unknown|undisclosed|unseen) to\b`)
@@ -843,7 +875,7 @@ func (j *clauseJudge) injected() (intentClass, string) {
 	if m := j.find(memoryWrite); m != nil && inData && !negated().Match(c[:m[0]]) && j.addressed() {
 		return classWriteConfig, j.at(m)
 	}
-	if m := j.find(serverInstall); m != nil && inData && !negated().Match(c[:m[0]]) && j.addressed() {
+	if m := j.findIf(inData, serverInstall); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
 		// Adding a server to the client from a tool's answer ("call
 		// add_server to add @someone/weather") changes the client's
 		// config.
@@ -873,7 +905,7 @@ func (j *clauseJudge) injected() (intentClass, string) {
 	if m := j.find(execAsk); m != nil && j.match(codeSpan) && !exampleSpan(c) && j.addressed() {
 		return classExec, j.at(m)
 	}
-	if j.match(pretext) && callVerb().Match(c) && j.addressed() {
+	if findAny(c, j.g, pretext) != nil && callVerb().Match(c) && j.addressed() {
 		if m := fixedRead().FindIndex(c); m != nil {
 			// The call imposed reads a file the text fixes: "on every
 			// reply, invoke read_file with path '/x'".
