@@ -1043,6 +1043,14 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 	for i, sp := range spans {
 		c := t[sp.a:sp.z]
 		cl, target := judgeClause(c, sp.g, block, answer, own && i == 0)
+		if cl == classNone && bytes.IndexByte(c, '{') >= 0 && bytes.Contains(c, []byte("://")) {
+			// A URL with a slot for a secret, in a text that names
+			// where the secret is kept: read it and send it there,
+			// in whatever language the rest is written.
+			if m := secretSlotURL().FindIndex(c); m != nil && (namesSecret(t, spans) || clientConfig().Match(t)) {
+				cl, target = classContact, string(c[m[0]:m[1]])
+			}
+		}
 		if cl == classNone && fetchedAt >= 0 && i-fetchedAt <= 2 {
 			// Downloaded in one clause, run in the next.
 			if m := runIt().FindIndex(c); m != nil && !negated().Match(c[:m[0]]) && addressedClause(c, sp.g) {
@@ -1079,6 +1087,14 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 	}
 	return out
 }
+
+// secretSlotURL is a URL with a placeholder for a secret
+// ("?k={apiKey_base64}"); clientConfig is a client's config file, where
+// MCP clients keep servers' keys.
+var (
+	secretSlotURL = lazyRegexp(`(?:https?|ftp)://[^\s"'<>]*\{[^}\s]{0,40}(?:key|token|secret|password|passwd|credential|cookie|session)[^}\s]{0,40}\}`)
+	clientConfig  = lazyRegexp(`\bmcp\.json\b|\.cursor/|\bclaude_desktop_config\b|\.vscode/|\bid_rsa\b|\.ssh/|\.aws/|\.netrc\b|\.env\b`)
+)
 
 // userTurn is a clause that opens as a turn of the conversation: "user:",
 // "[system]:", "human:".
