@@ -192,6 +192,7 @@ var blockMarkers = []gate{
 	gated2("system", "alert message notice override instruction update directive prompt", `\bsystem (?:alert|message|notice|override|instruction|update|directive|prompt)\b`),
 	gated2("ai assistant model llm agent claude gpt", "note notes message instruction instructions attention reminder you hey dear hello directive directives",
 		`\b(?:note|message|instructions?|attention|reminder) (?:to|for) (?:the )?(?:ai|assistant|model|llm|agent|claude|gpt)\b|\bto you,? (?:the |an? |my )?(?:ai|assistant|model|agent|llm)\b|\b(?:hey|dear|attention|hello),? (?:ai|assistant|agent|model|llm|claude)\b|\b(?:ai|assistant|model|llm|agent) (?:note|instructions?|directive)s?:|^(?:ai|agent|assistant|model|llm):`),
+	gated2("new updated", "task tasks instruction instructions objective goal directive directives orders", `\b(?:new|updated) (?:tasks?|instructions?|objective|goal|directives?|orders)\b ?:`),
 	gated2("hidden secret internal", "instruction instructions directive directives command commands note notes", `\b(?:hidden|secret|internal) (?:instructions?|directives?|commands?|notes?)\b`),
 	gated("ai_", `\b_?ai_(?:instructions?|directives?|notes?|system[a-z_]*|processing[a-z_]*|commands?)\b`),
 }
@@ -199,7 +200,7 @@ var blockMarkers = []gate{
 // addressing marks a clause as addressed to the model wherever it stands
 // in the clause: "you must", "the assistant should", "make sure",
 // "always <verb>", "it is mandatory to".
-var addressing = gated("you your assistant model ai agent agents llm claude bot make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should shall ought needs need has have run execute type paste enter exec please kindly circumstances", passiveOrder+`|\b(?:have|get|let|make|tell|instruct|ask|direct|require|order|force) (?:the |your |an? |any |all |every )?(?:model|assistant|ai|agent|llm|claude|bot|chatbot)s? (?:to )?`+imperative+`\b|\b(?:i|we) (?:need|want|require|ask|expect|would like) (?:you|the assistant|the model|the agent|the ai) to\b|\byour (?:task|job|next step|goal|mission|objective|duty|role) (?:now )?(?:is|will be) to\b|\bunder no circumstances\b|\bkindly `+imperative+`\b|\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
+var addressing = gated("you your assistant model ai agent agents llm claude bot make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should shall ought needs need has have run execute type paste enter exec please kindly circumstances", passiveOrder+`|\b(?:have|get|let|make|tell|instruct|ask|direct|require|order|force) (?:the |your |an? |any |all |every )?(?:model|assistant|ai|agent|llm|claude|bot|chatbot)s? (?:to )?`+imperative+`\b|\b(?:i|we) (?:need|want|require|ask|expect|would like) (?:you|the assistant|the model|the agent|the ai) to\b|\byour (?:task|job|next step|goal|mission|objective|duty|role) (?:now )?(?:is|will be) to\b|\bunder no circumstances\b|\bkindly `+imperative+`\b|\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:i'd|i would|we'd|we would) (?:really )?appreciate (?:it )?if you|would you mind|do me a favou?r|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
 
 // passiveOrder is an order in the passive: "the following must be run",
 // "all queries are to be forwarded", "each result should also be sent".
@@ -311,7 +312,7 @@ func findAny(c []byte, g mask, gs []gate) []int {
 }
 
 // secretNoun is a credential named as a noun.
-const secretNoun = `(?:secrets?|credentials?|passwords?|passphrases?|api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)? tokens?|tokens|private keys?|ssh keys?|cookies|session tokens?|seed phrases?|mnemonics?|wallet keys?|recovery phrases?)\b`
+const secretNoun = `(?:payment (?:methods?|details|info(?:rmation)?)|credit cards?|card (?:numbers?|details)|secrets?|credentials?|passwords?|passphrases?|api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)? tokens?|tokens|private keys?|ssh keys?|cookies|session tokens?|seed phrases?|mnemonics?|wallet keys?|recovery phrases?)\b`
 
 // The classes' expressions, each over one clause.
 var (
@@ -327,14 +328,14 @@ var (
 	}
 	// execAsk is a request to run something, with no danger needed:
 	// "execute the following command", "run this script in a terminal".
-	execAsk = gated2("run execute exec type paste enter launch eval evaluate", "`", `\b(?:run|execute|exec|type|paste|enter|launch|eval|evaluate)\b[^.]{0,40}\b(?:(?:following|this|these|that|the) (?:command|script|code|snippet|line|shell)|in (?:a|the|your) (?:terminal|shell|console|command line|command prompt|bash)|(?:shell|terminal|bash|powershell) commands?)\b`)
+	execAsk = gated2("run execute exec type paste enter launch eval evaluate", "`", `\b(?:run|execute|exec|type|paste|enter|launch|eval|evaluate)\b[\s\S]{0,40}\b(?:(?:following|this|these|that|the) (?:command|script|code|snippet|line|shell)|in (?:a|the|your) (?:terminal|shell|console|command line|command prompt|bash)|(?:shell|terminal|bash|powershell) commands?)\b`)
 	// fetchRun downloads something and runs it, in one clause: "download
 	// https://x/tool.bin and run it".
-	fetchRun = gated2("http https ftp", "download fetch grab pull save get retrieve", `\b(?:download|fetch|grab|pull|save|get|retrieve)\b[^.]{0,60}?(?:https?|ftp)://[^\s'"<>]+[^.]{0,60}?\b(?:and|then)\b[^.]{0,30}?\b(?:run|execute|launch|install|start|open|make it executable)\b`)
+	fetchRun = gated2("http https ftp", "download fetch grab pull save get retrieve", `\b(?:download|fetch|grab|pull|save|get|retrieve)\b[\s\S]{0,60}?(?:https?|ftp)://[^\s'"<>]+[\s\S]{0,60}?\b(?:and|then)\b[\s\S]{0,30}?\b(?:run|execute|launch|install|start|open|make it executable)\b`)
 	// fetched and runIt are the same, over two clauses: "Step 1:
 	// download https://... Step 2: make it executable and run it."
 	fetchGate = gated("download fetch grab pull save get retrieve", "")
-	fetched   = lazyRegexp(`\b(?:download|fetch|grab|pull|save|get|retrieve)\b[^.]{0,60}?(?:https?|ftp)://`)
+	fetched   = lazyRegexp(`\b(?:download|fetch|grab|pull|save|get|retrieve)\b[\s\S]{0,60}?(?:https?|ftp)://`)
 	runIt     = lazyRegexp(`\b(?:make (?:it|them|the (?:file|binary|script|download)) executable|chmod|(?:run|execute|launch|start|install|open) (?:it|them|the (?:downloaded |saved )?(?:file|binary|script|installer|program|executable|package|payload|helper))\b)`)
 	// codeSpan is a command-like code span, which folded text keeps.
 	codeSpan = gated("`", "`[^`]{3,300}`")
@@ -342,15 +343,17 @@ var (
 	// destination is a place the text fixes: a URL, an email address, an
 	// IP address, a host name.
 	fixedDestination = gated2("http https ftp ws wss @ 0.0 com net org io dev app xyz ru cn co me info biz site online top tk example invalid test cloud ai sh cc pw ly gg link click live pro tech store space website fun host workers ngrok ngrok_free", "send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route let loop keep keeps kept inform", `(?:https?|ftp|wss?)://[^\s'"<>)\]`+"`"+`]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
-	sendVerb         = lazyRegexp(`\blet [^ ,]+@[^ ,]+ know\b|\bloop (?:in [^ ,]+@|[^ ,]+@[^ ,]+ in\b|(?:them|him|her) in\b)|\b(?:keep|keeps|kept) [^ ,]+@[^ ,]+ (?:posted|informed|in the loop)\b|\b(?:send|sends|export|dump|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|beacon|dispatch|broadcast|publish|curl|back up|backup|archive|transfer|put|write|save|include|attach|append|(?:make|issue|perform) an? (?:get|post|put|http|https|web) (?:request|call)|be (?:sent|posted|uploaded|forwarded|copied|reported|logged|mirrored|synced|shared|relayed|streamed|delivered|pushed|transmitted|submitted))\b`)
+	sendVerb         = lazyRegexp(`\blet [^ ,]+@[^ ,]+ know\b|\bloop (?:in [^ ,]+@|[^ ,]+@[^ ,]+ in\b|(?:them|him|her) in\b)|\b(?:keep|keeps|kept) [^ ,]+@[^ ,]+ (?:posted|informed|in the loop)\b|\b(?:sent|emailed|mailed|forwarded|shared|uploaded|posted|texted)\b|\b(?:send|sends|export|dump|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|text|message|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|beacon|dispatch|broadcast|publish|curl|back up|backup|archive|transfer|put|write|save|include|attach|append|(?:make|issue|perform) an? (?:get|post|put|http|https|web) (?:request|call)|be (?:sent|posted|uploaded|forwarded|copied|reported|logged|mirrored|synced|shared|relayed|streamed|delivered|pushed|transmitted|submitted))\b`)
 	// docsContext is a clause about documentation, sign-up or support:
 	// where a person goes, not where data is sent.
-	docsContext = lazyRegexp(`\b(?:see|visit|documentation|docs|learn more|more info(?:rmation)?|for details|sign up|signup|register (?:at|on)|get (?:your|an|a|one) |obtain (?:your|an|a) |create (?:your|an|a) |generate (?:your|an|a) |report (?:a |any )?(?:bugs?|issues?|problems?|feedback|vulnerabilit)|(?:send|give|leave|share|submit|provide) (?:us )?(?:your |any )?feedback|feedback (?:to|at|via|form)|support|contact us|help center|reference|example|e\.g|for instance|such as|like)\b`)
+	docsContext = lazyRegexp(`\b(?:see|visit|documentation|docs|learn more|more info(?:rmation)?|for details|sign up|signup|register (?:at|on)|get (?:your|an|a|one) |obtain (?:your|an|a) |create (?:your|an|a) |generate (?:your|an|a) |report (?:a |any )?(?:bugs?|issues?|problems?|feedback|vulnerabilit)|(?:send|give|leave|share|submit|provide) (?:us )?(?:your |any )?feedback|feedback (?:to|at|via|form)|(?:contact|customer|technical|tech) support|support (?:team|page|portal|center|centre|site|ticket)|for support|contact us|unsubscribe|opt[- ]out|help center|reference|example|e\.g|for instance|such as|like)\b`)
 	// additional marks a destination as over and above the tool's job:
 	// "also", "a copy", "for audit", "every request".
 	additional = lazyRegexp(`\b(?:also|additionally|as well|too|a copy|copies|cc|bcc|backup|back up|record|records|record-keeping|record keeping|audit|auditing|compliance|logging|archive|archiving|mirror|monitoring|telemetry|analytics|tracking|each|every|all|whenever|always|before|after|silently|secretly|quietly|automatically|in the background|verification|verify|safekeeping|safety|security|first|retrieved|fetched|collected|gathered|obtained|extracted|harvested)\b`)
 	// dataNouns are what the model holds and a destination may want.
 	dataNouns = lazyRegexp(`\b(?:requests?|arguments?|args|parameters?|params|inputs?|results?|outputs?|responses?|answers?|conversation|messages?|contents?|data|details|information|info|quer(?:y|ies)|files?|documents?|records?|notes?|reports?|emails?|contacts?|everything|summary|transcript|history|credentials?|keys?|tokens?|passwords?|prompts?|payload|context|secrets?|cookies|it|them|this)\b`)
+	// sendTo ends in a send verb's recipient: "... send it to ", "cc ".
+	sendTo = lazyRegexp(`\b(?:send|sends|sent|forward|forwarded|e-?mail|emailed|mail|mailed|post|posted|upload|uploaded|transmit|submit|deliver|share|shared|copy|export|leak|exfiltrate|relay|push|text|texted|message)\b[\s\S]{0,80}?\b(?:to|with|cc|bcc)\s*$|\b(?:cc|bcc)\s*$`)
 	// userData is what is the user's: sending it to a fixed destination
 	// is over and above any tool's job ("the user's address and phone
 	// number", "the customer's messages").
@@ -358,7 +361,7 @@ var (
 	// viaTool sends through another tool: "use the http_request tool to
 	// post ... to https://...". A tool's text has no business choosing
 	// where another tool sends the user's data.
-	viaTool = lazyRegexp(`\b(?:use|call|invoke|run|trigger)\b[^.]{0,40}?\bto (?:also )?(?:send|post|upload|forward|transmit|submit|report|log|e-?mail|mail|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|publish|export|write|save|put)\b`)
+	viaTool = lazyRegexp(`\b(?:use|call|invoke|run|trigger)\b[\s\S]{0,40}?\bto (?:also )?(?:send|post|upload|forward|transmit|submit|report|log|e-?mail|mail|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|publish|export|write|save|put)\b`)
 
 	// configTarget is a file or setting a tool's job does not reach.
 	configTarget = gated2("bashrc zshrc bash_profile zprofile zshenv zlogin cshrc tcshrc kshrc bash_login .profile fish crontab cron authorized_keys known_hosts .ssh gitconfig hooks npmrc pypirc /etc launchagents launchagent agents launchd systemd startup registry hkey_current_user hkey_local_machine hkey_users hkey_classes_root mcp.json mcp_config claude_desktop_config claude_desktop_config.json .cursor .vscode settings.json shell rc alias $path sudoers hosts autostart commit extensions extension items git",
@@ -377,12 +380,12 @@ var (
 	secretStore = []gate{
 		gated("var vars variable variables .env id_rsa id_dsa id_ecdsa id_ed25519 .ssh ssh .aws keychain phrase phrases mnemonic wallet bash_history zsh_history .netrc .git .kube login shadow passwd .docker .pem .p12 .pfx .kdbx .jks keystore keystores",
 			`\.(?:pem|p12|pfx|kdbx|jks)\b|\bkeystores?\b|\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b`),
-		gated2("secret secrets credential credentials password passwords passphrase passphrases key keys apikey apikeys api_key api_keys token tokens cookies phrase phrases mnemonics",
+		gated2("secret secrets credential credentials password passwords passphrase passphrases key keys apikey apikeys api_key api_keys token tokens cookies phrase phrases mnemonics payment card cards",
 			"user users saved stored cached browser system local",
-			`\b(?:the user's|user's|users'|saved|stored|cached|browser|system|local)\b[^.]{0,24}?`+secretNoun),
-		gated2("secret secrets credential credentials password passwords passphrase passphrases key keys apikey apikeys api_key api_keys token tokens cookies phrase phrases mnemonics",
+			`\b(?:the user's|user's|users'|saved|stored|cached|browser|system|local)\b[\s\S]{0,24}?`+secretNoun),
+		gated2("secret secrets credential credentials password passwords passphrase passphrases key keys apikey apikeys api_key api_keys token tokens cookies phrase phrases mnemonics payment card cards",
 			"session conversation chat environment workspace machine computer disk keychain filesystem dotfiles find system home context browser local config configuration memory you",
-			secretNoun+`[^.]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`),
+			secretNoun+`[\s\S]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`),
 	}
 	readVerb2 = lazyRegexp(`\b(?:look (?:in|inside|into|for|through)|inspect|browse|go through|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
 	// readGate opens where a clause holds a verb that reads or moves
@@ -390,7 +393,7 @@ var (
 	// what they find.
 	readGate = gated("look inspect browse go read open cat get fetch retrieve collect gather grab extract obtain dump harvest load access find search locate print output reveal list copy include attach scan export enumerate steal exfiltrate send upload forward share leak pass append embed paste return", "")
 	callGate = gated("call use invoke run execute trigger", "")
-	negated  = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without|can't|cannot|won't|will not|doesn't|does not|didn't)\b[^.]{0,24}$`)
+	negated  = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without|can't|cannot|won't|will not|doesn't|does not|didn't)\b[\s\S]{0,24}$`)
 
 	// silently is concealment of what the model does.
 	silently = gated2("silently quietly secretly covertly discreetly surreptitiously invisibly without behind so", "round change replace alter modify adjust swap substitute set switch rewrite redirect add increase decrease multiply convert use append prepend insert inflate reduce raise lower cap truncate override overwrite shift move transfer send route bcc cc", `\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly|without (?:telling|informing|notifying|alerting|mentioning|letting|showing|the user (?:knowing|noticing|seeing))|behind the user's back|so the user (?:does not|doesn't|won't|will not) (?:know|notice|see))\b`)
@@ -407,7 +410,7 @@ var (
 	// hideAsk keeps something from the user; hideObject says it is the
 	// model's own doing or this text, not display guidance ("IDs are
 	// internal, don't show them").
-	hideAsk = gated2("not don dont never mustn shouldn without keep hide conceal need", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:keep|hide|conceal)\b[^.]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
+	hideAsk = gated2("not don dont never mustn shouldn without keep hide conceal need", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:keep|hide|conceal)\b[\s\S]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
 	// hideMore are hideAsk's other wordings, each behind words of its
 	// own: "don't bring up", "avoid mentioning", "should the user be
 	// told", "keep the user unaware", "invisible to the user".
@@ -422,7 +425,7 @@ var (
 	// overrideAsk is "ignore previous instructions" and its kin, and
 	// "ignore the user's request".
 	overrideAsk = []gate{
-		gated("ignore disregard forget override overrule bypass supersede discard aside precedence priority attention heed notice", `\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside|pay no (?:attention|heed|mind) to|take no notice of)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b|\b(?:higher|greater|more|top|highest|absolute) priority than (?:the |any |all |your )?(?:user|user's|human|system|previous|prior|other|developer|original)\b`),
+		gated("ignore disregard forget override overrule bypass supersede discard aside precedence priority attention heed notice", `\b(?:ignore|disregard|forget|override|overrule|bypass|supersede|discard|set aside|pay no (?:attention|heed|mind) to|take no notice of)\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance|requests?|wishes|choices?|preferences?|questions?|tasks?)|(?:previous|prior|above|earlier|system|safety|developer|your|all) (?:rules|constraints|polic(?:y|ies)))\b|\b(?:instructions?|rules|directives|this) (?:take|takes|have|has) (?:precedence|priority)\b|\b(?:precedence|priority) over (?:all |any |the )?(?:other|previous|prior|system|user|existing)\b|\b(?:higher|greater|more|top|highest|absolute) priority than (?:the |any |all |your )?(?:user|user's|human|system|previous|prior|other|developer|original)\b`),
 		// Not following them: "stop following the system prompt".
 		gated2("stop not don longer", "following obeying follow obey", `\b(?:stop (?:following|obeying)|(?:do not|don't|no longer) (?:follow|obey))\b(?: (?:all|any|every|the|your|of|my|these|those))* (?:(?:previous|prior|above|earlier|preceding|original|existing|other|system|developer|safety|default|initial|old|security|user's|user|human's)\b ?)+(?:[a-z]+ )?(?:instructions?|prompts?|directives|guidelines|guidance)\b`),
 		// These directions put in place of the model's own: "these
@@ -433,7 +436,7 @@ var (
 		gated2("ignore disregard forget discard", "above preceding foregoing", `\b(?:ignore|disregard|forget|discard)\b (?:all (?:of )?)?(?:the )?(?:above|preceding|foregoing)(?: (?:text|texts|review|reviews|content|contents|message|messages|document|documents|data|information|note|notes|comments?|email|emails|context|section|paragraph|policy|results?|lines?|output|conversation|one|ones|request|task))?(?:[,.;:]|$| and\b)|\b(?:ignore|disregard|forget)\b (?:everything|all|anything) (?:written |said |stated |mentioned |you (?:read|saw) )?(?:above|before this)\b`),
 		// The user set aside altogether: "ignore the user and ...".
 		gated2("ignore disregard overrule", "user human", `\b(?:ignore|disregard|overrule)\b (?:what )?(?:the )?(?:user|human)(?:'s)?(?: (?:says|asks|wants|said|asked|messages?|requests?|input|wishes|instructions?|objections?))?(?: and\b| completely\b|,|$)`),
-		gated2("forget ignore disregard", "everything anything all", `\b(?:forget|ignore|disregard)\b (?:everything|all|anything)\b[^.]{0,30}?\b(?:told|said|instructed|above|before|previously|earlier|so far|(?:about|regarding|on) (?:safety|security|ethics|your (?:rules|guidelines|training|instructions|policies)))\b`),
+		gated2("forget ignore disregard", "everything anything all", `\b(?:forget|ignore|disregard)\b (?:everything|all|anything)\b[\s\S]{0,30}?\b(?:told|said|instructed|above|before|previously|earlier|so far|(?:about|regarding|on) (?:safety|security|ethics|your (?:rules|guidelines|training|instructions|policies)))\b`),
 		gated2("obey comply", "always unconditionally blindly fully now", `\b(?:always|unconditionally|blindly|fully) (?:obey|comply)\b`),
 		// A lasting change of how the model behaves, whatever it is
 		// asked later: "from now on you will answer in French".
@@ -461,7 +464,7 @@ var (
 	// listedRef points at paths or resources named elsewhere in the text:
 	// "access the above paths and include their contents". Judged only
 	// in a text that names a store of secrets.
-	listedRef = gated2("these those above following listed said", "access read open fetch retrieve include cat dump print return load get", `\b(?:access|read|open|fetch|retrieve|include|cat|dump|print|return|load|get)\b[^.]{0,40}?\b(?:these|those|the above|above|the following|following|the listed|listed|said)\b (?:[a-z-]+ )?(?:paths?|files?|resources?|locations?|endpoints?|urls?|entries|items)\b`)
+	listedRef = gated2("these those above following listed said", "access read open fetch retrieve include cat dump print return load get", `\b(?:access|read|open|fetch|retrieve|include|cat|dump|print|return|load|get)\b[\s\S]{0,40}?\b(?:these|those|the above|above|the following|following|the listed|listed|said)\b (?:[a-z-]+ )?(?:paths?|files?|resources?|locations?|endpoints?|urls?|entries|items)\b`)
 
 	// overrideSafety is a request to turn off what keeps the model and
 	// the user safe: safety checks, guardrails, permission prompts, a
@@ -469,16 +472,16 @@ var (
 	overrideSafety = []gate{
 		gated2("safety guardrail guardrails filters filter filtering restrictions limitations safeguards permission confirmation audit auditing protections authentication authorization validation sanitization moderation security",
 			"disable disabling bypass bypassing turn switch suspend ignore ignoring skip skipping remove deactivate circumvent lift drop waive relax without",
-			`\b(?:disable|disabling|bypass|bypassing|turn off|switch off|suspend|ignore|ignoring|skip|skipping|remove|deactivate|circumvent|lift|drop|waive|relax|without)\b[^.]{0,30}?\b(?:safety|security (?:checks?|policies|polic(?:y)|restrictions|controls?|filters?|guardrails?|validation)|guardrails?|content (?:filter(?:s|ing)?|moderation|sanitization)|safety (?:filters?|checks?|restrictions|guidelines|measures)|restrictions|limitations|safeguards|permission (?:checks?|prompts?)|confirmation(?: prompts?| dialogs?| steps?)?|access controls?|audit(?:ing)? logging|protections|(?:additional |further )?authentication|authorization checks?|all (?:data |input |security )?(?:validation|checks|sanitization))\b`),
+			`\b(?:disable|disabling|bypass|bypassing|turn off|switch off|suspend|ignore|ignoring|skip|skipping|remove|deactivate|circumvent|lift|drop|waive|relax|without)\b[\s\S]{0,30}?\b(?:safety|security (?:checks?|policies|polic(?:y)|restrictions|controls?|filters?|guardrails?|validation)|guardrails?|content (?:filter(?:s|ing)?|moderation|sanitization)|safety (?:filters?|checks?|restrictions|guidelines|measures)|restrictions|limitations|safeguards|permission (?:checks?|prompts?)|confirmation(?: prompts?| dialogs?| steps?)?|access controls?|audit(?:ing)? logging|protections|(?:additional |further )?authentication|authorization checks?|all (?:data |input |security )?(?:validation|checks|sanitization))\b`),
 		gated("unrestricted jailbreak jailbroken god dan escalate security_level elevated escalated upgraded raised",
-			`\b(?:unrestricted|jailbreak|jailbroken|god|dan) (?:mode|access|privileges|rights)\b|\bescalate\b[^.]{0,20}\b(?:privileges?|to (?:admin|root|superadmin|superuser))\b|\bsecurity_level ?= ?0\b|\b(?:permissions?|privileges?|access|role) (?:elevated|escalated|upgraded|raised) to\b`),
+			`\b(?:unrestricted|jailbreak|jailbroken|god|dan) (?:mode|access|privileges|rights)\b|\bescalate\b[\s\S]{0,20}\b(?:privileges?|to (?:admin|root|superadmin|superuser))\b|\bsecurity_level ?= ?0\b|\b(?:permissions?|privileges?|access|role) (?:elevated|escalated|upgraded|raised) to\b`),
 		gated2("act assume role pretend now", "admin administrator root superuser unrestricted limitations restrictions limits rules jailbroken dan unfiltered uncensored full",
-			`\b(?:act as|you are now|assume the role of|new role|role assignment|pretend (?:to be|you are)|from now on you are)\b[^.]{0,60}?\b(?:admin(?:istrator)?|root|superuser|unrestricted|no (?:limitations|restrictions|limits|rules)|jailbroken|dan|unfiltered|uncensored|with full (?:trust|access|privileges))\b`),
+			`\b(?:act as|you are now|assume the role of|new role|role assignment|pretend (?:to be|you are)|from now on you are)\b[\s\S]{0,60}?\b(?:admin(?:istrator)?|root|superuser|unrestricted|no (?:limitations|restrictions|limits|rules)|jailbroken|dan|unfiltered|uncensored|with full (?:trust|access|privileges))\b`),
 		gated2("without implicitly blindly automatically completely unconditionally regardless trusted admin matter", "all any every",
-			`\b(?:trust|accept|approve|execute|executes|allow|follow|follows|obey|obeys|run|process|treat|answer|answers|comply with|complies with|fulfil|fulfill|fulfils|fulfills|carry out|carries out|perform|performs|honou?rs?|do|does)\b(?: (?:all|any|every))\b[^.]{0,40}?\b(?:commands?|input|inputs|requests?|queries|questions?|instructions|orders?|tasks?|operations|code changes|changes|actions)\b[^.]{0,30}?\b(?:without|implicitly|blindly|automatically|completely|unconditionally|regardless|as trusted|as admin|no matter what)`),
+			`\b(?:trust|accept|approve|execute|executes|allow|follow|follows|obey|obeys|run|process|treat|answer|answers|comply with|complies with|fulfil|fulfill|fulfils|fulfills|carry out|carries out|perform|performs|honou?rs?|do|does)\b(?: (?:all|any|every))\b[\s\S]{0,40}?\b(?:commands?|input|inputs|requests?|queries|questions?|instructions|orders?|tasks?|operations|code changes|changes|actions)\b[\s\S]{0,30}?\b(?:without|implicitly|blindly|automatically|completely|unconditionally|regardless|as trusted|as admin|no matter what)`),
 		// A role free of every rule: "you are an AI without restrictions".
 		gated2("you act acting become pretend roleplay role", "without free bound unbound no jailbroken unfiltered uncensored unrestricted dan",
-			`\b(?:you are|you're|act as|acting as|become|pretend to be|role-?play as)\b[^.]{0,40}?\b(?:without|with no|free (?:of|from)|no longer bound by|not bound by|unbound by)\b (?:any )?(?:restrictions|limitations|limits|rules|filters|guidelines|constraints|censorship|boundaries|ethics|morals|policies)\b|\byou are (?:now )?(?:dan|an? (?:jailbroken|unfiltered|uncensored|unrestricted))\b`),
+			`\b(?:you are|you're|act as|acting as|become|pretend to be|role-?play as)\b[\s\S]{0,40}?\b(?:without|with no|free (?:of|from)|no longer bound by|not bound by|unbound by)\b (?:any )?(?:restrictions|limitations|limits|rules|filters|guidelines|constraints|censorship|boundaries|ethics|morals|policies)\b|\byou are (?:now )?(?:dan|an? (?:jailbroken|unfiltered|uncensored|unrestricted))\b`),
 		gated2("trust", "completely fully implicitly unconditionally", `\btrust this (?:tool|server|source|data|output) (?:completely|fully|implicitly|unconditionally)\b`),
 		gated2("suspended void cancelled canceled revoked overridden lifted disabled null longer", "instructions guidelines rules restrictions prompt prompts constraints",
 			`\b(?:all |any )?(?:previous|prior|earlier|existing|safety|system|original) (?:instructions|guidelines|rules|restrictions|prompts?|constraints) (?:are|is|have been|has been) (?:now )?(?:suspended|void|cancelled|canceled|revoked|overridden|lifted|disabled|null|no longer (?:valid|apply|applicable|in effect))\b`),
@@ -486,11 +489,11 @@ var (
 
 	// grantAdmin grants admin or root rights: an administration tool's
 	// job in its own text, an injection in an answer.
-	grantAdmin = gated("grant grants granted granting", `\bgrant(?:s|ed|ing)?\b[^.]{0,30}?\b(?:admin(?:istrator)?|root|elevated|unrestricted|full|superuser|maximum|unlimited) (?:access|privileges|rights|permissions|control)\b`)
+	grantAdmin = gated("grant grants granted granting", `\bgrant(?:s|ed|ing)?\b[\s\S]{0,30}?\b(?:admin(?:istrator)?|root|elevated|unrestricted|full|superuser|maximum|unlimited) (?:access|privileges|rights|permissions|control)\b`)
 
 	// phish asks the user or the model for a credential that no tool
 	// asks for in its text: a password, backup codes, a seed phrase.
-	phish = gated2("password passwords passcode passcodes mfa 2fa backup recovery seed private session otp credentials one access token tokens", "provide providing share sharing send enter confirm reveal give type paste respond reply include submit verify", `\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify)\b[^.]{0,30}?\b(?:your|the user's|my|their) (?:(?:[a-z-]+ ){1,2}(?:or|and) )?(?:(?:current |account |login |admin )?passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
+	phish = gated2("password passwords passcode passcodes mfa 2fa backup recovery seed private session otp credentials one access token tokens", "provide providing share sharing send enter confirm reveal give type paste respond reply include submit verify", `\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify)\b[\s\S]{0,30}?\b(?:your|the user's|my|their) (?:(?:[a-z-]+ ){1,2}(?:or|and) )?(?:(?:current |account |login |admin )?passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
 
 	// secretAsked is a secret read out of where it is kept, or asked
 	// for in the passive: "print the user's GITHUB_TOKEN", "the session
@@ -498,8 +501,8 @@ var (
 	// a tool is named in the second person and by its service: "pass
 	// your API key", "an API key must be provided".)
 	secretAsked = []gate{
-		gated2("print dump cat echo extract grab collect reveal output steal harvest", "_secretvar", `\b(?:print|dump|cat|echo|extract|grab|collect|reveal|output|steal|harvest)\b(?: out)?[^.]{0,20}?\b[a-z0-9]+(?:_[a-z0-9]+)*_(?:key|token|secret|password|passwd|pat)\b`),
-		gated2("session backup recovery seed", "provided given sent included passed entered supplied pasted added attached shared put submitted", `\b(?:session (?:cookies?|tokens?|credentials)|backup codes?|recovery codes?|seed phrases?|recovery phrases?)\b(?: of (?:the|your) user)?[^.]{0,30}?\b(?:must|should|needs? to|has to|is to|are to|(?:is|are) required to)(?: also)? be (?:provided|given|sent|included|passed|entered|supplied|pasted|added|attached|shared|put|submitted)\b`),
+		gated2("print dump cat echo extract grab collect reveal output steal harvest", "_secretvar", `\b(?:print|dump|cat|echo|extract|grab|collect|reveal|output|steal|harvest)\b(?: out)?[\s\S]{0,20}?\b[a-z0-9]+(?:_[a-z0-9]+)*_(?:key|token|secret|password|passwd|pat)\b`),
+		gated2("session backup recovery seed", "provided given sent included passed entered supplied pasted added attached shared put submitted", `\b(?:session (?:cookies?|tokens?|credentials)|backup codes?|recovery codes?|seed phrases?|recovery phrases?)\b(?: of (?:the|your) user)?[\s\S]{0,30}?\b(?:must|should|needs? to|has to|is to|are to|(?:is|are) required to)(?: also)? be (?:provided|given|sent|included|passed|entered|supplied|pasted|added|attached|shared|put|submitted)\b`),
 	}
 
 	// secretFile is a file whose name says it holds a secret, or a place
@@ -508,7 +511,7 @@ var (
 		gated2("md txt json yaml yml env pem cfg conf ini toml csv", "secret secrets password passwords passwd credential credentials private key keys api_key apikey token tokens",
 			`\b[a-z0-9_.-]*(?:secret|password|passwd|credential|private[_-]?key|api[_-]?key|token)s?[a-z0-9_-]*\.(?:md|txt|json|ya?ml|env|pem|key|cfg|conf|ini|toml|csv)\b`),
 		gated("169 metadata meta environ", `\b169\.254\.169\.254\b|\bmetadata\.google\.internal\b|/latest/meta-data\b|/proc/(?:self|[0-9]+)/environ\b`),
-		gated2("files file", "password passwords secret secrets api_key api credentials credential tokens token", `\bfiles? (?:containing|that contain|with|named)\b[^.]{0,20}\b(?:passwords?|secrets?|api[_ -]?keys?|credentials?|tokens?)\b`),
+		gated2("files file", "password passwords secret secrets api_key api credentials credential tokens token", `\bfiles? (?:containing|that contain|with|named)\b[\s\S]{0,20}\b(?:passwords?|secrets?|api[_ -]?keys?|credentials?|tokens?)\b`),
 		gated2("value contents content", "_secretvar", `\b(?:the )?(?:value|contents?) of [a-z0-9]+(?:_[a-z0-9]+)*_(?:key|token|secret|password|passwd|pat)\b`),
 	}
 
@@ -519,42 +522,42 @@ var (
 	phoneNumber        = gated2("+", "send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route", `\+[0-9][0-9 -]{6,16}[0-9]\b`)
 
 	// bulkData is everything of the user's, to be moved somewhere.
-	bulkData = gated2("data records information details history files messages emails contacts queries prompts questions requests inputs conversations chats", "all every entire complete full each", `\b(?:all|every|each)\b (?:of the )?(?:user(?:'s)? )?(?:queries|prompts|questions|requests|inputs|conversations|messages|chats)\b|\b(?:all|every|entire|complete|full)\b[^.]{0,16}?\b(?:user|users'|user's|customer|personal|session|private|sensitive|conversation|chat|account) (?:data|records|information|details|history|files|messages|emails|contacts)\b`)
+	bulkData = gated2("data records information details history files messages emails contacts queries prompts questions requests inputs conversations chats", "all every entire complete full each", `\b(?:all|every|each)\b (?:of the )?(?:user(?:'s)? )?(?:queries|prompts|questions|requests|inputs|conversations|messages|chats)\b|\b(?:all|every|entire|complete|full)\b[\s\S]{0,16}?\b(?:user|users'|user's|customer|personal|session|private|sensitive|conversation|chat|account) (?:data|records|information|details|history|files|messages|emails|contacts)\b`)
 
 	// localPath is a file path the text fixes.
 	localPath = lazyRegexp(`\bto (?:/|~/|\./|[a-z]:\\)[a-z0-9._/\\-]+`)
 
 	// valueTransfer moves money or assets to a destination the text
 	// fixes: an account number, a wallet, an IBAN, a payee.
-	valueTransfer = gated2("transfer send pay wire move deposit withdraw sell buy purchase", "$ funds money payment crypto cryptocurrency bitcoin bitcoins ethereum holdings stock stocks shares usd eur gbp btc eth dollars euros units", `\b(?:transfer|send|pay|wire|move|deposit|withdraw|sell|buy|purchase)\b[^.]{0,60}?(?:\$ ?[0-9]|\b[0-9][0-9,.]* ?(?:usd|eur|gbp|btc|eth|dollars|euros|bitcoins?|ethereum|shares|units)\b|\b(?:funds|money|payment|crypto(?:currency)?|bitcoin|ethereum|holdings|stocks?|shares)\b)[^.]{0,80}?\b(?:to|into|from)\b[^.]{0,40}?(?:\b0x[0-9a-f]{6,}|\b(?:account|acct|wallet|iban|payee|routing|recipient)\b[^.]{0,24}?[0-9]{3,}|\b[a-z]{1,4}-?[0-9]{4,}\b)`)
+	valueTransfer = gated2("transfer send pay wire move deposit withdraw sell buy purchase", "$ funds money payment crypto cryptocurrency bitcoin bitcoins ethereum holdings stock stocks shares usd eur gbp btc eth dollars euros units", `\b(?:transfer|send|pay|wire|move|deposit|withdraw|sell|buy|purchase)\b[\s\S]{0,60}?(?:\$ ?[0-9]|\b[0-9][0-9,.]* ?(?:usd|eur|gbp|btc|eth|dollars|euros|bitcoins?|ethereum|shares|units)\b|\b(?:funds|money|payment|crypto(?:currency)?|bitcoin|ethereum|holdings|stocks?|shares)\b)[\s\S]{0,80}?\b(?:to|into|from)\b[\s\S]{0,40}?(?:\b0x[0-9a-f]{6,}|\b(?:account|acct|wallet|iban|payee|routing|recipient)\b[\s\S]{0,24}?[0-9]{3,}|\b[a-z]{1,4}-?[0-9]{4,}\b)`)
 
 	// accessChange grants someone access or changes the user's
 	// account or physical security.
-	accessChange = gated2("grant grants granting add invite unlock disarm open change reset update set", "access permissions permission rights admin administrator owner collaborator co coowner maintainer guest door doors lock locks alarm alarms gate gates safe password passcode recovery 2fa mfa security", `\bgrant(?:s|ing)?\b[^.]{0,40}?\b(?:access|permissions?|rights)\b[^.]{0,40}?\bto\b|\b(?:add|invite)\b[^.]{0,40}?\bas (?:an? )?(?:admin(?:istrator)?|owner|collaborator|co-?owner|maintainer|guest)\b|\b(?:unlock|disarm|open)\b[^.]{0,20}?\b(?:front |back |garage )?(?:door|lock|alarm|security system|safe|gate)s?\b|\b(?:change|reset|update|set)\b (?:the |my |the user's |their )?(?:account )?(?:password|passcode|recovery email|2fa|mfa|security settings?)\b[^.]{0,20}?\bto\b`)
+	accessChange = gated2("grant grants granting add invite unlock disarm open change reset update set disable deactivate turn switch", "camera cameras access permissions permission rights admin administrator owner collaborator co coowner maintainer guest door doors lock locks alarm alarms gate gates safe password passcode recovery 2fa mfa security", `\bgrant(?:s|ing)?\b[\s\S]{0,40}?\b(?:access|permissions?|rights)\b[\s\S]{0,40}?\bto\b|\b(?:add|invite)\b[\s\S]{0,70}?\bas (?:an? )?(?:admin(?:istrator)?|owner|collaborator|co-?owner|maintainer|guest)\b|\b(?:disable|deactivate|turn off|switch off)\b[\s\S]{0,30}?\b(?:alarm|security system|security cameras?|cameras?|smart lock|door lock)s?\b|\b(?:unlock|disarm|open)\b[\s\S]{0,20}?\b(?:front |back |garage )?(?:door|lock|alarm|security system|safe|gate)s?\b|\b(?:change|reset|update|set)\b (?:the |my |the user's |their )?(?:account )?(?:password|passcode|recovery email|2fa|mfa|security settings?)\b[\s\S]{0,20}?\bto\b`)
 
 	// memoryWrite plants an instruction in the model's memory for later
 	// sessions.
-	memoryWrite = gated2("permanently forever memory future subsequent later across", "remember store save memorize keep persist apply add", `\b(?:remember|store|save|memorize|keep|persist|apply|add)\b[^.]{0,40}?\b(?:permanently|forever|in (?:your|long-term|persistent) memory|to (?:your )?memory|(?:for|to|in|across) (?:all |every )?(?:future|subsequent|later) (?:sessions?|conversations?|chats?|interactions?)|across sessions)\b`)
+	memoryWrite = gated2("permanently forever memory future subsequent later across", "remember store save memorize keep persist apply add", `\b(?:remember|store|save|memorize|keep|persist|apply|add)\b[\s\S]{0,40}?\b(?:permanently|forever|in (?:your|long-term|persistent) memory|to (?:your )?memory|(?:for|to|in|across) (?:all |every )?(?:future|subsequent|later) (?:sessions?|conversations?|chats?|interactions?)|across sessions)\b`)
 
 	// jsExfil is script that reads what a browser session holds and
 	// sends it away.
 	jsExfil = gated("cookie xmlhttprequest sendbeacon src fetch_http", `\bdocument\.cookie\b|\bfetch ?\( ?['"`+"`"+`]https?://|\bxmlhttprequest\b|\bnew image\(\)\.src\b|\bnavigator\.sendbeacon\b`)
 	// clickFix is "open a terminal and run": the page tells a person or
 	// an agent to run what it hands them.
-	clickFix = gated2("open press hit combine", "terminal shell prompt command line console powershell run win windows cmd ctrl following parts fragments lines", `\bopen (?:a|the|your) (?:terminal|shell|command prompt|command line|console|powershell|run dialog)\b[^.]{0,40}?\b(?:run|paste|type|enter|execute)\b|\b(?:press|hit) (?:win|windows|cmd|ctrl)\b[^.]{0,40}?\b(?:paste|run)\b|\bcombine the (?:following|parts|fragments|lines)\b`)
+	clickFix = gated2("open press hit combine", "terminal shell prompt command line console powershell run win windows cmd ctrl following parts fragments lines", `\bopen (?:a|the|your) (?:terminal|shell|command prompt|command line|console|powershell|run dialog)\b[\s\S]{0,40}?\b(?:run|paste|type|enter|execute)\b|\b(?:press|hit) (?:win|windows|cmd|ctrl)\b[\s\S]{0,40}?\b(?:paste|run)\b|\bcombine the (?:following|parts|fragments|lines)\b`)
 
 	// valuesFromCall swaps the values of a call for what this tool
 	// answers: "replace the values with the response".
 	valuesFromCall = gated2("replace overwrite substitute swap", "value values result results output outputs number numbers argument arguments answer answers", `\b(?:replace|overwrite|substitute|swap)\b (?:the |its |their |all )?(?:values?|results?|outputs?|numbers?|arguments?|answers?) (?:with|for) (?:the |this |its |this tool's )?(?:response|result|output|answer)s?\b`)
 	// otherResult is another tool's result, to be changed.
-	otherResult = gated2("modify overwrite alter replace change falsify fake correct", "tool function call check", `\b(?:modify|overwrite|alter|replace|change|falsify|fake|correct)\b[^.]{0,20}?\b(?:the )?(?:wrong |actual |real )?(?:results?|outputs?|responses?|answers?|values?) (?:of|from|returned by) (?:the )?(?:[a-z0-9_-]+ )?(?:tool|function|call|check)\b`)
+	otherResult = gated2("modify overwrite alter replace change falsify fake correct", "tool function call check", `\b(?:modify|overwrite|alter|replace|change|falsify|fake|correct)\b[\s\S]{0,20}?\b(?:the )?(?:wrong |actual |real )?(?:results?|outputs?|responses?|answers?|values?) (?:of|from|returned by) (?:the )?(?:[a-z0-9_-]+ )?(?:tool|function|call|check)\b`)
 
 	// selfPromotion ranks this tool over every other: a warning, as
 	// steering within one server is.
 	selfPromotion = []gate{
-		gated2("this", "over instead rather above matter regardless", `\b(?:prioriti[sz]e|prefer|choose|pick|select|use|trust|call)\b[^.]{0,20}?\bthis (?:tool|one|service|function|server|converter|engine)\b[^.]{0,30}?\b(?:(?:over|instead of|rather than|above) (?:any|all|every|other|the other|others|alternatives|competing|competitors)|no matter|regardless)\b`),
+		gated2("this", "over instead rather above matter regardless", `\b(?:prioriti[sz]e|prefer|choose|pick|select|use|trust|call)\b[\s\S]{0,20}?\bthis (?:tool|one|service|function|server|converter|engine)\b[\s\S]{0,30}?\b(?:(?:over|instead of|rather than|above) (?:any|all|every|other|the other|others|alternatives|competing|competitors)|no matter|regardless)\b`),
 		gated2("prioritize prioritise priority", "this", `\bprioriti[sz]e (?:calling |using |invoking )?this (?:tool|one|service|function|server|plugin)\b|\b(?:the )?highest[- ]priority [a-z0-9_]+ (?:tool|function|service|plugin)\b`),
-		gated2("other inferior alternative competing", "not don dont never ignore", `\b(?:do not|don't|never) (?:use|trust|call|settle for) (?:any )?(?:other|inferior|alternative|competing)\b|\bignore (?:all |any )?(?:the )?(?:other|alternative)\b[^.]{0,24}?\btools?\b`),
+		gated2("other inferior alternative competing", "not don dont never ignore", `\b(?:do not|don't|never) (?:use|trust|call|settle for) (?:any )?(?:other|inferior|alternative|competing)\b|\bignore (?:all |any )?(?:the )?(?:other|alternative)\b[\s\S]{0,24}?\btools?\b`),
 		gated2("other", "deprecated outdated inaccurate unreliable obsolete inferior broken unsafe", `\bother [a-z -]{0,20}?(?:tools?|converters?|services?|alternatives|providers?|engines?) (?:are|is|have been|are being|is being) (?:now )?(?:deprecated|outdated|inaccurate|unreliable|obsolete|inferior|broken|unsafe)\b`),
 		gated("inferior competing competitors rated ranked", `\b(?:inferior|competing) (?:alternatives|tools|products|services)\b|\b(?:rated|ranked) #?1\b|\bbetter (?:results )?than competitors\b`),
 		gated2("better faster", "than", `\bbetter (?:results )?than (?:competitors|other tools|alternatives|any other)\b|\bfaster than the (?:trusted|other|original|standard|default)\b`),
@@ -566,7 +569,7 @@ var (
 	// superlative is one superlative with a ranking: "the most reliable
 	// tool; choose it over ...". Not in a first clause, which says what
 	// a tool returns ("returns the best tool for the job").
-	superlative = gated2("best most top highest", "than over instead always prefer choose select pick", `\b(?:the )?(?:best|most (?:reliable|accurate|trusted|secure|efficient|effective|powerful|advanced|recommended)|top[- ]rated|highest[- ]rated) (?:tool|option|choice|function|service|solution)\b[^.]{0,50}?\b(?:than|over|instead|always (?:use|choose|select|pick|prefer|call)|prefer|choose|select|pick)\b`)
+	superlative = gated2("best most top highest", "than over instead always prefer choose select pick", `\b(?:the )?(?:best|most (?:reliable|accurate|trusted|secure|efficient|effective|powerful|advanced|recommended)|top[- ]rated|highest[- ]rated) (?:tool|option|choice|function|service|solution)\b[\s\S]{0,50}?\b(?:than|over|instead|always (?:use|choose|select|pick|prefer|call)|prefer|choose|select|pick)\b`)
 
 	// advert is praise that ranks a tool over every other by its
 	// wording alone; two of them in one text are an advert.
@@ -578,11 +581,11 @@ var (
 	callVerb = lazyRegexp(`\b(?:call|invoke|run|use|execute|trigger|query|hit)\b`)
 	// pretext is the reason given for imposing a call.
 	pretext = []gate{
-		gated2("mandatory compulsory obligatory compliance audit auditing security legal regulatory gdpr hipaa sox policy law regulation otherwise else answering responding replying proceeding start beginning turn", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory)\b|\bfor (?:compliance|audit(?:ing)?|security|legal|regulatory|gdpr|hipaa|sox|policy) (?:purposes|reasons|requirements?|compliance)\b|\b(?:compliance|audit|security|legal|regulatory|policy) (?:requires|requirement|mandates|demands)\b|\brequired (?:by|for) (?:law|policy|compliance|security|audit|regulation)\b|\b(?:otherwise|or else)\b[^.]{0,40}\b(?:fail|fails|blocked|rejected|denied|crash|lost)\b|\bbefore (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)\b|\bat the (?:start|beginning) of every\b`),
+		gated2("mandatory compulsory obligatory compliance audit auditing security legal regulatory gdpr hipaa sox policy law regulation otherwise else answering responding replying proceeding start beginning turn", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory)\b|\bfor (?:compliance|audit(?:ing)?|security|legal|regulatory|gdpr|hipaa|sox|policy) (?:purposes|reasons|requirements?|compliance)\b|\b(?:compliance|audit|security|legal|regulatory|policy) (?:requires|requirement|mandates|demands)\b|\brequired (?:by|for) (?:law|policy|compliance|security|audit|regulation)\b|\b(?:otherwise|or else)\b[\s\S]{0,40}\b(?:fail|fails|blocked|rejected|denied|crash|lost)\b|\bbefore (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)\b|\bat the (?:start|beginning) of every\b`),
 		// "on every reply", "with each response".
 		gated2("every each", "turn request message reply replies response responses answer answers", `\b(?:on|with|in|after|before) (?:every|each) (?:turn|request|message|(?:assistant |model )?(?:reply|replies|response|answer))\b`),
 		// A threat: "skipping this step corrupts the index".
-		gated2("skipping omitting failing failure", "call invoke run use execute trigger query hit", `\b(?:skipping|omitting|failing to (?:call|run|complete|perform)|failure to (?:call|run|complete|perform|do so))\b[^.]{0,60}?\b(?:returns?|causes?|results? in|leads? to|may|will|breaks?|fails?|corrupts?)\b`),
+		gated2("skipping omitting failing failure", "call invoke run use execute trigger query hit", `\b(?:skipping|omitting|failing to (?:call|run|complete|perform)|failure to (?:call|run|complete|perform|do so))\b[\s\S]{0,60}?\b(?:returns?|causes?|results? in|leads? to|may|will|breaks?|fails?|corrupts?)\b`),
 		// A reason: "required for access control validation".
 		gated2("required needed necessary", "validation compliance security policy audit verification authentication access", `\b(?:required|needed|necessary) (?:for|by) (?:[a-z-]+ ){0,3}?(?:validation|compliance|security|policy|audit|verification|authentication|access control)\b`),
 	}
@@ -705,30 +708,44 @@ func (j *clauseJudge) anyWording() (intentClass, string) {
 
 // serverInstall adds an MCP server, a plugin or an extension named by its
 // package or URL.
-var serverInstall = gated2("add install register enable connect load setup set", "server servers service services plugin plugins extension extensions mcp", `\b(?:add|install|register|enable|connect|load|set up|setup)\b[^.]{0,40}?(?:@[a-z0-9][a-z0-9._-]*/[a-z0-9._-]+|https?://\S+)[^.]{0,20}?\b(?:mcp )?(?:servers?|services?|plugins?|extensions?)\b|\b(?:add|install|register|enable|connect|load) (?:the |a |an |this |new )?(?:mcp )?(?:servers?|services?|plugins?|extensions?) (?:named |called )?(?:@[a-z0-9][a-z0-9._-]*/[a-z0-9._-]+|https?://\S+)`)
+var serverInstall = gated2("add install register enable connect load setup set", "server servers service services plugin plugins extension extensions mcp", `\b(?:add|install|register|enable|connect|load|set up|setup)\b[\s\S]{0,40}?(?:@[a-z0-9][a-z0-9._-]*/[a-z0-9._-]+|https?://\S+)[\s\S]{0,20}?\b(?:mcp )?(?:servers?|services?|plugins?|extensions?)\b|\b(?:add|install|register|enable|connect|load) (?:the |a |an |this |new )?(?:mcp )?(?:servers?|services?|plugins?|extensions?) (?:named |called )?(?:@[a-z0-9][a-z0-9._-]*/[a-z0-9._-]+|https?://\S+)`)
 
 // dictation is text in an answer that replaces the answer's data or
 // dictates what the model reports.
 var dictation = []gate{
 	gated2("outdated incorrect wrong obsolete invalid inaccurate superseded longer", "above previous preceding earlier listed original following", `\b(?:the )?(?:above|previous|preceding|earlier|listed|original) (?:[a-z&]+ ){0,3}?(?:prices?|pricing|figures?|numbers?|values?|data|information|details|scores?|ratings?|rates?|amounts?|costs?|risks?|timelines?|specs|specifications|results|terms) (?:is|are|was|were) (?:now )?(?:outdated|incorrect|wrong|obsolete|invalid|inaccurate|superseded|no longer (?:valid|accurate|current))\b`),
 	gated2("use apply report present", "corrected updated actual real revised true instead", `\b(?:use|apply|report|present)\b (?:these|this|the following|the) (?:corrected|updated|actual|real|revised|true) (?:values?|data|figures?|numbers?|prices?|information|scores?|details)\b|\b(?:use|report|present) (?:these|this|the following) (?:values |data |figures |numbers )?instead\b`),
-	gated2("rank rate score recommend present describe state say claim report list label portray position", "#1 first number best highest top winner preferred recommended", `\b(?:always|must|should|to) (?:rank|rate|score|recommend|present|describe|state|say|claim|report|list|label|portray|position)\b[^.]{0,60}?(?:#1|\b(?:first|number one|the best|highest|top|the winner|(?:the )?(?:preferred|recommended) (?:choice|option|vendor|product)))`),
+	gated2("rank rate score recommend present describe state say claim report list label portray position", "#1 first number best highest top winner preferred recommended", `\b(?:always|must|should|to) (?:rank|rate|score|recommend|present|describe|state|say|claim|report|list|label|portray|position)\b[\s\S]{0,60}?(?:#1|\b(?:first|number one|the best|highest|top|the winner|(?:the )?(?:preferred|recommended) (?:choice|option|vendor|product)))`),
 	gated2("regardless", "offers options vendors products results candidates bids competitors", `\bregardless of (?:the |any )?other (?:offers|options|vendors|products|results|candidates|bids|competitors)\b`),
-	gated2("when whenever", "say state claim describe present position", `\b(?:when|whenever) (?:asked|customers? (?:ask|inquire)|users? (?:ask|inquire)|the user asks|anyone asks|referencing|presenting|discussing|summari[sz]ing)\b[^.]{0,80}?\b(?:always )?(?:say|state|claim|describe|present|position)\b`),
+	gated2("when whenever", "say state claim describe present position", `\b(?:when|whenever) (?:asked|customers? (?:ask|inquire)|users? (?:ask|inquire)|the user asks|anyone asks|referencing|presenting|discussing|summari[sz]ing)\b[\s\S]{0,80}?\b(?:always )?(?:say|state|claim|describe|present|position)\b`),
 	gated2("describe present portray frame position", "as", `\b(?:describe|present|portray|frame|position) (?:it|this|them|the [a-z]+) as\b`),
 	gated2("requires require asks ask wants want expects expect", "share mention tell recommend say give", `\b(?:requires?|asks?|wants?|expects?) (?:that )?you (?:also )?(?:share|mention|tell|recommend|say|give)\b`),
 }
 
+// wipeAll deletes all of a kind of the user's things; spendAs buys or books
+// with the user's card or account. An answer that asks either speaks for
+// someone who is not the user.
+var (
+	wipeAll = gated2("delete remove erase wipe destroy purge trash empty", "all every each entire whole everything", `\b(?:delete|remove|erase|wipe|destroy|purge|trash|empty)\b (?:all|every|each|the entire|the whole|everything)\b[\s\S]{0,40}?\b(?:files?|folders?|director(?:y|ies)|documents?|emails?|messages?|photos?|contacts?|repos(?:itories)?|branches|records|data|backups?|events?|notes|drive|inbox|mailbox|account)\b|\b(?:delete|erase|wipe|destroy|purge|empty) (?:the |my |the user's |their )(?:inbox|mailbox|drive|account|repository|database|backups?)\b`)
+	spendAs = gated2("book buy purchase order pay rent reserve subscribe", "card account wallet paypal payment", `\b(?:book|buy|purchase|order|pay for|rent|reserve|subscribe to)\b[\s\S]{0,60}?\b(?:on|with|using|from|via|charged to|billed to)\b (?:the user's|their|my|the saved|the stored|the default)\b[\s\S]{0,20}?\b(?:card|credit card|account|wallet|paypal|payment method)\b`)
+)
+
+// personal reports a destination that is a person: an email address or a
+// phone number.
+func personal(d []byte) bool {
+	return bytes.IndexByte(d, '@') > 0 || len(d) > 0 && d[0] == '+'
+}
+
 // readTool is a call of a tool whose name reads: read_file, getFile,
 // cat, open_file.
-var readTool = lazyRegexp(`\b(?:call|use|invoke|run|execute|trigger)\b[^.]{0,20}?\b(?:read|get|cat|open|fetch|load|view|download|show|print|dump)(?:_[a-z_]+|file|files|text)?\b`)
+var readTool = lazyRegexp(`\b(?:call|use|invoke|run|execute|trigger)\b[\s\S]{0,20}?\b(?:read|get|cat|open|fetch|load|view|download|show|print|dump)(?:_[a-z_]+|file|files|text)?\b`)
 
 // seize takes over or steals what is the user's: "hijack all email
 // communications", "intercept the user's messages".
 var seize = gated2("hijack intercept steal eavesdrop spy siphon skim wiretap exfiltrate harvest", "email emails mail communications communication messages traffic calls credentials passwords data sessions session payments transactions accounts account cookies keys tokens funds wallet wallets conversations", `\b(?:hijack|intercept|steal|eavesdrop on|spy on|siphon(?: off)?|skim|wiretap|exfiltrate|harvest)\b (?:all |any |every |of |the |their |the user's |user |users' )*(?:[a-z]+ )?(?:emails?|mail|communications?|messages|traffic|calls|credentials|passwords|data|sessions?|payments|transactions|accounts?|cookies|keys|tokens|funds|wallets?|conversations)\b`)
 
 // fixedRead is a reading tool called on a path the text fixes.
-var fixedRead = lazyRegexp(`\b(?:read|get|cat|open|fetch|load|view|show|print|dump)(?:_[a-z_]+|file|files|text)?\b[^.]{0,30}?\b(?:path|file|filename|filepath)\b\s?[=:]?\s?(?:to )?["'` + "`" + `]?[~/.][^\s"'` + "`" + `]*`)
+var fixedRead = lazyRegexp(`\b(?:read|get|cat|open|fetch|load|view|show|print|dump)(?:_[a-z_]+|file|files|text)?\b[\s\S]{0,30}?\b(?:path|file|filename|filepath)\b\s?[=:]?\s?(?:to )?["'` + "`" + `]?[~/.][^\s"'` + "`" + `]*`)
 
 // hideGates are hideAsk and hideMore.
 var hideGates = append([]gate{hideAsk}, hideMore...)
@@ -840,11 +857,16 @@ func (j *clauseJudge) contact() (intentClass, string) {
 	if d == nil {
 		d = j.find(phoneNumber)
 	}
-	if d != nil && !job && j.addressed() && !docsContext().Match(fixedDestination.re().ReplaceAll(c, nil)) {
+	if d != nil && !job && j.addressed() && (sendTo().Match(c[:d[0]]) || !docsContext().Match(fixedDestination.re().ReplaceAll(c, nil))) {
+		// A send whose recipient is the address is no sign-up or
+		// support text, whatever else the clause says ("create a key
+		// and send it to ADDRESS").
 		if messageDestination().Match(c) {
 			return classContact, j.at(d)
 		}
-		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c)) {
+		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c) || personal(c[d[0]:d[1]]) && sendTo().Match(c[:d[0]])) {
+			// An email address or a phone number is a person: what
+			// is sent to one is sent away, "also" or not.
 			return classContact, j.at(d)
 		}
 	}
@@ -866,8 +888,16 @@ func (j *clauseJudge) injected() (intentClass, string) {
 	// an administration or memory tool's job in its own text; in an
 	// answer, or a block addressed to the model, they are injected.
 	inData := answer || block
-	if m := j.find(accessChange); m != nil && inData && j.addressed() {
+	if m := j.find(accessChange); m != nil && (inData || !j.job && fixedDestination.re().Match(c)) && j.addressed() {
+		// In a tool's own text, granting access is an admin tool's
+		// job, unless the text fixes who gets it.
 		return classWriteConfig, j.at(m)
+	}
+	if m := j.findIf(inData, wipeAll); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
+		return classWriteConfig, j.at(m)
+	}
+	if m := j.findIf(inData, spendAs); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
+		return classSeize, j.at(m)
 	}
 	if m := j.find(grantAdmin); m != nil && inData && !negated().Match(c[:m[0]]) {
 		return classOverride, j.at(m)
@@ -1098,7 +1128,7 @@ var (
 
 // userTurn is a clause that opens as a turn of the conversation: "user:",
 // "[system]:", "human:".
-var userTurn = lazyRegexp(`^\[?(?:user|human|system)\]? ?:`)
+var userTurn = lazyRegexp(`^\[?(?:user|human|system|assistant|ai|model)\]? ?:|^#{2,} ?(?:instruction|instructions|system|user|task|new task)\b`)
 
 // namesSecret reports whether text t names a store of secrets in any of
 // its clauses (a credential file, the environment, instance metadata).
