@@ -142,7 +142,7 @@ func clauses(t []byte, fn func(a, z int)) {
 		case '.', '!', '?':
 			// A sentence ends at the mark followed by a space or the
 			// end: not inside a URL, a file name or a version.
-			if i+1 == len(t) || t[i+1] == ' ' {
+			if (i+1 == len(t) || t[i+1] == ' ') && !abbreviation(t, i) {
 				emit(i)
 				a = i + 1
 			}
@@ -176,6 +176,13 @@ func clauses(t []byte, fn func(a, z int)) {
 	emit(len(t))
 }
 
+// abbreviation reports whether the dot at i ends "e.g" or "i.e": the
+// example after it belongs to the clause before ("classifies text as a
+// jailbreak, e.g. \"ignore your instructions\"").
+func abbreviation(t []byte, i int) bool {
+	return i >= 3 && t[i-2] == '.' && (t[i-1] == 'g' && t[i-3] == 'e' || t[i-1] == 'e' && t[i-3] == 'i') && (i == 3 || !isClauseWordByte(t[i-4]))
+}
+
 // afterColon reports whether the clause t[a:i] ends in a colon.
 func afterColon(t []byte, a, i int) bool {
 	for i > a && (t[i-1] == ' ' || t[i-1] == '\n') {
@@ -192,6 +199,7 @@ var blockMarkers = []gate{
 	gated2("system", "alert message notice override instruction update directive prompt", `\bsystem (?:alert|message|notice|override|instruction|update|directive|prompt)\b`),
 	gated2("ai assistant model llm agent claude gpt", "note notes message instruction instructions attention reminder you hey dear hello directive directives",
 		`\b(?:note|message|instructions?|attention|reminder) (?:to|for) (?:the )?(?:ai|assistant|model|llm|agent|claude|gpt)\b|\bto you,? (?:the |an? |my )?(?:ai|assistant|model|agent|llm)\b|\b(?:hey|dear|attention|hello),? (?:ai|assistant|agent|model|llm|claude)\b|\b(?:ai|assistant|model|llm|agent) (?:note|instructions?|directive)s?:|^(?:ai|agent|assistant|model|llm):`),
+	gated2("ai ais assistant assistants model models llm llms agent agents", "reading processing parsing seeing to", `\bto (?:the |any |every )?(?:ai|assistant|model|llm|agent)s?(?: (?:reading|processing|parsing|seeing) this)?:|\b(?:ai|assistant|model|llm|agent)s?(?: agents?)? (?:reading|processing|parsing|seeing) this\b`),
 	gated2("new updated", "task tasks instruction instructions objective goal directive directives orders", `\b(?:new|updated) (?:tasks?|instructions?|objective|goal|directives?|orders)\b ?:`),
 	gated2("hidden secret internal", "instruction instructions directive directives command commands note notes", `\b(?:hidden|secret|internal) (?:instructions?|directives?|commands?|notes?)\b`),
 	gated("ai_", `\b_?ai_(?:instructions?|directives?|notes?|system[a-z_]*|processing[a-z_]*|commands?)\b`),
@@ -200,7 +208,7 @@ var blockMarkers = []gate{
 // addressing marks a clause as addressed to the model wherever it stands
 // in the clause: "you must", "the assistant should", "make sure",
 // "always <verb>", "it is mandatory to".
-var addressing = gated("you your assistant model ai agent agents llm claude bot make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should shall ought needs need has have run execute type paste enter exec please kindly circumstances", passiveOrder+`|\b(?:have|get|let|make|tell|instruct|ask|direct|require|order|force) (?:the |your |an? |any |all |every )?(?:model|assistant|ai|agent|llm|claude|bot|chatbot)s? (?:to )?`+imperative+`\b|\b(?:i|we) (?:need|want|require|ask|expect|would like) (?:you|the assistant|the model|the agent|the ai) to\b|\byour (?:task|job|next step|goal|mission|objective|duty|role) (?:now )?(?:is|will be) to\b|\bunder no circumstances\b|\bkindly `+imperative+`\b|\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:i'd|i would|we'd|we would) (?:really )?appreciate (?:it )?if you|would you mind|do me a favou?r|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
+var addressing = gated("you your assistant model ai agent agents llm claude bot instructed told asked directed ordered make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should shall ought needs need has have run execute type paste enter exec please kindly circumstances", passiveOrder+`|\b(?:have|get|let|make|tell|instruct|ask|direct|require|order|force) (?:the |your |an? |any |all |every )?(?:model|assistant|ai|agent|llm|claude|bot|chatbot)s? (?:to )?`+imperative+`\b|\b(?:i|we) (?:need|want|require|ask|expect|would like) (?:you|the assistant|the model|the agent|the ai) to\b|\byour (?:task|job|next step|goal|mission|objective|duty|role) (?:now )?(?:is|will be) to\b|\b(?:model|assistant|ai|agent|llm|claude)s? (?:is|are) (?:hereby )?(?:instructed|told|asked|required|expected|directed|supposed|meant|ordered) to\b|^(?:then |next |now |first |finally |so )?you (?:will |shall |then |now )?`+imperative+`\b|\bunder no circumstances\b|\bkindly `+imperative+`\b|\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:i'd|i would|we'd|we would) (?:really )?appreciate (?:it )?if you|would you mind|do me a favou?r|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistant|model|ai|agent|llm|claude)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
 
 // passiveOrder is an order in the passive: "the following must be run",
 // "all queries are to be forwarded", "each result should also be sent".
@@ -208,7 +216,7 @@ var addressing = gated("you your assistant model ai agent agents llm claude bot 
 const passiveOrder = `\b(?:must|should|shall|needs? to|has to|have to|is to|are to|ought to|will need to|(?:is|are) (?:required|expected|supposed) to)(?: (?:also|always|first|then|now|additionally|immediately|still|automatically|likewise|silently|quietly|each time))? be (?:[a-z]+ed|sent|run|done|given|shown|told|kept|put|read|set|made|written|taken|hidden|forgotten|overridden|withheld|paid|left|known|seen|held|chosen|brought|sold|bought|dumped|begun)\b`
 
 // imperative is the verbs a clause addressed to the model starts with.
-const imperative = `(?:hijack|intercept|steal|siphon|skim|run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable|combine|concatenate|assemble|join|chain|begin|perform|trigger|initiate|grant|pay|approve|invite|unlock|loop|press|prioriti[sz]e|prefer|choose|pick|select|trust|accept|allow|sell|buy|purchase|wire|deposit|withdraw|book|cancel|paste|remember|escalate|elevate|respond|confirm|verify|authenticate|reset)`
+const imperative = `(?:hijack|intercept|steal|siphon|skim|end|finish|run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable|combine|concatenate|assemble|join|chain|begin|perform|trigger|initiate|grant|pay|approve|invite|unlock|loop|press|prioriti[sz]e|prefer|choose|pick|select|trust|accept|allow|sell|buy|purchase|wire|deposit|withdraw|book|cancel|paste|remember|escalate|elevate|respond|confirm|verify|authenticate|reset)`
 
 // A clause's lead-in is what may stand before its imperative verb: a
 // greeting ("hi maintainers,"), a heading ("note:", "step 1:"), fillers
@@ -218,7 +226,7 @@ const imperative = `(?:hijack|intercept|steal|siphon|skim|run|execute|exec|eval|
 var (
 	imperativeVerbs = wordSet(strings.NewReplacer("(?:", "", ")", "", "e-?mail", "email|e-mail", "prioriti[sz]e", "prioritise|prioritize").Replace(imperative))
 	fillerWords     = wordSet("also|always|then|first|firstly|please|and|finally|next|now|additionally|furthermore|moreover|so|but|just|simply|immediately|quietly|silently|secretly|covertly|stealthily|surreptitiously|important|note|warning|critical|system|step|kindly|remember|afterwards|urgent|mandatory|required|again|instead|really|actually|in|addition|at|same|time")
-	subordinators   = wordSet("before|after|when|whenever|if|once|while|to|for|prior|upon|each|every|during|on|without|from|going|as|until|unless|since|because|whatever|whichever|regardless|irrespective|despite|no|even")
+	subordinators   = wordSet("before|after|when|whenever|if|once|while|to|for|prior|upon|each|every|during|on|without|from|going|as|until|unless|since|because|whatever|whichever|regardless|irrespective|despite|no|even|of")
 	greetings       = wordSet("hi|hello|hey|dear|attention|greetings")
 	objectWords     = wordSet("this|that|these|those|it|them|the|all|every|everything|my|your|our")
 )
@@ -379,7 +387,7 @@ var (
 	// tool's job.
 	secretStore = []gate{
 		gated("var vars variable variables .env id_rsa id_dsa id_ecdsa id_ed25519 .ssh ssh .aws keychain phrase phrases mnemonic wallet bash_history zsh_history .netrc .git .kube login shadow passwd .docker .pem .p12 .pfx .kdbx .jks keystore keystores",
-			`\.(?:pem|p12|pfx|kdbx|jks)\b|\bkeystores?\b|\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b`),
+			`\.(?:pem|p12|pfx|kdbx|jks)\b|\bkeystores?\b|\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh (?:private )?keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b`),
 		gated2("secret secrets credential credentials password passwords passphrase passphrases key keys apikey apikeys api_key api_keys token tokens cookies phrase phrases mnemonics payment card cards",
 			"user users saved stored cached browser system local",
 			`\b(?:the user's|user's|users'|saved|stored|cached|browser|system|local)\b[\s\S]{0,24}?`+secretNoun),
@@ -387,11 +395,11 @@ var (
 			"session conversation chat environment workspace machine computer disk keychain filesystem dotfiles find system home context browser local config configuration memory you",
 			secretNoun+`[\s\S]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`),
 	}
-	readVerb2 = lazyRegexp(`\b(?:look (?:in|inside|into|for|through)|inspect|browse|go through|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
+	readVerb2 = lazyRegexp(`\b(?:(?:contents?|text|value|body) of|look (?:in|inside|into|for|through)|inspect|browse|go through|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
 	// readGate opens where a clause holds a verb that reads or moves
 	// data: the secret expressions, costly on prose, need one before
 	// what they find.
-	readGate = gated("look inspect browse go read open cat get fetch retrieve collect gather grab extract obtain dump harvest load access find search locate print output reveal list copy include attach scan export enumerate steal exfiltrate send upload forward share leak pass append embed paste return", "")
+	readGate = gated("contents content text value body look inspect browse go read open cat get fetch retrieve collect gather grab extract obtain dump harvest load access find search locate print output reveal list copy include attach scan export enumerate steal exfiltrate send upload forward share leak pass append embed paste return", "")
 	callGate = gated("call use invoke run execute trigger", "")
 	negated  = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without|can't|cannot|won't|will not|doesn't|does not|didn't)\b[\s\S]{0,24}$`)
 
@@ -405,12 +413,15 @@ var (
 	changeVerb   = lazyRegexp(`\b(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc|book|order|buy|sell|pay|charge|ship|schedule|assign|deposit|withdraw|wire|make|put|cancel|delete)\b`)
 	// valueNoun is a value of the user's a change-values order fixes.
 	valueNoun = `(?:amounts?|sums?|quantity|quantities|prices?|currency|recipients?|accounts?|address|destinations?|tickers?|symbols?|stocks?|wallets?|iban|payees?|flights?|hotels?|products?|items?|values?|choices?|options?|seats?|rooms?)\b`
+	// unasked changes a value of the user's without asking: "switch the
+	// payee to ACME without asking".
+	unasked = gated2("switch change replace set swap redirect substitute", "asking checking confirming consent approval permission", `\b(?:switch|change|replace|set|swap|redirect|substitute)\b (?:the |all |every |each )?(?:[a-z]+ )?`+valueNoun+`[\s\S]{0,60}?\bwithout (?:asking|checking|confirming|(?:the user's |their )?(?:consent|approval|permission))\b`)
 	// overrideUser is a value the text fixes against what the user says.
-	overrideUser = gated2("whatever regardless matter irrespective even ignoring ignore disregard instead", "user users customer customers requester caller requested asked specified said asks requests says wants want chosen selected provided given entered stated", `\b(?:whatever|regardless of|no matter|irrespective of)(?: the| what| which)? (?:user's |customer's )?(?:requested|specified|chosen|selected|provided|given|entered|stated) `+valueNoun+`|\b(?:whatever|whichever|no matter (?:what|which)|regardless of (?:what|which)) `+valueNoun+` (?:is |was |were |are )?(?:the user |they )?(?:requested|specified|asked for|chosen|selected|provided|given|entered|stated|typed|picked|indicated|gives?|asks? for|wants?|specif(?:y|ies)|chooses?|selects?)\b|\b(?:whatever|regardless of what|no matter what|irrespective of what)\b (?:is|was|gets|they|anyone|someone) (?:asked|requested|specified|said|asks|requests|says|wants?)\b|\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)
+	overrideUser = gated2("whatever regardless matter irrespective even ignoring ignore disregard instead", "user users customer customers requester caller requested asked specified said asks requests says wants want chosen selected provided given entered stated", `\binstead of (?:the |any )?`+valueNoun+` (?:the user|they|you were) (?:enters?|gives?|provides?|specif(?:y|ies)|asks? for|chooses?|selects?|types?|wants?|entered|gave|provided|specified|asked for)\b|\b(?:whatever|regardless of|no matter|irrespective of)(?: the| what| which)? (?:user's |customer's )?(?:requested|specified|chosen|selected|provided|given|entered|stated) `+valueNoun+`|\b(?:whatever|whichever|no matter (?:what|which)|regardless of (?:what|which)) `+valueNoun+` (?:is |was |were |are )?(?:the user |they )?(?:requested|specified|asked for|chosen|selected|provided|given|entered|stated|typed|picked|indicated|gives?|asks? for|wants?|specif(?:y|ies)|chooses?|selects?)\b|\b(?:whatever|regardless of what|no matter what|irrespective of what)\b (?:is|was|gets|they|anyone|someone) (?:asked|requested|specified|said|asks|requests|says|wants?)\b|\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)
 	// hideAsk keeps something from the user; hideObject says it is the
 	// model's own doing or this text, not display guidance ("IDs are
 	// internal, don't show them").
-	hideAsk = gated2("not don dont never mustn shouldn without keep hide conceal need", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:keep|hide|conceal)\b[\s\S]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
+	hideAsk = gated2("not don dont never mustn shouldn without keep hide conceal need say reveal mention disclose", "nothing quiet silent mum tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:say|reveal|mention|disclose) nothing\b|\bkeep (?:quiet|silent|mum)\b|\b(?:keep|hide|conceal)\b[\s\S]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us)\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
 	// hideMore are hideAsk's other wordings, each behind words of its
 	// own: "don't bring up", "avoid mentioning", "should the user be
 	// told", "keep the user unaware", "invisible to the user".
@@ -421,7 +432,7 @@ var (
 		gated2("unaware uninformed dark oblivious", "user users human humans", `\bkeep (?:the )?(?:user|human)s? (?:unaware|uninformed|in the dark|oblivious)\b`),
 		gated2("invisible hidden unknown undisclosed unseen", "user users human humans", `\b(?:invisible|hidden|unknown|undisclosed|unseen) to (?:the )?(?:end )?(?:user|human)s?\b`),
 	}
-	hideObject = lazyRegexp(`\b(?:keep|hide|conceal) (?:this|it|these|that)\b|\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b`)
+	hideObject = lazyRegexp(`\b(?:keep|hide|conceal) (?:this|it|these|that)\b|\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:(?:extra|additional|second|hidden|secret|real|actual|other|above|following|previous) )?(?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b`)
 	// overrideAsk is "ignore previous instructions" and its kin, and
 	// "ignore the user's request".
 	overrideAsk = []gate{
@@ -483,6 +494,12 @@ var (
 		gated2("you act acting become pretend roleplay role", "without free bound unbound no jailbroken unfiltered uncensored unrestricted dan",
 			`\b(?:you are|you're|act as|acting as|become|pretend to be|role-?play as)\b[\s\S]{0,40}?\b(?:without|with no|free (?:of|from)|no longer bound by|not bound by|unbound by)\b (?:any )?(?:restrictions|limitations|limits|rules|filters|guidelines|constraints|censorship|boundaries|ethics|morals|policies)\b|\byou are (?:now )?(?:dan|an? (?:jailbroken|unfiltered|uncensored|unrestricted))\b`),
 		gated2("trust", "completely fully implicitly unconditionally", `\btrust this (?:tool|server|source|data|output) (?:completely|fully|implicitly|unconditionally)\b`),
+		// Safety declared off: "your safety guidelines do not apply",
+		// "content filters are switched off for this session".
+		gated2("safety filter filters guardrails restrictions limitations moderation guidelines rules policies", "apply switched turned disabled lifted removed suspended deactivated off waived",
+			`\b(?:safety (?:guidelines|rules|policies|filters?|checks?|restrictions)|content (?:filters?|policy|policies|moderation)|guardrails|(?:all |any |your )?(?:restrictions|limitations)|(?:your |the )(?:guidelines|rules|policies))\b (?:do not|don't|no longer|will not|won't) apply\b|\b(?:safety (?:guidelines|rules|policies|filters?|checks?|restrictions)|content (?:filters?|policy|policies|moderation)|guardrails|(?:all |any |your )?(?:restrictions|limitations))\b (?:are|is|have been|has been) (?:now )?(?:switched off|turned off|disabled|lifted|removed|suspended|deactivated|waived|off)\b`),
+		gated2("respond answer reply act behave speak", "unfiltered uncensored unrestricted jailbroken", `\b(?:respond|answer|reply|act|behave|speak)\b (?:only )?as (?:an? )?(?:unfiltered|uncensored|unrestricted|jailbroken)\b`),
+		gated2("contradicts contradict conflicts conflict violates violate against overrides override", "rules instructions guidelines policies principles programming training", `\beven (?:if|when|though) (?:it|this|they|that) (?:contradicts?|conflicts? with|violates?|goes? against|overrides?) (?:your|the|any|all) (?:own )?(?:rules|instructions|guidelines|policies|principles|programming|training|system prompt)\b`),
 		gated2("suspended void cancelled canceled revoked overridden lifted disabled null longer", "instructions guidelines rules restrictions prompt prompts constraints",
 			`\b(?:all |any )?(?:previous|prior|earlier|existing|safety|system|original) (?:instructions|guidelines|rules|restrictions|prompts?|constraints) (?:are|is|have been|has been) (?:now )?(?:suspended|void|cancelled|canceled|revoked|overridden|lifted|disabled|null|no longer (?:valid|apply|applicable|in effect))\b`),
 	}
@@ -590,7 +607,7 @@ var (
 		gated2("required needed necessary", "validation compliance security policy audit verification authentication access", `\b(?:required|needed|necessary) (?:for|by) (?:[a-z-]+ ){0,3}?(?:validation|compliance|security|policy|audit|verification|authentication|access control)\b`),
 	}
 	// retired is this tool saying it is not to be used.
-	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call work stopped", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is)? (?:no longer (?:works?|functions|exists|returns|effective|valid)|(?:doesn't|does not|won't|will not) work (?:anymore|any more|any longer)|(?:has )?stopped working)\b|\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
+	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call work stopped", "this it tool function endpoint", `\bthe [a-z0-9]+(?:[_-][a-z0-9]+)+ (?:tool|function|endpoint)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|sunset)\b|\b(?:this (?:tool|function|endpoint|version)|it)(?: is)? (?:no longer (?:works?|functions|exists|returns|effective|valid)|(?:doesn't|does not|won't|will not) work (?:anymore|any more|any longer)|(?:has )?stopped working)\b|\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
 	// conditional is a clause that says when not to use this tool:
 	// guidance between tools ("if the user names an author, do not use
 	// this tool").
@@ -750,6 +767,14 @@ var fixedRead = lazyRegexp(`\b(?:read|get|cat|open|fetch|load|view|show|print|du
 // hideGates are hideAsk and hideMore.
 var hideGates = append([]gate{hideAsk}, hideMore...)
 
+// leakAsk asks for what the model holds and the user never handed the
+// tool: a secret variable's value put in a field, or its own system
+// prompt.
+var leakAsk = []gate{
+	gated2("value contents content", "_secretvar", `\b(?:the )?(?:value|contents?) of [a-z0-9]+(?:_[a-z0-9]+)*_(?:key|token|secret|password|passwd|pat)\b[\s\S]{0,30}?\b(?:into|in|as|to)\b (?:the |a |your |each |every )?(?:[a-z_]+ )?(?:field|parameter|param|argument|comment|notes?|description|query|reply|response|answer|message|body|request)\b`),
+	gated2("tell show print output reveal repeat give share send dump display write list return recite copy", "prompt message instructions", `\b(?:tell|show|print|output|reveal|repeat|give|share|send|dump|display|write|list|return|recite|copy)\b (?:me |us )?(?:your |the )(?:full |entire |complete |exact |original |hidden |secret |internal |initial )*(?:system prompt|system message|developer (?:message|prompt)|hidden instructions|instructions above|(?:original|initial|hidden|secret|internal) instructions)\b`),
+}
+
 // unseenBy is hideAsk's form whose object stands before it.
 var unseenBy = lazyRegexp(`^(?:invisible|hidden|unknown|undisclosed|unseen) to\b`)
 
@@ -812,6 +837,12 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 	}
 	if m := j.find(overrideUser); m != nil && changeVerb().Match(c) && j.addressed() {
 		return classChangeValues, j.at(m)
+	}
+	if m := j.find(unasked); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
+		return classChangeValues, j.at(m)
+	}
+	if m := findAny(c, g, leakAsk); m != nil && !job && !negated().Match(c[:m[0]]) && !quotedExample(c, m[0]) && j.addressed() {
+		return classReadSecrets, j.at(m)
 	}
 	if m := j.find(seize); m != nil && !job && !negated().Match(c[:m[0]]) && !quotedExample(c, m[0]) && j.addressed() {
 		return classSeize, j.at(m)
@@ -1081,6 +1112,15 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 				cl, target = classContact, string(c[m[0]:m[1]])
 			}
 		}
+		if cl == classNone && i+1 < len(spans) && spans[i+1].g.has(reasonNext) && reasonNext.re().Match(t[spans[i+1].a:spans[i+1].z]) && !(own && i == 0) {
+			// "Call init_session first; this is required by policy":
+			// the reason stands in the next clause.
+			if callVerb().Match(c) && addressedClause(c, sp.g) {
+				if r := toolRef().Find(c); r != nil {
+					cl, target = classImpose, string(r)
+				}
+			}
+		}
 		if cl == classNone && fetchedAt >= 0 && i-fetchedAt <= 2 {
 			// Downloaded in one clause, run in the next.
 			if m := runIt().FindIndex(c); m != nil && !negated().Match(c[:m[0]]) && addressedClause(c, sp.g) {
@@ -1117,6 +1157,10 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 	}
 	return out
 }
+
+// reasonNext is a clause that gives the clause before it a pretext: "this
+// is required by policy", "it is mandatory for compliance".
+var reasonNext = gated2("required mandatory compulsory obligatory needed", "policy compliance security audit law regulation regulations", `^(?:this|it|that|doing so|this step|this call)(?: step| call)? (?:is|are) (?:strictly |absolutely |always )?(?:required|mandatory|compulsory|obligatory|needed) (?:by|for|under) (?:the |our |company |internal )?(?:[a-z]+ )?(?:policy|compliance|security|audit|law|regulations?)\b`)
 
 // secretSlotURL is a URL with a placeholder for a secret
 // ("?k={apiKey_base64}"); clientConfig is a client's config file, where
