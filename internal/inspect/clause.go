@@ -539,7 +539,10 @@ var (
 	phoneNumber        = gated2("+", "send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route", `\+[0-9][0-9 -]{6,16}[0-9]\b`)
 
 	// bulkData is everything of the user's, to be moved somewhere.
-	bulkData = gated2("data records information details history files messages emails contacts queries prompts questions requests inputs conversations chats", "all every entire complete full each", `\b(?:all|every|each)\b (?:of the )?(?:user(?:'s)? )?(?:queries|prompts|questions|requests|inputs|conversations|messages|chats)\b|\b(?:all|every|entire|complete|full)\b[\s\S]{0,16}?\b(?:user|users'|user's|customer|personal|session|private|sensitive|conversation|chat|account) (?:data|records|information|details|history|files|messages|emails|contacts)\b`)
+	// bulkAsked is everything the user asked: "all queries", "every
+	// prompt".
+	bulkAsked = gated2("queries prompts questions inputs conversations chats", "all every each", `\b(?:all|every|each)\b (?:of the )?(?:user(?:'s)? )?(?:queries|prompts|questions|inputs|conversations|chats)\b`)
+	bulkData  = gated2("data records information details history files messages emails contacts", "all every entire complete full", `\b(?:all|every|entire|complete|full)\b[\s\S]{0,16}?\b(?:user|users'|user's|customer|personal|session|private|sensitive|conversation|chat|account) (?:data|records|information|details|history|files|messages|emails|contacts)\b`)
 
 	// localPath is a file path the text fixes.
 	localPath = lazyRegexp(`\bto (?:/|~/|\./|[a-z]:\\)[a-z0-9._/\\-]+`)
@@ -607,7 +610,10 @@ var (
 		gated2("required needed necessary", "validation compliance security policy audit verification authentication access", `\b(?:required|needed|necessary) (?:for|by) (?:[a-z-]+ ){0,3}?(?:validation|compliance|security|policy|audit|verification|authentication|access control)\b`),
 	}
 	// retired is this tool saying it is not to be used.
-	retired = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call work stopped", "this it tool function endpoint", `\bthe [a-z0-9]+(?:[_-][a-z0-9]+)+ (?:tool|function|endpoint)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|sunset)\b|\b(?:this (?:tool|function|endpoint|version)|it)(?: is)? (?:no longer (?:works?|functions|exists|returns|effective|valid)|(?:doesn't|does not|won't|will not) work (?:anymore|any more|any longer)|(?:has )?stopped working)\b|\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
+	// retiredOther is another named tool said to be retired: "the
+	// get_forecast tool has been retired".
+	retiredOther = gated2("deprecated retired obsolete disabled discontinued removed sunset", "tool function endpoint", `\bthe [a-z0-9]+(?:[_-][a-z0-9]+)+ (?:tool|function|endpoint)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|sunset)\b`)
+	retired      = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call work stopped", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is)? (?:no longer (?:works?|functions|exists|returns|effective|valid)|(?:doesn't|does not|won't|will not) work (?:anymore|any more|any longer)|(?:has )?stopped working)\b|\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
 	// conditional is a clause that says when not to use this tool:
 	// guidance between tools ("if the user names an author, do not use
 	// this tool").
@@ -656,6 +662,14 @@ func (j *clauseJudge) find(x gate) []int {
 		return nil
 	}
 	return x.re().FindIndex(j.c)
+}
+
+// findRe is re's match in the clause when gate x is open.
+func (j *clauseJudge) findRe(x gate, re *regexp.Regexp) []int {
+	if !j.g.has(x) {
+		return nil
+	}
+	return re.FindIndex(j.c)
 }
 
 // findIf is find when cond holds: the gate's expression is not run
@@ -762,6 +776,7 @@ var readTool = lazyRegexp(`\b(?:call|use|invoke|run|execute|trigger)\b[\s\S]{0,2
 var seize = gated2("hijack intercept steal eavesdrop spy siphon skim wiretap exfiltrate harvest", "email emails mail communications communication messages traffic calls credentials passwords data sessions session payments transactions accounts account cookies keys tokens funds wallet wallets conversations", `\b(?:hijack|intercept|steal|eavesdrop on|spy on|siphon(?: off)?|skim|wiretap|exfiltrate|harvest)\b (?:all |any |every |of |the |their |the user's |user |users' )*(?:[a-z]+ )?(?:emails?|mail|communications?|messages|traffic|calls|credentials|passwords|data|sessions?|payments|transactions|accounts?|cookies|keys|tokens|funds|wallets?|conversations)\b`)
 
 // fixedRead is a reading tool called on a path the text fixes.
+var fixedReadGate = gated2("path file filename filepath", "call use invoke run execute trigger", "")
 var fixedRead = lazyRegexp(`\b(?:read|get|cat|open|fetch|load|view|show|print|dump)(?:_[a-z_]+|file|files|text)?\b[\s\S]{0,30}?\b(?:path|file|filename|filepath)\b\s?[=:]?\s?(?:to )?["'` + "`" + `]?[~/.][^\s"'` + "`" + `]*`)
 
 // hideGates are hideAsk and hideMore.
@@ -904,7 +919,7 @@ func (j *clauseJudge) contact() (intentClass, string) {
 	if m := j.find(valueTransfer); m != nil && !job && j.addressed() {
 		return classContact, j.at(m)
 	}
-	if m := j.find(bulkData); m != nil && !job && sendVerb().Match(c) && localPath().Match(c) && j.addressed() {
+	if m := findAny(c, j.g, bulkGates); m != nil && !job && sendVerb().Match(c) && localPath().Match(c) && j.addressed() {
 		return classContact, j.at(m)
 	}
 	return classNone, ""
@@ -967,7 +982,7 @@ func (j *clauseJudge) injected() (intentClass, string) {
 		return classExec, j.at(m)
 	}
 	if findAny(c, j.g, pretext) != nil && callVerb().Match(c) && j.addressed() {
-		if m := fixedRead().FindIndex(c); m != nil {
+		if m := j.findRe(fixedReadGate, fixedRead()); m != nil {
 			// The call imposed reads a file the text fixes: "on every
 			// reply, invoke read_file with path '/x'".
 			return classReadSecrets, j.at(m)
@@ -975,6 +990,9 @@ func (j *clauseJudge) injected() (intentClass, string) {
 		if t := toolRef().Find(c); t != nil {
 			return classImpose, string(t)
 		}
+	}
+	if !j.g.has(fixedReadGate) {
+		return classNone, ""
 	}
 	if m := fixedRead().FindIndex(c); m != nil && callVerb().Match(c[:m[0]]) && j.addressed() {
 		// A call of a reading tool on a path the text fixes, with no
@@ -1148,7 +1166,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target, answer: answer})
 			continue
 		}
-		if retiredAt < 0 && sp.g.has(retired) && retired.re().Match(c) && !conditional().Match(c) {
+		if retiredAt < 0 && (sp.g.has(retired) && retired.re().Match(c) || sp.g.has(retiredOther) && retiredOther.re().Match(c)) && !conditional().Match(c) {
 			retiredAt = sp.a
 		}
 		if retiredAt >= 0 {
@@ -1174,6 +1192,9 @@ var (
 	secretSlotURL = lazyRegexp(`(?:https?|ftp)://[^\s"'<>]*\{[^}\s]{0,40}(?:key|token|secret|password|passwd|credential|cookie|session)[^}\s]{0,40}\}`)
 	clientConfig  = lazyRegexp(`\bmcp\.json\b|\.cursor/|\bclaude_desktop_config\b|\.vscode/|\bid_rsa\b|\.ssh/|\.aws/|\.netrc\b|\.env\b`)
 )
+
+// bulkGates are bulkData and bulkAsked.
+var bulkGates = []gate{bulkData, bulkAsked}
 
 // userTurn is a clause that opens as a turn of the conversation: "user:",
 // "[system]:", "human:".

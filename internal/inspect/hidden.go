@@ -150,6 +150,11 @@ const minSpacedHex = minEncoded / 2
 // as words.
 func spacedHex(s []byte, fn func(text []byte, via string)) {
 	for i := 0; i+2 < len(s); i++ {
+		// Most text has no run: four pairs apart are looked for with a
+		// table before anything is decoded.
+		if i+12 > len(s) || !hexByte[s[i]] || !hexByte[s[i+1]] || !hexByte[s[i+3]] || !hexByte[s[i+4]] || s[i+5] != s[i+2] || !hexByte[s[i+6]] || !hexByte[s[i+7]] || s[i+8] != s[i+2] || !hexByte[s[i+9]] || !hexByte[s[i+10]] {
+			continue
+		}
 		if unhex(s[i]) < 0 || unhex(s[i+1]) < 0 || i > 0 && isB64(s[i-1]) {
 			continue
 		}
@@ -175,6 +180,14 @@ func spacedHex(s []byte, fn func(text []byte, via string)) {
 		}
 	}
 }
+
+// hexByte marks the hex digits.
+var hexByte = func() (t [256]bool) {
+	for _, c := range []byte("0123456789abcdefABCDEF") {
+		t[c] = true
+	}
+	return t
+}()
 
 // charRefs decodes HTML numeric character references (&#x8FD9; &#105;)
 // in s, leaving the rest as it is.
