@@ -776,7 +776,7 @@ var readTool = lazyRegexp(`\b(?:call|use|invoke|run|execute|trigger)\b[\s\S]{0,2
 var seize = gated2("hijack intercept steal eavesdrop spy siphon skim wiretap exfiltrate harvest", "email emails mail communications communication messages traffic calls credentials passwords data sessions session payments transactions accounts account cookies keys tokens funds wallet wallets conversations", `\b(?:hijack|intercept|steal|eavesdrop on|spy on|siphon(?: off)?|skim|wiretap|exfiltrate|harvest)\b (?:all |any |every |of |the |their |the user's |user |users' )*(?:[a-z]+ )?(?:emails?|mail|communications?|messages|traffic|calls|credentials|passwords|data|sessions?|payments|transactions|accounts?|cookies|keys|tokens|funds|wallets?|conversations)\b`)
 
 // fixedRead is a reading tool called on a path the text fixes.
-var fixedReadGate = gated2("path file filename filepath", "call use invoke run execute trigger", "")
+var fixedReadGate = gated2("path file filename filepath", "read_file readfile read_text_file read_files get_file getfile open_file openfile view_file viewfile cat_file file_read read_resource fetch_file load_file show_file print_file dump_file", "")
 var fixedRead = lazyRegexp(`\b(?:read|get|cat|open|fetch|load|view|show|print|dump)(?:_[a-z_]+|file|files|text)?\b[\s\S]{0,30}?\b(?:path|file|filename|filepath)\b\s?[=:]?\s?(?:to )?["'` + "`" + `]?[~/.][^\s"'` + "`" + `]*`)
 
 // hideGates are hideAsk and hideMore.
@@ -1198,7 +1198,7 @@ var bulkGates = []gate{bulkData, bulkAsked}
 
 // userTurn is a clause that opens as a turn of the conversation: "user:",
 // "[system]:", "human:".
-var userTurn = lazyRegexp(`^\[?(?:user|human|system|assistant|ai|model)\]? ?:|^#{2,} ?(?:instruction|instructions|system|user|task|new task)\b`)
+var userTurn = lazyRegexp(`^(?:\[?(?:user|human|system|assistant|ai|model)\]? ?:|#{2,} ?(?:instruction|instructions|system|user|task|new task)\b)`)
 
 // namesSecret reports whether text t names a store of secrets in any of
 // its clauses (a credential file, the environment, instance metadata).

@@ -152,7 +152,10 @@ func spacedHex(s []byte, fn func(text []byte, via string)) {
 	for i := 0; i+2 < len(s); i++ {
 		// Most text has no run: four pairs apart are looked for with a
 		// table before anything is decoded.
-		if i+12 > len(s) || !hexByte[s[i]] || !hexByte[s[i+1]] || !hexByte[s[i+3]] || !hexByte[s[i+4]] || s[i+5] != s[i+2] || !hexByte[s[i+6]] || !hexByte[s[i+7]] || s[i+8] != s[i+2] || !hexByte[s[i+9]] || !hexByte[s[i+10]] {
+		if i+12 > len(s) {
+			return
+		}
+		if s[i+5] != s[i+2] || s[i+8] != s[i+2] || !hexByte[s[i]] || !hexByte[s[i+1]] || !hexByte[s[i+3]] || !hexByte[s[i+4]] || !hexByte[s[i+6]] || !hexByte[s[i+7]] || !hexByte[s[i+9]] || !hexByte[s[i+10]] {
 			continue
 		}
 		if unhex(s[i]) < 0 || unhex(s[i+1]) < 0 || i > 0 && isB64(s[i-1]) {

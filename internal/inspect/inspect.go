@@ -242,7 +242,7 @@ func (sc *scan) text(r textRef) {
 		sc.encoded(r, b)
 	}
 	if !r.key && sc.depth < maxDecodeDepth {
-		if inner, ok := wrappedJSON(b); ok {
+		if inner, ok := wrappedJSON(b, sc.intent); ok {
 			// A JSON document written into a string ("{\"note\":
 			// \"...\"}"), or a string quoted twice: read as the model
 			// reads it, without the escapes.
@@ -255,9 +255,15 @@ func (sc *scan) text(r textRef) {
 
 // wrappedJSON is the JSON document or string literal that b is, when it
 // is one with escapes in it: an object or an array, or a quoted string.
-func wrappedJSON(b []byte) ([]byte, bool) {
+// In an answer (def false) only a string quoted twice, or a document
+// that holds one (an escaped quote): a tool's JSON written as its text is
+// what most answers are, and its strings read the same either way.
+func wrappedJSON(b []byte, def bool) ([]byte, bool) {
 	t := bytes.TrimSpace(b)
 	if len(t) < 8 || bytes.IndexByte(t, '\\') < 0 {
+		return nil, false
+	}
+	if !def && t[0] != '"' && !bytes.Contains(t, []byte(`\"`)) {
 		return nil, false
 	}
 	switch {
