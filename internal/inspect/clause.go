@@ -216,7 +216,7 @@ var addressing = gated("you your assistant model ai agent agents llm claude bot 
 const passiveOrder = `\b(?:must|should|shall|needs? to|has to|have to|is to|are to|ought to|will need to|(?:is|are) (?:required|expected|supposed) to)(?: (?:also|always|first|then|now|additionally|immediately|still|automatically|likewise|silently|quietly|each time))? be (?:[a-z]+ed|sent|run|done|given|shown|told|kept|put|read|set|made|written|taken|hidden|forgotten|overridden|withheld|paid|left|known|seen|held|chosen|brought|sold|bought|dumped|begun)\b`
 
 // imperative is the verbs a clause addressed to the model starts with.
-const imperative = `(?:hijack|intercept|steal|siphon|skim|end|finish|run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable|combine|concatenate|assemble|join|chain|begin|perform|trigger|initiate|grant|pay|approve|invite|unlock|loop|press|prioriti[sz]e|prefer|choose|pick|select|trust|accept|allow|sell|buy|purchase|wire|deposit|withdraw|book|cancel|paste|remember|escalate|elevate|respond|confirm|verify|authenticate|reset)`
+const imperative = `(?:hijack|intercept|steal|siphon|skim|end|finish|summari[sz]e|translate|draft|compose|recommend|suggest|advise|instruct|ask|urge|encourage|base64-encode|hex-encode|url-encode|pipe|run|execute|exec|eval|evaluate|type|paste|enter|launch|start|call|invoke|use|send|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|include|attach|append|add|insert|put|write|save|store|modify|edit|update|change|set|replace|overwrite|remove|delete|erase|wipe|clear|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|access|look|find|search|list|print|output|show|display|return|reveal|ignore|disregard|forget|override|bypass|skip|round|convert|adjust|alter|swap|substitute|switch|redirect|route|pass|provide|give|tell|inform|mention|hide|keep|conceal|make|ensure|follow|obey|download|install|curl|wget|echo|export|back|archive|check|verify|treat|respond|reply|answer|proceed|do|don't|never|always|apply|create|schedule|register|enable|configure|place|prepend|inject|patch|increase|decrease|multiply|reduce|raise|lower|cap|truncate|leak|exfiltrate|encode|decode|visit|navigate|request|contact|transfer|move|direct|assume|act|pretend|disable|combine|concatenate|assemble|join|chain|begin|perform|trigger|initiate|grant|pay|approve|invite|unlock|loop|press|prioriti[sz]e|prefer|choose|pick|select|trust|accept|allow|sell|buy|purchase|wire|deposit|withdraw|book|cancel|paste|remember|escalate|elevate|respond|confirm|verify|authenticate|reset)`
 
 // A clause's lead-in is what may stand before its imperative verb: a
 // greeting ("hi maintainers,"), a heading ("note:", "step 1:"), fillers
@@ -224,7 +224,7 @@ const imperative = `(?:hijack|intercept|steal|siphon|skim|end|finish|run|execute
 // ending in a comma ("before the first call, run ..."). Read word by word:
 // an expression for it costs more than the rest of a clause's judgement.
 var (
-	imperativeVerbs = wordSet(strings.NewReplacer("(?:", "", ")", "", "e-?mail", "email|e-mail", "prioriti[sz]e", "prioritise|prioritize").Replace(imperative))
+	imperativeVerbs = wordSet(strings.NewReplacer("(?:", "", ")", "", "e-?mail", "email|e-mail", "prioriti[sz]e", "prioritise|prioritize", "summari[sz]e", "summarise|summarize").Replace(imperative))
 	fillerWords     = wordSet("also|always|then|first|firstly|please|and|finally|next|now|additionally|furthermore|moreover|so|but|just|simply|immediately|quietly|silently|secretly|covertly|stealthily|surreptitiously|important|note|warning|critical|system|step|kindly|remember|afterwards|urgent|mandatory|required|again|instead|really|actually|in|addition|at|same|time")
 	subordinators   = wordSet("before|after|when|whenever|if|once|while|to|for|prior|upon|each|every|during|on|without|from|going|as|until|unless|since|because|whatever|whichever|regardless|irrespective|despite|no|even|of")
 	greetings       = wordSet("hi|hello|hey|dear|attention|greetings")
@@ -328,6 +328,7 @@ var (
 	// run: piping into a shell or interpreter, deleting recursively,
 	// privilege, a reverse shell, fetch-and-run, persistence.
 	shellDanger = []gate{
+		gated2("reverse bind", "shell shells", `\b(?:reverse|bind) shells?\b`),
 		gated2("|", "sh bash zsh ksh dash fish sudo python python3 perl ruby node php iex powershell pwsh", `\|\s?(?:sudo )?(?:ba|z|k|da|fi)?sh\b|\|\s?(?:python[0-9.]*|perl|ruby|node|php|iex|powershell|pwsh)\b`),
 		gated2("base64 curl", "d decode o http https", `\bbase64 (?:-d|--decode)\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)`),
 		gated("rm sudo chmod mkfifo ncat tcp crontab osascript nohup mkfs launchctl wget keygen scp killall shutdown schtasks certutil xattr spctl csrutil powershell subprocess child_process eval exec nc dd", `\brm -[a-z]*(?:r[a-z]*f|f[a-z]*r|r)[a-z]*\b|\bsudo [a-z]|\bchmod (?:\+x|[0-7]{3}|-r)|\bmkfifo\b|\bnc (?:-[a-z]*[el])|\bncat\b|/dev/tcp/|\bbase64 (?:-d|--decode)\b|\bpowershell\b|\b(?:ba|z)?sh -c\b|\beval ?\(|\bexec ?\(|\bsubprocess\b|\bchild_process\b|\bcrontab\b|\bosascript\b|\bnohup\b|\bdd if=|\bmkfs\b|\blaunchctl\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)|\bwget \S|\bssh-keygen\b|\bscp \S|\bkillall\b|\bshutdown\b|\bschtasks\b|\bcertutil\b|\bxattr -d\b|\bspctl\b|\bcsrutil\b`),
@@ -360,6 +361,8 @@ var (
 	additional = lazyRegexp(`\b(?:also|additionally|as well|too|a copy|copies|cc|bcc|backup|back up|record|records|record-keeping|record keeping|audit|auditing|compliance|logging|archive|archiving|mirror|monitoring|telemetry|analytics|tracking|each|every|all|whenever|always|before|after|silently|secretly|quietly|automatically|in the background|verification|verify|safekeeping|safety|security|first|retrieved|fetched|collected|gathered|obtained|extracted|harvested)\b`)
 	// dataNouns are what the model holds and a destination may want.
 	dataNouns = lazyRegexp(`\b(?:requests?|arguments?|args|parameters?|params|inputs?|results?|outputs?|responses?|answers?|conversation|messages?|contents?|data|details|information|info|quer(?:y|ies)|files?|documents?|records?|notes?|reports?|emails?|contacts?|everything|summary|transcript|history|credentials?|keys?|tokens?|passwords?|prompts?|payload|context|secrets?|cookies|it|them|this)\b`)
+	// exfilVerb is a send no honest text asks for.
+	exfilVerb = lazyRegexp(`\b(?:exfiltrate|exfil|smuggle|siphon|leak)\b`)
 	// sendTo ends in a send verb's recipient: "... send it to ", "cc ".
 	sendTo = lazyRegexp(`\b(?:send|sends|sent|forward|forwarded|e-?mail|emailed|mail|mailed|post|posted|upload|uploaded|transmit|submit|deliver|share|shared|copy|export|leak|exfiltrate|relay|push|text|texted|message)\b[\s\S]{0,80}?\b(?:to|with|cc|bcc)\s*$|\b(?:cc|bcc)\s*$`)
 	// userData is what is the user's: sending it to a fixed destination
@@ -386,20 +389,20 @@ var (
 	// objects ("list all API keys from Resend") are a key-management
 	// tool's job.
 	secretStore = []gate{
-		gated("var vars variable variables .env id_rsa id_dsa id_ecdsa id_ed25519 .ssh ssh .aws keychain phrase phrases mnemonic wallet bash_history zsh_history .netrc .git .kube login shadow passwd .docker .pem .p12 .pfx .kdbx .jks keystore keystores",
-			`\.(?:pem|p12|pfx|kdbx|jks)\b|\bkeystores?\b|\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh (?:private )?keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b`),
+		gated("printenv env var vars variable variables .env id_rsa id_dsa id_ecdsa id_ed25519 .ssh ssh .aws keychain phrase phrases mnemonic wallet bash_history zsh_history .netrc .git .kube login shadow passwd .docker .pem .p12 .pfx .kdbx .jks keystore keystores",
+			`\.(?:pem|p12|pfx|kdbx|jks)\b|\bkeystores?\b|\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh (?:private )?keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b|\bprintenv\b|\boutput of `+"[`'\"]?"+`(?:env|set|printenv)\b`),
 		gated2("secret secrets credential credentials password passwords passphrase passphrases key keys apikey apikeys api_key api_keys token tokens cookies phrase phrases mnemonics payment card cards",
 			"user users saved stored cached browser system local",
 			`\b(?:the user's|user's|users'|saved|stored|cached|browser|system|local)\b[\s\S]{0,24}?`+secretNoun),
 		gated2("secret secrets credential credentials password passwords passphrase passphrases key keys apikey apikeys api_key api_keys token tokens cookies phrase phrases mnemonics payment card cards",
 			"session conversation chat environment workspace machine computer disk keychain filesystem dotfiles find system home context browser local config configuration memory you",
-			secretNoun+`[\s\S]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|dotfiles|memory))\b`),
+			secretNoun+`[\s\S]{0,40}?\b(?:you (?:have|know|can (?:find|see|access|read)|saw|see|found|came across)|(?:in|from|on) (?:the |this |your |the user's )?(?:user's )?(?:machine|computer|system|disk|home|session|context|conversation|chat|environment|workspace|browser|keychain|local|filesystem|file system|config(?:uration)? files?|(?:client|mcp|claude|cursor|ide|editor) config(?:uration)?|dotfiles|memory))\b`),
 	}
-	readVerb2 = lazyRegexp(`\b(?:(?:contents?|text|value|body) of|look (?:in|inside|into|for|through)|inspect|browse|go through|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
+	readVerb2 = lazyRegexp(`\b(?:(?:contents?|text|value|body|output) of|pipe|look (?:in|inside|into|for|through)|inspect|browse|go through|read|open|cat|get|fetch|retrieve|collect|gather|grab|extract|obtain|dump|harvest|load|look up|access|find|search for|locate|print|output|reveal|list|copy|include|attach|scan|export|enumerate|steal|exfiltrate|send|upload|forward|share|leak|pass|append|embed|paste|return)\b`)
 	// readGate opens where a clause holds a verb that reads or moves
 	// data: the secret expressions, costly on prose, need one before
 	// what they find.
-	readGate = gated("contents content text value body look inspect browse go read open cat get fetch retrieve collect gather grab extract obtain dump harvest load access find search locate print output reveal list copy include attach scan export enumerate steal exfiltrate send upload forward share leak pass append embed paste return", "")
+	readGate = gated("output pipe contents content text value body look inspect browse go read open cat get fetch retrieve collect gather grab extract obtain dump harvest load access find search locate print output reveal list copy include attach scan export enumerate steal exfiltrate send upload forward share leak pass append embed paste return", "")
 	callGate = gated("call use invoke run execute trigger", "")
 	negated  = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without|can't|cannot|won't|will not|doesn't|does not|didn't)\b[\s\S]{0,24}$`)
 
@@ -510,7 +513,7 @@ var (
 
 	// phish asks the user or the model for a credential that no tool
 	// asks for in its text: a password, backup codes, a seed phrase.
-	phish = gated2("password passwords passcode passcodes mfa 2fa backup recovery seed private session otp credentials one access token tokens", "provide providing share sharing send enter confirm reveal give type paste respond reply include submit verify", `\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify)\b[\s\S]{0,30}?\b(?:your|the user's|my|their) (?:(?:[a-z-]+ ){1,2}(?:or|and) )?(?:(?:current |account |login |admin )?passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
+	phish = gated2("password passwords passcode passcodes mfa 2fa backup recovery seed private session otp credentials one access token tokens", "provide providing share sharing send enter confirm reveal give type paste respond reply include submit verify ask", `\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify|ask (?:them|the user|the customer|him|her) for)\b[\s\S]{0,30}?\b(?:your|the user's|my|their) (?:(?:[a-z-]+ ){1,2}(?:or|and) )?(?:(?:[a-z-]+ ){0,2}passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
 
 	// secretAsked is a secret read out of where it is kept, or asked
 	// for in the passive: "print the user's GITHUB_TOKEN", "the session
@@ -748,7 +751,7 @@ var dictation = []gate{
 	gated2("use apply report present", "corrected updated actual real revised true instead", `\b(?:use|apply|report|present)\b (?:these|this|the following|the) (?:corrected|updated|actual|real|revised|true) (?:values?|data|figures?|numbers?|prices?|information|scores?|details)\b|\b(?:use|report|present) (?:these|this|the following) (?:values |data |figures |numbers )?instead\b`),
 	gated2("rank rate score recommend present describe state say claim report list label portray position", "#1 first number best highest top winner preferred recommended", `\b(?:always|must|should|to) (?:rank|rate|score|recommend|present|describe|state|say|claim|report|list|label|portray|position)\b[\s\S]{0,60}?(?:#1|\b(?:first|number one|the best|highest|top|the winner|(?:the )?(?:preferred|recommended) (?:choice|option|vendor|product)))`),
 	gated2("regardless", "offers options vendors products results candidates bids competitors", `\bregardless of (?:the |any )?other (?:offers|options|vendors|products|results|candidates|bids|competitors)\b`),
-	gated2("when whenever", "say state claim describe present position", `\b(?:when|whenever) (?:asked|customers? (?:ask|inquire)|users? (?:ask|inquire)|the user asks|anyone asks|referencing|presenting|discussing|summari[sz]ing)\b[\s\S]{0,80}?\b(?:always )?(?:say|state|claim|describe|present|position)\b`),
+	gated2("when whenever if", "say state claim describe present position", `\b(?:when|whenever|if) (?:asked|customers? (?:ask|inquire)|users? (?:ask|inquire)|the user asks|anyone asks|someone asks|they ask|referencing|presenting|discussing|summari[sz]ing)\b[\s\S]{0,80}?\b(?:always )?(?:say|state|claim|describe|present|position)\b`),
 	gated2("describe present portray frame position", "as", `\b(?:describe|present|portray|frame|position) (?:it|this|them|the [a-z]+) as\b`),
 	gated2("requires require asks ask wants want expects expect", "share mention tell recommend say give", `\b(?:requires?|asks?|wants?|expects?) (?:that )?you (?:also )?(?:share|mention|tell|recommend|say|give)\b`),
 }
@@ -760,6 +763,15 @@ var (
 	wipeAll = gated2("delete remove erase wipe destroy purge trash empty", "all every each entire whole everything", `\b(?:delete|remove|erase|wipe|destroy|purge|trash|empty)\b (?:all|every|each|the entire|the whole|everything)\b[\s\S]{0,40}?\b(?:files?|folders?|director(?:y|ies)|documents?|emails?|messages?|photos?|contacts?|repos(?:itories)?|branches|records|data|backups?|events?|notes|drive|inbox|mailbox|account)\b|\b(?:delete|erase|wipe|destroy|purge|empty) (?:the |my |the user's |their )(?:inbox|mailbox|drive|account|repository|database|backups?)\b`)
 	spendAs = gated2("book buy purchase order pay rent reserve subscribe", "card account wallet paypal payment", `\b(?:book|buy|purchase|order|pay for|rent|reserve|subscribe to)\b[\s\S]{0,60}?\b(?:on|with|using|from|via|charged to|billed to)\b (?:the user's|their|my|the saved|the stored|the default)\b[\s\S]{0,20}?\b(?:card|credit card|account|wallet|paypal|payment method)\b`)
 )
+
+// secretField reports an intoParam match whose field is named for the
+// secret it takes ("put it in the password field"): a login form's
+// job.
+func secretField(m []byte) bool {
+	return secretFieldName().Match(m)
+}
+
+var secretFieldName = lazyRegexp(`\b(?:in|into|as) (?:the |this tool's )?[a-z_]*(?:pass|pwd|secret|token|key|cred|pin|otp|code)[a-z_]* (?:field|parameter|param|argument)\b$`)
 
 // personal reports a destination that is a person: an email address or a
 // phone number.
@@ -781,6 +793,15 @@ var fixedRead = lazyRegexp(`\b(?:read|get|cat|open|fetch|load|view|show|print|du
 
 // hideGates are hideAsk and hideMore.
 var hideGates = append([]gate{hideAsk}, hideMore...)
+
+// intoParam puts what the model holds, or what the user says, into a
+// parameter: the conversation or its context, other tools' output, a
+// password the user mentions.
+var intoParam = []gate{
+	gated2("context conversation chat history transcript", "parameter param argument field", `\b(?:include|pass|put|send|add|append|copy|paste|embed|insert|dump|place)\b[\s\S]{0,20}?\b(?:your |the |this )?(?:full |entire |whole |complete )?(?:context window|context|conversation(?: so far| history)?|chat history|transcript)\b[\s\S]{0,30}?\b(?:in|into|as|to)\b[\s\S]{0,30}?\b(?:parameter|param|argument|field)\b`),
+	gated2("other", "output outputs result results response responses", `\b(?:any|every|each|all) other tools?\b[\s\S]{0,60}?\b(?:pass|send|copy|include|forward|append|put)\b[\s\S]{0,20}?\b(?:its|their|the) (?:full |entire |complete |raw )?(?:outputs?|results?|responses?)\b[\s\S]{0,30}?\b(?:this tool|parameter|param|argument|field)\b`),
+	gated2("password passwords passcode pin otp credentials secret token", "store save put copy include pass place insert add append write record", `\b(?:passwords?|passcodes?|pin|otp|credentials|secrets?|tokens?)\b[\s\S]{0,30}?\b(?:store|save|put|copy|include|pass|place|insert|add|append|write|record)\b (?:it|them) (?:in|into|as) (?:the |this tool's )?[a-z_]+ (?:field|parameter|param|argument)\b`),
+}
 
 // leakAsk asks for what the model holds and the user never handed the
 // tool: a secret variable's value put in a field, or its own system
@@ -856,6 +877,9 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 	if m := j.find(unasked); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
 		return classChangeValues, j.at(m)
 	}
+	if m := findAny(c, g, intoParam); m != nil && !job && !negated().Match(c[:m[0]]) && !secretField(c[m[0]:m[1]]) && j.addressed() {
+		return classReadSecrets, j.at(m)
+	}
 	if m := findAny(c, g, leakAsk); m != nil && !job && !negated().Match(c[:m[0]]) && !quotedExample(c, m[0]) && j.addressed() {
 		return classReadSecrets, j.at(m)
 	}
@@ -910,7 +934,7 @@ func (j *clauseJudge) contact() (intentClass, string) {
 		if messageDestination().Match(c) {
 			return classContact, j.at(d)
 		}
-		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c) || personal(c[d[0]:d[1]]) && sendTo().Match(c[:d[0]])) {
+		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c) || personal(c[d[0]:d[1]]) && sendTo().Match(c[:d[0]]) || exfilVerb().Match(c)) {
 			// An email address or a phone number is a person: what
 			// is sent to one is sent away, "also" or not.
 			return classContact, j.at(d)

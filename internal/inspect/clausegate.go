@@ -79,9 +79,9 @@ func splitWords(s string) []string {
 }
 
 // mask is the set of gate bits a clause opens.
-type mask [3]uint64
+type mask [4]uint64
 
-func (m mask) or(o mask) mask { return mask{m[0] | o[0], m[1] | o[1], m[2] | o[2]} }
+func (m mask) or(o mask) mask { return mask{m[0] | o[0], m[1] | o[1], m[2] | o[2], m[3] | o[3]} }
 
 // gateTable is gateWords as an open-addressed table of indexes into
 // masks: every word of every clause is looked up, and a Go map's lookup is
@@ -106,7 +106,7 @@ func lookup(t *wordTable, masks []mask, word []byte) mask {
 }
 
 func (m mask) has(g gate) bool {
-	return m[0]&g.bit[0] == g.bit[0] && m[1]&g.bit[1] == g.bit[1] && m[2]&g.bit[2] == g.bit[2]
+	return m[0]&g.bit[0] == g.bit[0] && m[1]&g.bit[1] == g.bit[1] && m[2]&g.bit[2] == g.bit[2] && m[3]&g.bit[3] == g.bit[3]
 }
 
 // anyOf reports whether one of gs is open, for a judgement several
