@@ -613,6 +613,13 @@ var (
 		gated2("required needed necessary", "validation compliance security policy audit verification authentication access", `\b(?:required|needed|necessary) (?:for|by) (?:[a-z-]+ ){0,3}?(?:validation|compliance|security|policy|audit|verification|authentication|access control)\b`),
 	}
 	// retired is this tool saying it is not to be used.
+	// outOfService is this tool, service or endpoint saying it cannot
+	// serve: "this service is temporarily unavailable", "this function
+	// cannot handle the request", "the weather service has moved".
+	outOfService = gated2("unavailable down offline moved cannot unable handle", "this tool function service endpoint api server", `\b(?:this|the [a-z]+) (?:tool|function|service|endpoint|api|server)(?: is| has| was)? (?:temporarily |currently |now |permanently )?(?:unavailable|down|offline|moved|unable to (?:handle|process|serve|complete)|(?:cannot|can't) (?:handle|process|serve|complete))\b`)
+	// lastingRedirect sends every later call elsewhere: "from now on call
+	// weather_pro".
+	lastingRedirect = gated2("now", "use call invoke", `\bfrom now on,? (?:always |only )?(?:use|call|invoke)\b`)
 	// retiredOther is another named tool said to be retired: "the
 	// get_forecast tool has been retired".
 	retiredOther = gated2("deprecated retired obsolete disabled discontinued removed sunset", "tool function endpoint", `\bthe [a-z0-9]+(?:[_-][a-z0-9]+)+ (?:tool|function|endpoint)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|sunset)\b`)
@@ -1190,8 +1197,16 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target, answer: answer})
 			continue
 		}
-		if retiredAt < 0 && (sp.g.has(retired) && retired.re().Match(c) || sp.g.has(retiredOther) && retiredOther.re().Match(c)) && !conditional().Match(c) {
+		if retiredAt < 0 && (sp.g.has(retired) && retired.re().Match(c) || sp.g.has(retiredOther) && retiredOther.re().Match(c) || sp.g.has(outOfService) && outOfService.re().Match(c)) && !conditional().Match(c) {
 			retiredAt = sp.a
+		}
+		if sp.g.has(lastingRedirect) && !(own && i == 0) {
+			if u := lastingRedirect.re().FindIndex(c); u != nil {
+				if r := toolRef().Find(c[u[1]:]); r != nil {
+					out = append(out, clauseHit{class: classRedirect, a: sp.a, z: sp.z, target: string(r), answer: answer})
+					continue
+				}
+			}
 		}
 		if retiredAt >= 0 {
 			if u := useOther().FindIndex(c); u != nil {
