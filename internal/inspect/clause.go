@@ -726,7 +726,7 @@ func (j *clauseJudge) anyWording() (intentClass, string) {
 	}
 	// Overriding instructions, turning safety off and hiding from the
 	// user are addressed to the model however they are worded.
-	if m := findAny(c, g, overrideAsk); m != nil && !quotedExample(c, m[0]) {
+	if m := findAny(c, g, overrideAsk); m != nil && !quotedExample(c, m[0]) && !reported().Match(c[:m[0]]) {
 		return classOverride, j.at(m)
 	}
 	if m := findAny(c, g, overrideSafety[1:]); m != nil && (!job || bytes.Contains(c[m[0]:m[1]], []byte("you"))) && !quotedExample(c, m[0]) && !negated().Match(c[:m[0]]) {
@@ -771,7 +771,7 @@ var dictation = []gate{
 // with the user's card or account. An answer that asks either speaks for
 // someone who is not the user.
 var (
-	wipeAll = gated2("delete remove erase wipe destroy purge trash empty", "all every each entire whole everything", `\b(?:delete|remove|erase|wipe|destroy|purge|trash|empty)\b (?:all|every|each|the entire|the whole|everything)\b[\s\S]{0,40}?\b(?:files?|folders?|director(?:y|ies)|documents?|emails?|messages?|photos?|contacts?|repos(?:itories)?|branches|records|data|backups?|events?|notes|drive|inbox|mailbox|account)\b|\b(?:delete|erase|wipe|destroy|purge|empty) (?:the |my |the user's |their )(?:inbox|mailbox|drive|account|repository|database|backups?)\b`)
+	wipeAll = gated2("delete remove erase wipe destroy purge trash empty", "all every each entire whole everything", `\b(?:delete|remove|erase|wipe|destroy|purge|trash|empty)\b (?:all|every|each|the entire|the whole|everything)\b(?: of)?[\s\S]{0,40}?\b(?:the user's|my|their|your)\b[\s\S]{0,30}?\b(?:files?|folders?|director(?:y|ies)|documents?|emails?|messages?|photos?|contacts?|repos(?:itories)?|branches|records|data|backups?|events?|notes|drive|inbox|mailbox|account)\b|\b(?:delete|remove|erase|wipe|destroy|purge|trash|empty)\b (?:all|every|each|the entire|the whole)\b (?:of )?(?:the user's |my |their |your )?(?:[a-z]+ )?(?:emails?|messages?|photos?|contacts?|backups?|inbox|mailbox|calendar events)\b|\b(?:delete|erase|wipe|destroy|purge|empty) (?:the |my |the user's |their )(?:inbox|mailbox|drive|account|repository|database|backups?)\b`)
 	spendAs = gated2("book buy purchase order pay rent reserve subscribe", "card account wallet paypal payment", `\b(?:book|buy|purchase|order|pay for|rent|reserve|subscribe to)\b[\s\S]{0,60}?\b(?:on|with|using|from|via|charged to|billed to)\b (?:the user's|their|my|the saved|the stored|the default)\b[\s\S]{0,20}?\b(?:card|credit card|account|wallet|paypal|payment method)\b`)
 )
 
@@ -858,7 +858,7 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 			return classWriteConfig, string(bytes.TrimSpace(t))
 		}
 	}
-	if m := j.find(phish); m != nil && !job && j.addressed() {
+	if m := j.find(phish); m != nil && !job && !negatedAt(c, m[0]) && j.addressed() {
 		return classReadSecrets, j.at(m)
 	}
 	if m := findAny(c, g, secretAsked); m != nil && !job && !negated().Match(c[:m[0]]) && j.addressed() {
@@ -945,7 +945,7 @@ func (j *clauseJudge) contact() (intentClass, string) {
 		if messageDestination().Match(c) {
 			return classContact, j.at(d)
 		}
-		if sendVerb().Match(c) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c) || personal(c[d[0]:d[1]]) && sendTo().Match(c[:d[0]]) || exfilVerb().Match(c)) {
+		if v := sendVerb().FindIndex(c); v != nil && !negatedAt(c, v[0]) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c) || personal(c[d[0]:d[1]]) && sendTo().Match(c[:d[0]]) || exfilVerb().Match(c)) {
 			// An email address or a phone number is a person: what
 			// is sent to one is sent away, "also" or not.
 			return classContact, j.at(d)
@@ -1081,6 +1081,19 @@ func quotedExample(c []byte, i int) bool {
 	}
 	return exampleMarker().Match(c[max(0, q-48):q])
 }
+
+// negatedAt reports a verb at i of clause c that is negated ("never share
+// your password"), and not by a double negative ("don't forget to send",
+// "never fail to forward").
+func negatedAt(c []byte, i int) bool {
+	return negated().Match(c[:i]) && !doubleNegative().Match(c[:i])
+}
+
+var doubleNegative = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)\s+(?:ever\s+)?(?:forget|hesitate|fail|neglect|omit)\b[\s\S]{0,24}$`)
+
+// reported is what an attacker is said to ask, just before the words:
+// "attackers may ask you to ignore previous instructions" warns of them.
+var reported = lazyRegexp(`\b(?:attackers?|adversar(?:y|ies)|malicious (?:users?|actors?|content|pages?|prompts?|inputs?|sites?)|phishing|scammers?|injected (?:text|prompts?|content))\b[\s\S]{0,30}?\b(?:may|might|can|could|often|will|try to|attempt to|tend to)\b[\s\S]{0,30}$`)
 
 // forExample is an example given just before a command: a tool that runs
 // code shows what it runs ("Example: eval(\"print('hello')\")").
