@@ -414,7 +414,7 @@ var (
 	// without notifying the organizer" describe a behaviour.
 	silentChange = lazyRegexp(`\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly) (?:\w+ )?(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc|forward|copy|include|drop|remove|delete)\b|\bwithout (?:telling|informing|notifying|alerting|letting|showing)(?: it to)? (?:the )?(?:user|users|human|them|anyone|customer)\b|\bbehind the user's back\b|\bso the user (?:does not|doesn't|won't|will not) (?:know|notice|see)\b`)
 	changeVerb   = lazyRegexp(`\b(?:round|change|replace|alter|modify|adjust|swap|substitute|set|switch|rewrite|redirect|add|increase|decrease|multiply|convert|use|append|prepend|insert|inflate|reduce|raise|lower|cap|truncate|override|overwrite|shift|move|transfer|send|route|bcc|cc|book|order|buy|sell|pay|charge|ship|schedule|assign|deposit|withdraw|wire|make|put|cancel|delete)\b`)
-	insteadWord = lazyRegexp(`\binstead\b`)
+	insteadWord  = lazyRegexp(`\binstead\b`)
 	// valueNoun is a value of the user's a change-values order fixes.
 	valueNoun = `(?:amounts?|sums?|quantity|quantities|prices?|currency|recipients?|accounts?|address|destinations?|tickers?|symbols?|stocks?|wallets?|iban|payees?|flights?|hotels?|products?|items?|values?|choices?|options?|seats?|rooms?|city|cities|country|countries|location|locations|airport)\b`
 	// unasked changes a value of the user's without asking: "switch the
