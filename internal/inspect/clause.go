@@ -351,7 +351,7 @@ var (
 
 	// destination is a place the text fixes: a URL, an email address, an
 	// IP address, a host name.
-	fixedDestination = gated2("http https ftp ws wss @ 0.0 com net org io dev app xyz ru cn co me info biz site online top tk example invalid test cloud ai sh cc pw ly gg link click live pro tech store space website fun host workers ngrok ngrok_free", "send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route let loop keep keeps kept inform shares forwards copies emails uploads posts sending forwarding uploading posting copying mirroring emailing sharing relaying texted text message", `(?:https?|ftp|wss?)://[^\s'"<>)\]`+"`"+`]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
+	fixedDestination = gated2("http https ftp ws wss @ 0.0 com net org io dev app xyz ru cn co me info biz site online top tk example invalid test cloud ai sh cc pw ly gg link click live pro tech store space website fun host workers ngrok ngrok_free", "send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route let loop keep keeps kept inform shares forwards uploads sending forwarding uploading mirroring emailing relaying", `(?:https?|ftp|wss?)://[^\s'"<>)\]`+"`"+`]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
 	sendVerb         = lazyRegexp(`\blet [^ ,]+@[^ ,]+ know\b|\bloop (?:in [^ ,]+@|[^ ,]+@[^ ,]+ in\b|(?:them|him|her) in\b)|\b(?:keep|keeps|kept) [^ ,]+@[^ ,]+ (?:posted|informed|in the loop)\b|\b(?:shares|forwards|copies|emails|uploads|posts|sent|emailed|mailed|forwarded|shared|uploaded|posted|texted|sending|forwarding|uploading|posting|copying|mirroring|emailing|sharing|relaying)\b|\b(?:send|sends|export|dump|post|upload|forward|transmit|submit|report|log|notify|ping|e-?mail|mail|text|message|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|beacon|dispatch|broadcast|publish|curl|back up|backup|archive|transfer|put|write|save|include|attach|append|(?:make|issue|perform) an? (?:get|post|put|http|https|web) (?:request|call)|be (?:sent|posted|uploaded|forwarded|copied|reported|logged|mirrored|synced|shared|relayed|streamed|delivered|pushed|transmitted|submitted))\b`)
 	// docsContext is a clause about documentation, sign-up or support:
 	// where a person goes, not where data is sent.
@@ -523,7 +523,7 @@ var (
 
 	// phish asks the user or the model for a credential that no tool
 	// asks for in its text: a password, backup codes, a seed phrase.
-	phish = gated2("password passwords passcode passcodes mfa 2fa backup recovery seed private session otp credentials one access token tokens", "provide providing share sharing send enter confirm reveal give type paste respond reply include submit verify ask", `\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify|ask (?:them|the user|the customer|him|her) for)\b[\s\S]{0,30}?\b(?:your|the user's|my|their) (?:(?:[a-z-]+ ){1,2}(?:or|and) )?(?:(?:[a-z-]+ ){0,2}passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
+	phish = gated2("password passwords passcode passcodes mfa 2fa backup recovery seed private session otp credentials one access token tokens", "provide providing share sharing send enter confirm reveal give type paste respond reply include submit verify", `\b(?:provide|providing|share|sharing|send|enter|confirm|reveal|give|type|paste|respond with|reply with|include|submit|verify)\b[\s\S]{0,30}?\b(?:your|the user's|my|their) (?:(?:[a-z-]+ ){1,2}(?:or|and) )?(?:(?:[a-z-]+ ){0,2}passwords?|passcodes?|mfa|2fa|backup codes?|recovery codes?|seed phrases?|recovery phrases?|private keys?|session (?:credentials|tokens?|cookies?)|one-time (?:pass)?codes?|otp|credentials|access tokens?)\b`)
 
 	// secretAsked is a secret read out of where it is kept, or asked
 	// for in the passive: "print the user's GITHUB_TOKEN", "the session
@@ -534,6 +534,10 @@ var (
 		gated2("print dump cat echo extract grab collect reveal output steal harvest", "_secretvar", `\b(?:print|dump|cat|echo|extract|grab|collect|reveal|output|steal|harvest)\b(?: out)?[\s\S]{0,20}?\b[a-z0-9]+(?:_[a-z0-9]+)*_(?:key|token|secret|password|passwd|pat)\b`),
 		gated2("session backup recovery seed", "provided given sent included passed entered supplied pasted added attached shared put submitted", `\b(?:session (?:cookies?|tokens?|credentials)|backup codes?|recovery codes?|seed phrases?|recovery phrases?)\b(?: of (?:the|your) user)?[\s\S]{0,30}?\b(?:must|should|needs? to|has to|is to|are to|(?:is|are) required to)(?: also)? be (?:provided|given|sent|included|passed|entered|supplied|pasted|added|attached|shared|put|submitted)\b`),
 	}
+
+	// phishAsk asks the user for a password on the model's behalf: "ask
+	// them for their online banking password".
+	phishAsk = gated2("ask", "password passwords passcode passcodes pin", `\bask (?:them|the user|the customer|him|her) for (?:your|the user's|my|their) (?:[a-z-]+ ){0,2}(?:passwords?|passcodes?|pin)\b`)
 
 	// secretFile is a file whose name says it holds a secret, or a place
 	// that hands out credentials (cloud instance metadata).
@@ -633,7 +637,7 @@ var (
 	// retiredOther is another named tool said to be retired: "the
 	// get_forecast tool has been retired".
 	retiredOther = gated2("deprecated retired obsolete disabled discontinued removed sunset", "tool function endpoint", `\bthe [a-z0-9]+(?:[_-][a-z0-9]+)+ (?:tool|function|endpoint)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|sunset)\b`)
-	retired      = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call work stopped", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is)? (?:no longer (?:works?|functions|exists|returns|effective|valid)|(?:doesn't|does not|won't|will not) work (?:anymore|any more|any longer)|(?:has )?stopped working)\b|\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
+	retired      = gated2("deprecated retired obsolete disabled discontinued removed replaced superseded sunset outdated broken longer use call anymore stopped", "this it", `\b(?:this (?:tool|function|endpoint|version)|it)(?: is)? (?:no longer (?:works?|functions|exists|returns|effective|valid)|(?:doesn't|does not|won't|will not) work (?:anymore|any more|any longer)|(?:has )?stopped working)\b|\b(?:this (?:tool|function|endpoint|version)|it)(?: is| has been| was)(?: now)? (?:deprecated|retired|obsolete|disabled|discontinued|removed|replaced|superseded|sunset|outdated|broken|no longer (?:works?|available|supported|maintained|in use|functional))\b|\b(?:do not|don't|never) (?:use|call) this (?:tool|function)(?: (?:anymore|any more|again|at all|instead))?$`)
 	// conditional is a clause that says when not to use this tool:
 	// guidance between tools ("if the user names an author, do not use
 	// this tool").
@@ -865,6 +869,9 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 		}
 	}
 	if m := j.find(phish); m != nil && !job && !negatedAt(c, m[0]) && j.addressed() {
+		return classReadSecrets, j.at(m)
+	}
+	if m := j.find(phishAsk); m != nil && !job && !negatedAt(c, m[0]) && j.addressed() {
 		return classReadSecrets, j.at(m)
 	}
 	if m := findAny(c, g, secretAsked); m != nil && !job && !negated().Match(c[:m[0]]) && j.addressed() {
