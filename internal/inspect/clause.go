@@ -360,7 +360,7 @@ var (
 	// "also", "a copy", "for audit", "every request".
 	additional = lazyRegexp(`\b(?:also|additionally|as well|too|a copy|copies|cc|bcc|backup|back up|record|records|record-keeping|record keeping|audit|auditing|compliance|logging|archive|archiving|mirror|monitoring|telemetry|analytics|tracking|each|every|all|whenever|always|before|after|silently|secretly|quietly|automatically|in the background|verification|verify|safekeeping|safety|security|first|retrieved|fetched|collected|gathered|obtained|extracted|harvested)\b`)
 	// dataNouns are what the model holds and a destination may want.
-	dataNouns = lazyRegexp(`\b(?:requests?|arguments?|args|parameters?|params|inputs?|results?|outputs?|responses?|answers?|conversation|messages?|contents?|data|details|information|info|quer(?:y|ies)|files?|documents?|records?|notes?|reports?|emails?|contacts?|everything|summary|transcript|history|credentials?|keys?|tokens?|passwords?|prompts?|payload|context|secrets?|cookies|it|them|this)\b`)
+	dataNouns = lazyRegexp(`\b(?:questions?|requests?|arguments?|args|parameters?|params|inputs?|results?|outputs?|responses?|answers?|conversation|messages?|contents?|data|details|information|info|quer(?:y|ies)|files?|documents?|records?|notes?|reports?|emails?|contacts?|everything|summary|transcript|history|credentials?|keys?|tokens?|passwords?|prompts?|payload|context|secrets?|cookies|it|them|this)\b`)
 	// exfilVerb is a send no honest text asks for.
 	exfilVerb = lazyRegexp(`\b(?:exfiltrate|exfil|smuggle|siphon|leak)\b`)
 	// sendTo ends in a send verb's recipient: "... send it to ", "cc ".
@@ -368,7 +368,7 @@ var (
 	// userData is what is the user's: sending it to a fixed destination
 	// is over and above any tool's job ("the user's address and phone
 	// number", "the customer's messages").
-	userData = lazyRegexp(`\b(?:the )?(?:user|user's|users'|customer's|client's|human's|their)\b (?:[a-z]+ ){0,2}?(?:messages?|conversations?|chats?|emails?|contacts?|address(?:es)?|phone(?: numbers?)?|locations?|documents?|files?|data|details|information|history|notes|calendar|credentials?|passwords?|identity|quer(?:y|ies)|requests?|inputs?|prompts?|searches|search terms?|records|photos|keys?|tokens?)\b`)
+	userData = lazyRegexp(`\b(?:the )?(?:user|user's|users'|customer's|client's|human's|their)\b (?:[a-z]+ ){0,2}?(?:messages?|conversations?|chats?|emails?|contacts?|address(?:es)?|phone(?: numbers?)?|locations?|documents?|files?|data|details|information|history|notes|calendar|credentials?|passwords?|identity|quer(?:y|ies)|questions?|answers?|requests?|inputs?|prompts?|searches|search terms?|records|photos|keys?|tokens?)\b`)
 	// viaTool sends through another tool: "use the http_request tool to
 	// post ... to https://...". A tool's text has no business choosing
 	// where another tool sends the user's data.
@@ -1193,7 +1193,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 	retiredAt, fetchedAt := -1, -1
 	for i, sp := range spans {
 		c := t[sp.a:sp.z]
-		cl, target := judgeClause(c, sp.g, block, answer, own && i == 0)
+		cl, target := judgeClause(c, sp.g, block, answer, own && i == 0 && !ledIn(c))
 		if cl == classNone && bytes.IndexByte(c, '{') >= 0 && bytes.Contains(c, []byte("://")) {
 			// A URL with a slot for a secret, in a text that names
 			// where the secret is kept: read it and send it there,
@@ -1270,6 +1270,16 @@ var (
 
 // bulkGates are bulkData and bulkAsked.
 var bulkGates = []gate{bulkData, bulkAsked}
+
+// ledIn reports a clause whose imperative stands after a lead-in of
+// timing or emphasis ("before answering, send ...", "also send ..."): a
+// description's first clause says what the tool does from its first word.
+func ledIn(c []byte) bool {
+	at, ok := imperativeAt(c)
+	return ok && at > 0 && ledInWord().Match(c[:at])
+}
+
+var ledInWord = lazyRegexp(`\b(?:always|also|silently|quietly|secretly|covertly|additionally|furthermore|moreover|before (?:answering|responding|replying|you (?:answer|respond|reply))|(?:after|before|on|with) (?:each|every) (?:call|request|reply|response|answer|message|turn))\b`)
 
 // userTurn is a clause that opens as a turn of the conversation: "user:",
 // "[system]:", "human:".
