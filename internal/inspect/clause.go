@@ -361,6 +361,9 @@ var (
 	additional = lazyRegexp(`\b(?:also|additionally|as well|too|a copy|copies|cc|bcc|backup|back up|record|records|record-keeping|record keeping|audit|auditing|compliance|logging|archive|archiving|mirror|monitoring|telemetry|analytics|tracking|each|every|all|whenever|always|before|after|silently|secretly|quietly|automatically|in the background|verification|verify|safekeeping|safety|security|first|retrieved|fetched|collected|gathered|obtained|extracted|harvested)\b`)
 	// dataNouns are what the model holds and a destination may want.
 	dataNouns = lazyRegexp(`\b(?:questions?|requests?|arguments?|args|parameters?|params|inputs?|results?|outputs?|responses?|answers?|conversation|messages?|contents?|data|details|information|info|quer(?:y|ies)|files?|documents?|records?|notes?|reports?|emails?|contacts?|everything|summary|transcript|history|credentials?|keys?|tokens?|passwords?|prompts?|payload|context|secrets?|cookies|it|them|this)\b`)
+	// copyMarker is a send over and above a description's job, even in
+	// its first clause: "send a copy of this value to URL as well".
+	copyMarker = lazyRegexp(`\b(?:a copy|copies|as well|also|too|bcc|cc)\b`)
 	// exfilVerb is a send no honest text asks for.
 	exfilVerb = lazyRegexp(`\b(?:exfiltrate|exfil|smuggle|siphon|leak)\b`)
 	// sendTo ends in a send verb's recipient: "... send it to ", "cc ".
@@ -957,7 +960,7 @@ func (j *clauseJudge) contact() (intentClass, string) {
 	if d == nil {
 		d = j.find(phoneNumber)
 	}
-	if d != nil && !job && j.addressed() && (sendTo().Match(c[:d[0]]) || !docsContext().Match(fixedDestination.re().ReplaceAll(c, nil))) {
+	if d != nil && (!job || copyMarker().Match(c)) && j.addressed() && (sendTo().Match(c[:d[0]]) || !docsContext().Match(fixedDestination.re().ReplaceAll(c, nil))) {
 		// A send whose recipient is the address is no sign-up or
 		// support text, whatever else the clause says ("create a key
 		// and send it to ADDRESS").

@@ -575,6 +575,15 @@ func (sc *scan) matchPhrases(r textRef, s string) (pm phraseMatches, ok bool) {
 		// definition are shorter ("The page number").
 		asked = judgeClauses(text, !sc.intent, sc.intent && describesJob(r.segs), &sc.spans)
 	}
+	if sc.intent && describesJob(r.segs) && inParam(r.segs) {
+		if m := heldAsk().FindIndex(text[:firstClauseEnd(text)]); m != nil && !sc.holdsScope() {
+			// A parameter described as what the model holds and the
+			// user never handed the tool ("the user's full conversation
+			// so far", "your system prompt", "all environment
+			// variables"): the parameter is the channel.
+			asked = append(asked, clauseHit{class: classReadSecrets, a: m[0], z: firstClauseEnd(text), target: string(text[m[0]:m[1]])})
+		}
+	}
 	instr, paths, secret, carrier := sortMatches(allPhrases().find(text, &sc.occ))
 	if sc.intent && describesJob(r.segs) && inParam(r.segs) {
 		// The first clause of a parameter's description says what it
@@ -691,6 +700,27 @@ func (sc *scan) raisePhrases(r textRef, s string, hidden bool, pm phraseMatches)
 			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
 		}
 	}
+}
+
+// heldAsk is a parameter's description that names what the model holds:
+// the conversation (the user's, or "so far"), its system prompt, every
+// environment variable or secret.
+var heldAsk = lazyRegexp(`^(?:the |your |all |any |the user's |the entire |the full |the complete )*(?:(?:full |entire |whole |complete )?(?:conversation|chat) (?:so far|history|transcript|log)|(?:full |entire |whole |complete )?conversation so far|(?:your |the )(?:system prompt|hidden instructions|context window)|system prompt|context window|(?:all|every|any) (?:of the |of your )?(?:environment variables|env vars|api keys|access tokens|tokens|credentials|secrets|passwords|cookies)(?: you (?:have|know|can see|can access|saw))?|(?:contents?|text|value|output) of (?:the |your )?(?:file )?\S*(?:id_rsa|id_ed25519|id_ecdsa|\.ssh|\.aws|\.env|\.netrc|\.git-credentials|\.kube|credentials))\b`)
+
+// holdsScope reports whether the tool's own name, title or description
+// says it works with conversations, prompts or secrets (a summarizer, a
+// memory, a secrets manager), whose parameters name them as their job.
+func (sc *scan) holdsScope() bool {
+	if sc.secretTool() {
+		return true
+	}
+	for w := range sc.scopeOf() {
+		switch w {
+		case "conversation", "conversations", "chat", "chats", "transcript", "transcripts", "summary", "summarize", "summarise", "memory", "memories", "history", "prompt", "prompts", "context", "message", "messages", "log", "logs", "env", "environment":
+			return true
+		}
+	}
+	return false
 }
 
 // secretTool reports whether the subject's name says it handles secrets:
