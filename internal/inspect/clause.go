@@ -208,7 +208,31 @@ var blockMarkers = []gate{
 // addressing marks a clause as addressed to the model wherever it stands
 // in the clause: "you must", "the assistant should", "make sure",
 // "always <verb>", "it is mandatory to".
-var addressing = gated("authorize authorise instruct order command allow permit happen occur place best better advisable next required necessary needed sure execution executing running sending forwarding installation installing deletion deleting uploading reading copying modification modifying disabling you your assistant model ai agent agents llm claude bot client caller instructed told asked directed ordered make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should shall ought needs need has have run execute type paste enter exec please kindly circumstances", passiveOrder+`|\b(?:have|get|let|make|tell|instruct|ask|direct|require|order|force) (?:the |your |an? |any |all |every )?(?:model|assistant|ai|agent|llm|claude|bot|chatbot)s? (?:to )?`+imperative+`\b|\b(?:i|we) (?:need|want|require|ask|expect|would like|hereby authori[sz]e|authori[sz]e|instruct|order|command|allow|permit) (?:you|the assistant|the model|the agent|the ai) to\b|\byour (?:task|job|next step|goal|mission|objective|duty|role) (?:now )?(?:is|will be) to\b|\b(?:model|assistant|ai|agent|llm|claude)s? (?:is|are) (?:hereby )?(?:instructed|told|asked|required|expected|directed|supposed|meant|ordered) to\b|^(?:then |next |now |first |finally |so )?you (?:will |shall |then |now )?`+imperative+`\b|\bunder no circumstances\b|\b(?:the )?(?:assistant|model|ai|agent|llm|claude) (?:will|shall|is going to)\b|\b(?:the )?(?:assistant|model|ai|agent|llm|claude) (?:also |always |then |now )?(?:shares|sends|forwards|copies|emails|uploads|posts|reports|logs|reads|opens|runs|executes|deletes|writes|adds|transfers)\b|\b(?:execution|executing|running|sending|forwarding|installation|installing|deletion|deleting|uploading|reading|copying|modification|modifying|disabling)\b[\s\S]{0,80}?\b(?:is|are) (?:strictly |absolutely |always )?(?:required|mandatory|necessary|needed|compulsory)\b|\b(?:it's|it is) (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)\b|\b(?:the |your )?next (?:action|step|task) (?:is|will be) to\b|\b(?:must|should|shall|needs? to|has to) (?:always |also )?(?:happen|occur|take place)\b|\b(?:it would be best|it's best|it is best|you'd better|you had better|it is advisable|it's advisable) to\b|\bbe sure (?:that )?|\bkindly `+imperative+`\b|\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:i'd|i would|we'd|we would) (?:really )?appreciate (?:it )?if you|would you mind|do me a favou?r|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistant|model|ai|agent|llm|claude|client|caller)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
+var addressing = gated("you assistant model ai agent llm claude client caller make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should run execute type paste enter exec please appreciate mind favor favour", `\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:i'd|i would|we'd|we would) (?:really )?appreciate (?:it )?if you|would you mind|do me a favou?r|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistant|model|ai|agent|llm|claude|client|caller)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
+
+// addressingMore are the other ways a clause speaks to the model, each
+// behind words of its own so that the common case stays one small
+// expression: an order in the passive, one given through or about the
+// model, a task named, a description of what the model does.
+var addressingMore = []gate{
+	gated2("must should shall needs need has have is are ought will", "be", passiveOrder),
+	gated2("have get let make tell instruct ask direct require order force", "model assistant ai agent llm claude bot chatbot models assistants agents bots", `\b(?:have|get|let|make|tell|instruct|ask|direct|require|order|force) (?:the |your |an? |any |all |every )?(?:model|assistant|ai|agent|llm|claude|bot|chatbot)s? (?:to )?`+imperative+`\b`),
+	gated2("need want require ask expect like authorize authorise instruct order command allow permit", "you assistant model agent ai", `\b(?:i|we) (?:need|want|require|ask|expect|would like|hereby authori[sz]e|authori[sz]e|instruct|order|command|allow|permit) (?:you|the assistant|the model|the agent|the ai) to\b`),
+	gated2("task job step goal mission objective duty role action", "is will", `\byour (?:task|job|next step|goal|mission|objective|duty|role) (?:now )?(?:is|will be) to\b|\b(?:the |your )?next (?:action|step|task) (?:is|will be) to\b`),
+	gated2("model assistant ai agent llm claude models assistants agents", "instructed told asked required expected directed supposed meant ordered", `\b(?:model|assistant|ai|agent|llm|claude)s? (?:is|are) (?:hereby )?(?:instructed|told|asked|required|expected|directed|supposed|meant|ordered) to\b`),
+	gated("you", `^(?:then |next |now |first |finally |so )?you (?:will |shall |then |now )?`+imperative+`\b`),
+	gated("circumstances", `\bunder no circumstances\b`),
+	gated2("assistant model ai agent llm claude", "will shall going shares sends forwards copies emails uploads posts reports logs reads opens runs executes deletes writes adds transfers", `\b(?:the )?(?:assistant|model|ai|agent|llm|claude) (?:will|shall|is going to)\b|\b(?:the )?(?:assistant|model|ai|agent|llm|claude) (?:also |always |then |now )?(?:shares|sends|forwards|copies|emails|uploads|posts|reports|logs|reads|opens|runs|executes|deletes|writes|adds|transfers)\b`),
+	gated2("execution executing running sending forwarding installation installing deletion deleting uploading reading copying modification modifying disabling", "required mandatory necessary needed compulsory", `\b(?:execution|executing|running|sending|forwarding|installation|installing|deletion|deleting|uploading|reading|copying|modification|modifying|disabling)\b[\s\S]{0,80}?\b(?:is|are) (?:strictly |absolutely |always )?(?:required|mandatory|necessary|needed|compulsory)\b`),
+	gated2("it", "mandatory required essential critical crucial important necessary imperative", `\b(?:it's|it is) (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)\b`),
+	gated2("must should shall needs need has", "happen occur place", `\b(?:must|should|shall|needs? to|has to) (?:always |also )?(?:happen|occur|take place)\b`),
+	gated2("best better advisable", "it you", `\b(?:it would be best|it's best|it is best|you'd better|you had better|it is advisable|it's advisable) to\b`),
+	gated2("sure", "be", `\bbe sure\b`),
+	gated("kindly", `\bkindly `+imperative+`\b`),
+}
+
+// addressings are addressing and addressingMore.
+var addressings = append([]gate{addressing}, addressingMore...)
 
 // passiveOrder is an order in the passive: "the following must be run",
 // "all queries are to be forwarded", "each result should also be sent".
@@ -304,7 +328,7 @@ func imperativeAt(c []byte) (int, bool) {
 // addressedClause reports whether clause c, whose gates are g, speaks to
 // the model: an imperative, or "you must", "always ...", "make sure".
 func addressedClause(c []byte, g mask) bool {
-	return startsImperative(c) || g.has(addressing) && addressing.re().Match(c)
+	return startsImperative(c) || findAny(c, g, addressings) != nil
 }
 
 // findAny is the first match in c of the first open gate of gs.
@@ -1085,7 +1109,7 @@ func exampleSpan(c []byte) bool {
 // describesOnly reports a clause that names a config file as what a tool
 // reads or shows, not as something to change ("shows the alias list").
 func describesOnly(c []byte, g mask) bool {
-	return !startsImperative(c) && !(g.has(addressing) && addressing.re().Match(c)) && ownVerb().Match(c)
+	return !startsImperative(c) && findAny(c, g, addressings) == nil && ownVerb().Match(c)
 }
 
 // lastMatchBefore is the start of the last match of re in c[:end], or -1;

@@ -149,6 +149,11 @@ const minSpacedHex = minEncoded / 2
 // written apart by one blank, colon or comma ("5b 65 72 72"), when it reads
 // as words.
 func spacedHex(s []byte, fn func(text []byte, via string)) {
+	// A run is a third separators; prose is a sixth blanks. A string
+	// with fewer than a quarter holds no run worth its length.
+	if seps := bytes.Count(s, []byte{' '}) + bytes.Count(s, []byte{':'}) + bytes.Count(s, []byte{','}); seps*4 < len(s) {
+		return
+	}
 	for i := 0; i+2 < len(s); i++ {
 		// Most text has no run: four pairs apart are looked for with a
 		// table before anything is decoded.

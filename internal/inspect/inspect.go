@@ -259,8 +259,11 @@ func (sc *scan) text(r textRef) {
 // that holds one (an escaped quote): a tool's JSON written as its text is
 // what most answers are, and its strings read the same either way.
 func wrappedJSON(b []byte, def bool) ([]byte, bool) {
+	if len(b) < 8 || bytes.IndexByte(b, '\\') < 0 {
+		return nil, false
+	}
 	t := bytes.TrimSpace(b)
-	if len(t) < 8 || bytes.IndexByte(t, '\\') < 0 {
+	if len(t) < 8 || t[0] != '"' && t[0] != '{' && t[0] != '[' {
 		return nil, false
 	}
 	if !def && t[0] != '"' && !bytes.Contains(t, []byte(`\"`)) {
