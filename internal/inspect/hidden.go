@@ -149,9 +149,9 @@ const minSpacedHex = minEncoded / 2
 // written apart by one blank, colon or comma ("5b 65 72 72"), when it reads
 // as words.
 func spacedHex(s []byte, fn func(text []byte, via string)) {
-	// A run is a third separators; prose is a sixth blanks. A string
-	// with fewer than a quarter holds no run worth its length.
-	if seps := bytes.Count(s, []byte{' '}) + bytes.Count(s, []byte{':'}) + bytes.Count(s, []byte{','}); seps*4 < len(s) {
+	// A run of minSpacedHex bytes has minSpacedHex-1 separators of one
+	// kind: most strings have fewer of each and are not looked at.
+	if bytes.Count(s, []byte{' '}) < minSpacedHex-1 && bytes.Count(s, []byte{':'}) < minSpacedHex-1 && bytes.Count(s, []byte{','}) < minSpacedHex-1 {
 		return
 	}
 	for i := 0; i+2 < len(s); i++ {
