@@ -380,7 +380,8 @@ func TestParseMode(t *testing.T) {
 // session's first prompts/get, since pin records the answers of prompts
 // without required arguments by default (and of all prompts with
 // pin-prompts: true); with pin-prompts: false, the session pin has
-// nothing to compare the first answer with.
+// nothing to compare the first answer with, and only the text rules judge
+// it.
 func TestPromptPinnedInLockCatchesFirstAnswer(t *testing.T) {
 	with := func(v *bool) func(string) policy.Settings {
 		return func(string) policy.Settings { return policy.Settings{PinPrompts: v} }
@@ -408,12 +409,17 @@ func TestPromptPinnedInLockCatchesFirstAnswer(t *testing.T) {
 		return c
 	}
 	t.Run("session pin only", func(t *testing.T) {
+		// Nothing to compare the first answer with; what it asks (read
+		// ~/.aws/credentials and pass it to a tool) is an error of the
+		// text rules, which the guard refuses in any answer.
 		c := session(plain)
-		res := c.result(3, "prompts/get", map[string]any{"name": "hello", "arguments": map[string]any{}})
-		if !strings.Contains(string(res), "aws/credentials") {
-			t.Fatalf("answer %s", res)
+		e := c.refused(3, "prompts/get", map[string]any{"name": "hello", "arguments": map[string]any{}})
+		if !strings.Contains(e.Message, "model-instruction") {
+			t.Errorf("message %q", e.Message)
 		}
-		c.close()
+		if s := c.stderr.String(); strings.Contains(s, "- lock: hello") || !strings.Contains(s, "tells the model to read secrets") {
+			t.Errorf("stderr:\n%s", s)
+		}
 	})
 	t.Run("lock pin", func(t *testing.T) {
 		c := session(pinned)
@@ -429,9 +435,16 @@ func TestPromptPinnedInLockCatchesFirstAnswer(t *testing.T) {
 		}
 	})
 	t.Run("other arguments are not pinned", func(t *testing.T) {
+		// Not compared with the lock's answer (other arguments); the
+		// text rules still refuse what it asks.
 		c := session(pinned)
-		c.result(3, "prompts/get", map[string]any{"name": "hello", "arguments": map[string]any{"tone": "warm"}})
-		c.close()
+		e := c.refused(3, "prompts/get", map[string]any{"name": "hello", "arguments": map[string]any{"tone": "warm"}})
+		if !strings.Contains(e.Message, "model-instruction") {
+			t.Errorf("message %q", e.Message)
+		}
+		if s := c.stderr.String(); strings.Contains(s, "- lock: hello") {
+			t.Errorf("compared with the lock's answer for other arguments:\n%s", s)
+		}
 	})
 }
 

@@ -15,10 +15,32 @@ import (
 // with is a match missed; the tests of each class hold the gates to their
 // expressions.
 
-// gate is an expression with its gate bits: one per word list it needs.
+// gate is an expression with its gate bits: one per word list it needs,
+// each kept as the mask word it is in and the bit (w1 and b1 for the
+// first list, w2 and b2 for the second; the same for a gate of one list),
+// so that a clause's mask is tested with two ANDs.
 type gate struct {
-	bit mask
-	re  func() *regexp.Regexp
+	w1, w2 uint8
+	b1, b2 uint64
+	re     func() *regexp.Regexp
+}
+
+// newGate is the gate of the word lists whose bits are a and b.
+func newGate(a, b mask, expr string) gate {
+	g := gate{re: lazyRegexp(expr)}
+	g.w1, g.b1 = a.single()
+	g.w2, g.b2 = b.single()
+	return g
+}
+
+// single is the word and the bit of a mask holding one bit.
+func (m mask) single() (uint8, uint64) {
+	for i, w := range m {
+		if w != 0 {
+			return uint8(i), w
+		}
+	}
+	panic("inspect: a gate with no bit")
 }
 
 // gateWords maps each gating word to the gates it opens. Some words are
@@ -31,14 +53,15 @@ var (
 
 // gated registers expr behind the words of words (space-separated).
 func gated(words, expr string) gate {
-	return gate{bit: gateBit(words), re: lazyRegexp(expr)}
+	b := gateBit(words)
+	return newGate(b, b, expr)
 }
 
 // gated2 registers expr behind two lists: a clause needs a word of each,
 // for an expression whose every match holds a word of both (a common verb
 // and a rarer noun).
 func gated2(words, more, expr string) gate {
-	return gate{bit: gateBit(words).or(gateBit(more)), re: lazyRegexp(expr)}
+	return newGate(gateBit(words), gateBit(more), expr)
 }
 
 // gateBit is the bit of a word list: a new one, given to each of its
@@ -47,8 +70,8 @@ func gateBit(words string) mask {
 	if b, ok := gateLists[words]; ok {
 		return b
 	}
-	if gateCount == 128 {
-		panic("inspect: more than 128 gate word lists")
+	if gateCount == 64*uint(len(mask{})) {
+		panic("inspect: more gate word lists than a mask holds")
 	}
 	var bit mask
 	bit[gateCount/64] = 1 << (gateCount % 64)
@@ -79,9 +102,9 @@ func splitWords(s string) []string {
 }
 
 // mask is the set of gate bits a clause opens.
-type mask [2]uint64
+type mask [4]uint64
 
-func (m mask) or(o mask) mask { return mask{m[0] | o[0], m[1] | o[1]} }
+func (m mask) or(o mask) mask { return mask{m[0] | o[0], m[1] | o[1], m[2] | o[2], m[3] | o[3]} }
 
 // gateTable is gateWords as an open-addressed table of indexes into
 // masks: every word of every clause is looked up, and a Go map's lookup is
@@ -106,7 +129,7 @@ func lookup(t *wordTable, masks []mask, word []byte) mask {
 }
 
 func (m mask) has(g gate) bool {
-	return m[0]&g.bit[0] == g.bit[0] && m[1]&g.bit[1] == g.bit[1]
+	return m[g.w1]&g.b1 != 0 && m[g.w2]&g.b2 != 0
 }
 
 // anyOf reports whether one of gs is open, for a judgement several

@@ -101,6 +101,12 @@ func encodedRuns(s []byte, fn func(text []byte, via string)) {
 			fn(d, "decoded from percent-encoding")
 		}
 	}
+	spacedHex(s, fn)
+	if bytes.Count(s, []byte("&#")) >= 4 {
+		if d := charRefs(s); readable(d) {
+			fn(d, "decoded from HTML character references")
+		}
+	}
 	for i := 0; i < len(s); {
 		if !isB64(s[i]) {
 			i++
@@ -133,6 +139,92 @@ func encodedRuns(s []byte, fn func(text []byte, via string)) {
 			fn(d, "decoded from base64")
 		}
 	}
+}
+
+// minSpacedHex is the fewest bytes of hex written apart ("5b 65 72 ...")
+// decoded: as many as minEncoded characters of a run.
+const minSpacedHex = minEncoded / 2
+
+// spacedHex calls fn with the text decoded from each run of hex bytes
+// written apart by one blank, colon or comma ("5b 65 72 72"), when it reads
+// as words.
+func spacedHex(s []byte, fn func(text []byte, via string)) {
+	// A run of minSpacedHex bytes has minSpacedHex-1 separators of one
+	// kind: most strings have fewer of each and are not looked at.
+	if bytes.Count(s, []byte{' '}) < minSpacedHex-1 && bytes.Count(s, []byte{':'}) < minSpacedHex-1 && bytes.Count(s, []byte{','}) < minSpacedHex-1 {
+		return
+	}
+	for i := 0; i+2 < len(s); i++ {
+		// Most text has no run: four pairs apart are looked for with a
+		// table before anything is decoded.
+		if i+12 > len(s) {
+			return
+		}
+		if s[i+5] != s[i+2] || s[i+8] != s[i+2] || !hexByte[s[i]] || !hexByte[s[i+1]] || !hexByte[s[i+3]] || !hexByte[s[i+4]] || !hexByte[s[i+6]] || !hexByte[s[i+7]] || !hexByte[s[i+9]] || !hexByte[s[i+10]] {
+			continue
+		}
+		if unhex(s[i]) < 0 || unhex(s[i+1]) < 0 || i > 0 && isB64(s[i-1]) {
+			continue
+		}
+		sep := s[i+2]
+		if sep != ' ' && sep != ':' && sep != ',' {
+			continue
+		}
+		var d []byte
+		j := i
+		for j+1 < len(s) && unhex(s[j]) >= 0 && unhex(s[j+1]) >= 0 && (j+2 == len(s) || s[j+2] == sep || !isB64(s[j+2])) {
+			d = append(d, byte(unhex(s[j])<<4|unhex(s[j+1])))
+			j += 2
+			if j == len(s) || s[j] != sep {
+				break
+			}
+			j++
+		}
+		if len(d) >= minSpacedHex && readable(d) {
+			fn(d, "decoded from hex")
+		}
+		if j > i {
+			i = j - 1
+		}
+	}
+}
+
+// hexByte marks the hex digits.
+var hexByte = func() (t [256]bool) {
+	for _, c := range []byte("0123456789abcdefABCDEF") {
+		t[c] = true
+	}
+	return t
+}()
+
+// charRefs decodes HTML numeric character references (&#x8FD9; &#105;)
+// in s, leaving the rest as it is.
+func charRefs(s []byte) []byte {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '&' && i+3 < len(s) && s[i+1] == '#' {
+			j, base := i+2, 10
+			if s[j] == 'x' || s[j] == 'X' {
+				j, base = j+1, 16
+			}
+			r, k := 0, j
+			for k < len(s) && k-j < 7 {
+				v := unhex(s[k])
+				if v < 0 || base == 10 && v > 9 {
+					break
+				}
+				r = r*base + v
+				k++
+			}
+			if k > j && k < len(s) && s[k] == ';' && utf8.ValidRune(rune(r)) {
+				out = utf8.AppendRune(out, rune(r))
+				i = k
+				continue
+			}
+		}
+		out = append(out, s[i])
+	}
+	return out
 }
 
 // mixedCase reports whether a run holds upper and lower case letters, each

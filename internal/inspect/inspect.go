@@ -236,7 +236,50 @@ func (sc *scan) text(r textRef) {
 	sc.phrases(r, s, false)
 	if sc.intent {
 		sc.hiddenWords(r, s, plain)
+	} else if !r.key && len(b) >= minEncoded && !hasDataScheme(b) {
+		// An answer's text may carry a sentence encoded as much as a
+		// definition's ("5b 65 72 72 ...", "&#x8FD9;").
+		sc.encoded(r, b)
 	}
+	if !r.key && sc.depth < maxDecodeDepth {
+		if inner, ok := wrappedJSON(b, sc.intent); ok {
+			// A JSON document written into a string ("{\"note\":
+			// \"...\"}"), or a string quoted twice: read as the model
+			// reads it, without the escapes.
+			sc.depth++
+			sc.decoded(r.segs, inner, "decoded from JSON in the string", maxDecodeDepth)
+			sc.depth--
+		}
+	}
+}
+
+// wrappedJSON is the JSON document or string literal that b is, when it
+// is one with escapes in it: an object or an array, or a quoted string.
+// In an answer (def false) only a string quoted twice, or a document
+// that holds one (an escaped quote): a tool's JSON written as its text is
+// what most answers are, and its strings read the same either way.
+func wrappedJSON(b []byte, def bool) ([]byte, bool) {
+	if len(b) < 8 || bytes.IndexByte(b, '\\') < 0 {
+		return nil, false
+	}
+	t := bytes.TrimSpace(b)
+	if len(t) < 8 || t[0] != '"' && t[0] != '{' && t[0] != '[' {
+		return nil, false
+	}
+	if !def && t[0] != '"' && !bytes.Contains(t, []byte(`\"`)) {
+		return nil, false
+	}
+	switch {
+	case t[0] == '"' && t[len(t)-1] == '"':
+		var s string
+		if json.Unmarshal(t, &s) != nil {
+			return nil, false
+		}
+		return []byte(s), true
+	case (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') && json.Valid(t):
+		return t, true
+	}
+	return nil, false
 }
 
 // shape reports whether b is printable ASCII (tabs and newlines allowed),
@@ -535,6 +578,15 @@ func (sc *scan) matchPhrases(r textRef, s string) (pm phraseMatches, ok bool) {
 		// definition are shorter ("The page number").
 		asked = judgeClauses(text, !sc.intent, sc.intent && describesJob(r.segs), &sc.spans)
 	}
+	if sc.intent && describesJob(r.segs) && inParam(r.segs) {
+		if m := heldAsk().FindIndex(text[:firstClauseEnd(text)]); m != nil && !sc.holdsScope() {
+			// A parameter described as what the model holds and the
+			// user never handed the tool ("the user's full conversation
+			// so far", "your system prompt", "all environment
+			// variables"): the parameter is the channel.
+			asked = append(asked, clauseHit{class: classReadSecrets, a: m[0], z: firstClauseEnd(text), target: string(text[m[0]:m[1]])})
+		}
+	}
 	instr, paths, secret, carrier := sortMatches(allPhrases().find(text, &sc.occ))
 	if sc.intent && describesJob(r.segs) && inParam(r.segs) {
 		// The first clause of a parameter's description says what it
@@ -651,6 +703,27 @@ func (sc *scan) raisePhrases(r textRef, s string, hidden bool, pm phraseMatches)
 			h.detail = append(h.detail, l+where+": "+show(m.a, m.z))
 		}
 	}
+}
+
+// heldAsk is a parameter's description that names what the model holds:
+// the conversation (the user's, or "so far"), its system prompt, every
+// environment variable or secret.
+var heldAsk = lazyRegexp(`^(?:the |your |all |any |the user's |the entire |the full |the complete )*(?:(?:full |entire |whole |complete )?(?:conversation|chat) (?:so far|history|transcript|log)|(?:full |entire |whole |complete )?conversation so far|(?:your |the )(?:system prompt|hidden instructions|context window)|system prompt|context window|(?:all|every|any) (?:of the |of your )?(?:environment variables|env vars|api keys|access tokens|tokens|credentials|secrets|passwords|cookies)(?: you (?:have|know|can see|can access|saw))?|(?:contents?|text|value|output) of (?:the |your )?(?:file )?\S*(?:id_rsa|id_ed25519|id_ecdsa|\.ssh|\.aws|\.env|\.netrc|\.git-credentials|\.kube|credentials))\b`)
+
+// holdsScope reports whether the tool's own name, title or description
+// says it works with conversations, prompts or secrets (a summarizer, a
+// memory, a secrets manager), whose parameters name them as their job.
+func (sc *scan) holdsScope() bool {
+	if sc.secretTool() {
+		return true
+	}
+	for w := range sc.scopeOf() {
+		switch w {
+		case "conversation", "conversations", "chat", "chats", "transcript", "transcripts", "summary", "summarize", "summarise", "memory", "memories", "history", "prompt", "prompts", "context", "message", "messages", "log", "logs", "env", "environment":
+			return true
+		}
+	}
+	return false
 }
 
 // secretTool reports whether the subject's name says it handles secrets:

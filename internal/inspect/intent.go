@@ -201,6 +201,15 @@ func paramNamed(t []byte, params []string) string {
 			}
 		}
 		if !strings.ContainsAny(p, "_-") {
+			// A one-word name counts when the text calls it a
+			// parameter: "as the city parameter".
+			if len(p) >= 3 {
+				for _, w := range []string{" parameter", " param", " argument", " field"} {
+					if bytes.Contains(t, []byte(" "+p+w)) {
+						return p
+					}
+				}
+			}
 			continue
 		}
 		for i := 0; ; {

@@ -557,7 +557,7 @@ func notOwnRequest(p phrase) phrase {
 	return p
 }
 
-var ownRequest = lazyRegexp(`\bmessages? to (?:a|an|the|this|that|each|every|any|one)\b|\buser'?s? (?:own )?(?:most |very )?(?:recent|last|latest|current|original) (?:message|question|request|query|prompt|input)|\b(?:continue|resume|from where|pick up where|existing conversation)\b`)
+var ownRequest = lazyRegexp(`\b(?:returned|received|obtained|given|produced) (?:by|from|in) (?:the )?(?:previous|prior|earlier|last|preceding)\b|\b(?:cursor|token|page|offset|id|ids|etag|marker)\b[^.]{0,20}\b(?:from|of) (?:the )?(?:previous|prior|earlier|last|preceding)\b|\bmessages? to (?:a|an|the|this|that|each|every|any|one)\b|\buser'?s? (?:own )?(?:most |very )?(?:recent|last|latest|current|original) (?:message|question|request|query|prompt|input)|\b(?:continue|resume|from where|pick up where|existing conversation)\b`)
 
 // ownVerb is a verb in the third person: what the tool does.
 var ownVerb = lazyRegexp(`\b(?:returns|lists|shows|prints|displays|gets|reads|fetches|retrieves|reports|exposes|outputs|dumps|manages|rotates|revokes|creates|deletes)\b`)

@@ -84,7 +84,7 @@ func compileSteer() {
 		be := `(?: (?:is|are|was|were|has been|have been|got|gets|became|becomes|will be|is now|are now)(?: now| currently| since| officially| known to be| reported to be| considered| often| still)?)?`
 		demoted := ` (?:` +
 			`deprecated|obsolete|unsafe|insecure|broken|compromised|disabled|unreliable|buggy|outdated|vulnerable|retired|removed|dangerous|malicious|untrusted|not safe|not secure|not trusted|` +
-			`no longer (?:safe|secure|supported|available|maintained|works?|functional|trusted)|(?:replaced|superseded|overridden|shadowed|deprecated) by|` +
+			`no longer (?:safe|secure|supported|available|maintained|works?|functional|trusted|effective|valid|usable|reliable|in service)|ineffective|(?:replaced|superseded|overridden|shadowed|deprecated) by|` +
 			`should (?:not|never) be used|must (?:not|never) be used|(?:does not|doesn't|don't|no longer) work` +
 			`)\b`
 		cueAfter = regexp.MustCompile(`^[` + "`" + `'"’)\]]*(?: (?:tool|function|command|method|endpoint|one|server|version|copy|implementation)s?)?(?: (?:from|of|on|in) (?:the )?[a-z0-9_.-]+(?: server| mcp)?)?` + be + demoted)
