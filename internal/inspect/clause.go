@@ -335,7 +335,7 @@ func addressedClause(c []byte, g mask) bool {
 func findAny(c []byte, g mask, gs []gate) []int {
 	for _, x := range gs {
 		if g.has(x) {
-			if m := x.re().FindIndex(c); m != nil {
+			if m := x.findIn(c); m != nil {
 				return m
 			}
 		}
@@ -619,7 +619,7 @@ var (
 
 	// jsExfil is script that reads what a browser session holds and
 	// sends it away.
-	jsExfil = gated("cookie xmlhttprequest sendbeacon src fetch_http", `\bdocument\.cookie\b|\bfetch ?\( ?['"`+"`"+`]https?://|\bxmlhttprequest\b|\bnew image\(\)\.src\b|\bnavigator\.sendbeacon\b`)
+	jsExfil = gated("cookie xmlhttprequest sendbeacon src fetch_http", `\bdocument\.cookie\b|\bfetch ?\( ?['"`+"`"+`]https?://|\bxmlhttprequest\b|\bnew image\(\)\.src\b|\bnavigator\.sendbeacon\b`).holding("document.cookie", "fetch", "xmlhttprequest", "new image().src", "navigator.sendbeacon")
 	// clickFix is "open a terminal and run": the page tells a person or
 	// an agent to run what it hands them.
 	clickFix = gated2("open press hit combine", "terminal shell prompt command line console powershell run win windows cmd ctrl following parts fragments lines", `\bopen (?:a|the|your) (?:terminal|shell|command prompt|command line|console|powershell|run dialog)\b[\s\S]{0,40}?\b(?:run|paste|type|enter|execute)\b|\b(?:press|hit) (?:win|windows|cmd|ctrl)\b[\s\S]{0,40}?\b(?:paste|run)\b|\bcombine the (?:following|parts|fragments|lines)\b`)
@@ -726,7 +726,7 @@ func (j *clauseJudge) find(x gate) []int {
 	if !j.g.has(x) {
 		return nil
 	}
-	return x.re().FindIndex(j.c)
+	return x.findIn(j.c)
 }
 
 // findRe is re's match in the clause when gate x is open.
@@ -746,7 +746,7 @@ func (j *clauseJudge) findIf(cond bool, x gate) []int {
 	return j.find(x)
 }
 
-func (j *clauseJudge) match(x gate) bool { return j.g.has(x) && x.re().Match(j.c) }
+func (j *clauseJudge) match(x gate) bool { return j.g.has(x) && x.matches(j.c) }
 
 func (j *clauseJudge) at(m []int) string { return string(j.c[m[0]:m[1]]) }
 
@@ -1203,7 +1203,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 			break
 		}
 		for _, x := range blockMarkers {
-			if sp.g.has(x) && x.re().Match(t[sp.a:sp.z]) {
+			if sp.g.has(x) && x.matches(t[sp.a:sp.z]) {
 				block = true
 				break
 			}

@@ -579,7 +579,7 @@ func (sc *scan) matchPhrases(r textRef, s string) (pm phraseMatches, ok bool) {
 		asked = judgeClauses(text, !sc.intent, sc.intent && describesJob(r.segs), &sc.spans)
 	}
 	if sc.intent && describesJob(r.segs) && inParam(r.segs) {
-		if m := heldAsk().FindIndex(text[:firstClauseEnd(text)]); m != nil && !sc.holdsScope() {
+		if m := findHeldAsk(text[:firstClauseEnd(text)]); m != nil && !sc.holdsScope() {
 			// A parameter described as what the model holds and the
 			// user never handed the tool ("the user's full conversation
 			// so far", "your system prompt", "all environment
@@ -709,6 +709,20 @@ func (sc *scan) raisePhrases(r textRef, s string, hidden bool, pm phraseMatches)
 // the conversation (the user's, or "so far"), its system prompt, every
 // environment variable or secret.
 var heldAsk = lazyRegexp(`^(?:the |your |all |any |the user's |the entire |the full |the complete )*(?:(?:full |entire |whole |complete )?(?:conversation|chat) (?:so far|history|transcript|log)|(?:full |entire |whole |complete )?conversation so far|(?:your |the )(?:system prompt|hidden instructions|context window)|system prompt|context window|(?:all|every|any) (?:of the |of your )?(?:environment variables|env vars|api keys|access tokens|tokens|credentials|secrets|passwords|cookies)(?: you (?:have|know|can see|can access|saw))?|(?:contents?|text|value|output) of (?:the |your )?(?:file )?\S*(?:id_rsa|id_ed25519|id_ecdsa|\.ssh|\.aws|\.env|\.netrc|\.git-credentials|\.kube|credentials))\b`)
+
+// heldAskLits are the strings of which every match of heldAsk holds one.
+var heldAskLits = []string{"conversation", "chat", "system prompt", "hidden instructions", "context window", "environment variables", "env vars", "api keys", "tokens", "credentials", "secrets", "passwords", "cookies", "id_rsa", "id_ed25519", "id_ecdsa", ".ssh", ".aws", ".env", ".netrc", ".kube"}
+
+// findHeldAsk is heldAsk's match in t. Nearly every parameter has a
+// description, and RE2 pays for the whole of this large expression even
+// where t names none of what the model holds: a substring search rules
+// most out first.
+func findHeldAsk(t []byte) []int {
+	if !containsAny(t, heldAskLits) {
+		return nil
+	}
+	return heldAsk().FindIndex(t)
+}
 
 // holdsScope reports whether the tool's own name, title or description
 // says it works with conversations, prompts or secrets (a summarizer, a
@@ -880,10 +894,15 @@ func (sc *scan) beacon(r textRef, s string) {
 	if !strings.Contains(s, "](") {
 		return
 	}
-	loc := beaconURL().FindStringIndex(s)
+	// Every match holds "](" no more than 802 bytes after its start
+	// ("![" and 200 code points of at most 4 bytes): the search starts
+	// there, not at the top of a long text.
+	lo := max(0, strings.Index(s, "](")-802)
+	loc := beaconURL().FindStringIndex(s[lo:])
 	if loc == nil {
 		return
 	}
+	loc[0], loc[1] = loc[0]+lo, loc[1]+lo
 	h := sc.get(finding.ModelInstruction, r.path(), r.key)
 	h.addLabel(labelBeacon)
 	h.raise(finding.Error)
