@@ -619,7 +619,7 @@ var (
 
 	// jsExfil is script that reads what a browser session holds and
 	// sends it away.
-	jsExfil = gated("cookie xmlhttprequest sendbeacon src fetch_http", `\bdocument\.cookie\b|\bfetch ?\( ?['"`+"`"+`]https?://|\bxmlhttprequest\b|\bnew image\(\)\.src\b|\bnavigator\.sendbeacon\b`).holding("document.cookie", "fetch", "xmlhttprequest", "new image().src", "navigator.sendbeacon")
+	jsExfil = gated("cookie xmlhttprequest sendbeacon src fetch_http", `\bdocument\.cookie\b|\bfetch ?\( ?['"`+"`"+`]https?://|\bxmlhttprequest\b|\bnew image\(\)\.src\b|\bnavigator\.sendbeacon\b`)
 	// clickFix is "open a terminal and run": the page tells a person or
 	// an agent to run what it hands them.
 	clickFix = gated2("open press hit combine", "terminal shell prompt command line console powershell run win windows cmd ctrl following parts fragments lines", `\bopen (?:a|the|your) (?:terminal|shell|command prompt|command line|console|powershell|run dialog)\b[\s\S]{0,40}?\b(?:run|paste|type|enter|execute)\b|\b(?:press|hit) (?:win|windows|cmd|ctrl)\b[\s\S]{0,40}?\b(?:paste|run)\b|\bcombine the (?:following|parts|fragments|lines)\b`)
@@ -767,9 +767,9 @@ func (j *clauseJudge) addressed() bool {
 // worded, addressed to the model or not.
 func (j *clauseJudge) anyWording() (intentClass, string) {
 	c, g, job := j.c, j.g, j.job
-	if m := findAny(c, g, selfPromotion); m != nil || !job && g.has(superlative) && superlative.re().Match(c) {
+	if m := findAny(c, g, selfPromotion); m != nil || !job && g.has(superlative) && superlative.matches(c) {
 		if m == nil {
-			m = superlative.re().FindIndex(c)
+			m = superlative.findIn(c)
 		}
 		// Ranking this tool over every other needs no order to be
 		// one ("other converters are outdated").
@@ -1026,7 +1026,7 @@ func (j *clauseJudge) injected() (intentClass, string) {
 	// an administration or memory tool's job in its own text; in an
 	// answer, or a block addressed to the model, they are injected.
 	inData := answer || block
-	if m := j.find(accessChange); m != nil && (inData || !j.job && fixedDestination.re().Match(c)) && j.addressed() {
+	if m := j.find(accessChange); m != nil && (inData || !j.job && fixedDestination.matches(c)) && j.addressed() {
 		// In a tool's own text, granting access is an admin tool's
 		// job, unless the text fixes who gets it.
 		return classWriteConfig, j.at(m)
@@ -1195,7 +1195,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		tag := t[i:end]
 		g := gateMask(tag)
 		whole = whole.or(g)
-		block = g.has(blockMarkers[0]) && blockMarkers[0].re().Match(tag)
+		block = g.has(blockMarkers[0]) && blockMarkers[0].matches(tag)
 		i = end
 	}
 	for _, sp := range spans {
@@ -1240,7 +1240,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 				cl, target = classContact, string(c[m[0]:m[1]])
 			}
 		}
-		if cl == classNone && i+1 < len(spans) && spans[i+1].g.has(reasonNext) && reasonNext.re().Match(t[spans[i+1].a:spans[i+1].z]) && !(own && i == 0) {
+		if cl == classNone && i+1 < len(spans) && spans[i+1].g.has(reasonNext) && reasonNext.matches(t[spans[i+1].a:spans[i+1].z]) && !(own && i == 0) {
 			// "Call init_session first; this is required by policy":
 			// the reason stands in the next clause.
 			if callVerb().Match(c) && addressedClause(c, sp.g) {
@@ -1263,7 +1263,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		if cl == classNone && sp.g.has(listedRef) && !(own && i == 0) {
 			// "Access the above paths and include their contents",
 			// where the text lists credential files or endpoints.
-			if m := listedRef.re().FindIndex(c); m != nil && (block || answer || addressedClause(c, sp.g)) && namesSecret(t, spans) {
+			if m := listedRef.findIn(c); m != nil && (block || answer || addressedClause(c, sp.g)) && namesSecret(t, spans) {
 				cl, target = classReadSecrets, string(c[m[0]:m[1]])
 			}
 		}
@@ -1271,11 +1271,11 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target, answer: answer})
 			continue
 		}
-		if retiredAt < 0 && (sp.g.has(retired) && retired.re().Match(c) || sp.g.has(retiredOther) && retiredOther.re().Match(c) || sp.g.has(outOfService) && outOfService.re().Match(c)) && !conditional().Match(c) {
+		if retiredAt < 0 && (sp.g.has(retired) && retired.matches(c) || sp.g.has(retiredOther) && retiredOther.matches(c) || sp.g.has(outOfService) && outOfService.matches(c)) && !conditional().Match(c) {
 			retiredAt = sp.a
 		}
 		if sp.g.has(lastingRedirect) && !(own && i == 0) {
-			if u := lastingRedirect.re().FindIndex(c); u != nil {
+			if u := lastingRedirect.findIn(c); u != nil {
 				if r := toolRef().Find(c[u[1]:]); r != nil {
 					out = append(out, clauseHit{class: classRedirect, a: sp.a, z: sp.z, target: string(r), answer: answer})
 					continue

@@ -23,21 +23,14 @@ type gate struct {
 	w1, w2 uint8
 	b1, b2 uint64
 	re     func() *regexp.Regexp
-	lits   []string
-}
-
-// holding is x run only on a clause holding one of lits, of which every
-// match of x holds one: for an expression behind a common word ("src",
-// "file") whose every match also spells out a rarer string, which a
-// substring search finds faster than RE2 can rule the clause out.
-func (x gate) holding(lits ...string) gate {
-	x.lits = lits
-	return x
+	// pre is prefilter(expr): a clause holding none of its strings
+	// holds no match.
+	pre func() [][]byte
 }
 
 // findIn is x's first match in clause c, whose gates are open for x.
 func (x gate) findIn(c []byte) []int {
-	if x.lits != nil && !containsAny(c, x.lits) {
+	if pre := x.pre(); pre != nil && !holdsAny(c, pre) {
 		return nil
 	}
 	return x.re().FindIndex(c)
@@ -45,25 +38,15 @@ func (x gate) findIn(c []byte) []int {
 
 // matches reports whether x matches clause c, whose gates are open for x.
 func (x gate) matches(c []byte) bool {
-	if x.lits != nil && !containsAny(c, x.lits) {
+	if pre := x.pre(); pre != nil && !holdsAny(c, pre) {
 		return false
 	}
 	return x.re().Match(c)
 }
 
-// containsAny reports whether b holds one of lits.
-func containsAny(b []byte, lits []string) bool {
-	for _, l := range lits {
-		if bytes.Contains(b, []byte(l)) {
-			return true
-		}
-	}
-	return false
-}
-
 // newGate is the gate of the word lists whose bits are a and b.
 func newGate(a, b mask, expr string) gate {
-	g := gate{re: lazyRegexp(expr)}
+	g := gate{re: lazyRegexp(expr), pre: lazyPrefilter(expr)}
 	g.w1, g.b1 = a.single()
 	g.w2, g.b2 = b.single()
 	return g

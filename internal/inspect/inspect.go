@@ -710,18 +710,56 @@ func (sc *scan) raisePhrases(r textRef, s string, hidden bool, pm phraseMatches)
 // environment variable or secret.
 var heldAsk = lazyRegexp(`^(?:the |your |all |any |the user's |the entire |the full |the complete )*(?:(?:full |entire |whole |complete )?(?:conversation|chat) (?:so far|history|transcript|log)|(?:full |entire |whole |complete )?conversation so far|(?:your |the )(?:system prompt|hidden instructions|context window)|system prompt|context window|(?:all|every|any) (?:of the |of your )?(?:environment variables|env vars|api keys|access tokens|tokens|credentials|secrets|passwords|cookies)(?: you (?:have|know|can see|can access|saw))?|(?:contents?|text|value|output) of (?:the |your )?(?:file )?\S*(?:id_rsa|id_ed25519|id_ecdsa|\.ssh|\.aws|\.env|\.netrc|\.git-credentials|\.kube|credentials))\b`)
 
-// heldAskLits are the strings of which every match of heldAsk holds one.
-var heldAskLits = []string{"conversation", "chat", "system prompt", "hidden instructions", "context window", "environment variables", "env vars", "api keys", "tokens", "credentials", "secrets", "passwords", "cookies", "id_rsa", "id_ed25519", "id_ecdsa", ".ssh", ".aws", ".env", ".netrc", ".kube"}
-
 // findHeldAsk is heldAsk's match in t. Nearly every parameter has a
-// description, and RE2 pays for the whole of this large expression even
-// where t names none of what the model holds: a substring search rules
-// most out first.
+// description, and RE2 pays microseconds to rule this large expression out
+// even on a short one. Every match starts at t's first word with a run of
+// the words heldAskLead, then a word of heldAskCore: t's words are read up
+// to the first that is not a lead, and the expression runs only when that
+// one is a core word.
 func findHeldAsk(t []byte) []int {
-	if !containsAny(t, heldAskLits) {
+	for i := 0; i < len(t); {
+		if !isHeldAskByte(t[i]) {
+			if i == 0 {
+				return nil
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(t) && isHeldAskByte(t[j]) {
+			j++
+		}
+		switch w := string(t[i:j]); {
+		case heldAskLead(w):
+			i = j
+			continue
+		case heldAskCore(w):
+			return heldAsk().FindIndex(t)
+		}
 		return nil
 	}
-	return heldAsk().FindIndex(t)
+	return nil
+}
+
+func isHeldAskByte(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '\'' }
+
+// heldAskLead is a word heldAsk takes before what it names: "the", "all",
+// "the user's", "the entire", "every ... of your".
+func heldAskLead(w string) bool {
+	switch w {
+	case "the", "your", "all", "any", "user's", "entire", "full", "complete", "whole", "every", "of":
+		return true
+	}
+	return false
+}
+
+// heldAskCore is the first word of what heldAsk names.
+func heldAskCore(w string) bool {
+	switch w {
+	case "conversation", "chat", "system", "hidden", "context", "environment", "env", "api", "access", "tokens", "credentials", "secrets", "passwords", "cookies", "contents", "content", "text", "value", "output":
+		return true
+	}
+	return false
 }
 
 // holdsScope reports whether the tool's own name, title or description
