@@ -1213,7 +1213,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		// A turn in the user's or the system's voice inside a tool's
 		// answer ("User: ...", "[SYSTEM]: ...") speaks to the model.
 		for _, sp := range spans {
-			if userTurn().Match(t[sp.a:sp.z]) {
+			if c := t[sp.a:sp.z]; len(c) > 0 && strings.IndexByte(userTurnFirst, c[0]) >= 0 && userTurn().Match(c) {
 				block = true
 				break
 			}
@@ -1320,7 +1320,11 @@ func ledIn(c []byte) bool {
 var ledInWord = lazyRegexp(`\b(?:always|also|silently|quietly|secretly|covertly|additionally|furthermore|moreover|before (?:answering|responding|replying|you (?:answer|respond|reply))|(?:after|before|on|with) (?:each|every) (?:call|request|reply|response|answer|message|turn))\b`)
 
 // userTurn is a clause that opens as a turn of the conversation: "user:",
-// "[system]:", "human:".
+// "[system]:", "human:". Every match starts with one of the bytes
+// userTurnFirst: an answer's clauses are ruled out by their first byte
+// before the expression is run.
+const userTurnFirst = "[uhsam#"
+
 var userTurn = lazyRegexp(`^(?:\[?(?:user|human|system|assistant|ai|model)\]? ?:|#{2,} ?(?:instruction|instructions|system|user|task|new task)\b)`)
 
 // namesSecret reports whether text t names a store of secrets in any of
