@@ -60,8 +60,7 @@ const (
 // A definition that is not JSON is scanned as one raw text, so garbage
 // cannot hide text from the scan.
 func Definition(s Subject) []finding.Finding {
-	sum := sha256.Sum256(s.Raw)
-	sc := scan{subject: s, sha: hex.EncodeToString(sum[:]), index: map[string]int{}, intent: true}
+	sc := scan{subject: s, index: map[string]int{}, intent: true}
 	if err := walkStrings(s.Raw, sc.text); err != nil {
 		sc.index, sc.hits = map[string]int{}, nil
 		sc.text(textRef{b: s.Raw})
@@ -987,6 +986,11 @@ func exfiltration(text []byte, paths []match, secret, carrier *match, implicit b
 func (sc *scan) findings() []finding.Finding {
 	if len(sc.hits) == 0 {
 		return nil
+	}
+	if sc.sha == "" {
+		// Hashed only for a subject with findings: most have none.
+		sum := sha256.Sum256(sc.subject.Raw)
+		sc.sha = hex.EncodeToString(sum[:])
 	}
 	out := make([]finding.Finding, 0, len(sc.hits))
 	for _, h := range sc.hits {
