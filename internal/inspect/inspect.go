@@ -920,26 +920,59 @@ func instructionSeverity(text []byte, instr []match, exfil, told bool) finding.S
 	return sev
 }
 
-// beaconURL matches a markdown image or link whose URL has a placeholder
+// beaconExpr matches a markdown image or link whose URL has a placeholder
 // for the model to fill in: rendering it sends what the model put there to
-// the URL's host, with no tool call a user would see. Compiled on first
-// use (its bounded repetitions make it the costliest expression to build).
-var beaconURL = lazyRegexp(`!?\[[^\]\n]{0,200}\]\(\s*<?https?://[^)\s]{0,500}(\{[^}\s]{1,80}\}|\$\{|%7[bB]|<[a-zA-Z_]{1,40}>)`)
+// the URL's host, with no tool call a user would see. beaconAt is it
+// anchored at the start of its input, compiled on first use (its bounded
+// repetitions make it the costliest expression to build).
+const beaconExpr = `!?\[[^\]\n]{0,200}\]\(\s*<?https?://[^)\s]{0,500}(\{[^}\s]{1,80}\}|\$\{|%7[bB]|<[a-zA-Z_]{1,40}>)`
+
+var beaconAt = lazyRegexp(`^(?:` + beaconExpr + `)`)
+
+// findBeacon is beaconExpr's first match in s. The expression's bounded
+// repetitions make it a large program, which RE2 runs over every byte of
+// a long description; a match's text between its "[" and its "](" holds
+// no "]" and no line break, so it can start only at a "[" (or the "!"
+// before it) whose first "]" or line break after it is a "](". The
+// anchored expression runs at each such "[" in order, and the first match
+// is the leftmost one.
+func findBeacon(s string) []int {
+	next := -1 // the first ']' or '\n' after i, once looked for
+	for i := 0; ; i++ {
+		k := strings.IndexByte(s[i:], '[')
+		if k < 0 {
+			return nil
+		}
+		i += k
+		if next <= i {
+			e := strings.IndexAny(s[i+1:], "]\n")
+			if e < 0 {
+				return nil
+			}
+			next = i + 1 + e
+		}
+		if s[next] != ']' || next+1 >= len(s) || s[next+1] != '(' {
+			continue
+		}
+		a := i
+		if a > 0 && s[a-1] == '!' {
+			a--
+		}
+		if m := beaconAt().FindStringIndex(s[a:]); m != nil {
+			return []int{a + m[0], a + m[1]}
+		}
+	}
+}
 
 // beacon flags text asking the model to render such a link or image.
 func (sc *scan) beacon(r textRef, s string) {
 	if !strings.Contains(s, "](") {
 		return
 	}
-	// Every match holds "](" no more than 802 bytes after its start
-	// ("![" and 200 code points of at most 4 bytes): the search starts
-	// there, not at the top of a long text.
-	lo := max(0, strings.Index(s, "](")-802)
-	loc := beaconURL().FindStringIndex(s[lo:])
+	loc := findBeacon(s)
 	if loc == nil {
 		return
 	}
-	loc[0], loc[1] = loc[0]+lo, loc[1]+lo
 	h := sc.get(finding.ModelInstruction, r.path(), r.key)
 	h.addLabel(labelBeacon)
 	h.raise(finding.Error)
