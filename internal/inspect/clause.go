@@ -333,8 +333,8 @@ func addressedClause(c []byte, g mask) bool {
 
 // findAny is the first match in c of the first open gate of gs.
 func findAny(c []byte, g mask, gs []gate) []int {
-	for _, x := range gs {
-		if g.has(x) {
+	for i := range gs {
+		if x := &gs[i]; g.has(x) {
 			if m := x.findIn(c); m != nil {
 				return m
 			}
@@ -723,7 +723,7 @@ type clauseJudge struct {
 // find is the span of gate x's match in the clause, nil when the clause
 // does not hold x's words.
 func (j *clauseJudge) find(x gate) []int {
-	if !j.g.has(x) {
+	if !j.g.has(&x) {
 		return nil
 	}
 	return x.findIn(j.c)
@@ -731,7 +731,7 @@ func (j *clauseJudge) find(x gate) []int {
 
 // findRe is re's match in the clause when gate x is open.
 func (j *clauseJudge) findRe(x gate, re *regexp.Regexp) []int {
-	if !j.g.has(x) {
+	if !j.g.has(&x) {
 		return nil
 	}
 	return re.FindIndex(j.c)
@@ -746,7 +746,7 @@ func (j *clauseJudge) findIf(cond bool, x gate) []int {
 	return j.find(x)
 }
 
-func (j *clauseJudge) match(x gate) bool { return j.g.has(x) && x.matches(j.c) }
+func (j *clauseJudge) match(x gate) bool { return j.g.has(&x) && x.matches(j.c) }
 
 func (j *clauseJudge) at(m []int) string { return string(j.c[m[0]:m[1]]) }
 
@@ -767,7 +767,7 @@ func (j *clauseJudge) addressed() bool {
 // worded, addressed to the model or not.
 func (j *clauseJudge) anyWording() (intentClass, string) {
 	c, g, job := j.c, j.g, j.job
-	if m := findAny(c, g, selfPromotion); m != nil || !job && g.has(superlative) && superlative.matches(c) {
+	if m := findAny(c, g, selfPromotion); m != nil || !job && g.has(&superlative) && superlative.matches(c) {
 		if m == nil {
 			m = superlative.findIn(c)
 		}
@@ -919,7 +919,7 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 		return classReadSecrets, j.at(m)
 	}
 	for _, gs := range [][]gate{secretFile, secretStore} {
-		if job || !g.has(readGate) && !g.has(callGate) || !g.anyOf(gs) || !j.addressed() {
+		if job || !g.has(&readGate) && !g.has(&callGate) || !g.anyOf(gs) || !j.addressed() {
 			continue
 		}
 		if m := findAny(c, g, gs); m != nil {
@@ -1083,7 +1083,7 @@ func (j *clauseJudge) injected() (intentClass, string) {
 			return classImpose, string(t)
 		}
 	}
-	if !j.g.has(fixedReadGate) {
+	if !j.g.has(&fixedReadGate) {
 		return classNone, ""
 	}
 	if m := fixedRead().FindIndex(c); m != nil && callVerb().Match(c[:m[0]]) && j.addressed() {
@@ -1195,15 +1195,15 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		tag := t[i:end]
 		g := gateMask(tag)
 		whole = whole.or(g)
-		block = g.has(blockMarkers[0]) && blockMarkers[0].matches(tag)
+		block = g.has(&blockMarkers[0]) && blockMarkers[0].matches(tag)
 		i = end
 	}
 	for _, sp := range spans {
 		if block {
 			break
 		}
-		for _, x := range blockMarkers {
-			if sp.g.has(x) && x.matches(t[sp.a:sp.z]) {
+		for i := range blockMarkers {
+			if x := &blockMarkers[i]; sp.g.has(x) && x.matches(t[sp.a:sp.z]) {
 				block = true
 				break
 			}
@@ -1220,7 +1220,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		}
 	}
 	var out []clauseHit
-	if whole.has(advert) {
+	if whole.has(&advert) {
 		if ads := advert.re().FindAllIndex(t, 8); distinct(t, ads) >= 2 {
 			out = append(out, clauseHit{class: classRedirect, a: ads[0][0], z: ads[len(ads)-1][1], target: "praise that ranks it over every other tool", answer: answer})
 		}
@@ -1240,7 +1240,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 				cl, target = classContact, string(c[m[0]:m[1]])
 			}
 		}
-		if cl == classNone && i+1 < len(spans) && spans[i+1].g.has(reasonNext) && reasonNext.matches(t[spans[i+1].a:spans[i+1].z]) && !(own && i == 0) {
+		if cl == classNone && i+1 < len(spans) && spans[i+1].g.has(&reasonNext) && reasonNext.matches(t[spans[i+1].a:spans[i+1].z]) && !(own && i == 0) {
 			// "Call init_session first; this is required by policy":
 			// the reason stands in the next clause.
 			if callVerb().Match(c) && addressedClause(c, sp.g) {
@@ -1255,12 +1255,12 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 				cl, target = classExec, string(c[m[0]:m[1]])
 			}
 		}
-		if cl == classNone && fetchedAt < 0 && !(own && i == 0) && sp.g.has(fetchGate) && bytes.Contains(c, []byte("://")) {
+		if cl == classNone && fetchedAt < 0 && !(own && i == 0) && sp.g.has(&fetchGate) && bytes.Contains(c, []byte("://")) {
 			if fetched().Match(c) && addressedClause(c, sp.g) {
 				fetchedAt = i
 			}
 		}
-		if cl == classNone && sp.g.has(listedRef) && !(own && i == 0) {
+		if cl == classNone && sp.g.has(&listedRef) && !(own && i == 0) {
 			// "Access the above paths and include their contents",
 			// where the text lists credential files or endpoints.
 			if m := listedRef.findIn(c); m != nil && (block || answer || addressedClause(c, sp.g)) && namesSecret(t, spans) {
@@ -1271,10 +1271,10 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target, answer: answer})
 			continue
 		}
-		if retiredAt < 0 && (sp.g.has(retired) && retired.matches(c) || sp.g.has(retiredOther) && retiredOther.matches(c) || sp.g.has(outOfService) && outOfService.matches(c)) && !conditional().Match(c) {
+		if retiredAt < 0 && (sp.g.has(&retired) && retired.matches(c) || sp.g.has(&retiredOther) && retiredOther.matches(c) || sp.g.has(&outOfService) && outOfService.matches(c)) && !conditional().Match(c) {
 			retiredAt = sp.a
 		}
-		if sp.g.has(lastingRedirect) && !(own && i == 0) {
+		if sp.g.has(&lastingRedirect) && !(own && i == 0) {
 			if u := lastingRedirect.findIn(c); u != nil {
 				if r := toolRef().Find(c[u[1]:]); r != nil {
 					out = append(out, clauseHit{class: classRedirect, a: sp.a, z: sp.z, target: string(r), answer: answer})
