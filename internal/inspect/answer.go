@@ -2,9 +2,7 @@ package inspect
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"strings"
 	"unicode/utf8"
 
@@ -84,8 +82,6 @@ func Answer(s Subject, o AnswerOptions) []finding.Finding {
 	if len(sc.hits) == 0 {
 		return nil
 	}
-	sum := sha256.Sum256(s.Raw)
-	sc.sha = hex.EncodeToString(sum[:])
 	return sc.findings()
 }
 

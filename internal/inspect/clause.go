@@ -333,9 +333,9 @@ func addressedClause(c []byte, g mask) bool {
 
 // findAny is the first match in c of the first open gate of gs.
 func findAny(c []byte, g mask, gs []gate) []int {
-	for _, x := range gs {
-		if g.has(x) {
-			if m := x.re().FindIndex(c); m != nil {
+	for i := range gs {
+		if x := &gs[i]; g.has(x) {
+			if m := x.findIn(c); m != nil {
 				return m
 			}
 		}
@@ -723,15 +723,15 @@ type clauseJudge struct {
 // find is the span of gate x's match in the clause, nil when the clause
 // does not hold x's words.
 func (j *clauseJudge) find(x gate) []int {
-	if !j.g.has(x) {
+	if !j.g.has(&x) {
 		return nil
 	}
-	return x.re().FindIndex(j.c)
+	return x.findIn(j.c)
 }
 
 // findRe is re's match in the clause when gate x is open.
 func (j *clauseJudge) findRe(x gate, re *regexp.Regexp) []int {
-	if !j.g.has(x) {
+	if !j.g.has(&x) {
 		return nil
 	}
 	return re.FindIndex(j.c)
@@ -746,7 +746,7 @@ func (j *clauseJudge) findIf(cond bool, x gate) []int {
 	return j.find(x)
 }
 
-func (j *clauseJudge) match(x gate) bool { return j.g.has(x) && x.re().Match(j.c) }
+func (j *clauseJudge) match(x gate) bool { return j.g.has(&x) && x.matches(j.c) }
 
 func (j *clauseJudge) at(m []int) string { return string(j.c[m[0]:m[1]]) }
 
@@ -767,9 +767,9 @@ func (j *clauseJudge) addressed() bool {
 // worded, addressed to the model or not.
 func (j *clauseJudge) anyWording() (intentClass, string) {
 	c, g, job := j.c, j.g, j.job
-	if m := findAny(c, g, selfPromotion); m != nil || !job && g.has(superlative) && superlative.re().Match(c) {
+	if m := findAny(c, g, selfPromotion); m != nil || !job && g.has(&superlative) && superlative.matches(c) {
 		if m == nil {
-			m = superlative.re().FindIndex(c)
+			m = superlative.findIn(c)
 		}
 		// Ranking this tool over every other needs no order to be
 		// one ("other converters are outdated").
@@ -919,7 +919,7 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 		return classReadSecrets, j.at(m)
 	}
 	for _, gs := range [][]gate{secretFile, secretStore} {
-		if job || !g.has(readGate) && !g.has(callGate) || !g.anyOf(gs) || !j.addressed() {
+		if job || !g.has(&readGate) && !g.has(&callGate) || !g.anyOf(gs) || !j.addressed() {
 			continue
 		}
 		if m := findAny(c, g, gs); m != nil {
@@ -1026,7 +1026,7 @@ func (j *clauseJudge) injected() (intentClass, string) {
 	// an administration or memory tool's job in its own text; in an
 	// answer, or a block addressed to the model, they are injected.
 	inData := answer || block
-	if m := j.find(accessChange); m != nil && (inData || !j.job && fixedDestination.re().Match(c)) && j.addressed() {
+	if m := j.find(accessChange); m != nil && (inData || !j.job && fixedDestination.matches(c)) && j.addressed() {
 		// In a tool's own text, granting access is an admin tool's
 		// job, unless the text fixes who gets it.
 		return classWriteConfig, j.at(m)
@@ -1083,7 +1083,7 @@ func (j *clauseJudge) injected() (intentClass, string) {
 			return classImpose, string(t)
 		}
 	}
-	if !j.g.has(fixedReadGate) {
+	if !j.g.has(&fixedReadGate) {
 		return classNone, ""
 	}
 	if m := fixedRead().FindIndex(c); m != nil && callVerb().Match(c[:m[0]]) && j.addressed() {
@@ -1195,15 +1195,15 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		tag := t[i:end]
 		g := gateMask(tag)
 		whole = whole.or(g)
-		block = g.has(blockMarkers[0]) && blockMarkers[0].re().Match(tag)
+		block = g.has(&blockMarkers[0]) && blockMarkers[0].matches(tag)
 		i = end
 	}
 	for _, sp := range spans {
 		if block {
 			break
 		}
-		for _, x := range blockMarkers {
-			if sp.g.has(x) && x.re().Match(t[sp.a:sp.z]) {
+		for i := range blockMarkers {
+			if x := &blockMarkers[i]; sp.g.has(x) && x.matches(t[sp.a:sp.z]) {
 				block = true
 				break
 			}
@@ -1213,14 +1213,14 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		// A turn in the user's or the system's voice inside a tool's
 		// answer ("User: ...", "[SYSTEM]: ...") speaks to the model.
 		for _, sp := range spans {
-			if userTurn().Match(t[sp.a:sp.z]) {
+			if c := t[sp.a:sp.z]; len(c) > 0 && strings.IndexByte(userTurnFirst, c[0]) >= 0 && userTurn().Match(c) {
 				block = true
 				break
 			}
 		}
 	}
 	var out []clauseHit
-	if whole.has(advert) {
+	if whole.has(&advert) {
 		if ads := advert.re().FindAllIndex(t, 8); distinct(t, ads) >= 2 {
 			out = append(out, clauseHit{class: classRedirect, a: ads[0][0], z: ads[len(ads)-1][1], target: "praise that ranks it over every other tool", answer: answer})
 		}
@@ -1240,7 +1240,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 				cl, target = classContact, string(c[m[0]:m[1]])
 			}
 		}
-		if cl == classNone && i+1 < len(spans) && spans[i+1].g.has(reasonNext) && reasonNext.re().Match(t[spans[i+1].a:spans[i+1].z]) && !(own && i == 0) {
+		if cl == classNone && i+1 < len(spans) && spans[i+1].g.has(&reasonNext) && reasonNext.matches(t[spans[i+1].a:spans[i+1].z]) && !(own && i == 0) {
 			// "Call init_session first; this is required by policy":
 			// the reason stands in the next clause.
 			if callVerb().Match(c) && addressedClause(c, sp.g) {
@@ -1255,15 +1255,15 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 				cl, target = classExec, string(c[m[0]:m[1]])
 			}
 		}
-		if cl == classNone && fetchedAt < 0 && !(own && i == 0) && sp.g.has(fetchGate) && bytes.Contains(c, []byte("://")) {
+		if cl == classNone && fetchedAt < 0 && !(own && i == 0) && sp.g.has(&fetchGate) && bytes.Contains(c, []byte("://")) {
 			if fetched().Match(c) && addressedClause(c, sp.g) {
 				fetchedAt = i
 			}
 		}
-		if cl == classNone && sp.g.has(listedRef) && !(own && i == 0) {
+		if cl == classNone && sp.g.has(&listedRef) && !(own && i == 0) {
 			// "Access the above paths and include their contents",
 			// where the text lists credential files or endpoints.
-			if m := listedRef.re().FindIndex(c); m != nil && (block || answer || addressedClause(c, sp.g)) && namesSecret(t, spans) {
+			if m := listedRef.findIn(c); m != nil && (block || answer || addressedClause(c, sp.g)) && namesSecret(t, spans) {
 				cl, target = classReadSecrets, string(c[m[0]:m[1]])
 			}
 		}
@@ -1271,11 +1271,11 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target, answer: answer})
 			continue
 		}
-		if retiredAt < 0 && (sp.g.has(retired) && retired.re().Match(c) || sp.g.has(retiredOther) && retiredOther.re().Match(c) || sp.g.has(outOfService) && outOfService.re().Match(c)) && !conditional().Match(c) {
+		if retiredAt < 0 && (sp.g.has(&retired) && retired.matches(c) || sp.g.has(&retiredOther) && retiredOther.matches(c) || sp.g.has(&outOfService) && outOfService.matches(c)) && !conditional().Match(c) {
 			retiredAt = sp.a
 		}
-		if sp.g.has(lastingRedirect) && !(own && i == 0) {
-			if u := lastingRedirect.re().FindIndex(c); u != nil {
+		if sp.g.has(&lastingRedirect) && !(own && i == 0) {
+			if u := lastingRedirect.findIn(c); u != nil {
 				if r := toolRef().Find(c[u[1]:]); r != nil {
 					out = append(out, clauseHit{class: classRedirect, a: sp.a, z: sp.z, target: string(r), answer: answer})
 					continue
@@ -1320,7 +1320,11 @@ func ledIn(c []byte) bool {
 var ledInWord = lazyRegexp(`\b(?:always|also|silently|quietly|secretly|covertly|additionally|furthermore|moreover|before (?:answering|responding|replying|you (?:answer|respond|reply))|(?:after|before|on|with) (?:each|every) (?:call|request|reply|response|answer|message|turn))\b`)
 
 // userTurn is a clause that opens as a turn of the conversation: "user:",
-// "[system]:", "human:".
+// "[system]:", "human:". Every match starts with one of the bytes
+// userTurnFirst: an answer's clauses are ruled out by their first byte
+// before the expression is run.
+const userTurnFirst = "[uhsam#"
+
 var userTurn = lazyRegexp(`^(?:\[?(?:user|human|system|assistant|ai|model)\]? ?:|#{2,} ?(?:instruction|instructions|system|user|task|new task)\b)`)
 
 // namesSecret reports whether text t names a store of secrets in any of

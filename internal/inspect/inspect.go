@@ -60,8 +60,7 @@ const (
 // A definition that is not JSON is scanned as one raw text, so garbage
 // cannot hide text from the scan.
 func Definition(s Subject) []finding.Finding {
-	sum := sha256.Sum256(s.Raw)
-	sc := scan{subject: s, sha: hex.EncodeToString(sum[:]), index: map[string]int{}, intent: true}
+	sc := scan{subject: s, index: map[string]int{}, intent: true}
 	if err := walkStrings(s.Raw, sc.text); err != nil {
 		sc.index, sc.hits = map[string]int{}, nil
 		sc.text(textRef{b: s.Raw})
@@ -579,7 +578,7 @@ func (sc *scan) matchPhrases(r textRef, s string) (pm phraseMatches, ok bool) {
 		asked = judgeClauses(text, !sc.intent, sc.intent && describesJob(r.segs), &sc.spans)
 	}
 	if sc.intent && describesJob(r.segs) && inParam(r.segs) {
-		if m := heldAsk().FindIndex(text[:firstClauseEnd(text)]); m != nil && !sc.holdsScope() {
+		if m := findHeldAsk(text[:firstClauseEnd(text)]); m != nil && !sc.holdsScope() {
 			// A parameter described as what the model holds and the
 			// user never handed the tool ("the user's full conversation
 			// so far", "your system prompt", "all environment
@@ -709,6 +708,58 @@ func (sc *scan) raisePhrases(r textRef, s string, hidden bool, pm phraseMatches)
 // the conversation (the user's, or "so far"), its system prompt, every
 // environment variable or secret.
 var heldAsk = lazyRegexp(`^(?:the |your |all |any |the user's |the entire |the full |the complete )*(?:(?:full |entire |whole |complete )?(?:conversation|chat) (?:so far|history|transcript|log)|(?:full |entire |whole |complete )?conversation so far|(?:your |the )(?:system prompt|hidden instructions|context window)|system prompt|context window|(?:all|every|any) (?:of the |of your )?(?:environment variables|env vars|api keys|access tokens|tokens|credentials|secrets|passwords|cookies)(?: you (?:have|know|can see|can access|saw))?|(?:contents?|text|value|output) of (?:the |your )?(?:file )?\S*(?:id_rsa|id_ed25519|id_ecdsa|\.ssh|\.aws|\.env|\.netrc|\.git-credentials|\.kube|credentials))\b`)
+
+// findHeldAsk is heldAsk's match in t. Nearly every parameter has a
+// description, and RE2 pays microseconds to rule this large expression out
+// even on a short one. Every match starts at t's first word with a run of
+// the words heldAskLead, then a word of heldAskCore: t's words are read up
+// to the first that is not a lead, and the expression runs only when that
+// one is a core word.
+func findHeldAsk(t []byte) []int {
+	for i := 0; i < len(t); {
+		if !isHeldAskByte(t[i]) {
+			if i == 0 {
+				return nil
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(t) && isHeldAskByte(t[j]) {
+			j++
+		}
+		switch w := string(t[i:j]); {
+		case heldAskLead(w):
+			i = j
+			continue
+		case heldAskCore(w):
+			return heldAsk().FindIndex(t)
+		}
+		return nil
+	}
+	return nil
+}
+
+func isHeldAskByte(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '\'' }
+
+// heldAskLead is a word heldAsk takes before what it names: "the", "all",
+// "the user's", "the entire", "every ... of your".
+func heldAskLead(w string) bool {
+	switch w {
+	case "the", "your", "all", "any", "user's", "entire", "full", "complete", "whole", "every", "of":
+		return true
+	}
+	return false
+}
+
+// heldAskCore is the first word of what heldAsk names.
+func heldAskCore(w string) bool {
+	switch w {
+	case "conversation", "chat", "system", "hidden", "context", "environment", "env", "api", "access", "tokens", "credentials", "secrets", "passwords", "cookies", "contents", "content", "text", "value", "output":
+		return true
+	}
+	return false
+}
 
 // holdsScope reports whether the tool's own name, title or description
 // says it works with conversations, prompts or secrets (a summarizer, a
@@ -869,18 +920,56 @@ func instructionSeverity(text []byte, instr []match, exfil, told bool) finding.S
 	return sev
 }
 
-// beaconURL matches a markdown image or link whose URL has a placeholder
+// beaconExpr matches a markdown image or link whose URL has a placeholder
 // for the model to fill in: rendering it sends what the model put there to
-// the URL's host, with no tool call a user would see. Compiled on first
-// use (its bounded repetitions make it the costliest expression to build).
-var beaconURL = lazyRegexp(`!?\[[^\]\n]{0,200}\]\(\s*<?https?://[^)\s]{0,500}(\{[^}\s]{1,80}\}|\$\{|%7[bB]|<[a-zA-Z_]{1,40}>)`)
+// the URL's host, with no tool call a user would see. beaconAt is it
+// anchored at the start of its input, compiled on first use (its bounded
+// repetitions make it the costliest expression to build).
+const beaconExpr = `!?\[[^\]\n]{0,200}\]\(\s*<?https?://[^)\s]{0,500}(\{[^}\s]{1,80}\}|\$\{|%7[bB]|<[a-zA-Z_]{1,40}>)`
+
+var beaconAt = lazyRegexp(`^(?:` + beaconExpr + `)`)
+
+// findBeacon is beaconExpr's first match in s. The expression's bounded
+// repetitions make it a large program, which RE2 runs over every byte of
+// a long description; a match's text between its "[" and its "](" holds
+// no "]" and no line break, so it can start only at a "[" (or the "!"
+// before it) whose first "]" or line break after it is a "](". The
+// anchored expression runs at each such "[" in order, and the first match
+// is the leftmost one.
+func findBeacon(s string) []int {
+	next := -1 // the first ']' or '\n' after i, once looked for
+	for i := 0; ; i++ {
+		k := strings.IndexByte(s[i:], '[')
+		if k < 0 {
+			return nil
+		}
+		i += k
+		if next <= i {
+			e := strings.IndexAny(s[i+1:], "]\n")
+			if e < 0 {
+				return nil
+			}
+			next = i + 1 + e
+		}
+		if s[next] != ']' || next+1 >= len(s) || s[next+1] != '(' {
+			continue
+		}
+		a := i
+		if a > 0 && s[a-1] == '!' {
+			a--
+		}
+		if m := beaconAt().FindStringIndex(s[a:]); m != nil {
+			return []int{a + m[0], a + m[1]}
+		}
+	}
+}
 
 // beacon flags text asking the model to render such a link or image.
 func (sc *scan) beacon(r textRef, s string) {
 	if !strings.Contains(s, "](") {
 		return
 	}
-	loc := beaconURL().FindStringIndex(s)
+	loc := findBeacon(s)
 	if loc == nil {
 		return
 	}
@@ -930,6 +1019,11 @@ func exfiltration(text []byte, paths []match, secret, carrier *match, implicit b
 func (sc *scan) findings() []finding.Finding {
 	if len(sc.hits) == 0 {
 		return nil
+	}
+	if sc.sha == "" {
+		// Hashed only for a subject with findings: most have none.
+		sum := sha256.Sum256(sc.subject.Raw)
+		sc.sha = hex.EncodeToString(sum[:])
 	}
 	out := make([]finding.Finding, 0, len(sc.hits))
 	for _, h := range sc.hits {

@@ -12,9 +12,13 @@ import "slices"
 
 // litSearch is an Aho-Corasick automaton over the words of some sets.
 type litSearch struct {
-	class  [256]uint8 // byte -> column of next; 0 for a byte no word holds
-	ncols  int
-	next   []int32   // state*ncols + column -> state (the goto function completed by the failure links)
+	class [256]uint8 // byte -> column of next; 0 for a byte no word holds
+	ncols int
+	// next is state*ncols + column -> state: the goto function completed
+	// by the failure links, with a state that ends a word stored as ^state,
+	// so that the scan reads its outputs only there: every byte of a text
+	// goes through next, and most reach no word's end.
+	next   []int32
 	out    [][]int32 // state -> the words that end there (its own and its failure chain's)
 	lens   []int32   // word -> length
 	setsOf [][]int32 // word -> the sets that hold it
@@ -103,6 +107,11 @@ func newLitSearch(sets [][][]byte) *litSearch {
 			queue = append(queue, n)
 		}
 	}
+	for i, n := range ls.next {
+		if len(ls.out[n]) > 0 {
+			ls.next[i] = ^n
+		}
+	}
 	return ls
 }
 
@@ -124,7 +133,10 @@ func (ls *litSearch) scan(text []byte, occ [][]span) [][]span {
 			s = 0
 			continue
 		}
-		s = ls.next[s*ncols+k]
+		if s = ls.next[s*ncols+k]; s >= 0 {
+			continue
+		}
+		s = ^s
 		for _, id := range ls.out[s] {
 			z := int32(i + 1)
 			for _, set := range ls.setsOf[id] {

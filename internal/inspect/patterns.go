@@ -54,6 +54,10 @@ type phrase struct {
 	// word may start at: for an expression that reads its words right
 	// after the anchor ("<system>", "you are now").
 	nearAt int
+	// pre is prefilter of the expression (prefilter.go): a window holding
+	// none of its strings holds no match. Anchors such as "mcp" and
+	// "when" are in most descriptions.
+	pre func() [][]byte
 }
 
 const (
@@ -63,12 +67,12 @@ const (
 
 // ph builds an anchored phrase: expr must match starting at an anchor.
 func ph(label string, anchors []string, expr string) phrase {
-	return phrase{label: label, anchors: anchors, re: lazyRegexp(`^(?:` + expr + `)`), nearAt: -1}
+	return phrase{label: label, anchors: anchors, re: lazyRegexp(`^(?:` + expr + `)`), nearAt: -1, pre: lazyPrefilter(expr)}
 }
 
 // pp builds a windowed (path) phrase.
 func pp(label string, anchors []string, expr string) phrase {
-	return phrase{label: label, anchors: anchors, re: lazyRegexp(expr), windowed: true, nearAt: -1}
+	return phrase{label: label, anchors: anchors, re: lazyRegexp(expr), windowed: true, nearAt: -1, pre: lazyPrefilter(expr)}
 }
 
 // lazyRegexp compiles expr once, on first use.
@@ -79,14 +83,22 @@ func lazyRegexp(expr string) func() *regexp.Regexp {
 // try tests the phrase at anchor position p of text.
 func (ph *phrase) try(text []byte, p int) (int, int, bool) {
 	if !ph.windowed {
-		loc := ph.re().FindIndex(text[p:min(len(text), p+fwd)])
+		w := text[p:min(len(text), p+fwd)]
+		if pre := ph.pre(); pre != nil && !holdsAny(w, pre) {
+			return 0, 0, false
+		}
+		loc := ph.re().FindIndex(w)
 		if loc == nil {
 			return 0, 0, false
 		}
 		return p + loc[0], p + loc[1], true
 	}
 	lo := max(0, p-back)
-	loc := ph.re().FindIndex(text[lo:min(len(text), p+fwd/4)])
+	w := text[lo:min(len(text), p+fwd/4)]
+	if pre := ph.pre(); pre != nil && !holdsAny(w, pre) {
+		return 0, 0, false
+	}
+	loc := ph.re().FindIndex(w)
 	if loc == nil {
 		return 0, 0, false
 	}

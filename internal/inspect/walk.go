@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -75,19 +74,113 @@ type walker struct {
 	buf   []byte // decoded string with escapes, reused
 }
 
-// commonKeys interns the keys every definition repeats, so the path stack
-// costs no allocation for them.
-var commonKeys = func() map[string]string {
-	m := map[string]string{}
-	for _, k := range strings.Fields(`name title description inputSchema outputSchema annotations _meta type
-		properties items required enum default additionalProperties $schema format minimum maximum
-		anyOf oneOf allOf not const examples readOnlyHint destructiveHint idempotentHint openWorldHint
-		uri mimeType uriTemplate arguments execution taskSupport minLength maxLength pattern minItems
-		maxItems exclusiveMinimum exclusiveMaximum size icons src sizes $ref $defs definitions nullable`) {
-		m[k] = k
+// commonKey interns the keys every definition repeats, so the path stack
+// costs no allocation for them. A switch, not a map: every key of every
+// definition is looked up, twice a tool (Definition and Across), and the
+// compiled comparisons cost a third of a map lookup's hashing.
+func commonKey(k []byte) (string, bool) {
+	switch string(k) {
+	case "name":
+		return "name", true
+	case "title":
+		return "title", true
+	case "description":
+		return "description", true
+	case "inputSchema":
+		return "inputSchema", true
+	case "outputSchema":
+		return "outputSchema", true
+	case "annotations":
+		return "annotations", true
+	case "_meta":
+		return "_meta", true
+	case "type":
+		return "type", true
+	case "properties":
+		return "properties", true
+	case "items":
+		return "items", true
+	case "required":
+		return "required", true
+	case "enum":
+		return "enum", true
+	case "default":
+		return "default", true
+	case "additionalProperties":
+		return "additionalProperties", true
+	case "$schema":
+		return "$schema", true
+	case "format":
+		return "format", true
+	case "minimum":
+		return "minimum", true
+	case "maximum":
+		return "maximum", true
+	case "anyOf":
+		return "anyOf", true
+	case "oneOf":
+		return "oneOf", true
+	case "allOf":
+		return "allOf", true
+	case "not":
+		return "not", true
+	case "const":
+		return "const", true
+	case "examples":
+		return "examples", true
+	case "readOnlyHint":
+		return "readOnlyHint", true
+	case "destructiveHint":
+		return "destructiveHint", true
+	case "idempotentHint":
+		return "idempotentHint", true
+	case "openWorldHint":
+		return "openWorldHint", true
+	case "uri":
+		return "uri", true
+	case "mimeType":
+		return "mimeType", true
+	case "uriTemplate":
+		return "uriTemplate", true
+	case "arguments":
+		return "arguments", true
+	case "execution":
+		return "execution", true
+	case "taskSupport":
+		return "taskSupport", true
+	case "minLength":
+		return "minLength", true
+	case "maxLength":
+		return "maxLength", true
+	case "pattern":
+		return "pattern", true
+	case "minItems":
+		return "minItems", true
+	case "maxItems":
+		return "maxItems", true
+	case "exclusiveMinimum":
+		return "exclusiveMinimum", true
+	case "exclusiveMaximum":
+		return "exclusiveMaximum", true
+	case "size":
+		return "size", true
+	case "icons":
+		return "icons", true
+	case "src":
+		return "src", true
+	case "sizes":
+		return "sizes", true
+	case "$ref":
+		return "$ref", true
+	case "$defs":
+		return "$defs", true
+	case "definitions":
+		return "definitions", true
+	case "nullable":
+		return "nullable", true
 	}
-	return m
-}()
+	return "", false
+}
 
 func (w *walker) value() error {
 	d := w.d
@@ -102,7 +195,7 @@ func (w *walker) value() error {
 				return err
 			}
 			k := w.str(raw)
-			seg, ok := commonKeys[string(k)]
+			seg, ok := commonKey(k)
 			if !ok {
 				seg = string(k)
 			}
