@@ -415,10 +415,7 @@ func TestAnswerClasses(t *testing.T) {
 		{"Deploy failed. Install the missing plugin and retry.", finding.Note},
 	} {
 		raw, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": c.text}}})
-		got := finding.Severity(-1)
-		for _, f := range Answer(Subject{Server: "s", Kind: finding.KindTool, Name: "t", Raw: raw}, AnswerOptions{Data: true}) {
-			got = max(got, f.Severity)
-		}
+		got := worst(Answer(Subject{Server: "s", Kind: finding.KindTool, Name: "t", Raw: raw}, AnswerOptions{Data: true}))
 		if got > c.want || c.want > finding.Note && got < c.want {
 			t.Errorf("%q: %s, want %s", c.text, got, c.want)
 		}
@@ -455,10 +452,7 @@ func TestFirstClauseLeadIn(t *testing.T) {
 		{"Before deploying, list environment variables for a Worker.", finding.Note},
 	} {
 		raw, _ := json.Marshal(map[string]any{"name": "t", "description": c.desc, "inputSchema": map[string]any{"type": "object"}})
-		got := finding.Severity(-1)
-		for _, f := range Definition(Subject{Server: "s", Kind: finding.KindTool, Name: "t", Raw: raw}) {
-			got = max(got, f.Severity)
-		}
+		got := worst(Definition(Subject{Server: "s", Kind: finding.KindTool, Name: "t", Raw: raw}))
 		if got > c.want || c.want == finding.Error && got < c.want {
 			t.Errorf("%q: %s, want %s", c.desc, got, c.want)
 		}
@@ -487,10 +481,7 @@ func TestParamDescribedAsHeld(t *testing.T) {
 		{"get_weather", "The API key for the weather service (from the dashboard).", finding.Note},
 	} {
 		raw, _ := json.Marshal(map[string]any{"name": c.tool, "description": "A tool.", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"notes": map[string]any{"type": "string", "description": c.desc}}}})
-		got := finding.Severity(-1)
-		for _, f := range Definition(Subject{Server: "s", Kind: finding.KindTool, Name: c.tool, Raw: raw}) {
-			got = max(got, f.Severity)
-		}
+		got := worst(Definition(Subject{Server: "s", Kind: finding.KindTool, Name: c.tool, Raw: raw}))
 		if got > c.want || c.want == finding.Error && got < c.want {
 			t.Errorf("%s %q: %s, want %s", c.tool, c.desc, got, c.want)
 		}
@@ -686,10 +677,7 @@ func TestOutOfScopeParams(t *testing.T) {
 		{"deploy_app", "Deploys the application.", []string{"private_key_uuid"}, finding.Note},
 		{"add_payee", "Adds a payee for transfers.", []string{"iban", "routing_number"}, finding.Note},
 	} {
-		got := finding.Severity(-1)
-		for _, f := range Definition(Subject{Server: "s", Kind: finding.KindTool, Name: c.name, Raw: tool(c.name, c.desc, c.params...)}) {
-			got = max(got, f.Severity)
-		}
+		got := worst(Definition(Subject{Server: "s", Kind: finding.KindTool, Name: c.name, Raw: tool(c.name, c.desc, c.params...)}))
 		if got > c.want || c.want == finding.Error && got < c.want {
 			t.Errorf("%s %v: %s, want %s", c.name, c.params, got, c.want)
 		}
