@@ -40,6 +40,10 @@ func TestResolveRegistryDirect(t *testing.T) {
 		// it to its own roots, unless a cafile replaces them all);
 		// noCafile: npm's settings name no cafile.
 		extra, noCafile bool
+		// redirect: the registry sends the question elsewhere, where
+		// another manifest waits. npm's question is the registry's own
+		// answer, so the checker does not follow.
+		redirect bool
 	}{
 		{name: "manifest", spec: "@fixture/server@1.2.3", status: 200, body: manifest, wantIntegrity: "sha512-registry", wantAsked: 1},
 		{name: "not found", spec: "@fixture/server@1.2.3", status: 404, body: `{"error":"not found"}`, wantIntegrity: "sha512-npm", wantAsked: 1},
@@ -50,13 +54,22 @@ func TestResolveRegistryDirect(t *testing.T) {
 		{name: "a tag", spec: "@fixture/server@latest", status: 200, body: manifest, wantIntegrity: "sha512-npm"},
 		{name: "a registry the cafile does not trust", spec: "@fixture/server@1.2.3", status: 200, body: manifest, wantIntegrity: "sha512-npm", otherRoot: true},
 		{name: "node's extra roots do not count beside a cafile", spec: "@fixture/server@1.2.3", status: 200, body: manifest, wantIntegrity: "sha512-npm", otherRoot: true, extra: true},
+		{name: "a redirect", spec: "@fixture/server@1.2.3", status: 200, body: manifest, wantIntegrity: "sha512-npm", wantAsked: 1, redirect: true},
 		{name: "node's extra roots without a cafile", spec: "@fixture/server@1.2.3", status: 200, body: manifest, wantIntegrity: "sha512-registry", wantAsked: 1, extra: true, noCafile: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var asked atomic.Int32
 			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/mirror" {
+					w.Write([]byte(strings.Replace(manifest, "sha512-registry", "sha512-mirror", 1)))
+					return
+				}
 				asked.Add(1)
+				if tt.redirect {
+					http.Redirect(w, r, "/mirror", http.StatusFound)
+					return
+				}
 				if r.URL.EscapedPath() != "/@fixture%2fserver/1.2.3" {
 					http.NotFound(w, r)
 					return
