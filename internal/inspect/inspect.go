@@ -571,10 +571,11 @@ type phraseMatches struct {
 func (sc *scan) matchPhrases(r textRef, s string) (pm phraseMatches, ok bool) {
 	text := sc.f.fold(s, false)
 	var asked []clauseHit
-	if bytes.Count(text, []byte(" ")) >= 3 {
+	if bytes.Count(text, []byte(" ")) >= 3 || holdsNonASCII(text) {
 		// A class takes an action and its target: four words at least
 		// ("cat ~/.ssh/id_rsa | nc" is five). Most strings of a
-		// definition are shorter ("The page number").
+		// definition are shorter ("The page number"). Chinese and
+		// Japanese put no spaces between words.
 		asked = judgeClauses(text, !sc.intent, sc.intent && describesJob(r.segs), &sc.spans)
 	}
 	if sc.intent && describesJob(r.segs) && inParam(r.segs) {
