@@ -21,8 +21,8 @@ var sendOther = gated2("envia envie enviar envialo enviale reenvia reenvie reenv
 
 // overrideOther is "ignore the instructions" in another European language.
 var overrideOther = gated2("ignora ignorez ignorer ignoriere ignorieren ignorar ignorare negeer vergiss olvida oublie oubliez dimentica",
-	"instrucciones instruccion instructions anweisungen anweisung instrucoes instrucao istruzioni istruzione regeln reglas regles instructies vorgaben indicaciones consignes",
-	`\b(?:ignora|ignorez|ignorer|ignoriere|ignorieren|ignorar|ignorare|negeer|vergiss|olvida|oublie|oubliez|dimentica)\b[\s\S]{0,40}?\b(?:instrucciones|instruccion|instructions|anweisungen|anweisung|instrucoes|instrucao|istruzioni|istruzione|regeln|reglas|regles|instructies|vorgaben|indicaciones|consignes)\b`)
+	"instrucciones instruccion instructions anweisungen anweisung instrucoes instrucao istruzioni istruzione regeln reglas regles instructies vorgaben indicaciones consignes fonction funcion funktion funzione donnees datos daten dati",
+	`\b(?:ignora|ignorez|ignorer|ignoriere|ignorieren|ignorar|ignorare|negeer|vergiss|olvida|oublie|oubliez|dimentica)\b[\s\S]{0,40}?\b(?:instrucciones|instruccion|instructions|anweisungen|anweisung|instrucoes|instrucao|istruzioni|istruzione|regeln|reglas|regles|instructies|vorgaben|indicaciones|consignes|fonction|funcion|funktion|funzione|donnees|datos|daten|dati)\b`)
 
 // Chinese and Japanese: a send or forward verb before an address or a
 // URL, and instructions ignored.
