@@ -15,9 +15,9 @@ package inspect
 
 // sendOther is a send verb of another language before a destination the
 // text fixes, within the clause.
-var sendOther = gated2("envia envie enviar envialo enviale reenvia reenvie reenviar manda mande mandar sende senden schicke schicken leite leiten weiterleiten envoie envoyez envoyer transfere transferez transferer encaminhe encaminha encaminhar invia inviare inoltra inoltrare stuur verstuur wyslij gonder",
+var sendOther = gated2("envia envie enviar envialo envialos enviala envialas enviale mandalo mandalos reenvia reenvie reenviar manda mande mandar sende senden schicke schicken leite leiten weiterleiten envoie envoyez envoyer transfere transferez transferer encaminhe encaminha encaminhar invia inviare inoltra inoltrare stuur verstuur wyslij gonder",
 	"@ http https",
-	`\b(?:envia|envie|enviar|envialo|enviale|reenvia|reenvie|reenviar|manda|mande|mandar|sende|senden|schicke|schicken|leite|leiten|weiterleiten|envoie|envoyez|envoyer|transfere|transferez|transferer|encaminhe|encaminha|encaminhar|invia|inviare|inoltra|inoltrare|stuur|verstuur|wyslij|gonder)\b[\s\S]{0,120}?(?:https?://[^\s'"<>]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b)`)
+	`\b(?:envia|envie|enviar|envialo|envialos|enviala|envialas|enviale|mandalo|mandalos|reenvia|reenvie|reenviar|manda|mande|mandar|sende|senden|schicke|schicken|leite|leiten|weiterleiten|envoie|envoyez|envoyer|transfere|transferez|transferer|encaminhe|encaminha|encaminhar|invia|inviare|inoltra|inoltrare|stuur|verstuur|wyslij|gonder)\b[\s\S]{0,120}?(?:https?://[^\s'"<>]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b)`)
 
 // overrideOther is "ignore the instructions" in another European language.
 var overrideOther = gated2("ignora ignorez ignorer ignoriere ignorieren ignorar ignorare negeer vergiss olvida oublie oubliez dimentica",
