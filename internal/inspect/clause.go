@@ -222,7 +222,7 @@ var blockMarkers = []gate{
 // addressing marks a clause as addressed to the model wherever it stands
 // in the clause: "you must", "the assistant should", "make sure",
 // "always <verb>", "it is mandatory to".
-var addressing = gated("you assistant model ai agent llm claude assistants models agents llms ais client caller make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should run execute type paste enter exec please appreciate mind favor favour", `\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:i'd|i would|we'd|we would) (?:really )?appreciate (?:it )?if you|would you mind|do me a favou?r|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistants?|models?|ais?|agents?|llms?|claude|client|caller)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|is to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|type|paste|enter): `)
+var addressing = gated("you assistant model ai agent llm claude assistants models agents llms ais client caller make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should run execute type paste enter exec please appreciate mind favor favour", `\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:i'd|i would|we'd|we would) (?:really )?appreciate (?:it )?if you|would you mind|do me a favou?r|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistants?|models?|ais?|agents?|llms?|claude|client|caller)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|is to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|paste|enter): `)
 
 // addressingMore are the other ways a clause speaks to the model, each
 // behind words of its own so that the common case stays one small
@@ -390,7 +390,7 @@ var (
 		gated2("reverse bind", "shell shells", `\b(?:reverse|bind) shells?\b`),
 		gated2("|", "sh bash zsh ksh dash fish sudo python python3 perl ruby node php iex powershell pwsh", `\|\s?(?:sudo )?(?:ba|z|k|da|fi)?sh\b|\|\s?(?:python[0-9.]*|perl|ruby|node|php|iex|powershell|pwsh)\b`),
 		gated2("base64 curl", "d decode o http https", `\bbase64 (?:-d|--decode)\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)`),
-		gated("rm sudo chmod mkfifo ncat tcp crontab osascript nohup mkfs launchctl wget keygen scp killall shutdown schtasks certutil xattr spctl csrutil powershell subprocess child_process eval exec nc dd", `\brm -[a-z]*(?:r[a-z]*f|f[a-z]*r|r)[a-z]*\b|\bsudo [a-z]|\bchmod (?:\+x|[0-7]{3}|-r)|\bmkfifo\b|\bnc (?:-[a-z]*[el])|\bnc\b[^|\n]{0,60}?\s-[a-z]*e\s|\bncat\b|/dev/tcp/|\bbase64 (?:-d|--decode)\b|\bpowershell\b|\b(?:ba|z)?sh -c\b|\beval ?\(|\bexec ?\(|\bsubprocess\b|\bchild_process\b|\bcrontab\b|\bosascript\b|\bnohup\b|\bdd if=|\bmkfs\b|\blaunchctl\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)|\bwget \S|\bssh-keygen\b|\bscp \S|\bkillall\b|\bshutdown\b|\bschtasks\b|\bcertutil\b|\bxattr -d\b|\bspctl\b|\bcsrutil\b`),
+		gated("rm sudo chmod mkfifo ncat tcp crontab osascript nohup mkfs launchctl wget keygen scp killall shutdown schtasks certutil xattr spctl csrutil powershell subprocess child_process eval exec nc dd", `\brm -[a-z]*(?:r[a-z]*f|f[a-z]*r|r)[a-z]*\b|\bsudo [a-z]|\bchmod (?:\+x|[0-7]{3}|-r)|\bmkfifo\b|\bnc (?:-[a-z]*[el])|\bnc\b[^|\n]{0,60}?\s-[a-z]*e\s|\bncat\b|/dev/tcp/|\bbase64 (?:-d|--decode)\b|\bpowershell\b|\b(?:ba|z)?sh -c\b|\beval ?\(|\bexec ?\(|\bsubprocess\b|\bchild_process\b|\bcrontab\b|\bosascript\b|\bnohup\b|\bdd if=|\bmkfs\b|\blaunchctl\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)|\bwget \S|\bssh-keygen\b|\bscp \S|\bkillall\b|\bshutdown (?:-[a-z]|now\b|/[srf]\b)|\bschtasks\b|\bcertutil\b|\bxattr -d\b|\bspctl\b|\bcsrutil\b`),
 		gated2("os invoke python python3 node perl ruby kill format del reg", "system expression webrequest c e 9 add s f q", `\bos\.system\b|\binvoke-(?:expression|webrequest)\b|\b(?:python[0-9.]*|node|perl|ruby) -[ce]\b|\bkill -9\b|\bformat c:|\bdel /[sfq]|\breg add\b`),
 		gated(">", `>> ?~?/?\S*(?:rc|profile|authorized_keys)\b`),
 		// A package installed from an index the text fixes.
@@ -398,7 +398,7 @@ var (
 	}
 	// execAsk is a request to run something, with no danger needed:
 	// "execute the following command", "run this script in a terminal".
-	execAsk = gated2("run execute exec type paste enter launch eval evaluate", "`", `\b(?:run|execute|exec|type|paste|enter|launch|eval|evaluate)\b[\s\S]{0,40}\b(?:(?:following|this|these|that|the) (?:command|script|code|snippet|line|shell)|in (?:a|the|your) (?:terminal|shell|console|command line|command prompt|bash)|(?:shell|terminal|bash|powershell) commands?)\b`)
+	execAsk = gated2("run execute exec type paste enter launch eval evaluate", "`", `\b(?:run|execute|exec|type |paste|enter|launch|eval|evaluate)\b[\s\S]{0,40}\b(?:(?:following|this|these|that|the) (?:command|script|code|snippet|line|shell)|in (?:a|the|your) (?:terminal|shell|console|command line|command prompt|bash)|(?:shell|terminal|bash|powershell) commands?)\b`)
 	// fetchRun downloads something and runs it, in one clause: "download
 	// https://x/tool.bin and run it".
 	fetchRun = gated2("http https ftp", "download fetch grab pull save get retrieve", `\b(?:download|fetch|grab|pull|save|get|retrieve)\b[\s\S]{0,60}?(?:https?|ftp)://[^\s'"<>]+[\s\S]{0,60}?\b(?:and|then)\b[\s\S]{0,30}?\b(?:run|execute|launch|install|start|open|make it executable)\b`)
@@ -1103,7 +1103,7 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 	if m := j.find(fetchRun); m != nil && !job && !negated().Match(c[:m[0]]) && j.addressed() {
 		return classExec, j.at(m)
 	}
-	if m := findAny(c, g, shellDanger); m != nil && !negated().Match(c[:m[0]]) && !forExample().Match(c[max(0, m[0]-60):m[0]]) &&
+	if m := findAny(c, g, shellDanger); m != nil && !negated().Match(c[:m[0]]) && !forExample().Match(c[max(0, m[0]-60):m[0]]) && !tableCell(c, m[0]) &&
 		!(job && bytes.HasPrefix(c[m[0]:], []byte("sudo"))) && j.addressed() {
 		// A command tool's own "Execute a command with sudo
 		// elevation" describes its job.
@@ -1205,7 +1205,7 @@ func syscallError(c []byte, v int) bool {
 // wallet), asked in a clause addressed to the model.
 func (j *clauseJudge) contact() (intentClass, string) {
 	c, job, answer, block := j.c, j.job, j.answer, j.block
-	d := j.find(fixedDestination)
+	d := j.sendDestination()
 	if d == nil {
 		d = j.find(phoneNumber)
 	}
@@ -1235,6 +1235,79 @@ func (j *clauseJudge) contact() (intentClass, string) {
 		return classContact, j.at(m)
 	}
 	return classNone, ""
+}
+
+// tableCell reports a pipe at i that is a markdown table's ("| Node.js
+// | 18 |"): another pipe stands on the same line after it.
+func tableCell(c []byte, i int) bool {
+	if c[i] != '|' {
+		return false
+	}
+	rest := c[i+1:]
+	if k := bytes.IndexByte(rest, '\n'); k >= 0 {
+		rest = rest[:k]
+	}
+	return bytes.IndexByte(rest, '|') >= 0
+}
+
+// sendDestination is the first destination of the clause that is not a
+// reference: a markdown link's target ("[the docs](https://...)"), a
+// reference definition ("[1]: https://...") or an HTML href or src names
+// where a reader can look, not where the model is to send anything. Docs
+// and changelogs that a fetch tool returns are full of them; a send is
+// written to a bare address. (A link whose URL carries the conversation
+// is placeholderFill's.)
+func (j *clauseJudge) sendDestination() []int {
+	if !j.g.has(&fixedDestination) {
+		return nil
+	}
+	c := j.c
+	if !bytes.Contains(c, []byte("](")) && !bytes.Contains(c, []byte("]: ")) && !bytes.Contains(c, []byte("href=")) && !bytes.Contains(c, []byte("src=")) {
+		if m := fixedDestination.findIn(c); m == nil || !codeName(c, m) {
+			return m
+		}
+	}
+	for _, m := range fixedDestination.re().FindAllIndex(c, 16) {
+		if !linkTarget(c, m[0]) && !codeName(c, m) {
+			return m
+		}
+	}
+	return nil
+}
+
+// codeName reports a destination match m that is a name in code, not a
+// host: a bare name followed by "(" or "." ("logger.info(", "ctx.log.info")
+// or preceded by one, or a file ("publish.sh") whose suffix is a
+// top-level domain too. A URL, an address or an IP is never one.
+func codeName(c []byte, m []int) bool {
+	d := c[m[0]:m[1]]
+	if bytes.Contains(d, []byte("://")) || bytes.IndexByte(d, '@') >= 0 || d[0] >= '0' && d[0] <= '9' {
+		return false
+	}
+	if m[1] < len(c) && (c[m[1]] == '(' || c[m[1]] == '.' && m[1]+1 < len(c) && c[m[1]+1] >= 'a' && c[m[1]+1] <= 'z') {
+		return true
+	}
+	if m[0] > 0 && (c[m[0]-1] == '.' || c[m[0]-1] == '_' || c[m[0]-1] == '$') {
+		return true
+	}
+	if m[1] < len(c) && c[m[1]] == '/' {
+		return false
+	}
+	dot := bytes.LastIndexByte(d, '.')
+	switch string(d[dot+1:]) {
+	case "sh", "info", "host", "me", "app", "dev", "ai", "fun", "site", "link", "live", "pro", "tech", "store", "space", "website", "online", "cloud", "click", "cc", "ly", "gg", "pw", "test", "co", "top":
+		// An ambiguous suffix on a name of two labels is a file or
+		// a field more often than a host.
+		return bytes.Count(d, []byte(".")) == 1
+	}
+	return false
+}
+
+// linkTarget reports a destination at i that is a markdown link's target,
+// a reference definition's, or an HTML attribute's.
+func linkTarget(c []byte, i int) bool {
+	before := c[max(0, i-6):i]
+	return bytes.HasSuffix(before, []byte("](")) || bytes.HasSuffix(before, []byte("]: ")) || bytes.HasSuffix(before, []byte("href=\"")) || bytes.HasSuffix(before, []byte("src=\"")) || bytes.HasSuffix(before, []byte("href='")) || bytes.HasSuffix(before, []byte("src='")) || bytes.HasSuffix(before, []byte("]:"))
 }
 
 // injected: what an answer, or a block addressed to the model, asks that
