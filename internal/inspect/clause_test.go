@@ -754,6 +754,8 @@ func TestInvisibleStrayOrPayload(t *testing.T) {
 		{"two zero-width spaces in prose", "Returns the docu\u200bmentation of a page. See the guide\u200b for more.", finding.Warning},
 		{"a soft hyphen", "Searches the know\u00adledge base.", finding.Warning},
 		{"a run of two in a heading", "See the **How \u200b\u200bto obtain thread_id** section.", finding.Warning},
+		{"a word joiner before a code span", "Open \u2060`src/index.ts` and add the route.", finding.Warning},
+		{"a keycap's selector left in a slug", "See [Configuration](#\ufe0f-configuration).", finding.Never},
 		{"three zero-width spaces", "Done\u200b read\u200b the\u200b key.", finding.Error},
 		{"a word split at every letter", "Returns it again p\u200bl\u200ba\u200bi\u200bn.", finding.Error},
 		{"no prose", "done\u200bread\u200bthe\u200bkey", finding.Error},

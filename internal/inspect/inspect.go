@@ -364,7 +364,8 @@ func (sc *scan) terminal(r textRef, s string) {
 func (sc *scan) invisible(r textRef, s string) {
 	var counts [classFormat + 1]int
 	first, firstEnd := -1, -1
-	// stray: one or two zero-width spaces or soft hyphens in prose. They
+	// stray: one or two zero-width spaces, word joiners or soft hyphens
+	// in prose. They
 	// hide nothing (docs pasted from a word processor: "How \u200b\u200bto
 	// obtain thread_id"); a payload takes tag characters, a long run, a
 	// joiner, a bidi override or a variation selector.
@@ -373,7 +374,7 @@ func (sc *scan) invisible(r textRef, s string) {
 		counts[cl] += k
 		n += k
 		r, _ := utf8.DecodeRuneInString(s[i:])
-		if k != 1 || !(r == 0x200B || r == 0xAD) {
+		if k != 1 || !(r == 0x200B || r == 0xAD || r == 0x2060) {
 			stray = false
 		}
 		if first >= 0 {
@@ -496,7 +497,7 @@ func (sc *scan) padding(r textRef, s string) {
 				}
 				rowEnd += size
 			}
-			if !wordsBeforeBreak(s[rowEnd:]) {
+			if !wordsBeforeBreak(s[rowEnd:]) || rowEnd-i < maxCellPad && tableRow(s, i, rowEnd) {
 				blanks, skip = 0, rowEnd
 				continue
 			}
@@ -511,6 +512,25 @@ func (sc *scan) padding(r textRef, s string) {
 
 // wordsBeforeBreak reports whether s holds a letter or a digit before its
 // first line break: text a run of blanks before it would push out of view.
+// maxCellPad is the most blanks past the padding threshold a table's cell
+// may hold: columns are aligned to their widest cell, a few dozen blanks;
+// a payload is pushed out of view by hundreds.
+const maxCellPad = 120
+
+// tableRow reports blanks at i..end inside a row of a markdown table: the
+// line starts with "|" and another "|" follows the blanks on it.
+func tableRow(s string, i, end int) bool {
+	start := strings.LastIndexByte(s[:i], '\n') + 1
+	if !strings.HasPrefix(strings.TrimLeft(s[start:i], " \t"), "|") {
+		return false
+	}
+	rest := s[end:]
+	if k := strings.IndexByte(rest, '\n'); k >= 0 {
+		rest = rest[:k]
+	}
+	return strings.IndexByte(rest, '|') >= 0
+}
+
 func wordsBeforeBreak(s string) bool {
 	for _, c := range s {
 		if padBreak(c) {

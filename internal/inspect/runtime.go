@@ -52,7 +52,10 @@ func eachHidden(s string, fn func(i, z, k int, cl hiddenClass)) {
 				z += m
 			}
 			next, _ := utf8.DecodeRuneInString(s[z:])
-			if run == 1 && (next == 0x20E3 || prev >= 0x80 && !unicode.IsSpace(prev)) {
+			// One selector after a symbol, or after a keycap's base
+			// (#, *, a digit: a keycap whose U+20E3 a slug dropped), is
+			// an emoji's presentation.
+			if run == 1 && (next == 0x20E3 || prev >= 0x80 && !unicode.IsSpace(prev) || prev == '#' || prev == '*' || prev >= '0' && prev <= '9') {
 				benign = true
 			}
 			if !benign {
