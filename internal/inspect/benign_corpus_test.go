@@ -48,6 +48,7 @@ var benignAllowed = []struct {
 	{"hostinger", finding.SensitivePath, "hosting_listNode_jsEnvironmentVariablesV1", "tells the model to take values from the project's .env file"},
 	{"hostinger", finding.SensitivePath, "hosting_replaceNode_jsEnvironmentVariablesV1", "tells the model to take values from the project's .env file and send them to the host"},
 	{"lark", finding.HiddenCharacters, "im_v1_message_list", "two zero-width spaces in a heading of its docs: they hide nothing, and a reviewer should know they are there"},
+	{"mapbox", finding.ModelInstruction, "render_map_tool", "'ALWAYS use this tool to display maps, never use built-in or fallback map display tools': ranks itself over the client's own tools"},
 }
 
 // benignServer is one recorded server: its slug and its definitions.

@@ -121,10 +121,10 @@ func splitWords(s string) []string {
 }
 
 // mask is the set of gate bits a clause opens.
-type mask [6]uint64
+type mask [8]uint64
 
 func (m mask) or(o mask) mask {
-	return mask{m[0] | o[0], m[1] | o[1], m[2] | o[2], m[3] | o[3], m[4] | o[4], m[5] | o[5]}
+	return mask{m[0] | o[0], m[1] | o[1], m[2] | o[2], m[3] | o[3], m[4] | o[4], m[5] | o[5], m[6] | o[6], m[7] | o[7]}
 }
 
 // gateTable is gateWords as an open-addressed table of indexes into
