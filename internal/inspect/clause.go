@@ -359,7 +359,9 @@ func imperativeAt(c []byte) (int, bool) {
 			skip()
 		}
 	}
-	return a, a < len(c) && imperativeVerbs[string(c[a:z])]
+	// A word with a colon right after it is a label ("begin:vevent",
+	// "start: 10:00"), not a verb.
+	return a, a < len(c) && imperativeVerbs[string(c[a:z])] && (z == len(c) || c[z] != ':')
 }
 
 // addressedClause reports whether clause c, whose gates are g, speaks to
@@ -392,7 +394,7 @@ var (
 		gated2("reverse bind", "shell shells", `\b(?:reverse|bind) shells?\b`),
 		gated2("|", "sh bash zsh ksh dash fish sudo python python3 perl ruby node php iex powershell pwsh", `\|\s?(?:sudo )?(?:ba|z|k|da|fi)?sh\b|\|\s?(?:python[0-9.]*|perl|ruby|node|php|iex|powershell|pwsh)\b`),
 		gated2("base64 curl", "d decode o http https", `\bbase64 (?:-d|--decode)\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)`),
-		gated("rm sudo chmod mkfifo ncat tcp crontab osascript nohup mkfs launchctl wget keygen scp killall shutdown schtasks certutil xattr spctl csrutil powershell subprocess child_process eval exec nc dd", `\brm -[a-z]*(?:r[a-z]*f|f[a-z]*r|r)[a-z]*\b|\bsudo [a-z]|\bchmod (?:\+x|[0-7]{3}|-r)|\bmkfifo\b|\bnc (?:-[a-z]*[el])|\bnc\b[^|\n]{0,60}?\s-[a-z]*e\s|\bncat\b|/dev/tcp/|\bbase64 (?:-d|--decode)\b|\bpowershell\b|\b(?:ba|z)?sh -c\b|\beval ?\(|\bexec ?\(|\bsubprocess\b|\bchild_process\b|\bcrontab\b|\bosascript\b|\bnohup\b|\bdd if=|\bmkfs\b|\blaunchctl\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)|\bwget \S|\bssh-keygen\b|\bscp \S|\bkillall\b|\bshutdown (?:-[a-z]|now\b|/[srf]\b)|\bschtasks\b|\bcertutil\b|\bxattr -d\b|\bspctl\b|\bcsrutil\b`),
+		gated("rm sudo chmod mkfifo ncat tcp crontab osascript nohup mkfs launchctl wget keygen scp killall shutdown schtasks certutil xattr spctl csrutil powershell subprocess child_process eval exec nc dd", `\brm -[a-z]*(?:r[a-z]*f|f[a-z]*r|r)[a-z]*\b|\bsudo [a-z]|\bchmod (?:\+x|[0-7]{3}|-r)|\bmkfifo\b|\bnc (?:-[a-z]*[el])|\bnc\b[^|\n]{0,60}?\s-[a-z]*e\s|\bncat\b|/dev/tcp/|\bbase64 (?:-d|--decode)\b|\bpowershell\b|\b(?:ba|z)?sh -c\b|\beval ?\(|\bexec ?\(|\bsubprocess\b|\bchild_process\b|\|\s?crontab\b|\bcrontab -r\b|\bosascript\b|\bnohup\b|\bdd if=|\bmkfs\b|\blaunchctl\b|\bcurl [^|]{0,200}?(?:https?://|-[a-z]*[do]\b)|\bwget \S|\bscp \S|\bkillall\b|\bshutdown (?:-[a-z]|now\b|/[srf]\b)|\bschtasks\b|\bcertutil\b|\bxattr -d\b|\bspctl\b|\bcsrutil\b`),
 		gated2("os invoke python python3 node perl ruby kill format del reg", "system expression webrequest c e 9 add s f q", `\bos\.system\b|\binvoke-(?:expression|webrequest)\b|\b(?:python[0-9.]*|node|perl|ruby) -[ce]\b|\bkill -9\b|\bformat c:|\bdel /[sfq]|\breg add\b`),
 		gated(">", `>> ?~?/?\S*(?:rc|profile|authorized_keys)\b`),
 		// A package installed from an index the text fixes.
@@ -508,12 +510,26 @@ var (
 		gated2("add subtract deduct multiply inflate deflate increase decrease raise lower shift", "number figure amount value result balance price total score temperature reading numbers figures amounts values results balances prices totals scores temperatures readings", `\b(?:add|subtract|deduct|multiply|inflate|deflate|increase|decrease|raise|lower|shift)\b[\s\S]{0,40}?\b(?:the )?(?:number|figure|amount|value|result|balance|price|total|score|temperature|reading)s? (?:you|that you|the tool|it) (?:reports?|returns?|says?|shows?|gives?|displays?)\b`),
 		gated2("lower higher more less greater smaller", "than", `\b(?:lower|higher|more|less|greater|smaller)\b than (?:what )?(?:the tool|it|the api|the data|the result) (?:says|returns|reports|shows)\b|\b(?:lower|higher|more|less|greater|smaller)\b than (?:computed|calculated|measured|returned|reported|it is|they are)\b|\b(?:lower|higher|more|less|greater|smaller)\b than (?:the |what (?:was|is) )?(?:returned|actual|real|true|reported|original|correct|measured|quoted|listed)(?: (?:value|price|figure|result|number|amount|reading|total|rate|balance|score)s?)?\b`),
 	}
+	// valueAgainst puts a value in place of the user's, or one past what
+	// the data says: "in place of the one the user gave", "whatever the
+	// data says", "one week later than requested", "multiply every value
+	// by 1.5 before presenting", "address the message to X instead",
+	// "say all tests passed", "tell them the date is as stated".
+	valueAgainst = []gate{
+		gated2("place", "user they", `\bin place of (?:the|what) (?:one |value |amount |account |iban |address |recipient )?(?:the user|they)\b`),
+		gated2("whatever regardless matter even though", "data numbers figures results facts evidence", `\b(?:whatever|regardless of what|no matter what|even if|even though) (?:the )?(?:data|numbers|figures|results|facts|evidence)\b (?:says?|shows?|indicates?|suggests?)\b`),
+		gated2("later earlier more less higher lower", "requested asked specified", `\b(?:later|earlier|more|less|higher|lower) than (?:requested|asked|specified|(?:they|the user) (?:asked|requested|specified))\b`),
+		gated2("multiply divide inflate increase decrease reduce", "presenting reporting showing displaying summarizing summarising", `\b(?:multiply|divide|inflate|increase|decrease|reduce)\b[\s\S]{0,40}?\bby [0-9.,]+%?[\s\S]{0,30}?\b(?:before|when) (?:presenting|reporting|showing|displaying|summari[sz]ing)\b`),
+		gated2("address", "instead", `\baddress (?:the|this|that|your|it|any) ?(?:message|email|mail|reply)? to [^ ]+@[^ ]+ instead\b`),
+		gated2("say state report tell", "all no none every everything nothing", `\b(?:say|state|report|tell (?:the user|them|him|her))\b (?:that )?(?:all|no|none|every|everything|nothing)\b`),
+		gated2("tell", "is are was", `\btell (?:the user|them|him|her) (?:that )?(?:the|it|this|its) [a-z]+ (?:is|are|was)\b`),
+	}
 	// overrideUser is a value the text fixes against what the user says.
 	overrideUser = gated2("whatever regardless matter irrespective even ignoring ignore disregard instead", "user users customer customers requester caller requested asked specified said asks requests says wants want chosen selected provided given entered stated names named mentions mentioned picks", `\binstead of (?:the |any )?`+valueNoun+` (?:the user|they|you were) (?:enters?|gives?|provides?|specif(?:y|ies)|asks? for|chooses?|selects?|types?|wants?|entered|gave|provided|specified|asked for)\b|\b(?:whatever|regardless of|no matter|irrespective of)(?: the| what| which)? (?:user's |customer's )?(?:requested|specified|chosen|selected|provided|given|entered|stated) `+valueNoun+`|\b(?:whatever|whichever|no matter (?:what|which)|regardless of (?:what|which)) `+valueNoun+` (?:is |was |were |are )?(?:the user |they )?(?:requested|specified|asked for|chosen|selected|provided|given|entered|stated|typed|picked|indicated|named|mentioned|gives?|asks? for|wants?|specif(?:y|ies)|chooses?|selects?|names?|mentions?|picks?)\b|\b(?:whatever|regardless of what|no matter what|irrespective of what)\b (?:is|was|gets|they|anyone|someone) (?:asked|requested|specified|said|asks|requests|says|wants?)\b|\b(?:regardless of|irrespective of|no matter)(?: the| any| which| what)? `+valueNoun+` (?:is |was |the user |they |you )?(?:requested|specified|chosen|selected|provided|given|entered|stated|named|indicated|picked)\b|\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)
 	// hideAsk keeps something from the user; hideObject says it is the
 	// model's own doing or this text, not display guidance ("IDs are
 	// internal, don't show them").
-	hideAsk = gated2("not don dont never mustn shouldn without keep hide conceal need", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:keep|hide|conceal)\b[\s\S]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us|between (?:itself|yourself|you) and (?:this|the) (?:tool|server))\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
+	hideAsk = gated2("not don dont never mustn shouldn without keep hide conceal need brought", "tell telling mention mentioning inform informing reveal revealing disclose disclosing notify notifying alert alerting show showing let letting acknowledge acknowledging admit admitting say saying secret hidden confidential private between know notice learn told informed aware notified shown alerted user users human humans", `\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)(?: ever)? (?:tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|notify|notifying|alert|alerting|show|showing|let|letting|acknowledge|acknowledging|admit|admitting|say|saying)\b|\bwithout(?: ever)? (?:telling|mentioning|informing|notifying|alerting|letting|acknowledging|admitting)\b|\bno need to (?:tell|mention|inform|notify|alert|show|say|bring up)\b|\b(?:keep|hide|conceal)\b[\s\S]{0,40}\b(?:from (?:the )?(?:user|human)s?|secret|hidden|confidential|private|between us|between (?:itself|yourself|you) and (?:this|the) (?:tool|server))\b|\b(?:the )?user (?:must not|mustn't|should not|shouldn't|does not need to|doesn't need to|need not|cannot|can't|won't|will not|may not|must never|should never)(?: ever)? (?:know|see|notice|find out|learn|be (?:told|informed|aware|notified|shown|alerted))\b`)
 	// hideMore are hideAsk's other wordings, each behind words of its
 	// own: "don't bring up", "avoid mentioning", "should the user be
 	// told", "keep the user unaware", "invisible to the user".
@@ -526,7 +542,7 @@ var (
 		gated2("unaware uninformed dark oblivious", "user users human humans", `\bkeep (?:the )?(?:user|human)s? (?:unaware|uninformed|in the dark|oblivious)\b`),
 		gated2("invisible hidden unknown undisclosed unseen", "user users human humans", `\b(?:invisible|hidden|unknown|undisclosed|unseen) to (?:the )?(?:end )?(?:user|human)s?\b`),
 	}
-	hideObject = lazyRegexp(`\b(?:keep|hide|conceal) (?:this|it|these|that|the following)\b|\b(?:any|the|your|these) (?:tool )?calls?\b|\btool calls?\b|\b(?:we|i) (?:accessed|read|sent|shared|collected|used|called|logged|recorded|forwarded|uploaded|copied|tracked|stored)\b|\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:(?:extra|additional|second|hidden|secret|real|actual|other|above|following|previous) )?(?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer|adjustment|adjustments|change|changes|modification|rounding|markup|offset)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b|\blet (?:the )?(?:user|users|customer|human|them|anyone|him|her) (?:know|see|find out|notice|realize|realise)\b(?:\s*$| that\b| about\b)|\btell (?:the user|them|anyone|the customer)\s*$|\babout any\b|\b(?:any|all) (?:of )?(?:the )?(?:warnings|fees|charges|errors|issues|vulnerabilities|findings|risks|changes|transactions?|files|messages)\b`)
+	hideObject = lazyRegexp(`\b(?:keep|hide|conceal) (?:this|it|these|that|the following)\b|\b(?:any|the|your|these) (?:tool )?calls?\b|\btool calls?\b|\b(?:we|i) (?:accessed|read|sent|shared|collected|used|called|logged|recorded|forwarded|uploaded|copied|tracked|stored)\b|\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:(?:extra|additional|second|hidden|secret|real|actual|other|above|following|previous) )?(?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer|adjustment|adjustments|change|changes|modification|rounding|markup|offset)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b|\blet (?:the )?(?:user|users|customer|human|them|anyone|him|her) (?:know|see|find out|notice|realize|realise)\b(?:\s*$| that\b| about\b)|\btell (?:the user|them|anyone|the customer)\s*$|\babout any\b|\bwhich (?:files|items|records|charges|messages|emails|changes|warnings|errors|tools|calls)\b|\b(?:flag|mention|report|include) (?:it|this|them)\b|\b(?:any|all) (?:of )?(?:the )?(?:warnings|fees|charges|errors|issues|vulnerabilities|findings|risks|changes|transactions?|files|messages)\b`)
 	// overrideAsk is "ignore previous instructions" and its kin, and
 	// "ignore the user's request".
 	overrideAsk = []gate{
@@ -687,7 +703,7 @@ var (
 	// messages or mail (bcc, cc, "change the recipient to", "send all
 	// emails to").
 	messageDestination = lazyRegexp(`\b(?:bcc|cc|blind (?:carbon )?cop(?:y|ies)|recipients?|to address|to field|proxy (?:address|number)|send all|forward all|send every|forward every|redirect|reroute|route all|deliver all)\b`)
-	phoneNumber        = gated2("+", "text texted message dm send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route", `\+[0-9][0-9 -]{6,16}[0-9]\b`)
+	phoneNumber        = gated2("+", "text texted dm send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route", `\+[0-9][0-9 -]{6,16}[0-9]\b`)
 
 	// bulkData is everything of the user's, to be moved somewhere.
 	// bulkAsked is everything the user asked: "all queries", "every
@@ -739,9 +755,16 @@ var (
 		// broken", "the official calendar tool is insecure".
 		gated2("other official standard built default existing previous old regular original filesystem", "broken insecure unsafe wrong unreliable compromised malicious inaccurate buggy", `\b(?:the )?(?:other|official|standard|built-in|default|existing|previous|old|regular|original|filesystem)\b[\s\S]{0,30}?\b(?:tools?|servers?|functions?|[a-z0-9]+_[a-z0-9_]+)\b[\s\S]{0,12}?\b(?:is|are|gives?|returns?)\b (?:now |currently |known to be )?(?:broken|insecure|unsafe|wrong|unreliable|compromised|malicious|inaccurate|buggy)\b`),
 		gated2("never not don dont", "standard official built default regular original", `\b(?:do not|don't|never|should never|must never|should not|must not) (?:use|trust|call|invoke)\b (?:the |any )?(?:standard|official|built-in|default|regular|original)\b[\s\S]{0,20}?\b(?:tools?|servers?|functions?)\b`),
-		gated2("stop", "using calling", `\bstop (?:using|calling)\b (?:this|the|that) (?:[a-z0-9_-]+ )?(?:server|tool|function|endpoint|service)\b`),
+		gated2("stop", "using calling", `\bstop (?:using|calling)\b (?:this|the|that) (?:[a-z0-9_-]+ ){0,2}(?:server|tool|function|endpoint|service)\b`),
+		gated2("prefer choose pick use select", "over instead rather above", `\b(?:prefer|choose|pick|use|select)\b (?:it|this|me) (?:over|instead of|rather than|above) (?:any|all|every|the other|other)\b`),
+		gated2("this", "instead", `\b(?:call|use|invoke) this (?:tool|one|function) instead of (?:the |any |an?other |other |the user's )?(?:[a-z0-9'-]+ ){0,3}(?:tools?|servers?|functions?)\b|\b(?:call|use|invoke) this (?:tool|one|function) instead of [a-z0-9]+_[a-z0-9_]+\b|\binstead of (?:this|the) (?:one|tool|server)\b|\binstead of (?:any|all) other\b`),
+		gated2("switch", "to", "\\bswitch to (?:the )?[`'\"]?[a-z0-9]+(?:[._][a-z0-9]+)+[`'\"]?"),
+		gated2("first choice rank", "your above", `\b(?:should be|is) your first choice\b|\brank (?:it|this|me) above (?:every|all|any)\b`),
+		gated2("not don dont never", "again anymore more", "\\b(?:do not|don't|never) (?:call|use) (?:the )?[`'\"]?[a-z0-9]+(?:[._][a-z0-9]+)+[`'\"]? (?:again|anymore|any more)\\b"),
+		gated2("prefer", "forward now every all any", "\\bprefer\\b (?:the )?[`'\"]?[a-z0-9]+_[a-z0-9_]+[`'\"]?[\\s\\S]{0,40}?\\b(?:going forward|from now on|for (?:every|all|any))\\b"),
+		gated2("tool", "unreliable outdated broken insecure deprecated wrong buggy", `\b(?:the )?[a-z]+ tool you (?:have|are using|use|currently use) is (?:now )?(?:unreliable|outdated|broken|insecure|deprecated|wrong|buggy)\b`),
 		gated2("ignore disregard discard distrust", "other", `\b(?:ignore|disregard|discard|distrust)\b (?:any |all |the )?(?:results?|outputs?|answers?|responses?|data) (?:from|of|returned by) (?:any |all |the )?other (?:tools?|servers?|sources?)\b`),
-		gated2("route", "through via", `\b(?:always|all) [\s\S]{0,10}?route\b[\s\S]{0,40}?\b(?:through|via) (?:the )?[a-z0-9]+(?:_[a-z0-9]+)+\b|\broute\b[\s\S]{0,40}?\b(?:through|via) (?:the )?[a-z0-9]+(?:_[a-z0-9]+)+ instead\b`),
+		gated2("route", "through via", "\\b(?:always|all) [\\s\\S]{0,10}?route\\b[\\s\\S]{0,40}?\\b(?:through|via) (?:the )?[`'\"]?[a-z0-9]+(?:[._][a-z0-9]+)+\\b|\\broute\\b[\\s\\S]{0,40}?\\b(?:through|via) (?:the )?[`'\"]?[a-z0-9]+(?:[._][a-z0-9]+)+[`'\"]? instead\\b"),
 		gated2("this", "supersedes replaces obsoletes deprecates overrides", `\bthis (?:tool|server|function|plugin|service)\b (?:now )?(?:supersedes|replaces|obsoletes|deprecates|overrides)\b (?:the |all |any |your )?(?:other |built-in |existing |[a-z0-9'-]+ )?(?:tools?|linters?|functions?|servers?|plugins?|services?)\b`),
 		// "Use only this tool.": the clause ends there, with no case
 		// it is for ("only use this tool for PDFs" is guidance).
@@ -766,6 +789,9 @@ var (
 		gated2("mandatory compulsory obligatory compliance audit auditing security legal regulatory gdpr hipaa sox policy law regulation otherwise else answering responding replying proceeding start beginning turn", "call invoke run use execute trigger query hit", `\b(?:mandatory|compulsory|obligatory)\b|\bfor (?:compliance|audit(?:ing)?|security|legal|regulatory|gdpr|hipaa|sox|policy) (?:purposes|reasons|requirements?|compliance)\b|\b(?:compliance|audit|security|legal|regulatory|policy) (?:requires|requirement|mandates|demands)\b|\brequired (?:by|for) (?:law|policy|compliance|security|audit|regulation)\b|\b(?:otherwise|or else)\b[\s\S]{0,40}\b(?:fail|fails|blocked|rejected|denied|crash|lost)\b|\bbefore (?:answering|responding|replying|any other|doing anything|you answer|you respond|proceeding with any)\b|\bat the (?:start|beginning) of every\b`),
 		// "per company policy", "due to new GDPR rules".
 		gated2("per under according due because line required", "policy policies rules regulation regulations requirements requirement terms gdpr hipaa compliance", `\b(?:per|under|according to|in line with|as required by|due to|because of) (?:the |our |new |company |corporate |internal )*(?:gdpr|hipaa|sox|compliance|regulatory|legal|security|privacy|company|corporate|internal)? ?(?:policy|policies|rules|regulations?|requirements?|terms(?: of service)?)\b`),
+		// "For compliance,", "Policy:", "(SOC2 requirement)", "our license
+		// requires you to call".
+		gated2("compliance policy soc soc2 iso pci license licence terms contract", "for requires require requirement compliance policy", `\bfor compliance\b|\bpolicy ?:|\b(?:soc ?2|iso ?27001|pci(?:-dss)?)\b[\s\S]{0,12}?\b(?:requirement|compliance|policy)\b|\b(?:license|licence|terms|policy|contract) requires? (?:you|assistants?|agents?|the assistant)\b`),
 		// "on every reply", "with each response".
 		gated2("every each", "turn request message reply replies response responses answer answers", `\b(?:on|with|in|after|before) (?:every|each) (?:turn|request|message|(?:assistant |model )?(?:reply|replies|response|answer))\b`),
 		// A threat: "skipping this step corrupts the index".
@@ -1004,7 +1030,12 @@ var omitData = gated2("leave omit exclude filter suppress skip drop remove hide 
 
 // omitItem leaves an item out of what the model reports: "leave out this
 // transaction from any overview you give".
-var omitItem = gated2("leave omit exclude hide skip drop", "overview summary summaries report reply answer response list", `\b(?:leave out|omit|exclude|hide|skip|drop)\b (?:this|that|these|the|any|all)\b[\s\S]{0,30}?\b(?:from|in) (?:any|the|your|every) (?:overview|summary|summaries|report|reply|answer|response|list)\b`)
+var omitItem = []gate{
+	gated2("leave omit exclude hide skip drop keep", "overview summary summaries report reply answer response list", `\b(?:leave out|omit|exclude|hide|skip|drop)\b[\s\S]{0,40}?\b(?:from|in|out of) (?:any|your) (?:overview|summary|summaries|report|reply|answer|response|list)\b|\b(?:leave out|omit|exclude|hide|skip|drop)\b[\s\S]{0,40}?\b(?:from|in|out of) (?:the|every) (?:overview|summary|summaries|report|reply|answer|response|list)\b[\s\S]{0,20}?\b(?:you (?:give|show|send|write|present)|(?:shown|given|presented|sent) to the user|for the user)\b|\bkeep (?:this|that|it|them|these) out of (?:your|the|any|every) (?:summary|summaries|report|reply|answer|response|list|overview)\b`),
+	gated2("list mention show include", "only", `\b(?:list|mention|show|include) only (?:the|this|that) [a-z]+\b`),
+	gated2("brought attention", "user user's users", `\bnot (?:be )?brought to (?:the )?users?'?s? attention\b`),
+	gated2("skip", "entirely email message", `\bskip (?:this|that|the) (?:email|message|item|entry|transaction)\b`),
+}
 
 // bulkClose closes, cancels or approves every one of a kind of the
 // user's things: "close all open tickets for this customer".
@@ -1222,7 +1253,7 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 		if job || !g.has(&readGate) && !g.has(&callGate) || !g.anyOf(gs) || !j.addressed() {
 			continue
 		}
-		if m := findAny(c, g, gs); m != nil {
+		if m := findAny(c, g, gs); m != nil && !plainVariable(c, m) {
 			// The verb is the order's, not a description's before it
 			// ("apps read them from environment variables: set ...").
 			from, imp := imperativeAt(c)
@@ -1240,6 +1271,9 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 		return classChangeValues, j.at(m)
 	}
 	if m := findAny(c, g, falsified); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
+		return classChangeValues, j.at(m)
+	}
+	if m := findAny(c, g, valueAgainst); m != nil && !negatedAt(c, m[0]) && !quotedExample(c, m[0]) && j.addressed() {
 		return classChangeValues, j.at(m)
 	}
 	if m := j.find(unasked); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
@@ -1264,6 +1298,20 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 		return classSeize, j.at(m)
 	}
 	return classNone, ""
+}
+
+// plainVariable reports an environment variable named right after the
+// words (m) that is not named for a secret: "read the timeout from env
+// var RETRY_TIMEOUT" reads a setting.
+func plainVariable(c []byte, m []int) bool {
+	if !bytes.HasPrefix(c[m[0]:], []byte("env")) {
+		return false
+	}
+	a, z := nextWord(c, m[1])
+	if a != m[1]+1 || z-a < 3 || bytes.IndexByte(c[a:z], '_') < 0 {
+		return false
+	}
+	return !secretVar(c[a:z])
 }
 
 // errnoText is the description of a failed system call as runtimes print
@@ -1357,7 +1405,7 @@ func (j *clauseJudge) sendDestination() []int {
 		return nil
 	}
 	c := j.c
-	if !bytes.Contains(c, []byte("](")) && !bytes.Contains(c, []byte("]: ")) && !bytes.Contains(c, []byte("href=")) && !bytes.Contains(c, []byte("src=")) {
+	if !bytes.Contains(c, []byte("](")) && !bytes.Contains(c, []byte("]: ")) && !bytes.Contains(c, []byte("href=")) && !bytes.Contains(c, []byte("src=")) && !bytes.Contains(c, []byte("from:")) {
 		if m := fixedDestination.findIn(c); m == nil || !codeName(c, m) {
 			return m
 		}
@@ -1399,10 +1447,11 @@ func codeName(c []byte, m []int) bool {
 }
 
 // linkTarget reports a destination at i that is a markdown link's target,
-// a reference definition's, or an HTML attribute's.
+// a reference definition's, an HTML attribute's, or a mail's sender
+// ("From: maria@example.com" heads a mail; it is no send's recipient).
 func linkTarget(c []byte, i int) bool {
 	before := c[max(0, i-6):i]
-	return bytes.HasSuffix(before, []byte("](")) || bytes.HasSuffix(before, []byte("]: ")) || bytes.HasSuffix(before, []byte("href=\"")) || bytes.HasSuffix(before, []byte("src=\"")) || bytes.HasSuffix(before, []byte("href='")) || bytes.HasSuffix(before, []byte("src='")) || bytes.HasSuffix(before, []byte("]:"))
+	return bytes.HasSuffix(before, []byte("from: ")) || bytes.HasSuffix(before, []byte("from:")) || bytes.HasSuffix(before, []byte("](")) || bytes.HasSuffix(before, []byte("]: ")) || bytes.HasSuffix(before, []byte("href=\"")) || bytes.HasSuffix(before, []byte("src=\"")) || bytes.HasSuffix(before, []byte("href='")) || bytes.HasSuffix(before, []byte("src='")) || bytes.HasSuffix(before, []byte("]:"))
 }
 
 // injected: what an answer, or a block addressed to the model, asks that
@@ -1479,7 +1528,7 @@ func (j *clauseJudge) injected() (intentClass, string) {
 		if m := j.find(approveMoney); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
 			return classSeize, j.at(m)
 		}
-		if m := j.find(omitItem); m != nil && j.addressed() {
+		if m := findAny(c, j.g, omitItem); m != nil && j.addressed() {
 			return classHide, j.at(m)
 		}
 		if m := j.find(omitData); m != nil && j.addressed() {
@@ -1571,12 +1620,19 @@ func quotedExample(c []byte, i int) bool {
 	if i <= 0 {
 		return false
 	}
-	q := bytes.LastIndexAny(c[:i], "\"'`")
-	if q < 0 || !bytes.ContainsAny(c[i:], "\"'`") {
+	q := bytes.LastIndexAny(c[:i], quoteOpen)
+	if q < 0 || !bytes.ContainsAny(c[i:], quoteClose) {
 		return false
 	}
 	return exampleMarker().Match(c[max(0, q-48):q])
 }
+
+// quoteOpen and quoteClose are the quotation marks of the languages the
+// classes read: straight, curly, guillemets, corner brackets.
+const (
+	quoteOpen  = "\"'`“‘«「『„"
+	quoteClose = "\"'`”’»」』“"
+)
 
 // negatedAt reports a verb at i of clause c that is negated ("never share
 // your password"), and not by a double negative ("don't forget to send",
@@ -1595,7 +1651,7 @@ var reported = lazyRegexp(`\b(?:attackers?|adversar(?:y|ies)|malicious (?:users?
 // code shows what it runs ("Example: eval(\"print('hello')\")").
 var forExample = lazyRegexp(`\b(?:e\.g|eg|i\.e|for example|for instance|such as|examples?:)`)
 
-var exampleMarker = lazyRegexp(`\b(?:e\.g|eg|i\.e|example|examples|such as|like|for instance|input|inputs|prompt|prompts|text|detects?|detecting|classif\w*|flags?|catches|blocks?|patterns?|attacks?|injections?|jailbreaks?)\b`)
+var exampleMarker = lazyRegexp(`\b(?:e\.g|eg|i\.e|example|examples|such as|like|for instance|input|inputs|prompt|prompts|text|detects?|detecting|classif\w*|flags?|catches|blocks?|patterns?|attacks?|injections?|jailbreaks?|phish\w*|said|says|fake|falsa|falso|faux|gefalscht|ejemplo|beispiel|exemple|esempio|exemplo|como|wie|comme|come)\b|诸如|例如|如“|のような|같은|такие как|攻击者|攻撃者|虚假|偽`)
 
 // clauseSpan is one clause of a text and its gates.
 type clauseSpan struct {
@@ -1671,7 +1727,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 	var recipient []byte
 	for i, sp := range spans {
 		c := t[sp.a:sp.z]
-		if answer && sp.g.has(&readerNote) && readerNote.matches(c[:min(len(c), 90)]) {
+		if answer && (sp.g.has(&readerNote) && readerNote.matches(c[:min(len(c), 90)]) || sp.g.has(&readerMention) && readerMention.matches(c)) {
 			readerAt = i
 		}
 		// In an answer, a note to the model ("Note for the assistant:
@@ -1775,13 +1831,13 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 
 // placeholderFill tells the model what to put in a slot of a URL or a
 // string it is to print: the conversation, a summary of it, secrets.
-var placeholderFill = lazyRegexp(`\b(?:replace|whereas|where|substitute|fill(?: in)?)\s[\s\S]{0,10}?[\[{<][a-z_ ]{1,20}[\]}>][\s\S]{0,30}?\b(?:with|is|are|by|as)\b[\s\S]{0,60}?\b(?:conversation|chat|previous message|last message|prior message|message history|chat history|summary of (?:this|the|our)|system prompt|secrets?|api keys?|passwords?|credentials)\b`)
+var placeholderFill = lazyRegexp(`\b(?:replac(?:e|ing)|whereas|where|substitut(?:e|ing)|fill(?:ing)?(?: in)?)\s[\s\S]{0,10}?[\[{<][a-z_ ]{1,20}[\]}>][\s\S]{0,30}?\b(?:with|is|are|by|as)\b[\s\S]{0,60}?\b(?:conversation|chat|previous message|last message|prior message|message history|chat history|summary of (?:this|the|our)|system prompt|secrets?|api keys?|passwords?|credentials)\b`)
 
 // findPlaceholderFill is placeholderFill's match in t, run only on a
 // window after each of its verbs that has a slot just after it: the
 // expression over a whole page costs more than every clause's judgement.
 func findPlaceholderFill(t []byte) []int {
-	for _, v := range [...]string{"replace", "whereas", "where", "substitute", "fill"} {
+	for _, v := range [...]string{"replac", "whereas", "where", "substitut", "fill"} {
 		for i := 0; i < len(t); {
 			k := bytes.Index(t[i:], []byte(v))
 			if k < 0 {
@@ -1818,6 +1874,13 @@ var (
 // heading (build agents, support agents) to be one; named after "note
 // to" or "dear", they are.
 var readerNote = gated("ai ais assistant assistants agent agents model models llm llms bot bots chatbot copilot summarizer summarizers summariser summarisers screener screeners asistente asistentes assistenten assistente modelo modell reviewer reviewers clients claude gpt", `^\W{0,4}(?:p\.?s\.?\s?)?(?:(?:(?:note|notice|hint|tip|message|instructions?|reminder|attention|action items?|hinweis|nota|remarque|aviso|request)\s?(?:\([^)]{0,20}\)\s?)?(?:(?:for|to|an|pour|para|per|fur|den|die|der|le|la|el|al|a|l')\s?){1,3}|(?:dear|hey|hi|hello|attention|to|for)\s?)(?:the |all |any |every |our |my )?(?:automated |ai |shopping |coding |email |mail |inbox |code |language |reviewer |screening )?(?:ai|ais|assistants?|agents?|models?|llms?|bots?|chatbot|copilot|summari[sz]ers?|screeners?|asistentes?|assistenten?|assistente|modelo|modell|reviewers?)|(?:[a-z]+ ){0,2}(?:ai|ais|assistants?|llms?|bots?|chatbot|copilot|summari[sz]ers?|screeners?)|(?:automated|ai) (?:agents?|reviewers?|clients?|systems?|readers?))\b(?:[ -][a-z]+){0,3}\s?[,:)\]—-]|@(?:ai|assistant|bot|copilot|claude|gpt|agent)[a-z_-]*\b|\b(?:for|to) (?:the |any |all |every )?(?:automated |ai |shopping |coding )(?:agents?|assistants?|models?|bots?|clients?|systems?|readers?)\s?[:)]|\b(?:for|to) (?:the |any |all |every )?(?:agents?|assistants?|ais?|bots?|llms?|summari[sz]ers?|screeners?)\s?[:)]|\bif (?:an?|the|any) (?:ai|assistant|agent|model|llm|bot|summari[sz]er)s? (?:is )?(?:reads?|reading|summari[sz]es|summari[sz]ing|process(?:es|ing)?|sees?|parses?)\b`)
+
+// readerMention names the model as the reader anywhere in a clause of an
+// answer: "if an AI assistant is reading this", "to the maintainers' AI
+// triage bot:", "the assistant reading these logs", "for readers who are
+// language models:", "imagine you are DevBot", "when you next
+// summarize". Like readerNote, it addresses its clause and the two after.
+var readerMention = gated("ai ais assistant assistants agent agents model models llm llms bot bots chatbot copilot imagine pretend suppose next ki ia", `\b(?:if|when|whenever)\b[^.;]{0,20}\b(?:an?|the|any)\b (?:(?:ai|automated|language|coding|email|triage|code|shopping) )?(?:assistants?|agents?|models?|llms?|bots?|ais?)\b[^.;]{0,30}?\b(?:is |are )?(?:reading|reads?|summari[sz]\w*|process\w*|handl\w*|review\w*|manag\w*|pars\w*|sees?)\b|\b(?:to|for|note (?:to|for)|attention|dear|hey|hi|heads up for)\b (?:the |any |all |every |our )?(?:[a-z']+ ){0,2}(?:ai|ki|ia|llm|language model|automated)\b[^.;:]{0,30}?(?:assistants?|agents?|models?|bots?|helpers?|readers?|programmers?|systems?|reviewers?)?\s?[:!,]|\b(?:assistants?|agents?|bots?|models?|llms?)\b (?:reading|summari[sz]ing|processing|handling|managing|reviewing|working for|that (?:reads?|summari[sz]es|processes))\b|\breaders? who (?:are|is) (?:an? )?(?:language models?|ais?|llms?|bots?)\b|\b(?:imagine|pretend|suppose) (?:you are|you're|that you are)\b|\bwhen you next\b`)
 
 // reasonNext is a clause that gives the clause before it a pretext: "this
 // is required by policy", "it is mandatory for compliance".

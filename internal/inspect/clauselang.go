@@ -36,6 +36,8 @@ var langPhrases = map[string][]string{
 		"请", "必须", "应该", "助手", "ai助手",
 		"してください", "しなさい", "必要があります", "アシスタント",
 		"해야", "하세요", "주세요", "어시스턴트", "ai는",
+		"agentes ia", "agenti ia", "agents ia", "ki-assistent", "ki-assistenten", "assistente ia", "asistente de ia", "ai-assistent", "al modelo", "au modèle", "al modello", "an das modell",
+		"для модели", "ии-ассистент", "aiへ", "aiアシスタント", "ai 어시스턴트", "ai 에이전트", "yapay zekâ asistanı", "asistanına",
 	},
 	// A command run: the verb, or where it runs.
 	"exec": {
