@@ -92,7 +92,7 @@ var langPhrases = map[string][]string{
 		"no le digas al usuario", "no le digas", "no informes al usuario", "no menciones", "sin decirle al usuario", "sin informar al usuario",
 		"verschweige", "sag dem nutzer nicht", "sage dem nutzer nicht", "ohne den nutzer zu informieren", "ohne den benutzer zu informieren",
 		"ne dis pas à l'utilisateur", "ne pas informer l'utilisateur", "ne doit … informer l'utilisateur", "sans informer l'utilisateur", "sans prévenir l'utilisateur",
-		"não conte ao usuário", "não informe o usuário", "sem informar o usuário", "non dire all'utente", "non informare l'utente", "senza informare l'utente",
+		"não conte ao usuário", "não informe o usuário", "no informe al usuario", "no informe", "non mostrare", "sin indicarlo", "sin avisar", "sans le dire", "sem avisar", "senza dirlo", "ohne es zu sagen", "sem informar o usuário", "non dire all'utente", "non informare l'utente", "senza informare l'utente",
 		"vertel de gebruiker niet", "kullanıcıya söyleme", "не говори пользователю", "не сообщай пользователю", "не упоминай",
 		"不要告诉用户", "不要告诉", "别告诉用户", "不要通知用户", "ユーザーに言わないで", "ユーザーに伝えないで", "知らせないで", "사용자에게 알리지", "사용자에게 말하지",
 	},
@@ -104,7 +104,7 @@ var langPhrases = map[string][]string{
 		"ignore todas as instruções", "ignore as instruções", "esqueça todas", "ignora tutte le istruzioni", "ignora le istruzioni", "dimentica tutte",
 		"negeer alle", "negeer de instructies", "tüm talimatları yok say", "önceki talimatları", "zignoruj",
 		"забудь все предыдущие", "забудь все инструкции", "игнорируй", "игнорируйте",
-		"忽略之前", "忽略所有", "忽略以上", "无视", "無視して", "指示を無視", "指示はすべて無視", "무시하고", "무시하세요", "지시를 무시",
+		"忽略之前", "忽略所有", "忽略用户", "vorrang vor … vorgaben", "忽略以上", "无视", "無視して", "指示を無視", "指示はすべて無視", "무시하고", "무시하세요", "지시를 무시",
 		"ignora los datos", "ignora la función", "ignoriere die daten", "ignoriere die funktion", "ignorez les données", "ignorez la fonction", "ignore os dados", "ignora i dati",
 		"prioridad sobre … instrucciones", "prioridad sobre … usuario", "vorrang vor … anweisungen", "vorrang vor … nutzer", "vorrang vor … benutzer",
 		"priorité sur … instructions", "priorité sur … utilisateur", "prioridade sobre … instruções", "prioridade sobre … usuário",
@@ -117,6 +117,7 @@ var langPhrases = map[string][]string{
 		"dile al usuario que", "informa al usuario que", "di al usuario que", "dis à l'utilisateur que", "indique à l'utilisateur que", "indiquez que", "répondez que",
 		"diga ao usuário que", "informe ao usuário que", "responda que", "di all'utente che", "rispondi che",
 		"скажи пользователю", "сообщи пользователю", "ответь, что", "告诉用户", "回复用户", "と伝えて", "とだけ答えて", "と答えて", "라고 답", "라고 말",
+		"comunica … all'utente che", "indiquez", "melden sie dem nutzer", "melden sie dem benutzer",
 		"alterar o valor", "cambiar el monto", "cambia el importe", "modifier le montant", "modificare l'importo", "修改金额", "金額を変更",
 	},
 	// A call imposed, with its pretext.
@@ -138,6 +139,7 @@ var langPhrases = map[string][]string{
 	"rank": {
 		"nunca utilices otras", "nunca uses otras", "no uses otras", "verwende nie andere", "benutze keine anderen", "keine anderen werkzeuge",
 		"n'utilise jamais d'autres", "n'utilisez pas d'autres", "nunca use outras", "não use outras", "non usare altri", "non usare altre",
+		"plus fiable que tous", "utilisez-le en priorité", "será descontinuada", "use a ferramenta", "usa sempre questo strumento", "non quello",
 		"única fuente fiable", "einzige zuverlässige", "seule source fiable", "única fonte confiável", "unica fonte affidabile",
 		"不要使用其他", "他のツールを使わない", "다른 도구를 사용하지",
 		"statt des … werkzeug", "anstelle des … werkzeug", "en lugar de la herramienta", "au lieu de l'outil", "em vez da ferramenta", "invece dello strumento", "而不是…工具", "ツールの代わりに",
@@ -151,7 +153,7 @@ var langPhrases = map[string][]string{
 // for.
 var langWords = wordSet(langWordList)
 
-const langWordList = "los|las|del|que|por|para|una|usuario|asistente|debe|und|nicht|ist|soll|bitte|der|das|nutzer|benutzer|assistent|ihre|une|pour|avec|dans|doit|utilisateur|vous|uma|nao|deve|voce|della|che|gli|utente|dovrebbe|het|een|voor|niet|moet|gebruiker|bir|ile|jest|eine|aux|cette|pas|sur|sont|seu|sua|nel|sono|sia|merci|fichier|contenu|votre|notre|leur|sans|selon|toutes|tous|correo|usted|esta|este|cuando|antes|despues|tambien|todos|todas|sus|nuestro|sollte|muss|werden|wird|nach|oder|auch|vom|zum|zur|ihr|wenn|dann|seus|suas|quando|depois|tambem|arquivo|questo|questa|dopo|prima|tutti|anche|essere|deze|wordt|ook|naar|bij"
+const langWordList = "los|las|del|que|por|para|una|usuario|asistente|debe|und|nicht|ist|soll|bitte|der|das|nutzer|benutzer|assistent|ihre|une|pour|avec|dans|doit|utilisateur|vous|uma|nao|deve|voce|della|che|gli|utente|dovrebbe|het|een|voor|niet|moet|gebruiker|bir|ile|jest|eine|aux|cette|pas|sur|sont|seu|sua|nel|sono|sia|merci|fichier|contenu|votre|notre|leur|sans|selon|toutes|tous|correo|usted|esta|este|cuando|antes|despues|tambien|todos|todas|sus|nuestro|sollte|muss|werden|wird|nach|oder|auch|vom|zum|zur|ihr|wenn|dann|seus|suas|quando|depois|tambem|arquivo|instrucoes|anteriores|apenas|agora|questo|questa|dopo|prima|tutti|anche|essere|deze|wordt|ook|naar|bij"
 
 // langGate opens on a clause with one of langWords or the first word of
 // a phrase of the classes whose verbs are their own evidence (a send, an
