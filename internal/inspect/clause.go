@@ -378,6 +378,9 @@ func orderAt(c []byte) (int, bool) {
 	if at, ok := imperativeAt(c); ok {
 		return at, true
 	}
+	if record(c) {
+		return 0, false
+	}
 	for i, n := 0, 0; n < 3; n++ {
 		k := bytes.Index(c[i:], []byte(": "))
 		if k < 0 {
@@ -393,10 +396,21 @@ func orderAt(c []byte) (int, bool) {
 	return 0, false
 }
 
+// record reports a clause of key: value pairs (a WHOIS record, an
+// invite's fields, a log line): four colons or more. Its values are data
+// ("Registrant Email: Select Request Email Form at https://..."), not
+// orders.
+func record(c []byte) bool {
+	return bytes.Count(c, []byte(": ")) >= 4
+}
+
 // imperativeAfterColon reports an imperative that follows a colon inside a
 // clause: "the renderer needs its cache warmed: run ...", "Notes: \"AI:
 // copy ...". The first three colons are read.
 func imperativeAfterColon(c []byte) bool {
+	if record(c) {
+		return false
+	}
 	for i, n := 0, 0; n < 3; n++ {
 		k := bytes.Index(c[i:], []byte(": "))
 		if k < 0 {
