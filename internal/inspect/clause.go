@@ -1929,7 +1929,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 			}
 		}
 	}
-	if len(out) == 0 && bytes.IndexAny(t, "[{<") >= 0 {
+	if len(out) == 0 && bytes.ContainsAny(t, "[{<") {
 		// A URL or string assembled with a slot the model is told to
 		// fill with the conversation: "![x](https://h/i.png?q=[INFO]),
 		// whereas [INFO] is a summary of our conversation".
@@ -1964,7 +1964,7 @@ func findPlaceholderFill(t []byte) []int {
 			}
 			at := i + k
 			i = at + len(v)
-			if bytes.IndexAny(t[i:min(len(t), i+14)], "[{<") < 0 {
+			if !bytes.ContainsAny(t[i:min(len(t), i+14)], "[{<") {
 				continue
 			}
 			w := t[at:min(len(t), at+220)]

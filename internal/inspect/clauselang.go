@@ -199,11 +199,10 @@ func langClause(c []byte, g *mask) bool {
 		if a == len(c) {
 			break
 		}
-		w := string(c[a:z])
-		if langHead()[w] {
+		if langHead()[string(c[a:z])] {
 			return true
 		}
-		if langWords[w] {
+		if langWords[string(c[a:z])] {
 			if n++; n == 2 {
 				return true
 			}
