@@ -1,0 +1,335 @@
+package inspect
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+)
+
+// The measurements behind the statistical signal's threshold
+// (bench/folds-results.md, "A statistical signal"). Both only print.
+//
+// TestModelCrossValidation (MCP_LOCKCHECK_MODEL_CV=1): the benign corpus in
+// five parts by server; a model trained on our wordings, the attack files
+// and four parts scores the fifth, and the definitions no rule already
+// gives a warning that it would warn about are counted per threshold: the
+// false-warning rate on servers the model never saw.
+//
+// TestModelFolds (MCP_LOCKCHECK_FOLDS, as bench/folds.sh): per tuning
+// fold, the attacks the rules leave below a warning that the signal would
+// raise, and the benign definitions it would warn about, per threshold.
+// Held-out folds are skipped unread unless MCP_LOCKCHECK_MODEL_HELDOUT=1.
+
+// modelThresholds are the thresholds (logits) the measurements try.
+var modelThresholds = []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 10}
+
+// withoutModel drops the signal's findings.
+func withoutModel(fs []finding.Finding) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range fs {
+		if !strings.HasPrefix(f.Detail, modelLabel) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// bestAny is the clause of raw that scores highest, whatever its score.
+func (m *wordModel) bestAny(raw []byte) modelScan {
+	c := *m
+	c.threshold = -1 << 30
+	return c.best(raw)
+}
+
+// modelLogit is the best clause score of raw in logits, for a subject
+// whose rules give it less than a warning; -inf otherwise.
+func modelLogit(m *wordModel, base finding.Severity, raw []byte) float64 {
+	if base >= finding.Warning {
+		return -1e9
+	}
+	b := m.bestAny(raw)
+	return float64(b.score) * float64(m.scale)
+}
+
+func TestModelCrossValidation(t *testing.T) {
+	if os.Getenv("MCP_LOCKCHECK_MODEL_CV") == "" {
+		t.Skip("set MCP_LOCKCHECK_MODEL_CV=1")
+	}
+	const parts = 5
+	d := loadModelData(t, readWordings(t))
+	servers := loadBenignCorpus(t)
+	type scored struct {
+		logit        float64
+		server, name string
+		clause       string
+	}
+	var cv, in []scored
+	tools, defs := 0, 0
+	full := trainModel(d, nil)
+	for k := range parts {
+		m := trainModel(d, func(i int) bool { return i%parts != k })
+		for i, s := range servers {
+			if i%parts != k {
+				continue
+			}
+			tools += s.tools
+			for _, sub := range s.subjects {
+				defs++
+				base := worst(withoutModel(Definition(sub)))
+				l := modelLogit(m, base, sub.Raw)
+				cl := ""
+				if base < finding.Warning {
+					cl = m.bestAny(sub.Raw).str
+				}
+				cv = append(cv, scored{l, s.slug, sub.Name, cl})
+				in = append(in, scored{modelLogit(full, base, sub.Raw), s.slug, sub.Name, cl})
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ntraining data: %s\n", d.counts)
+	fmt.Fprintf(&b, "benign corpus, %d parts by server: %d tools, %d definitions\n", parts, tools, defs)
+	b.WriteString("| threshold | warnings, cross-validated | per 100 tools | warnings, trained on all |\n| ---: | ---: | ---: | ---: |\n")
+	for _, thr := range modelThresholds {
+		n, nIn := 0, 0
+		for i := range cv {
+			if cv[i].logit >= thr {
+				n++
+			}
+			if in[i].logit >= thr {
+				nIn++
+			}
+		}
+		fmt.Fprintf(&b, "| %.0f | %d | %.2f | %d |\n", thr, n, 100*float64(n)/float64(tools), nIn)
+	}
+	t.Log(b.String())
+	if testing.Verbose() {
+		for _, s := range cv {
+			if s.logit >= 2 {
+				t.Logf("cv %.1f %s/%s: %q", s.logit, s.server, s.name, s.clause)
+			}
+		}
+	}
+}
+
+func TestModelFolds(t *testing.T) {
+	if os.Getenv(foldsEnv) == "" {
+		t.Skipf("set %s", foldsEnv)
+	}
+	held := os.Getenv("MCP_LOCKCHECK_MODEL_HELDOUT") != ""
+	dirs, heldOut := foldDirs(t)
+	m := statModel
+	if m == nil {
+		t.Fatal("no model")
+	}
+	type row struct {
+		name            string
+		heldOut         bool
+		attacks, base   int
+		gain, benignW   []int
+		benign, benign0 int
+	}
+	var rows []row
+	for _, dir := range dirs {
+		if heldOut[dir] != held {
+			continue
+		}
+		r := row{name: filepath.Base(dir), heldOut: heldOut[dir], gain: make([]int, len(modelThresholds)), benignW: make([]int, len(modelThresholds))}
+		for _, c := range readFoldCases(t, filepath.Join(dir, "*.json")) {
+			r.attacks++
+			base := worst(withoutModel(foldFindings(t, c)))
+			if base >= finding.Warning {
+				r.base++
+				continue
+			}
+			l := modelLogit(m, base, c.Definition)
+			for i, thr := range modelThresholds {
+				if l >= thr {
+					r.gain[i]++
+				}
+			}
+			if !r.heldOut && testing.Verbose() {
+				t.Logf("%s: %s below a warning, model %.1f", r.name, c.ID, l)
+			}
+		}
+		for _, c := range readFoldCases(t, filepath.Join(dir, "benign", "*.json")) {
+			r.benign++
+			base := worst(withoutModel(foldFindings(t, c)))
+			if base >= finding.Warning {
+				r.benign0++
+				continue
+			}
+			l := modelLogit(m, base, c.Definition)
+			for i, thr := range modelThresholds {
+				if l >= thr {
+					r.benignW[i]++
+				}
+			}
+			if !r.heldOut && testing.Verbose() && l >= 2 {
+				t.Logf("%s: benign %s, model %.1f", r.name, c.ID, l)
+			}
+		}
+		rows = append(rows, r)
+	}
+	var b strings.Builder
+	b.WriteString("\n| fold | attacks | warning+ without | ")
+	for _, thr := range modelThresholds {
+		fmt.Fprintf(&b, "+%.0f | ", thr)
+	}
+	b.WriteString("benign | benign warning+ without | ")
+	for _, thr := range modelThresholds {
+		fmt.Fprintf(&b, "+%.0f | ", thr)
+	}
+	b.WriteString("\n")
+	total := row{name: "total", gain: make([]int, len(modelThresholds)), benignW: make([]int, len(modelThresholds))}
+	for _, r := range append(rows, total) {
+		if r.name == "total" {
+			r = total
+		} else {
+			total.attacks += r.attacks
+			total.base += r.base
+			total.benign += r.benign
+			total.benign0 += r.benign0
+			for i := range r.gain {
+				total.gain[i] += r.gain[i]
+				total.benignW[i] += r.benignW[i]
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | ", r.name, r.attacks, r.base)
+		for _, g := range r.gain {
+			fmt.Fprintf(&b, "%d | ", g)
+		}
+		fmt.Fprintf(&b, "%d | %d | ", r.benign, r.benign0)
+		for _, g := range r.benignW {
+			fmt.Fprintf(&b, "%d | ", g)
+		}
+		b.WriteString("\n")
+	}
+	t.Log(b.String())
+}
+
+// foldFindings are the findings judgeFoldCase takes the worst of.
+func foldFindings(t *testing.T, c foldCase) []finding.Finding {
+	s := Subject{Server: c.Server, Name: c.Name, Raw: c.Definition, Phase: "folds"}
+	switch c.Kind {
+	case "answer":
+		s.Kind = finding.KindTool
+		return Answer(s, AnswerOptions{Data: true})
+	case "tool", "prompt", "resource", "template", "server":
+		switch c.Kind {
+		case "tool":
+			s.Kind = finding.KindTool
+		case "prompt":
+			s.Kind = finding.KindPrompt
+		case "resource":
+			s.Kind = finding.KindResource
+		case "template":
+			s.Kind = finding.KindTemplate
+		default:
+			s.Kind, s.Name = finding.KindServer, "instructions"
+		}
+		fs := Definition(s)
+		if c.Kind == "tool" {
+			for _, f := range Across([]Subject{s}) {
+				if f.Server == s.Server && f.Subject == s.Name {
+					fs = append(fs, f)
+				}
+			}
+		}
+		return fs
+	}
+	t.Errorf("%s: unknown kind %q", c.ID, c.Kind)
+	return nil
+}
+
+// TestModelGrid (MCP_LOCKCHECK_MODEL_GRID=1 and MCP_LOCKCHECK_FOLDS): the
+// trainer's settings tried side by side, each with the cross-validated
+// warnings on the corpus and, trained on all, the tuning folds' attacks
+// it raises and benign definitions it warns about, per threshold.
+func TestModelGrid(t *testing.T) {
+	if os.Getenv("MCP_LOCKCHECK_MODEL_GRID") == "" || os.Getenv(foldsEnv) == "" {
+		t.Skipf("set MCP_LOCKCHECK_MODEL_GRID=1 and %s", foldsEnv)
+	}
+	const parts = 5
+	d := loadModelData(t, readWordings(t))
+	servers := loadBenignCorpus(t)
+	type subj struct {
+		raw    []byte
+		server int
+	}
+	var corpus []subj
+	tools := 0
+	for i, s := range servers {
+		tools += s.tools
+		for _, sub := range s.subjects {
+			if worst(withoutModel(Definition(sub))) < finding.Warning {
+				corpus = append(corpus, subj{sub.Raw, i})
+			}
+		}
+	}
+	var attacks, benign [][]byte
+	dirs, heldOut := foldDirs(t)
+	for _, dir := range dirs {
+		if heldOut[dir] {
+			continue
+		}
+		for _, c := range readFoldCases(t, filepath.Join(dir, "*.json")) {
+			if worst(withoutModel(foldFindings(t, c))) < finding.Warning {
+				attacks = append(attacks, c.Definition)
+			}
+		}
+		for _, c := range readFoldCases(t, filepath.Join(dir, "benign", "*.json")) {
+			if worst(withoutModel(foldFindings(t, c))) < finding.Warning {
+				benign = append(benign, c.Definition)
+			}
+		}
+	}
+	logits := func(m *wordModel, raws [][]byte) []float64 {
+		out := make([]float64, len(raws))
+		for i, r := range raws {
+			out[i] = modelLogit(m, -1, r)
+		}
+		return out
+	}
+	count := func(ls []float64, thr float64) int {
+		n := 0
+		for _, l := range ls {
+			if l >= thr {
+				n++
+			}
+		}
+		return n
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ncorpus: %d tools, %d definitions below a warning; tuning folds: %d attacks below a warning, %d benign\n", tools, len(corpus), len(attacks), len(benign))
+	b.WriteString("| posWeight | l2 | minBags | threshold | cv warnings | per 100 tools | in-sample | tuning attacks raised | tuning benign warned |\n")
+	for _, o := range []trainOpts{
+		{0.1, 1e-4, 1, 12, 3}, {0.1, 1e-4, 1, 12, 1}, {0.1, 1e-5, 1, 12, 3}, {0.3, 1e-4, 1, 12, 3},
+		{0.03, 1e-4, 1, 12, 3}, {0.1, 1e-4, 1, 30, 3}, {0.3, 1e-3, 1, 12, 3}, {0.03, 1e-4, 2, 12, 3},
+	} {
+		cv := make([]float64, len(corpus))
+		for k := range parts {
+			m := trainModelWith(d, func(i int) bool { return i%parts != k }, o)
+			for i, s := range corpus {
+				if s.server%parts == k {
+					cv[i] = modelLogit(m, -1, s.raw)
+				}
+			}
+		}
+		full := trainModelWith(d, nil, o)
+		var all [][]byte
+		for _, s := range corpus {
+			all = append(all, s.raw)
+		}
+		in, at, bn := logits(full, all), logits(full, attacks), logits(full, benign)
+		for _, thr := range []float64{2, 3, 4, 5, 6, 7, 8, 10} {
+			n := count(cv, thr)
+			fmt.Fprintf(&b, "| %g | %g | %d | %g | %d | %.2f | %d | %d | %d |\n", o.posWeight, o.l2, o.minBags, thr, n, 100*float64(n)/float64(tools), count(in, thr), count(at, thr), count(bn, thr))
+		}
+	}
+	t.Log(b.String())
+}
