@@ -45,7 +45,7 @@ type wordModel struct {
 
 // modelThresholdLogit is the threshold in logits, chosen on the tuning
 // folds and the corpus's cross-validation (bench/folds-results.md).
-const modelThresholdLogit = 4.0
+const modelThresholdLogit = 7.0
 
 // statModel is the committed model; nil where the signal is off.
 var statModel = loadWordModel(modelWeightsFile, modelThresholdLogit)

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,13 +247,19 @@ func foldFindings(t *testing.T, c foldCase) []finding.Finding {
 	return nil
 }
 
-// TestModelGrid (MCP_LOCKCHECK_MODEL_GRID=1 and MCP_LOCKCHECK_FOLDS): the
-// trainer's settings tried side by side, each with the cross-validated
-// warnings on the corpus and, trained on all, the tuning folds' attacks
-// it raises and benign definitions it warns about, per threshold.
+// TestModelGrid (MCP_LOCKCHECK_MODEL_GRID=1): the trainer's settings tried
+// side by side by cross-validation inside the training data alone (no
+// attack fold is read). Five parts: the corpus by server, our asking
+// wordings and honest wordings by row or line (an attack file by file);
+// a model trained on four parts scores the fifth. Per setting and
+// threshold: the corpus's definitions no rule already warns about that it
+// warns about (the limit is 0.2 per 100 tools), the held-out asking
+// wordings it reaches (all, and those the rules leave below a warning),
+// the held-out honest wordings it warns about, and, trained on all, the
+// corpus's definitions it warns about (TestBenignCorpus must not change).
 func TestModelGrid(t *testing.T) {
-	if os.Getenv("MCP_LOCKCHECK_MODEL_GRID") == "" || os.Getenv(foldsEnv) == "" {
-		t.Skipf("set MCP_LOCKCHECK_MODEL_GRID=1 and %s", foldsEnv)
+	if os.Getenv("MCP_LOCKCHECK_MODEL_GRID") == "" {
+		t.Skip("set MCP_LOCKCHECK_MODEL_GRID=1")
 	}
 	const parts = 5
 	d := loadModelData(t, readWordings(t))
@@ -271,29 +278,21 @@ func TestModelGrid(t *testing.T) {
 			}
 		}
 	}
-	var attacks, benign [][]byte
-	dirs, heldOut := foldDirs(t)
-	for _, dir := range dirs {
-		if heldOut[dir] {
-			continue
-		}
-		for _, c := range readFoldCases(t, filepath.Join(dir, "*.json")) {
-			if worst(withoutModel(foldFindings(t, c))) < finding.Warning {
-				attacks = append(attacks, c.Definition)
-			}
-		}
-		for _, c := range readFoldCases(t, filepath.Join(dir, "benign", "*.json")) {
-			if worst(withoutModel(foldFindings(t, c))) < finding.Warning {
-				benign = append(benign, c.Definition)
-			}
+	// The rules' verdict on each wording, without the signal.
+	bagBase := make([]finding.Severity, len(d.bags))
+	for i := range d.bags {
+		bagBase[i] = finding.Error // an attack file: its test asserts the rules
+		if d.bagRaw[i] != nil {
+			bagBase[i] = worst(withoutModel(foldFindings(t, *d.bagRaw[i])))
 		}
 	}
-	logits := func(m *wordModel, raws [][]byte) []float64 {
-		out := make([]float64, len(raws))
-		for i, r := range raws {
-			out[i] = modelLogit(m, -1, r)
-		}
-		return out
+	honestBase := make([]finding.Severity, len(d.honest))
+	for i := range d.honest {
+		honestBase[i] = worst(withoutModel(foldFindings(t, *d.honestRaw[i])))
+	}
+	var all [][]byte
+	for _, s := range corpus {
+		all = append(all, s.raw)
 	}
 	count := func(ls []float64, thr float64) int {
 		n := 0
@@ -304,32 +303,102 @@ func TestModelGrid(t *testing.T) {
 		}
 		return n
 	}
+	below := 0
+	for _, b := range bagBase {
+		if b < finding.Warning {
+			below++
+		}
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\ncorpus: %d tools, %d definitions below a warning; tuning folds: %d attacks below a warning, %d benign\n", tools, len(corpus), len(attacks), len(benign))
-	b.WriteString("| posWeight | l2 | minBags | threshold | cv warnings | per 100 tools | in-sample | tuning attacks raised | tuning benign warned |\n")
-	for _, o := range []trainOpts{
-		{0.1, 1e-4, 1, 12, 3}, {0.1, 1e-4, 1, 12, 1}, {0.1, 1e-5, 1, 12, 3}, {0.3, 1e-4, 1, 12, 3},
-		{0.03, 1e-4, 1, 12, 3}, {0.1, 1e-4, 1, 30, 3}, {0.3, 1e-3, 1, 12, 3}, {0.03, 1e-4, 2, 12, 3},
-	} {
+	fmt.Fprintf(&b, "\ntraining data: %s\ncorpus: %d tools, %d definitions below a warning; %d asking wordings, %d of them below a warning by the rules; %d honest wordings\n",
+		d.counts, tools, len(corpus), len(d.bags), below, len(d.honest))
+	b.WriteString("| posWeight | l2 | minBags | rounds | threshold | cv corpus warnings | per 100 tools | in-sample corpus | cv asking reached | cv asking the rules miss, reached | cv honest wordings warned |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	grid := []trainOpts{
+		{0.1, 1e-4, 1, 12, 3}, {0.03, 1e-4, 1, 12, 3}, {0.3, 1e-4, 1, 12, 3}, {1, 1e-4, 1, 12, 3},
+		{0.1, 1e-4, 2, 12, 3}, {0.3, 1e-4, 2, 12, 3}, {0.1, 1e-4, 1, 12, 1}, {0.1, 1e-5, 1, 12, 3},
+		{0.3, 1e-3, 1, 12, 3}, {1, 1e-3, 1, 12, 3}, {3, 1e-4, 1, 12, 3}, {1, 1e-4, 2, 12, 3},
+		{1, 1e-4, 1, 24, 3}, {0.3, 1e-4, 1, 24, 3},
+	}
+	if g := os.Getenv("MCP_LOCKCHECK_MODEL_GRID_ONLY"); g != "" {
+		var o trainOpts
+		fmt.Sscanf(g, "%g,%g,%d,%d,%d", &o.posWeight, &o.l2, &o.minBags, &o.epochs, &o.rounds)
+		grid = []trainOpts{o}
+	}
+	for _, o := range grid {
 		cv := make([]float64, len(corpus))
+		ask := make([]float64, len(d.bags))
+		hon := make([]float64, len(d.honest))
 		for k := range parts {
-			m := trainModelWith(d, func(i int) bool { return i%parts != k }, o)
+			dk := d.without(func(i int) bool { return i%parts == k }, func(i int) bool { return i%parts == k })
+			m := trainModelWith(dk, func(i int) bool { return i%parts != k }, o)
 			for i, s := range corpus {
 				if s.server%parts == k {
 					cv[i] = modelLogit(m, -1, s.raw)
 				}
 			}
+			for i := range d.bags {
+				if i%parts == k {
+					ask[i] = bagLogit(m, d.bags[i])
+				}
+			}
+			for i := range d.honest {
+				if i%parts == k {
+					hon[i] = -1e9
+					if honestBase[i] < finding.Warning {
+						hon[i] = bagLogit(m, d.honest[i])
+					}
+				}
+			}
 		}
 		full := trainModelWith(d, nil, o)
-		var all [][]byte
-		for _, s := range corpus {
-			all = append(all, s.raw)
+		in := make([]float64, len(all))
+		for i, r := range all {
+			in[i] = modelLogit(full, -1, r)
 		}
-		in, at, bn := logits(full, all), logits(full, attacks), logits(full, benign)
-		for _, thr := range []float64{2, 3, 4, 5, 6, 7, 8, 10} {
+		var askBelow, ownBelow, ownHon []float64
+		for i, l := range ask {
+			if bagBase[i] < finding.Warning {
+				askBelow = append(askBelow, l)
+				if strings.HasPrefix(d.bagFrom[i], "round") {
+					ownBelow = append(ownBelow, l)
+				}
+			}
+		}
+		for i, l := range hon {
+			if strings.HasPrefix(d.honestFrom[i], "round") {
+				ownHon = append(ownHon, l)
+			}
+		}
+		for _, thr := range []float64{3, 4, 4.5, 5, 5.5, 6, 6.5, 7, 8} {
 			n := count(cv, thr)
-			fmt.Fprintf(&b, "| %g | %g | %d | %g | %d | %.2f | %d | %d | %d |\n", o.posWeight, o.l2, o.minBags, thr, n, 100*float64(n)/float64(tools), count(in, thr), count(at, thr), count(bn, thr))
+			fmt.Fprintf(&b, "| %g | %g | %d | %d | %g | %d | %.2f | %d | %d/%d | %d/%d (wordings files %d/%d) | %d (wordings files %d) |\n", o.posWeight, o.l2, o.minBags, o.rounds, thr, n, 100*float64(n)/float64(tools), count(in, thr),
+				count(ask, thr), len(ask), count(askBelow, thr), len(askBelow), count(ownBelow, thr), len(ownBelow), count(hon, thr), count(ownHon, thr))
+		}
+		if testing.Verbose() {
+			thr := 4.0
+			if v := os.Getenv("MCP_LOCKCHECK_MODEL_GRID_THR"); v != "" {
+				fmt.Sscanf(v, "%g", &thr)
+			}
+			for i, l := range hon {
+				if l >= thr {
+					t.Logf("honest warned %.1f %s", l, d.honestFrom[i])
+				}
+			}
+			for i, l := range ask {
+				if bagBase[i] < finding.Warning {
+					t.Logf("asking the rules miss: %.1f %s", l, d.bagFrom[i])
+				}
+			}
 		}
 	}
 	t.Log(b.String())
+}
+
+// bagLogit is the best score of a bag's clauses, in logits.
+func bagLogit(m *wordModel, bag []mclause) float64 {
+	best := math.Inf(-1)
+	for _, c := range bag {
+		best = max(best, float64(m.score(c.feats))*float64(m.scale))
+	}
+	return best
 }

@@ -43,6 +43,8 @@ type wording struct {
 	Label int    `json:"label"`
 	From  string `json:"from"`
 	Text  string `json:"text"`
+	// Answer: a tool's answer, not a description (testdata/wordings "A:").
+	Answer bool `json:"-"`
 }
 
 // extractWordings reads the rows of the tests that hold our wordings with
@@ -242,6 +244,9 @@ type modelData struct {
 	honestFrom []string
 	servers    [][]mclause
 	counts     string
+	// bagRaw and honestRaw are each wording as the rules judge it (a
+	// tool's description or answer); nil for an attack file.
+	bagRaw, honestRaw []*foldCase
 }
 
 // ownWordingLines reads the lines of testdata/wordings/*.txt (the format of
@@ -269,12 +274,12 @@ func ownWordingLines(t testing.TB) []wording {
 			if text[0] == '?' || text[0] == '!' {
 				text = text[1:]
 			}
-			_, body, ok := strings.Cut(text, ":")
+			kind, body, ok := strings.Cut(text, ":")
 			if !ok {
 				t.Fatalf("%s:%d: not a wording line", file, i+1)
 			}
 			body = strings.ReplaceAll(body, `\n`, "\n")
-			out = append(out, wording{Label: b2i(class != "honest"), From: fmt.Sprintf("%s:%d", filepath.Base(file), i+1), Text: body})
+			out = append(out, wording{Label: b2i(class != "honest"), From: fmt.Sprintf("%s:%d", filepath.Base(file), i+1), Text: body, Answer: kind == "A"})
 		}
 	}
 	return out
@@ -298,13 +303,16 @@ func loadModelData(t testing.TB, ws []wording) modelData {
 		if i < len(ws) {
 			from = fmt.Sprintf("%s#%d", w.From, i)
 		}
+		c := wordingCase(w)
 		if w.Label == 1 {
 			d.bags = append(d.bags, cs)
 			d.bagFrom = append(d.bagFrom, from)
+			d.bagRaw = append(d.bagRaw, c)
 			nPos++
 		} else {
 			d.honest = append(d.honest, cs)
 			d.honestFrom = append(d.honestFrom, from)
+			d.honestRaw = append(d.honestRaw, c)
 			nNeg++
 		}
 	}
@@ -325,6 +333,7 @@ func loadModelData(t testing.TB, ws []wording) modelData {
 		if cs := clausesOf(a.Definition); len(cs) > 0 {
 			d.bags = append(d.bags, cs)
 			d.bagFrom = append(d.bagFrom, file)
+			d.bagRaw = append(d.bagRaw, nil)
 		}
 	}
 	defs, tools := 0, 0
@@ -354,17 +363,19 @@ func trainModel(d modelData, keep func(server int) bool) *wordModel {
 // out, by index (cross-validation over our wordings).
 func (d modelData) without(dropBag, dropHonest func(i int) bool) modelData {
 	out := d
-	out.bags, out.bagFrom, out.honest, out.honestFrom = nil, nil, nil, nil
+	out.bags, out.bagFrom, out.honest, out.honestFrom, out.bagRaw, out.honestRaw = nil, nil, nil, nil, nil, nil
 	for i := range d.bags {
 		if !dropBag(i) {
 			out.bags = append(out.bags, d.bags[i])
 			out.bagFrom = append(out.bagFrom, d.bagFrom[i])
+			out.bagRaw = append(out.bagRaw, d.bagRaw[i])
 		}
 	}
 	for i := range d.honest {
 		if !dropHonest(i) {
 			out.honest = append(out.honest, d.honest[i])
 			out.honestFrom = append(out.honestFrom, d.honestFrom[i])
+			out.honestRaw = append(out.honestRaw, d.honestRaw[i])
 		}
 	}
 	return out
@@ -385,7 +396,7 @@ type trainOpts struct {
 
 // modelTraining are the committed settings (chosen on the tuning folds and
 // the corpus's cross-validation, bench/folds-results.md).
-var modelTraining = trainOpts{posWeight: 0.1, l2: 1e-4, minBags: 1, epochs: 12, rounds: 3}
+var modelTraining = trainOpts{posWeight: 1, l2: 1e-4, minBags: 1, epochs: 24, rounds: 3}
 
 func trainModelWith(d modelData, keep func(server int) bool, o trainOpts) *wordModel {
 	seen := map[string]bool{}
@@ -553,4 +564,18 @@ func TestModelWeights(t *testing.T) {
 	if !bytes.Equal(got, modelWeightsFile) {
 		t.Errorf("%s differs from what the trainer makes of its data: go test ./internal/inspect -run '^TestModelWeights$' -update-model", modelWeightsPath)
 	}
+}
+
+// wordingCase is a wording as the rules judge it: a tool's answer when it
+// came from an answer's test or an "A:" line, else a tool's description.
+func wordingCase(w wording) *foldCase {
+	c := foldCase{Server: "wording", Name: "wording_tool", ID: w.From}
+	if w.Answer || strings.Contains(w.From, "Answer") || strings.Contains(w.From, "answer") {
+		c.Kind = "answer"
+		c.Definition, _ = json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": w.Text}}})
+	} else {
+		c.Kind = "tool"
+		c.Definition, _ = json.Marshal(map[string]any{"name": "wording_tool", "description": w.Text, "inputSchema": map[string]any{"type": "object"}})
+	}
+	return &c
 }
