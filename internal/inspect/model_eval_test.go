@@ -402,3 +402,74 @@ func bagLogit(m *wordModel, bag []mclause) float64 {
 	}
 	return best
 }
+
+// TestModelWordingsFile (MCP_LOCKCHECK_MODEL_WORDINGS=FILE[:FILE...]):
+// wordings in the format of testdata/wordings, judged with and without
+// the signal, for text the trainer never read (run once, with the
+// settings fixed). Per class: the lines, how many reach a warning or
+// above and an error, without and with the signal; for honest lines, how
+// many get a warning or above.
+func TestModelWordingsFile(t *testing.T) {
+	env := os.Getenv("MCP_LOCKCHECK_MODEL_WORDINGS")
+	if env == "" {
+		t.Skip("set MCP_LOCKCHECK_MODEL_WORDINGS")
+	}
+	type counts struct{ n, warn0, warn1, err0, err1 int }
+	var b strings.Builder
+	for _, file := range filepath.SplitList(env) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byClass := map[string]*counts{}
+		var order []string
+		class := ""
+		for _, text := range strings.Split(string(data), "\n") {
+			if c, ok := strings.CutPrefix(text, "# class:"); ok {
+				class = strings.TrimSpace(c)
+				continue
+			}
+			if text == "" || text[0] == '#' {
+				continue
+			}
+			if text[0] == '?' || text[0] == '!' {
+				text = text[1:]
+			}
+			kind, body, ok := strings.Cut(text, ":")
+			if !ok || kind != "A" && kind != "D" {
+				t.Errorf("%s: not a wording line: %.60q", file, text)
+				continue
+			}
+			w := wording{Text: strings.ReplaceAll(body, `\n`, "\n"), Answer: kind == "A", From: "redteam"}
+			fs := foldFindings(t, *wordingCase(w))
+			with, without := worst(fs), worst(withoutModel(fs))
+			c := byClass[class]
+			if c == nil {
+				c = &counts{}
+				byClass[class] = c
+				order = append(order, class)
+			}
+			c.n++
+			c.warn0 += b2i(without >= finding.Warning)
+			c.warn1 += b2i(with >= finding.Warning)
+			c.err0 += b2i(without >= finding.Error)
+			c.err1 += b2i(with >= finding.Error)
+			if with != without && testing.Verbose() {
+				t.Logf("%s [%s] signal: %s -> %s: %.160s", filepath.Base(file), class, without, with, body)
+			}
+		}
+		fmt.Fprintf(&b, "\n%s\n| class | lines | warning+ without | warning+ with | error without | error with |\n| --- | ---: | ---: | ---: | ---: | ---: |\n", file)
+		var tot counts
+		for _, cl := range order {
+			c := byClass[cl]
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", cl, c.n, c.warn0, c.warn1, c.err0, c.err1)
+			tot.n += c.n
+			tot.warn0 += c.warn0
+			tot.warn1 += c.warn1
+			tot.err0 += c.err0
+			tot.err1 += c.err1
+		}
+		fmt.Fprintf(&b, "| all | %d | %d | %d | %d | %d |\n", tot.n, tot.warn0, tot.warn1, tot.err0, tot.err1)
+	}
+	t.Log(b.String())
+}
