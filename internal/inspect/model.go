@@ -17,8 +17,9 @@ import (
 
 // The statistical signal (issue 45): a linear model over hashed word
 // unigrams and bigrams, trained by TestModelWeights (model_train_test.go)
-// on the wordings of our own tests and attack files (asks of the model)
-// and on the benign corpus of real servers (honest text), deterministic
+// on the wordings of our own tests, of testdata/wordings and of the attack
+// files (asks of the model, and honest wordings) and on the benign corpus
+// of real servers (honest text), deterministic
 // and offline. It scores each clause of a text; a clause over the
 // threshold raises a model-instruction warning, never an error: a model
 // must not be the only reason for one. It adds nothing where a rule
@@ -43,8 +44,9 @@ type wordModel struct {
 	threshold int32
 }
 
-// modelThresholdLogit is the threshold in logits, chosen on the tuning
-// folds and the corpus's cross-validation (bench/folds-results.md).
+// modelThresholdLogit is the threshold in logits, chosen by
+// cross-validation inside the training data (TestModelGrid;
+// bench/folds-results.md, "A statistical signal, retrained").
 const modelThresholdLogit = 7.0
 
 // statModel is the committed model; nil where the signal is off.

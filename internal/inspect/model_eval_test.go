@@ -11,8 +11,9 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
 
-// The measurements behind the statistical signal's threshold
-// (bench/folds-results.md, "A statistical signal"). Both only print.
+// The measurements of the statistical signal (bench/folds-results.md, "A
+// statistical signal" and "A statistical signal, retrained"). All only
+// print.
 //
 // TestModelCrossValidation (MCP_LOCKCHECK_MODEL_CV=1): the benign corpus in
 // five parts by server; a model trained on our wordings, the attack files
@@ -22,8 +23,10 @@ import (
 //
 // TestModelFolds (MCP_LOCKCHECK_FOLDS, as bench/folds.sh): per tuning
 // fold, the attacks the rules leave below a warning that the signal would
-// raise, and the benign definitions it would warn about, per threshold.
-// Held-out folds are skipped unread unless MCP_LOCKCHECK_MODEL_HELDOUT=1.
+// raise, and the benign definitions it would warn about, per threshold: a
+// measurement of the committed model, not a way to choose its settings
+// (TestModelGrid reads no fold). Held-out folds are skipped unread unless
+// MCP_LOCKCHECK_MODEL_HELDOUT=1.
 
 // modelThresholds are the thresholds (logits) the measurements try.
 var modelThresholds = []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 10}
