@@ -64,7 +64,12 @@ type AnswerOptions struct {
 func Answer(s Subject, o AnswerOptions) []finding.Finding {
 	sc := scan{subject: s, index: map[string]int{}, controlsOnly: o.ControlsOnly}
 	var enc encodings
+	var ms modelScan
+	if !o.ControlsOnly {
+		ms = newModelScan(statModel)
+	}
 	err := walkStrings(s.Raw, func(r textRef) {
+		ms.see(r)
 		sc.text(r)
 		if !r.key {
 			enc.see(r, nil)
@@ -72,6 +77,10 @@ func Answer(s Subject, o AnswerOptions) []finding.Finding {
 	})
 	if err != nil {
 		sc.index, sc.hits = map[string]int{}, nil
+		if !o.ControlsOnly {
+			ms = newModelScan(statModel)
+			ms.see(textRef{b: s.Raw})
+		}
 		sc.text(textRef{b: s.Raw})
 	} else {
 		enc.decode(&sc, 1)
@@ -80,9 +89,10 @@ func Answer(s Subject, o AnswerOptions) []finding.Finding {
 		sc.hits = dropRule(sc.hits, finding.SensitivePath)
 	}
 	if len(sc.hits) == 0 {
-		return nil
+		return withModel(s, nil, "", &ms)
 	}
-	return sc.findings()
+	fs := sc.findings() // sets sc.sha when there are findings
+	return withModel(s, fs, sc.sha, &ms)
 }
 
 // dropRule removes one rule's hits.

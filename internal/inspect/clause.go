@@ -860,10 +860,17 @@ var (
 		gated2("per under according due because line required", "policy policies rules regulation regulations requirements requirement terms gdpr hipaa compliance", `\b(?:per|under|according to|in line with|as required by|due to|because of) (?:the |our |new |company |corporate |internal )*(?:gdpr|hipaa|sox|compliance|regulatory|legal|security|privacy|company|corporate|internal)? ?(?:policy|policies|rules|regulations?|requirements?|terms(?: of service)?)\b`),
 		// "For compliance,", "Policy:", "(SOC2 requirement)", "our license
 		// requires you to call".
-		gated2("compliance policy soc soc2 iso pci license licence terms contract", "for requires require requirement compliance policy", `\bfor compliance\b|\bpolicy ?:|\b(?:soc ?2|iso ?27001|pci(?:-dss)?)\b[\s\S]{0,12}?\b(?:requirement|compliance|policy)\b|\b(?:license|licence|terms|policy|contract) requires? (?:you|assistants?|agents?|the assistant)\b`),
+		gated2("compliance", "for", `\bfor compliance\b`),
+		gated("policy", `\bpolicy ?:`),
+		gated2("soc soc2 iso pci", "requirement compliance policy", `\b(?:soc ?2|iso ?27001|pci(?:-dss)?)\b[\s\S]{0,12}?\b(?:requirement|compliance|policy)\b`),
+		gated2("license licence terms policy contract", "requires require", `\b(?:license|licence|terms|policy|contract) requires? (?:you|assistants?|agents?|the assistant)\b`),
 		// A reason the call needs: "to unlock further translations",
 		// "our SLA requires", "next step required:", "before presenting".
-		gated2("unlock keep comply sla step required before guide", "that to requires next presenting summarizing summarising showing integration", `\b(?:to unlock|to keep (?:it|the session)|to comply)\b|\b(?:our )?sla requires\b|\bnext step required\b|\bbefore (?:presenting|summari[sz]ing|showing|replying to the user)\b|\bper the integration guide\b`),
+		gated("unlock comply", `\bto (?:unlock|comply)\b`),
+		gated2("sla", "requires", `\b(?:our )?sla requires\b`),
+		gated2("step", "required", `\bnext step required\b`),
+		gated2("before", "presenting summarizing summarising showing replying", `\bbefore (?:presenting|summari[sz]ing|showing|replying to the user)\b`),
+		gated2("guide", "integration", `\bper the integration guide\b`),
 		// "on every reply", "with each response".
 		gated2("every each", "turn request message reply replies response responses answer answers", `\b(?:on|with|in|after|before) (?:every|each) (?:turn|request|message|(?:assistant |model )?(?:reply|replies|response|answer))\b`),
 		// A threat: "skipping this step corrupts the index".

@@ -17,7 +17,7 @@ import (
 // letters. It returns s itself when s is not written that way: two
 // respelled words at least, or one run of six set-apart letters.
 func deobfuscate(s string) string {
-	if !mayBeObfuscated(s) {
+	if len(s) < 16 || !mayBeObfuscated(s) {
 		return s
 	}
 	out, changed := joinSpaced(s)

@@ -61,13 +61,16 @@ const (
 // cannot hide text from the scan.
 func Definition(s Subject) []finding.Finding {
 	sc := scan{subject: s, index: map[string]int{}, intent: true}
-	if err := walkStrings(s.Raw, sc.text); err != nil {
-		sc.index, sc.hits = map[string]int{}, nil
+	ms := newModelScan(statModel)
+	if err := walkStrings(s.Raw, func(r textRef) { ms.see(r); sc.text(r) }); err != nil {
+		sc.index, sc.hits, ms = map[string]int{}, nil, newModelScan(statModel)
+		ms.see(textRef{b: s.Raw})
 		sc.text(textRef{b: s.Raw})
 	}
 	sc.outOfScope()
 	sc.settleIntent()
-	return sc.findings()
+	fs := sc.findings() // sets sc.sha when there are findings
+	return withModel(s, fs, sc.sha, &ms)
 }
 
 // scan accumulates hits for one subject, keyed by rule and field.

@@ -1,0 +1,374 @@
+package inspect
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
+	"github.com/mcp-lockcheck/mcp-lockcheck/internal/inert"
+)
+
+// The statistical signal (issue 45): a linear model over hashed word
+// unigrams and bigrams, trained by TestModelWeights (model_train_test.go)
+// on the wordings of our own tests, of testdata/wordings and of the attack
+// files (asks of the model, and honest wordings) and on the benign corpus
+// of real servers (honest text), deterministic
+// and offline. It scores each clause of a text; a clause over the
+// threshold raises a model-instruction warning, never an error: a model
+// must not be the only reason for one. It adds nothing where a rule
+// already gave a warning or an error.
+
+// modelBits is the log2 of the hashed feature space.
+const modelBits = 17
+
+// modelMinWords: a clause of fewer words is not scored.
+const modelMinWords = 3
+
+//go:embed testdata/model/weights.bin
+var modelWeightsFile []byte
+
+// wordModel is a trained model, its weights quantized to int8.
+type wordModel struct {
+	scale float32 // one unit of a weight, in logits
+	bias  int32   // in units of scale
+	w     []int8  // 1<<modelBits
+	// threshold is the least clause score, in units of scale, that raises
+	// the signal; 0 with no weights.
+	threshold int32
+}
+
+// modelThresholdLogit is the threshold in logits, chosen by
+// cross-validation inside the training data (TestModelGrid;
+// bench/folds-results.md, "A statistical signal, retrained").
+const modelThresholdLogit = 7.0
+
+// statModel is the committed model; nil where the signal is off.
+var statModel = loadWordModel(modelWeightsFile, modelThresholdLogit)
+
+// loadWordModel reads weights.bin: "MLW1", the scale (float32), the bias
+// (int32), then 1<<modelBits int8 weights, little-endian.
+func loadWordModel(b []byte, thr float64) *wordModel {
+	n := 1 << modelBits
+	if len(b) != 12+n || string(b[:4]) != "MLW1" {
+		return nil
+	}
+	m := &wordModel{
+		scale: math.Float32frombits(binary.LittleEndian.Uint32(b[4:])),
+		bias:  int32(binary.LittleEndian.Uint32(b[8:])),
+		w:     make([]int8, n),
+	}
+	for i := range m.w {
+		m.w[i] = int8(b[12+i])
+	}
+	m.setThreshold(thr)
+	return m
+}
+
+func (m *wordModel) setThreshold(thr float64) {
+	m.threshold = int32(thr/float64(m.scale) + 0.5)
+}
+
+// encode is loadWordModel's inverse.
+func (m *wordModel) encode() []byte {
+	b := make([]byte, 12+len(m.w))
+	copy(b, "MLW1")
+	binary.LittleEndian.PutUint32(b[4:], math.Float32bits(m.scale))
+	binary.LittleEndian.PutUint32(b[8:], uint32(m.bias))
+	for i, w := range m.w {
+		b[12+i] = byte(w)
+	}
+	return b
+}
+
+// clauseFeatures calls fn with the features of each clause of s: the
+// clause's byte range and its hashed unigrams and bigrams (a mark for the
+// clause's start makes its first word one too: an imperative's verb).
+// Words are runs of letters and digits, lower-cased, and a path or a URL is
+// one word; a clause ends at . ! ? ; or a line break. feats is reused from
+// call to call. It is what the trainer learns from; scoring reads the
+// same features through modelClauses without keeping them.
+func clauseFeatures(s []byte, feats []uint32, fn func(start, end int, feats []uint32)) []uint32 {
+	return modelClauses(s, nil, feats, func(start, end int, _ int32, feats []uint32) { fn(start, end, feats) })
+}
+
+// modelClauses cuts s into clauses and calls fn for each one of at least
+// modelMinWords words with its byte range, its score under m (in units of
+// m's scale, bias included) unless m is nil, and its features when m is
+// nil (feats is then reused from call to call and returned).
+func modelClauses(s []byte, m *wordModel, feats []uint32, fn func(start, end int, score int32, feats []uint32)) []uint32 {
+	const bos = 0x2545F491
+	feats = feats[:0]
+	start, words := -1, 0
+	prev := uint32(bos)
+	var h uint32
+	var sum int32
+	if m != nil {
+		sum = m.bias
+	}
+	inWord := false
+	flush := func(end int) {
+		if start >= 0 && words >= modelMinWords {
+			fn(start, end, sum, feats)
+		}
+		feats, start, words, prev = feats[:0], -1, 0, bos
+		if m != nil {
+			sum = m.bias
+		}
+	}
+	endWord := func() {
+		if !inWord {
+			return
+		}
+		inWord = false
+		words++
+		bi := prev*0x9E3779B1 ^ h
+		if m != nil {
+			sum += int32(m.w[modelIndex(h)]) + int32(m.w[modelIndex(bi)])
+		} else {
+			feats = append(feats, h, bi)
+		}
+		prev = h
+	}
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			// ASCII, most of every text: by table.
+			switch k := modelASCII[c]; {
+			case k >= '0':
+				if !inWord {
+					if k == 'h' || k == 'f' {
+						if tok, n := pathOrURL(s, i); n > 0 {
+							inWord, h = true, tok
+							if start < 0 {
+								start = i
+							}
+							endWord()
+							i += n
+							continue
+						}
+					}
+					inWord, h = true, 2166136261
+					if start < 0 {
+						start = i
+					}
+				}
+				h = (h ^ uint32(k)) * 16777619
+				i++
+				continue
+			case k == 0:
+				endWord()
+				i++
+				continue
+			}
+		}
+		if !inWord {
+			if tok, n := pathOrURL(s, i); n > 0 {
+				// A path or a URL is one word: what is asked of it
+				// matters, not which one it is.
+				inWord, h = true, tok
+				if start < 0 {
+					start = i
+				}
+				endWord()
+				i += n
+				continue
+			}
+		}
+		c := rune(s[i])
+		n := 1
+		if c >= utf8.RuneSelf {
+			c, n = utf8.DecodeRune(s[i:])
+		}
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c)):
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			} else if c >= utf8.RuneSelf {
+				c = unicode.ToLower(c)
+			}
+			if !inWord {
+				inWord, h = true, 2166136261
+				if start < 0 {
+					start = i
+				}
+			}
+			h = (h ^ uint32(c)) * 16777619
+		case c == '\n' || c == ';' || c == '!' || c == '?':
+			endWord()
+			flush(i)
+		case c == '.':
+			endWord()
+			if i+1 >= len(s) || s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t' {
+				flush(i)
+			}
+		default:
+			endWord()
+		}
+		i += n
+	}
+	endWord()
+	flush(len(s))
+	return feats
+}
+
+// modelASCII classes each ASCII byte for modelClauses: a letter or a digit
+// as itself in lower case, 0 for a byte that only ends a word, 1 for one
+// that needs a closer look (a clause's end, a full stop, the start of a
+// path).
+var modelASCII = func() (t [utf8.RuneSelf]byte) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		switch {
+		case 'a' <= c && c <= 'z':
+			t[c] = byte(c)
+		case 'A' <= c && c <= 'Z':
+			t[c] = byte(c) + 'a' - 'A'
+		case '0' <= c && c <= '9':
+			t[c] = byte(c)
+		case c == '\n' || c == ';' || c == '!' || c == '?' || c == '.' || c == '~' || c == '/':
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// The words a path and a URL become.
+const (
+	modelPathWord = 0x50A7B00F
+	modelURLWord  = 0x0B1EC7ED
+)
+
+// pathOrURL reports whether a path (~/…, /…/…) or a URL (http://,
+// https://, ftp://, file://) starts at s[i] after a blank, a quote or a
+// bracket, and how many bytes it takes: up to a blank, a quote, a bracket
+// or a full stop before a blank.
+func pathOrURL(s []byte, i int) (uint32, int) {
+	if i > 0 {
+		switch s[i-1] {
+		case ' ', '\t', '\n', '"', '\'', '`', '(', '[', '<', '=':
+		default:
+			return 0, 0
+		}
+	}
+	tok := uint32(0)
+	switch c := s[i]; {
+	case c == '~' && i+1 < len(s) && s[i+1] == '/', c == '/' && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '/':
+		tok = modelPathWord
+	case c == 'h' || c == 'H' || c == 'f' || c == 'F':
+		for _, p := range [...]string{"http://", "https://", "ftp://", "file://"} {
+			if len(s)-i >= len(p) && bytes.EqualFold(s[i:i+len(p)], []byte(p)) {
+				tok = modelURLWord
+				break
+			}
+		}
+	}
+	if tok == 0 {
+		return 0, 0
+	}
+	j := i
+	for j < len(s) {
+		switch s[j] {
+		case ' ', '\t', '\n', '"', '\'', '`', ')', ']', '>', ',', ';':
+			return tok, j - i
+		case '.':
+			if j+1 == len(s) || s[j+1] == ' ' || s[j+1] == '\n' || s[j+1] == '\t' {
+				return tok, j - i
+			}
+		}
+		j++
+	}
+	return tok, j - i
+}
+
+// index maps a feature to its weight.
+func modelIndex(f uint32) uint32 { return (f * 0x85EBCA6B) >> (32 - modelBits) }
+
+// score is a clause's score in units of scale.
+func (m *wordModel) score(feats []uint32) int32 {
+	s := m.bias
+	for _, f := range feats {
+		s += int32(m.w[modelIndex(f)])
+	}
+	return s
+}
+
+// modelScan follows a subject's walk and keeps the clause that scored
+// highest, once it reaches the threshold.
+type modelScan struct {
+	m          *wordModel
+	score      int32
+	field, str string
+}
+
+func newModelScan(m *wordModel) modelScan {
+	if m == nil {
+		return modelScan{}
+	}
+	return modelScan{m: m, score: m.threshold - 1}
+}
+
+// see scores the clauses of one string of the walk (not a key).
+func (ms *modelScan) see(r textRef) {
+	if ms.m == nil || r.key || len(r.b) < 12 {
+		return
+	}
+	modelClauses(r.b, ms.m, nil, func(start, end int, sc int32, _ []uint32) {
+		if sc > ms.score {
+			ms.score, ms.field, ms.str = sc, r.path(), string(r.b[start:end])
+		}
+	})
+}
+
+// hit reports whether a clause reached the threshold.
+func (ms *modelScan) hit() bool { return ms.m != nil && ms.score >= ms.m.threshold }
+
+// best scores every string of raw that is not a key, as Definition's walk
+// does, and returns the scan: the measurements' way in.
+func (m *wordModel) best(raw []byte) modelScan {
+	ms := newModelScan(m)
+	if err := walkStrings(raw, ms.see); err != nil {
+		ms = newModelScan(m)
+		ms.see(textRef{b: raw})
+	}
+	return ms
+}
+
+// withModel adds the statistical signal to a subject's findings fs: a
+// model-instruction warning naming the clause that scored highest, when
+// it reached the threshold and no finding is already a warning or an
+// error. sha is the subject's hash, "" when not yet taken.
+func withModel(s Subject, fs []finding.Finding, sha string, ms *modelScan) []finding.Finding {
+	if !ms.hit() {
+		return fs
+	}
+	for _, f := range fs {
+		if f.Severity >= finding.Warning {
+			return fs
+		}
+	}
+	f := finding.New(finding.ModelInstruction, s.Server)
+	f.Kind, f.Subject, f.Field, f.Phase = s.Kind, s.Name, ms.field, s.Phase
+	if sha == "" {
+		sum := sha256.Sum256(s.Raw)
+		sha = hex.EncodeToString(sum[:])
+	}
+	f.ContentSHA256 = sha
+	f.Severity = finding.Warning
+	where := "the text"
+	if ms.field != "" {
+		where = inert.Text(ms.field)
+	}
+	f.Message = fmt.Sprintf("Text addressed to the model in %s: %s", where, modelLabel)
+	f.Detail = fmt.Sprintf("%s: \"%s\" (score %.1f, threshold %.1f)", modelLabel,
+		escapeSpan(ms.str, 0, len(ms.str), spanLimit), float64(ms.score)*float64(ms.m.scale), float64(ms.m.threshold)*float64(ms.m.scale))
+	return append(fs, f)
+}
+
+// modelLabel names the signal in a finding: a reviewer must know no rule
+// matched, only the word model.
+const modelLabel = "statistical signal (a word model, not a phrase rule, reads this clause as an instruction to the model)"
