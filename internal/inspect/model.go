@@ -312,9 +312,12 @@ func newModelScan(m *wordModel) modelScan {
 	return modelScan{m: m, score: m.threshold - 1}
 }
 
-// see scores the clauses of one string of the walk (not a key).
+// see scores the clauses of one string of the walk (not a key). A string
+// of fewer than three words is not prose (a name, an ID, an image's
+// base64 data): one long token hashes to whatever weight its bucket
+// holds, so it is not scored at all.
 func (ms *modelScan) see(r textRef) {
-	if ms.m == nil || r.key || len(r.b) < 12 {
+	if ms.m == nil || r.key || len(r.b) < 12 || !prose(r.b) {
 		return
 	}
 	modelClauses(r.b, ms.m, nil, func(start, end int, sc int32, _ []uint32) {
@@ -322,6 +325,12 @@ func (ms *modelScan) see(r textRef) {
 			ms.score, ms.field, ms.str = sc, r.path(), string(r.b[start:end])
 		}
 	})
+}
+
+// prose reports a string of three words or more, or one in a script that
+// puts no spaces between words.
+func prose(b []byte) bool {
+	return bytes.Count(b, []byte(" ")) >= 2 || holdsNonASCII(b)
 }
 
 // hit reports whether a clause reached the threshold.
