@@ -1861,7 +1861,12 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		// after; a block marker speaks for the whole text. (A tool's
 		// own text is its authors' words to the model throughout.)
 		toReader := block || readerAt >= 0 && i-readerAt <= 2
-		cl, target := judgeClause(c, sp.g, toReader, answer, own && i == 0 && !ledIn(c))
+		cl, target := classNone, ""
+		if bytes.Count(c, []byte(" ")) >= 2 || holdsNonASCII(c) {
+			// A class takes an action and its target, three words at
+			// least; most clauses of a schema are a label or two.
+			cl, target = judgeClause(c, sp.g, toReader, answer, own && i == 0 && !ledIn(c))
+		}
 		if cl == classNone && bytes.IndexByte(c, '{') >= 0 && bytes.Contains(c, []byte("://")) {
 			// A URL with a slot for a secret, in a text that names
 			// where the secret is kept: read it and send it there,

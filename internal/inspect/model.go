@@ -327,10 +327,10 @@ func (ms *modelScan) see(r textRef) {
 	})
 }
 
-// prose reports a string of three words or more, or one in a script that
+// prose reports a string of four words or more, or one in a script that
 // puts no spaces between words.
 func prose(b []byte) bool {
-	return bytes.Count(b, []byte(" ")) >= 2 || holdsNonASCII(b)
+	return bytes.Count(b, []byte(" ")) >= 3 || holdsNonASCII(b)
 }
 
 // hit reports whether a clause reached the threshold.
