@@ -145,7 +145,7 @@ func mayBeObfuscated(s string) bool {
 	// Most strings hold no stand-in at all, and letters set apart make a
 	// text of about one blank in two: both are found without a loop of
 	// our own.
-	leet := strings.IndexAny(s, "013457@$") >= 0
+	leet := strings.ContainsAny(s, "013457@$")
 	if !leet && strings.Count(s, " ")*3 < len(s) {
 		return false
 	}
