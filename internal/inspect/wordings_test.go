@@ -107,3 +107,42 @@ func judgeWording(t *testing.T, line string) finding.Severity {
 	}
 	return judgeFoldCase(t, c)
 }
+
+// TestHeldOutWordings measures testdata/heldout-wordings: wordings of our
+// own that are never tuned against and are no training data for the
+// signal, as the held-out folds are. It measures only: a miss is not a
+// failure, a malformed line is. The figures at each line's first sight are
+// in bench/folds-results.md.
+func TestHeldOutWordings(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob(filepath.Join("testdata", "heldout-wordings", "*.txt"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		class, n, met, errs, warned := "", 0, 0, 0, 0
+		for _, text := range strings.Split(string(data), "\n") {
+			if c, ok := strings.CutPrefix(text, "# class:"); ok {
+				class = strings.TrimSpace(c)
+				continue
+			}
+			if text == "" || text[0] == '#' {
+				continue
+			}
+			got := judgeWording(t, text)
+			want, attack := wordingWant(class)
+			n++
+			if attack && got >= want || !attack && got <= finding.Note {
+				met++
+			}
+			if got >= finding.Error {
+				errs++
+			}
+			if got >= finding.Warning {
+				warned++
+			}
+		}
+		t.Logf("%s: %d lines, %d as wanted, %d errors, %d at warning or above", file, n, met, errs, warned)
+	}
+}
