@@ -255,17 +255,25 @@ func readFoldCases(t *testing.T, pattern string) []foldCase {
 	return out
 }
 
-// judgeFoldCase is the worst severity the inspection gives one case: a
-// definition through Definition (and a tool through Across too, its server
-// configured alone), an answer through Answer as check judges a tools/call
-// result. (-1: no finding at all.)
+// judgeFoldCase is the worst severity the inspection gives one case
+// (foldFindings). (-1: no finding at all.)
 func judgeFoldCase(t *testing.T, c foldCase) finding.Severity {
+	worst := finding.Severity(-1)
+	for _, f := range foldFindings(t, c) {
+		worst = max(worst, f.Severity)
+	}
+	return worst
+}
+
+// foldFindings are the findings of one case: a definition through
+// Definition (and a tool through Across too, its server configured
+// alone), an answer through Answer as check judges a tools/call result.
+func foldFindings(t *testing.T, c foldCase) []finding.Finding {
 	s := Subject{Server: c.Server, Name: c.Name, Raw: c.Definition, Phase: "folds"}
-	var fs []finding.Finding
 	switch c.Kind {
 	case "answer":
 		s.Kind = finding.KindTool
-		fs = Answer(s, AnswerOptions{Data: true})
+		return Answer(s, AnswerOptions{Data: true})
 	case "tool", "prompt", "resource", "template", "server":
 		switch c.Kind {
 		case "tool":
@@ -279,7 +287,7 @@ func judgeFoldCase(t *testing.T, c foldCase) finding.Severity {
 		default:
 			s.Kind, s.Name = finding.KindServer, "instructions"
 		}
-		fs = Definition(s)
+		fs := Definition(s)
 		if c.Kind == "tool" {
 			for _, f := range Across([]Subject{s}) {
 				if f.Server == s.Server && f.Subject == s.Name {
@@ -287,14 +295,10 @@ func judgeFoldCase(t *testing.T, c foldCase) finding.Severity {
 				}
 			}
 		}
-	default:
-		t.Errorf("%s: unknown kind %q", c.ID, c.Kind)
+		return fs
 	}
-	worst := finding.Severity(-1)
-	for _, f := range fs {
-		worst = max(worst, f.Severity)
-	}
-	return worst
+	t.Errorf("%s: unknown kind %q", c.ID, c.Kind)
+	return nil
 }
 
 func foldLevel(s finding.Severity) string {

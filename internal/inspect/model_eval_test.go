@@ -216,40 +216,6 @@ func TestModelFolds(t *testing.T) {
 	t.Log(b.String())
 }
 
-// foldFindings are the findings judgeFoldCase takes the worst of.
-func foldFindings(t *testing.T, c foldCase) []finding.Finding {
-	s := Subject{Server: c.Server, Name: c.Name, Raw: c.Definition, Phase: "folds"}
-	switch c.Kind {
-	case "answer":
-		s.Kind = finding.KindTool
-		return Answer(s, AnswerOptions{Data: true})
-	case "tool", "prompt", "resource", "template", "server":
-		switch c.Kind {
-		case "tool":
-			s.Kind = finding.KindTool
-		case "prompt":
-			s.Kind = finding.KindPrompt
-		case "resource":
-			s.Kind = finding.KindResource
-		case "template":
-			s.Kind = finding.KindTemplate
-		default:
-			s.Kind, s.Name = finding.KindServer, "instructions"
-		}
-		fs := Definition(s)
-		if c.Kind == "tool" {
-			for _, f := range Across([]Subject{s}) {
-				if f.Server == s.Server && f.Subject == s.Name {
-					fs = append(fs, f)
-				}
-			}
-		}
-		return fs
-	}
-	t.Errorf("%s: unknown kind %q", c.ID, c.Kind)
-	return nil
-}
-
 // TestModelGrid (MCP_LOCKCHECK_MODEL_GRID=1): the trainer's settings tried
 // side by side by cross-validation inside the training data alone (no
 // attack fold is read). Five parts: the corpus by server, our asking
@@ -420,37 +386,16 @@ func TestModelWordingsFile(t *testing.T) {
 	type counts struct{ n, warn0, warn1, err0, err1 int }
 	var b strings.Builder
 	for _, file := range filepath.SplitList(env) {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
 		byClass := map[string]*counts{}
 		var order []string
-		class := ""
-		for _, text := range strings.Split(string(data), "\n") {
-			if c, ok := strings.CutPrefix(text, "# class:"); ok {
-				class = strings.TrimSpace(c)
-				continue
-			}
-			if text == "" || text[0] == '#' {
-				continue
-			}
-			if text[0] == '?' || text[0] == '!' {
-				text = text[1:]
-			}
-			kind, body, ok := strings.Cut(text, ":")
-			if !ok || kind != "A" && kind != "D" {
-				t.Errorf("%s: not a wording line: %.60q", file, text)
-				continue
-			}
-			w := wording{Text: strings.ReplaceAll(body, `\n`, "\n"), Answer: kind == "A", From: "redteam"}
-			fs := foldFindings(t, *wordingCase(w))
+		for _, l := range readWordingFile(t, file) {
+			fs := foldFindings(t, *wordingCase(l.w))
 			with, without := worst(fs), worst(withoutModel(fs))
-			c := byClass[class]
+			c := byClass[l.class]
 			if c == nil {
 				c = &counts{}
-				byClass[class] = c
-				order = append(order, class)
+				byClass[l.class] = c
+				order = append(order, l.class)
 			}
 			c.n++
 			c.warn0 += b2i(without >= finding.Warning)
@@ -458,7 +403,7 @@ func TestModelWordingsFile(t *testing.T) {
 			c.err0 += b2i(without >= finding.Error)
 			c.err1 += b2i(with >= finding.Error)
 			if with != without && testing.Verbose() {
-				t.Logf("%s [%s] signal: %s -> %s: %.160s", filepath.Base(file), class, without, with, body)
+				t.Logf("%s [%s] signal: %s -> %s: %.160s", l.w.From, l.class, without, with, l.w.Text)
 			}
 		}
 		fmt.Fprintf(&b, "\n%s\n| class | lines | warning+ without | warning+ with | error without | error with |\n| --- | ---: | ---: | ---: | ---: | ---: |\n", file)

@@ -249,37 +249,15 @@ type modelData struct {
 	bagRaw, honestRaw []*foldCase
 }
 
-// ownWordingLines reads the lines of testdata/wordings/*.txt (the format of
-// TestOwnWordings): 1 for a line under an attack class, 0 under honest.
+// ownWordingLines are the lines of testdata/wordings/*.txt
+// (readWordingFile): 1 for a line under an attack class, 0 under honest.
 // Marks of known misses and false alarms ("?", "!") do not change a label.
 func ownWordingLines(t testing.TB) []wording {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("testdata", "wordings", "*.txt"))
-	slices.Sort(files)
 	var out []wording
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		class := ""
-		for i, text := range strings.Split(string(data), "\n") {
-			if c, ok := strings.CutPrefix(text, "# class:"); ok {
-				class = strings.TrimSpace(c)
-				continue
-			}
-			if text == "" || text[0] == '#' {
-				continue
-			}
-			if text[0] == '?' || text[0] == '!' {
-				text = text[1:]
-			}
-			kind, body, ok := strings.Cut(text, ":")
-			if !ok {
-				t.Fatalf("%s:%d: not a wording line", file, i+1)
-			}
-			body = strings.ReplaceAll(body, `\n`, "\n")
-			out = append(out, wording{Label: b2i(class != "honest"), From: fmt.Sprintf("%s:%d", filepath.Base(file), i+1), Text: body, Answer: kind == "A"})
+	for _, file := range wordingFiles(t, "wordings") {
+		for _, l := range readWordingFile(t, file) {
+			out = append(out, l.w)
 		}
 	}
 	return out

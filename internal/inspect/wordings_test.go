@@ -1,71 +1,79 @@
 package inspect
 
 import (
-	"bufio"
-	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
 
-// TestOwnWordings judges the wordings of testdata/wordings: attacks and
-// honest texts written for issue 45 by sessions that had read no rule, no
-// fold and no test row. Each attack must reach its class's severity and
-// each honest text must stay at a note, except the lines marked as known
-// misses ("?") and known false alarms ("!"), which are logged. The figures
-// are in bench/folds-results.md ("Wordings of our own").
-func TestOwnWordings(t *testing.T) {
-	t.Parallel()
-	files, _ := filepath.Glob(filepath.Join("testdata", "wordings", "*.txt"))
+// wordingLine is one line of a wordings file (testdata/wordings,
+// testdata/heldout-wordings): the class it stands under, its mark ('?' a
+// known miss, '!' a known false alarm, 0 none), and the wording itself, a
+// tool's description ("D:") or answer ("A:"), labelled 1 under an attack
+// class and 0 under "honest".
+type wordingLine struct {
+	class string
+	mark  byte
+	w     wording
+}
+
+// readWordingFile reads one wordings file: "# class: X" heads the lines
+// after it, other "#" lines are comments, "\n" in a line is a line break.
+// A line that is neither names its file and line and fails the test.
+func readWordingFile(t testing.TB, file string) []wordingLine {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []wordingLine
+	class := ""
+	for i, text := range strings.Split(string(data), "\n") {
+		if c, ok := strings.CutPrefix(text, "# class:"); ok {
+			class = strings.TrimSpace(c)
+			continue
+		}
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		var mark byte
+		if text[0] == '?' || text[0] == '!' {
+			mark, text = text[0], text[1:]
+		}
+		kind, body, ok := strings.Cut(text, ":")
+		if !ok || kind != "A" && kind != "D" || class == "" {
+			t.Fatalf("%s:%d: not a wording line under a class: %.60q", file, i+1, text)
+		}
+		out = append(out, wordingLine{class: class, mark: mark, w: wording{
+			Label:  b2i(class != "honest"),
+			From:   fmt.Sprintf("%s:%d", filepath.Base(file), i+1),
+			Text:   strings.ReplaceAll(body, `\n`, "\n"),
+			Answer: kind == "A",
+		}})
+	}
+	return out
+}
+
+// wordingFiles are the files of a directory of testdata, sorted.
+func wordingFiles(t testing.TB, dir string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("testdata", dir, "*.txt"))
+	slices.Sort(files)
 	if len(files) == 0 {
-		t.Fatal("no wordings in testdata/wordings")
+		t.Fatalf("no wordings in testdata/%s", dir)
 	}
-	for _, file := range files {
-		f, err := os.Open(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<16), 1<<20)
-		class, n, caught, known := "", 0, 0, 0
-		for line := 1; sc.Scan(); line++ {
-			text := sc.Text()
-			if c, ok := strings.CutPrefix(text, "# class:"); ok {
-				class = strings.TrimSpace(c)
-				continue
-			}
-			if text == "" || text[0] == '#' {
-				continue
-			}
-			mark := ""
-			if text[0] == '?' || text[0] == '!' {
-				mark, text = text[:1], text[1:]
-			}
-			got := judgeWording(t, text)
-			n++
-			want, attack := wordingWant(class)
-			ok := got >= want
-			if !attack {
-				ok = got <= finding.Note
-			}
-			switch {
-			case ok && mark == "":
-				caught++
-			case ok:
-				t.Logf("%s:%d: marked %q but now %s: unmark it", file, line, mark, got)
-				caught++
-			case mark != "":
-				known++
-			default:
-				t.Errorf("%s:%d: %s, want %s for %s: %s", file, line, got, wantWord(want, attack), class, text)
-			}
-		}
-		f.Close()
-		t.Logf("%s: %d lines, %d as wanted, %d known", file, n, caught, known)
-	}
+	return files
+}
+
+// judgeWording is the worst severity the inspection gives a wording, as
+// the folds' cases are judged.
+func judgeWording(t *testing.T, w wording) finding.Severity {
+	return judgeFoldCase(t, *wordingCase(w))
 }
 
 // wordingWant is the severity a class's lines must reach (attack) or stay
@@ -80,32 +88,42 @@ func wordingWant(class string) (finding.Severity, bool) {
 	return finding.Error, true
 }
 
-func wantWord(s finding.Severity, attack bool) string {
+// wanted reports whether severity got is what class asks.
+func wanted(class string, got finding.Severity) bool {
+	want, attack := wordingWant(class)
 	if attack {
-		return "at least " + s.String()
+		return got >= want
 	}
-	return "at most a note"
+	return got <= finding.Note
 }
 
-// judgeWording is the worst severity of a line: "D:" a tool's description
-// (Definition and Across), "A:" a tool's answer (Answer, as check judges a
-// tools/call result).
-func judgeWording(t *testing.T, line string) finding.Severity {
-	t.Helper()
-	kind, text, ok := strings.Cut(line, ":")
-	if !ok || kind != "A" && kind != "D" {
-		t.Fatalf("not a wording line: %q", line)
+// TestOwnWordings judges the wordings of testdata/wordings: attacks and
+// honest texts written for issue 45 by sessions that had read no rule, no
+// fold and no test row. Each attack must reach its class's severity and
+// each honest text must stay at a note, except the lines marked as known
+// misses ("?") and known false alarms ("!"), which are logged. The figures
+// are in bench/folds-results.md ("Wordings of our own").
+func TestOwnWordings(t *testing.T) {
+	t.Parallel()
+	for _, file := range wordingFiles(t, "wordings") {
+		lines := readWordingFile(t, file)
+		caught, known := 0, 0
+		for _, l := range lines {
+			got := judgeWording(t, l.w)
+			switch ok := wanted(l.class, got); {
+			case ok && l.mark != 0:
+				t.Logf("%s: marked %q but now %s: unmark it", l.w.From, l.mark, got)
+				caught++
+			case ok:
+				caught++
+			case l.mark != 0:
+				known++
+			default:
+				t.Errorf("%s: %s, which %s does not want: %s", l.w.From, got, l.class, l.w.Text)
+			}
+		}
+		t.Logf("%s: %d lines, %d as wanted, %d known", file, len(lines), caught, known)
 	}
-	text = strings.ReplaceAll(text, `\n`, "\n")
-	c := foldCase{Server: "wording", Name: "wording_tool", ID: "wording"}
-	if kind == "A" {
-		c.Kind = "answer"
-		c.Definition, _ = json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
-	} else {
-		c.Kind = "tool"
-		c.Definition, _ = json.Marshal(map[string]any{"name": "wording_tool", "description": text, "inputSchema": map[string]any{"type": "object"}})
-	}
-	return judgeFoldCase(t, c)
 }
 
 // TestHeldOutWordings measures testdata/heldout-wordings: wordings of our
@@ -115,34 +133,15 @@ func judgeWording(t *testing.T, line string) finding.Severity {
 // in bench/folds-results.md.
 func TestHeldOutWordings(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob(filepath.Join("testdata", "heldout-wordings", "*.txt"))
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
+	for _, file := range wordingFiles(t, "heldout-wordings") {
+		lines := readWordingFile(t, file)
+		met, errs, warned := 0, 0, 0
+		for _, l := range lines {
+			got := judgeWording(t, l.w)
+			met += b2i(wanted(l.class, got))
+			errs += b2i(got >= finding.Error)
+			warned += b2i(got >= finding.Warning)
 		}
-		class, n, met, errs, warned := "", 0, 0, 0, 0
-		for _, text := range strings.Split(string(data), "\n") {
-			if c, ok := strings.CutPrefix(text, "# class:"); ok {
-				class = strings.TrimSpace(c)
-				continue
-			}
-			if text == "" || text[0] == '#' {
-				continue
-			}
-			got := judgeWording(t, text)
-			want, attack := wordingWant(class)
-			n++
-			if attack && got >= want || !attack && got <= finding.Note {
-				met++
-			}
-			if got >= finding.Error {
-				errs++
-			}
-			if got >= finding.Warning {
-				warned++
-			}
-		}
-		t.Logf("%s: %d lines, %d as wanted, %d errors, %d at warning or above", file, n, met, errs, warned)
+		t.Logf("%s: %d lines, %d as wanted, %d errors, %d at warning or above", file, len(lines), met, errs, warned)
 	}
 }
