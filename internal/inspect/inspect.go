@@ -581,6 +581,7 @@ func (sc *scan) phrases(r textRef, s string, hidden bool) {
 	// Spelled to get past a filter: read it again respelled.
 	if t := deobfuscate(s); t != s {
 		if pm, ok := sc.matchPhrases(r, t); ok {
+			pm.respelled = true
 			sc.raisePhrases(r, t, hidden, pm)
 		}
 	}
@@ -597,6 +598,9 @@ type phraseMatches struct {
 	exA, exZ     int
 	exfil, told  bool
 	sev          finding.Severity
+	// respelled: the text is deobfuscate's reading of the string; the
+	// quotes say so, since they are not the string's own letters.
+	respelled bool
 }
 
 // matchPhrases folds s and judges it: the clauses, the phrases, an
@@ -667,7 +671,7 @@ func (sc *scan) matchPhrases(r textRef, s string) (pm phraseMatches, ok bool) {
 	// Judge each match on the folded text before it is folded again
 	// with offsets (the same buffer).
 	sev := instructionSeverity(text, instr, exfil, told)
-	return phraseMatches{text, asked, instr, paths, exA, exZ, exfil, told, sev}, true
+	return phraseMatches{text: text, asked: asked, instr: instr, paths: paths, exA: exA, exZ: exZ, exfil: exfil, told: told, sev: sev}, true
 }
 
 // raisePhrases raises model-instruction and sensitive-path for what
@@ -683,6 +687,9 @@ func (sc *scan) raisePhrases(r textRef, s string, hidden bool, pm phraseMatches)
 	where := ""
 	if hidden {
 		where = " (in hidden text)"
+	}
+	if pm.respelled {
+		where += " (read respelled)"
 	}
 	if len(instr) > 0 || exfil || len(asked) > 0 {
 		h := sc.get(finding.ModelInstruction, r.path(), r.key)
