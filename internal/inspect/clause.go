@@ -101,6 +101,9 @@ type clauseHit struct {
 	answer bool
 	// retired: a redirect from a tool that says it is retired.
 	retired bool
+	// bySignal: a rule found the class and its target, and the
+	// statistical signal read the clause as an order to the model.
+	bySignal bool
 }
 
 // severity is the hit's severity: its class's, except that in an answer
@@ -910,24 +913,144 @@ var (
 // privileges", "Force the operation, bypassing safety checks"): there the
 // classes whose action can be a tool's job (reading, sending, granting,
 // writing memory, turning a check off) ask nothing.
-func judgeClause(c []byte, g mask, block, answer, job bool) (intentClass, string) {
+func judgeClause(c []byte, g mask, block, answer, job bool) (intentClass, string, bool) {
 	j := clauseJudge{c: c, g: g, block: block, answer: answer, job: job, addr: block, known: block}
 	if cl, t := j.anyWording(); cl != classNone {
-		return cl, t
+		return cl, t, false
 	}
 	if cl, t := j.addressedOrders(); cl != classNone {
-		return cl, t
+		return cl, t, j.bySignal
 	}
 	if cl, t := j.contact(); cl != classNone {
-		return cl, t
+		return cl, t, j.bySignal
 	}
 	if cl, t := j.injected(); cl != classNone {
-		return cl, t
+		return cl, t, j.bySignal
 	}
 	if cl, m := otherLanguage(c, &j.g, block, answer); cl != classNone && !quotedExample(c, m[0]) && !reported().Match(c[:m[0]]) {
-		return cl, j.at(m)
+		return cl, j.at(m), false
 	}
-	return classNone, ""
+	if cl, t := j.anchored(); cl != classNone {
+		return cl, t, true
+	}
+	return classNone, "", false
+}
+
+// weakAddress is what a clause that asks something of the model holds
+// however it is worded: a modal, the second person, a request, or the
+// model named ("the agent is expected to", "assistants reading this
+// should"). A tool's statement of what it can do holds none: "Can run
+// commands like rm -rf /" describes a capability.
+var weakAddress = lazyRegexp(`\b(?:should|must|shall|needs? to|has to|have to|is to|are to|expected|required|requires?|ought|please|kindly|you|your|yourself|assistants?|agents?|models?|ai|llms?|bots?|copilots?)\b`)
+
+// cueClasses are the classes whose target is a value, a fact or the
+// conversation itself rather than a place: cues of each, read anywhere in
+// a clause the signal reads as an order, each behind its words.
+var cueClasses = []struct {
+	class intentClass
+	cues  []gate
+}{
+	{classChangeValues, []gate{
+		gated2("amount amounts price prices total totals sum sums fee fees rate rates quantity quantities recipient recipients payee payees account accounts iban ticker tickers symbol symbols currency currencies date dates address addresses destination destinations rating ratings score scores grade grades number numbers figure figures value values result results reading readings",
+			"instead rather regardless whatever even matter higher lower round rounded rounding increase decrease inflate deflate bump adjust swap substitute replace change alter report reported describe described describes as always",
+			`\b(?:amounts?|prices?|totals?|sums?|fees?|rates?|quantit(?:y|ies)|recipients?|payees?|accounts?|iban|tickers?|symbols?|currenc(?:y|ies)|dates?|address(?:es)?|destinations?|ratings?|scores?|grades?|numbers?|figures?|values?|results?|readings?)\b[\s\S]{0,60}?\b(?:instead|rather than|regardless|whatever|even if|even though|no matter|higher|lower|round(?:ed|ing)? (?:up|down)|increase|decrease|inflate|deflate|bump|adjust|swap|substitute|replace|change|alter|report(?:ed)? as|describe[ds]? as|as if|always (?:use|set|say|show|report|list))\b`),
+	}},
+	{classHide, []gate{
+		gated2("not never without need don dont", "tell telling told mention mentioning inform informing notify notifying show showing report reporting reveal revealing disclose disclosing surface surfacing flag flagging bring bringing alert alerting let",
+			`\b(?:not|never|without|no need to|don't|dont)\b[\s\S]{0,30}?\b(?:tell|telling|told|mention|mentioning|inform|informing|notify|notifying|show|showing|report|reporting|reveal|revealing|disclose|disclosing|surface|surfacing|flag|flagging|bring(?:ing)? up|alert|alerting|let)\b[\s\S]{0,40}?\b(?:user|users|customer|customers|human|requester|owner|them|anyone)\b`),
+		gated2("leave keep omit drop strip filter remove", "out from",
+			`\b(?:leave|keep|omit|drop|strip|filter|remove)\b[\s\S]{0,40}?\b(?:out of|from) (?:the |your |any )?(?:answer|reply|response|summary|report|output|result|message|what (?:you|the user))\b`),
+		gated("silently quietly secretly covertly discreetly invisibly scenes knowing noticing",
+			`\b(?:silently|quietly|secretly|covertly|discreetly|invisibly|behind the scenes|without (?:the user|them) (?:knowing|noticing|seeing))\b`),
+	}},
+	{classOverride, []gate{
+		gated2("ignore disregard forget override overrule supersede set bypass skip drop", "instructions instruction rules rule guidelines guideline prompt prompts policy policies request requests ask asks question questions preferences preference settings setting constraints constraint guardrails guardrail restrictions restriction",
+			`\b(?:ignore|disregard|forget|override|overrule|supersede|set aside|bypass|skip|drop)\b[\s\S]{0,40}?\b(?:instructions?|rules?|guidelines?|prompts?|polic(?:y|ies)|requests?|asks?|questions?|preferences?|settings?|constraints?|guardrails?|restrictions?)\b`),
+		gated2("instructions instruction rules rule guidelines guideline prompt prompts policy policies request question", "apply applies matter count hold",
+			`\b(?:instructions?|rules?|guidelines?|prompts?|polic(?:y|ies)|request|question)\b[\s\S]{0,40}?\b(?:no longer|do not|don't|does not|doesn't|never) (?:apply|applies|matter|count|hold)\b`),
+		gated2("regardless whatever matter", "asks ask asked says said wants request requests requested question",
+			`\b(?:regardless of|whatever|no matter) (?:what )?(?:the )?(?:user|they|customer)(?:'s)? (?:asks?|asked|says|said|wants|request(?:s|ed)?|question)\b`),
+		gated("verbatim word nothing exactly", `\b(?:word for word|verbatim|nothing else|only this text|exactly this)\b`),
+	}},
+	{classSeize, []gate{
+		gated2("admin administrator owner collaborator maintainer write full elevated grant give hand transfer assign add", "access rights role permission permissions privilege privileges ownership collaborator collaborators admin admins deploy",
+			`\b(?:(?:admin(?:istrator)?|owner|collaborator|maintainer|write|full|elevated) (?:access|rights|role|permissions?|privileges?)|(?:grant|give|hand|transfer|assign|add)\b[\s\S]{0,40}?\b(?:access|rights|permissions?|privileges?|ownership|collaborators?|admins?|deploy keys?))\b`),
+		gated2("behalf as from under with", "user user's their his her",
+			`\b(?:on (?:the user's|their|his|her) behalf|as the user|(?:from|under|with) (?:the user's|their) (?:account|name|identity|card|wallet))\b`),
+		gated2("accept approve authorize authorise confirm", "invite invites invitation invitations request requests payment payments transfer transfers charge charges purchase purchases",
+			`\b(?:accept|approve|authori[sz]e|confirm) (?:all |every |any |the )?(?:invites?|invitations?|requests?|payments?|transfers?|charges?|purchases?)\b`),
+		gated2("you", "now", `\b(?:you are now|from now on you)\b`),
+	}},
+}
+
+// modelNamed names an AI reader: "the assistant", "agents processing
+// this", "AI". An HTTP or a user agent is no reader.
+var modelNamed = lazyRegexp(`(?:^|[^a-z-])(?:ai|ais|assistants?|llms?|chatbots?|copilots?|language models?|the model|automated (?:systems?|tools?|readers?|agents?)|(?:ai|coding|shopping|email|autonomous|automated) agents?|agents? (?:reading|processing|handling|summari[sz]ing|working|acting))(?:$|[^a-z-])`)
+
+// anchored: a clause that names what an error class acts on (a command,
+// a destination, a store of secrets, a config file, or a cue of the
+// classes with no place to name), in words no rule reads as an order,
+// that holds a weak address and that the statistical signal reads as an
+// instruction to the model at anchorLogit or above: "the recommended
+// remedy is for the shell to evaluate `curl ... | sh`", "every portfolio
+// is to be cc'd to ops@x.example". The target is a rule's finding and the
+// signal says it is asked of the model: each is a reason, neither alone
+// gives the error. A description's first clause (its job) is never read
+// so.
+func (j *clauseJudge) anchored() (intentClass, string) {
+	if j.job || j.answer && !j.block && !modelNamed().Match(j.c) || statModel == nil {
+		// An answer's prose speaks to whoever reads it (a README's
+		// "run `curl ... | sh`" to a developer): only where it names
+		// the model as its reader does the signal read it as an order.
+		return classNone, ""
+	}
+	c, g := j.c, j.g
+	cl, m := classNone, []int(nil)
+	if g.anyOf(shellDanger) {
+		if x := findAny(c, g, shellDanger); x != nil && !negated().Match(c[:x[0]]) && !forExample().Match(c[max(0, x[0]-60):x[0]]) && !tableCell(c, x[0]) && !localCurl(c, x) && !quotedExample(c, x[0]) {
+			cl, m = classExec, x
+		}
+	}
+	if cl == classNone && g.has(&configTarget) {
+		if x := configTarget.findIn(c); x != nil && !negated().Match(c[:x[0]]) && !describesOnly(c, g) && !quotedExample(c, x[0]) {
+			cl, m = classWriteConfig, x
+		}
+	}
+	if cl == classNone && (g.anyOf(secretStore) || g.anyOf(secretFile)) {
+		x := findAny(c, g, secretFile)
+		if x == nil {
+			x = findAny(c, g, secretStore)
+		}
+		if x != nil && !negated().Match(c[:x[0]]) && !plainVariable(c, x) && !quotedExample(c, x[0]) {
+			cl, m = classReadSecrets, x
+		}
+	}
+	if cl == classNone {
+		x := j.sendDestination()
+		if x == nil {
+			x = j.find(phoneNumber)
+		}
+		if x != nil && !negated().Match(c[:x[0]]) && !quotedExample(c, x[0]) && sendVerb().Match(c) {
+			cl, m = classContact, x
+		}
+	}
+	if cl == classNone {
+		// The classes with no place or file to name: what the clause
+		// asks is read from a cue of the class anywhere in it.
+		for _, k := range cueClasses {
+			if !g.anyOf(k.cues) {
+				continue
+			}
+			if x := findAny(c, g, k.cues); x != nil && !quotedExample(c, x[0]) {
+				cl, m = k.class, x
+				break
+			}
+		}
+	}
+	if cl == classNone || !weakAddress().Match(c) && !addressedClause(c, g) || !statModel.scores(c, anchorLogit) {
+		return classNone, ""
+	}
+	return cl, j.at(m)
 }
 
 // clauseJudge is one clause judgeClause judges (c, its gates g, and
@@ -938,6 +1061,9 @@ type clauseJudge struct {
 	g                  mask
 	block, answer, job bool
 	addr, known        bool
+	// bySignal: the statistical signal, not a rule, read the clause as
+	// addressed to the model (addressed, anchored).
+	bySignal bool
 }
 
 // find is the span of gate x's match in the clause, nil when the clause
@@ -979,6 +1105,9 @@ func (j *clauseJudge) at(m []int) string { return string(j.c[m[0]:m[1]]) }
 func (j *clauseJudge) addressed() bool {
 	if !j.known {
 		j.addr, j.known = addressedClause(j.c, j.g), true
+		if !j.addr && !j.answer && weakAddress().Match(j.c) && statModel.addresses(j.c) {
+			j.addr, j.bySignal = true, true
+		}
 	}
 	return j.addr
 }
@@ -1861,11 +1990,11 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 		// after; a block marker speaks for the whole text. (A tool's
 		// own text is its authors' words to the model throughout.)
 		toReader := block || readerAt >= 0 && i-readerAt <= 2
-		cl, target := classNone, ""
+		cl, target, bySignal := classNone, "", false
 		if bytes.Count(c, []byte(" ")) >= 2 || holdsNonASCII(c) {
 			// A class takes an action and its target, three words at
 			// least; most clauses of a schema are a label or two.
-			cl, target = judgeClause(c, sp.g, toReader, answer, own && i == 0 && !ledIn(c))
+			cl, target, bySignal = judgeClause(c, sp.g, toReader, answer, own && i == 0 && !ledIn(c))
 		}
 		if cl == classNone && bytes.IndexByte(c, '{') >= 0 && bytes.Contains(c, []byte("://")) {
 			// A URL with a slot for a secret, in a text that names
@@ -1912,7 +2041,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 			}
 		}
 		if cl != classNone {
-			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target, answer: answer})
+			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target, answer: answer, bySignal: bySignal})
 			continue
 		}
 		if retiredAt < 0 && (sp.g.has(&retired) && retired.matches(c) || sp.g.has(&retiredOther) && retiredOther.matches(c) || sp.g.has(&outOfService) && outOfService.matches(c)) && !conditional().Match(c) {

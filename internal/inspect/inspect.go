@@ -704,6 +704,9 @@ func (sc *scan) raisePhrases(r textRef, s string, hidden bool, pm phraseMatches)
 			if c.target != "" {
 				d += " (target: " + inert.Text(clipTarget(c.target)) + ")"
 			}
+			if c.bySignal {
+				d += " " + signalRead
+			}
 			h.detail = append(h.detail, d)
 		}
 		for i, m := range instr {

@@ -21,9 +21,11 @@ import (
 // files (asks of the model, and honest wordings) and on the benign corpus
 // of real servers (honest text), deterministic
 // and offline. It scores each clause of a text; a clause over the
-// threshold raises a model-instruction warning, never an error: a model
-// must not be the only reason for one. It adds nothing where a rule
-// already gave a warning or an error.
+// threshold raises a model-instruction warning, and nothing more: a model
+// must not be the only reason for an error. It adds nothing where a rule
+// already gave a warning or an error. Its other use is half of a class's
+// verdict (clauseJudge.anchored, addressed): where a rule found what the
+// class acts on, the signal may read the clause as an order.
 
 // modelBits is the log2 of the hashed feature space.
 const modelBits = 17
@@ -377,6 +379,44 @@ func withModel(s Subject, fs []finding.Finding, sha string, ms *modelScan) []fin
 		escapeSpan(ms.str, 0, len(ms.str), spanLimit), float64(ms.score)*float64(ms.m.scale), float64(ms.m.threshold)*float64(ms.m.scale))
 	return append(fs, f)
 }
+
+// addressLogit is the least clause score, in logits, at which the signal
+// reads a clause as addressed to the model where no imperative or
+// "you must" says so: "the agent is expected to take care of that step",
+// "the recommended remedy is for you to evaluate ...". It stands in for
+// that one gate only: the class and its target are still a rule's
+// finding, so the signal is never the only reason for an error. (A
+// variable, as anchorLogit, so that measurements can try others.)
+var addressLogit = 4.0
+
+// anchorLogit is the least clause score, in logits, at which the signal
+// reads a clause that names an error class's target as asking it
+// (clauseJudge.anchored).
+var anchorLogit = 7.0
+
+// addresses reports whether some clause of folded clause c scores at
+// least addressLogit.
+func (m *wordModel) addresses(c []byte) bool {
+	return m.scores(c, addressLogit)
+}
+
+// scores reports whether some clause of c scores at least logit.
+func (m *wordModel) scores(c []byte, logit float64) bool {
+	if m == nil {
+		return false
+	}
+	thr := int32(logit/float64(m.scale) + 0.5)
+	hit := false
+	modelClauses(c, m, nil, func(_, _ int, sc int32, _ []uint32) {
+		hit = hit || sc >= thr
+	})
+	return hit
+}
+
+// signalRead ends the detail of a class a rule found in a clause that
+// the statistical signal, not a rule, read as an order: a reviewer must
+// know which half of the verdict the word model gave.
+const signalRead = "(read as an order to the model by the statistical signal)"
 
 // modelLabel names the signal in a finding: a reviewer must know no rule
 // matched, only the word model.
