@@ -49,7 +49,7 @@ type wordModel struct {
 // modelThresholdLogit is the threshold in logits, chosen by
 // cross-validation inside the training data (TestModelGrid;
 // bench/folds-results.md, "A statistical signal, retrained").
-const modelThresholdLogit = 7.0
+const modelThresholdLogit = 6.5
 
 // statModel is the committed model; nil where the signal is off.
 var statModel = loadWordModel(modelWeightsFile, modelThresholdLogit)
@@ -391,8 +391,9 @@ var addressLogit = 4.0
 
 // anchorLogit is the least clause score, in logits, at which the signal
 // reads a clause that names an error class's target as asking it
-// (clauseJudge.anchored).
-var anchorLogit = 7.0
+// (clauseJudge.anchored): the signal's own threshold, where it reads a
+// clause as an instruction to the model.
+var anchorLogit = modelThresholdLogit
 
 // addresses reports whether some clause of folded clause c scores at
 // least addressLogit.

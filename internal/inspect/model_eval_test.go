@@ -281,7 +281,7 @@ func TestModelGrid(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ntraining data: %s\ncorpus: %d tools, %d definitions below a warning; %d asking wordings, %d of them below a warning by the rules; %d honest wordings\n",
 		d.counts, tools, len(corpus), len(d.bags), below, len(d.honest))
-	b.WriteString("| posWeight | l2 | minBags | rounds | threshold | cv corpus warnings | per 100 tools | in-sample corpus | cv asking reached | cv asking the rules miss, reached | cv honest wordings warned |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("| posWeight | l2 | minBags | epochs | rounds | threshold | cv corpus warnings | per 100 tools | in-sample corpus | cv asking reached | cv asking the rules miss, reached | cv honest wordings warned |\n| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	grid := []trainOpts{
 		{0.1, 1e-4, 1, 12, 3}, {0.03, 1e-4, 1, 12, 3}, {0.3, 1e-4, 1, 12, 3}, {1, 1e-4, 1, 12, 3},
 		{0.1, 1e-4, 2, 12, 3}, {0.3, 1e-4, 2, 12, 3}, {0.1, 1e-4, 1, 12, 1}, {0.1, 1e-5, 1, 12, 3},
@@ -340,7 +340,7 @@ func TestModelGrid(t *testing.T) {
 		}
 		for _, thr := range []float64{3, 4, 4.5, 5, 5.5, 6, 6.5, 7, 8} {
 			n := count(cv, thr)
-			fmt.Fprintf(&b, "| %g | %g | %d | %d | %g | %d | %.2f | %d | %d/%d | %d/%d (wordings files %d/%d) | %d (wordings files %d) |\n", o.posWeight, o.l2, o.minBags, o.rounds, thr, n, 100*float64(n)/float64(tools), count(in, thr),
+			fmt.Fprintf(&b, "| %g | %g | %d | %d | %d | %g | %d | %.2f | %d | %d/%d | %d/%d (wordings files %d/%d) | %d (wordings files %d) |\n", o.posWeight, o.l2, o.minBags, o.epochs, o.rounds, thr, n, 100*float64(n)/float64(tools), count(in, thr),
 				count(ask, thr), len(ask), count(askBelow, thr), len(askBelow), count(ownBelow, thr), len(ownBelow), count(hon, thr), count(ownHon, thr))
 		}
 		if testing.Verbose() {
