@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -943,13 +944,16 @@ func judgeClause(c []byte, g mask, block, answer, job bool) (intentClass, string
 // commands like rm -rf /" describes a capability.
 var weakAddress = lazyRegexp(`\b(?:should|must|shall|needs? to|has to|have to|is to|are to|expected|required|requires?|ought|please|kindly|you|your|yourself|assistants?|agents?|models?|ai|llms?|bots?|copilots?)\b`)
 
+// cueClass is a class and its cues.
+type cueClass struct {
+	class intentClass
+	cues  []gate
+}
+
 // cueClasses are the classes whose target is a value, a fact or the
 // conversation itself rather than a place: cues of each, read anywhere in
 // a clause the signal reads as an order, each behind its words.
-var cueClasses = []struct {
-	class intentClass
-	cues  []gate
-}{
+var cueClasses = []cueClass{
 	{classChangeValues, []gate{
 		gated2("amount amounts price prices total totals sum sums fee fees rate rates quantity quantities recipient recipients payee payees account accounts iban ticker tickers symbol symbols currency currencies date dates address addresses destination destinations rating ratings score scores grade grades number numbers figure figures value values result results reading readings",
 			"instead rather regardless whatever even matter higher lower round rounded rounding increase decrease inflate deflate bump adjust swap substitute replace change alter report reported describe described describes as always",
@@ -989,7 +993,10 @@ var cueClasses = []struct {
 }
 
 // modelNamed names an AI reader: "the assistant", "agents processing
-// this", "AI". An HTTP or a user agent is no reader.
+// this", "AI". An HTTP or a user agent is no reader. modelReader is its
+// words.
+var modelReader = gated("ai ais assistant assistants llm llms chatbot chatbots copilot copilots language model automated agent agents", "")
+
 var modelNamed = lazyRegexp(`(?:^|[^a-z-])(?:ai|ais|assistants?|llms?|chatbots?|copilots?|language models?|the model|automated (?:systems?|tools?|readers?|agents?)|(?:ai|coding|shopping|email|autonomous|automated) agents?|agents? (?:reading|processing|handling|summari[sz]ing|working|acting))(?:$|[^a-z-])`)
 
 // anchored: a clause that names what an error class acts on (a command,
@@ -1003,13 +1010,25 @@ var modelNamed = lazyRegexp(`(?:^|[^a-z-])(?:ai|ais|assistants?|llms?|chatbots?|
 // gives the error. A description's first clause (its job) is never read
 // so.
 func (j *clauseJudge) anchored() (intentClass, string) {
-	if j.job || j.answer && !j.block && !modelNamed().Match(j.c) || statModel == nil {
+	if j.job || statModel == nil {
+		return classNone, ""
+	}
+	c, g := j.c, j.g
+	// The cheap tests first: a gate of some target open, the reader, an
+	// address, then the signal's score; the targets' expressions run
+	// only on the few clauses left.
+	if !g.anyOf(shellDanger) && !g.has(&configTarget) && !g.anyOf(secretStore) && !g.anyOf(secretFile) && !g.has(&fixedDestination) && !g.has(&phoneNumber) && !slices.ContainsFunc(cueClasses, func(k cueClass) bool { return g.anyOf(k.cues) }) {
+		return classNone, ""
+	}
+	if j.answer && !j.block && !(g.has(&modelReader) && modelNamed().Match(c)) {
 		// An answer's prose speaks to whoever reads it (a README's
 		// "run `curl ... | sh`" to a developer): only where it names
 		// the model as its reader does the signal read it as an order.
 		return classNone, ""
 	}
-	c, g := j.c, j.g
+	if !weakAddress().Match(c) && !addressedClause(c, g) || !statModel.scores(c, anchorLogit) {
+		return classNone, ""
+	}
 	cl, m := classNone, []int(nil)
 	if g.anyOf(shellDanger) {
 		if x := findAny(c, g, shellDanger); x != nil && !negated().Match(c[:x[0]]) && !forExample().Match(c[max(0, x[0]-60):x[0]]) && !tableCell(c, x[0]) && !localCurl(c, x) && !quotedExample(c, x[0]) {
@@ -1052,7 +1071,7 @@ func (j *clauseJudge) anchored() (intentClass, string) {
 			}
 		}
 	}
-	if cl == classNone || !weakAddress().Match(c) && !addressedClause(c, g) || !statModel.scores(c, anchorLogit) {
+	if cl == classNone {
 		return classNone, ""
 	}
 	return cl, j.at(m)
