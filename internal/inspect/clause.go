@@ -105,9 +105,6 @@ type clauseHit struct {
 	// bySignal: a rule found the class and its target, and the
 	// statistical signal read the clause as an order to the model.
 	bySignal bool
-	// doubted: a clause of an answer, not addressed to the model, that
-	// the signal reads as plain text: a warning whatever its class.
-	doubted bool
 }
 
 // severity is the hit's severity: its class's, except that in an answer
@@ -116,9 +113,6 @@ type clauseHit struct {
 // (a warning still) but do not praise another or demand a call "for
 // compliance".
 func (h clauseHit) severity() finding.Severity {
-	if h.doubted {
-		return finding.Warning
-	}
 	if h.answer && (h.class == classImpose || h.class == classRedirect && !h.retired) {
 		return finding.Error
 	}
@@ -2071,15 +2065,7 @@ func judgeClauses(t []byte, answer, own bool, scratch *[]clauseSpan) []clauseHit
 			}
 		}
 		if cl != classNone {
-			h := clauseHit{class: cl, a: sp.a, z: sp.z, target: target, answer: answer, bySignal: bySignal}
-			// An answer is data, and its imperatives are mostly its
-			// author's to a person: a README's "run `curl ... | sh`",
-			// an IT mail's "forward it to security@...". Where the
-			// clause is not addressed to the model and the signal reads
-			// it as plain text, the four classes whose targets such
-			// documents name are a warning, not an error.
-			h.doubted = answer && !toReader && !bySignal && (cl == classExec || cl == classContact || cl == classWriteConfig || cl == classReadSecrets) && statModel.readsPlain(c)
-			out = append(out, h)
+			out = append(out, clauseHit{class: cl, a: sp.a, z: sp.z, target: target, answer: answer, bySignal: bySignal})
 			continue
 		}
 		if retiredAt < 0 && (sp.g.has(&retired) && retired.matches(c) || sp.g.has(&retiredOther) && retiredOther.matches(c) || sp.g.has(&outOfService) && outOfService.matches(c)) && !conditional().Match(c) {

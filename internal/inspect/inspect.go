@@ -707,9 +707,6 @@ func (sc *scan) raisePhrases(r textRef, s string, hidden bool, pm phraseMatches)
 			if c.bySignal {
 				d += " " + signalRead
 			}
-			if c.doubted {
-				d += " " + doubtedNote
-			}
 			h.detail = append(h.detail, d)
 		}
 		for i, m := range instr {

@@ -414,31 +414,6 @@ func (m *wordModel) scores(c []byte, logit float64) bool {
 	return hit
 }
 
-// plainLogit is the score under which the signal reads a clause as plain
-// text: 3.5 over the bias, a clause whose words do not lean toward an
-// instruction to the model (the bias alone is -6.5).
-var plainLogit = -3.0
-
-// readsPlain reports whether every clause of c that is scored stays under
-// plainLogit, and one is. Text in another script is not read so: the
-// model has seen little of it, and its words would score as unknown.
-func (m *wordModel) readsPlain(c []byte) bool {
-	if m == nil || holdsNonASCII(c) {
-		return false
-	}
-	thr := int32(plainLogit/float64(m.scale) + 0.5)
-	n, all := 0, true
-	modelClauses(c, m, nil, func(_, _ int, sc int32, _ []uint32) {
-		n++
-		all = all && sc < thr
-	})
-	return n > 0 && all
-}
-
-// doubtedNote ends the detail of a class an answer's clause was given at
-// a warning because the signal read it as plain text.
-const doubtedNote = "(a warning: in an answer, not addressed to the model, and the statistical signal reads the clause as plain text)"
-
 // signalRead ends the detail of a class a rule found in a clause that
 // the statistical signal, not a rule, read as an order: a reviewer must
 // know which half of the verdict the word model gave.
