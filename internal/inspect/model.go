@@ -138,6 +138,15 @@ func modelClauses(s []byte, m *wordModel, feats []uint32, fn func(start, end int
 		}
 		prev = h
 	}
+	// token takes a path or a URL at i as one word: what is asked of it
+	// matters, not which one it is.
+	token := func(tok uint32, i int) {
+		inWord, h = true, tok
+		if start < 0 {
+			start = i
+		}
+		endWord()
+	}
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			// ASCII, most of every text: by table.
@@ -146,11 +155,7 @@ func modelClauses(s []byte, m *wordModel, feats []uint32, fn func(start, end int
 				if !inWord {
 					if k == 'h' || k == 'f' {
 						if tok, n := pathOrURL(s, i); n > 0 {
-							inWord, h = true, tok
-							if start < 0 {
-								start = i
-							}
-							endWord()
+							token(tok, i)
 							i += n
 							continue
 						}
@@ -171,13 +176,7 @@ func modelClauses(s []byte, m *wordModel, feats []uint32, fn func(start, end int
 		}
 		if !inWord {
 			if tok, n := pathOrURL(s, i); n > 0 {
-				// A path or a URL is one word: what is asked of it
-				// matters, not which one it is.
-				inWord, h = true, tok
-				if start < 0 {
-					start = i
-				}
-				endWord()
+				token(tok, i)
 				i += n
 				continue
 			}
@@ -385,15 +384,16 @@ func withModel(s Subject, fs []finding.Finding, sha string, ms *modelScan) []fin
 // "you must" says so: "the agent is expected to take care of that step",
 // "the recommended remedy is for you to evaluate ...". It stands in for
 // that one gate only: the class and its target are still a rule's
-// finding, so the signal is never the only reason for an error. (A
-// variable, as anchorLogit, so that measurements can try others.)
-var addressLogit = 4.0
+// finding, so the signal is never the only reason for an error. It sits
+// a fixed distance under the signal's threshold, so that a retrain that
+// moves the threshold moves both.
+const addressLogit = modelThresholdLogit - 2.5
 
 // anchorLogit is the least clause score, in logits, at which the signal
 // reads a clause that names an error class's target as asking it
 // (clauseJudge.anchored): the signal's own threshold, where it reads a
 // clause as an instruction to the model.
-var anchorLogit = modelThresholdLogit
+const anchorLogit = modelThresholdLogit
 
 // addresses reports whether some clause of folded clause c scores at
 // least addressLogit.
