@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,38 @@ type attack struct {
 	// (default error: an attack fails the check from its first pin).
 	Severity   *finding.Severity `json:"severity"`
 	Definition json.RawMessage   `json:"definition"`
+}
+
+// attackFile is one file of testdata/attacks, read.
+type attackFile struct {
+	attack
+	file string // its path
+	name string // its base name without .json
+}
+
+// readAttackFiles reads every file of testdata/attacks, in name order;
+// a file that does not read or parse fails the test, as does an empty
+// directory.
+func readAttackFiles(t testing.TB) []attackFile {
+	t.Helper()
+	files, err := filepath.Glob("testdata/attacks/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no attacks: %v", err)
+	}
+	slices.Sort(files)
+	out := make([]attackFile, 0, len(files))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a attack
+		if err := json.Unmarshal(data, &a); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		out = append(out, attackFile{attack: a, file: file, name: strings.TrimSuffix(filepath.Base(file), ".json")})
+	}
+	return out
 }
 
 // benignNeighbours are the servers an attacker's server is configured
@@ -73,20 +106,12 @@ func dumpFindings(fs []finding.Finding) string {
 
 func TestAttackFiles(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob("testdata/attacks/*.json")
+	files := readAttackFiles(t)
 	if len(files) < 15 {
 		t.Fatalf("only %d attack files", len(files))
 	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var a attack
-			if err := json.Unmarshal(data, &a); err != nil {
-				t.Fatal(err)
-			}
+	for _, a := range files {
+		t.Run(a.name, func(t *testing.T) {
 			s := Subject{Server: a.Server, Kind: a.Kind, Name: a.Name, Raw: a.Definition, Phase: "launch-1/initial"}
 			fs := Definition(s)
 			for rule, field := range a.Expect {

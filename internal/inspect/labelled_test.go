@@ -3,9 +3,6 @@ package inspect
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
@@ -32,19 +29,7 @@ type labelled struct {
 func labelledSet(t testing.TB) []labelled {
 	t.Helper()
 	var out []labelled
-	files, err := filepath.Glob("testdata/attacks/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no attacks: %v", err)
-	}
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var a attack
-		if err := json.Unmarshal(data, &a); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+	for _, a := range readAttackFiles(t) {
 		if a.Severity != nil && *a.Severity < finding.Error {
 			// Labelled as what it is: text that describes what the
 			// tool does, a warning by design (see its about).
@@ -53,7 +38,7 @@ func labelledSet(t testing.TB) []labelled {
 		out = append(out, labelled{
 			subject: Subject{Server: a.Server, Kind: a.Kind, Name: a.Name, Raw: a.Definition, Phase: "launch-1/initial"},
 			attack:  true, across: len(a.ExpectAcross) > 0,
-			name: strings.TrimSuffix(filepath.Base(file), ".json"),
+			name: a.name,
 		})
 	}
 	// The payloads of TestAttackEncodings in every encoding it tries.

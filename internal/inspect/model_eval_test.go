@@ -120,60 +120,68 @@ func TestModelCrossValidation(t *testing.T) {
 	}
 }
 
+// modelTally counts fold cases: those the rules already give a warning
+// (base), and per threshold of modelThresholds those below a warning that
+// the signal would warn about (over).
+type modelTally struct {
+	n, base int
+	over    []int
+}
+
+func newModelTally() modelTally { return modelTally{over: make([]int, len(modelThresholds))} }
+
+// add judges c and counts it; it returns the signal's logit and whether the
+// rules left c below a warning.
+func (y *modelTally) add(t *testing.T, m *wordModel, c foldCase) (float64, bool) {
+	y.n++
+	base := worst(withoutModel(foldFindings(t, c)))
+	if base >= finding.Warning {
+		y.base++
+		return 0, false
+	}
+	l := modelLogit(m, base, c.Definition)
+	for i, thr := range modelThresholds {
+		if l >= thr {
+			y.over[i]++
+		}
+	}
+	return l, true
+}
+
+func (y *modelTally) plus(o modelTally) {
+	y.n += o.n
+	y.base += o.base
+	for i := range y.over {
+		y.over[i] += o.over[i]
+	}
+}
+
 func TestModelFolds(t *testing.T) {
 	if os.Getenv(foldsEnv) == "" {
 		t.Skipf("set %s", foldsEnv)
 	}
 	held := os.Getenv("MCP_LOCKCHECK_MODEL_HELDOUT") != ""
 	dirs, heldOut := foldDirs(t)
+	requireModel(t)
 	m := statModel
-	if m == nil {
-		t.Fatal("no model")
-	}
 	type row struct {
 		name            string
 		heldOut         bool
-		attacks, base   int
-		gain, benignW   []int
-		benign, benign0 int
+		attacks, benign modelTally
 	}
 	var rows []row
 	for _, dir := range dirs {
 		if heldOut[dir] != held {
 			continue
 		}
-		r := row{name: filepath.Base(dir), heldOut: heldOut[dir], gain: make([]int, len(modelThresholds)), benignW: make([]int, len(modelThresholds))}
+		r := row{name: filepath.Base(dir), heldOut: heldOut[dir], attacks: newModelTally(), benign: newModelTally()}
 		for _, c := range readFoldCases(t, filepath.Join(dir, "*.json")) {
-			r.attacks++
-			base := worst(withoutModel(foldFindings(t, c)))
-			if base >= finding.Warning {
-				r.base++
-				continue
-			}
-			l := modelLogit(m, base, c.Definition)
-			for i, thr := range modelThresholds {
-				if l >= thr {
-					r.gain[i]++
-				}
-			}
-			if !r.heldOut && testing.Verbose() {
+			if l, below := r.attacks.add(t, m, c); below && !r.heldOut && testing.Verbose() {
 				t.Logf("%s: %s below a warning, model %.1f", r.name, c.ID, l)
 			}
 		}
 		for _, c := range readFoldCases(t, filepath.Join(dir, "benign", "*.json")) {
-			r.benign++
-			base := worst(withoutModel(foldFindings(t, c)))
-			if base >= finding.Warning {
-				r.benign0++
-				continue
-			}
-			l := modelLogit(m, base, c.Definition)
-			for i, thr := range modelThresholds {
-				if l >= thr {
-					r.benignW[i]++
-				}
-			}
-			if !r.heldOut && testing.Verbose() && l >= 2 {
+			if l, below := r.benign.add(t, m, c); below && !r.heldOut && testing.Verbose() && l >= 2 {
 				t.Logf("%s: benign %s, model %.1f", r.name, c.ID, l)
 			}
 		}
@@ -189,26 +197,18 @@ func TestModelFolds(t *testing.T) {
 		fmt.Fprintf(&b, "+%.0f | ", thr)
 	}
 	b.WriteString("\n")
-	total := row{name: "total", gain: make([]int, len(modelThresholds)), benignW: make([]int, len(modelThresholds))}
+	total := row{name: "total", attacks: newModelTally(), benign: newModelTally()}
+	for _, r := range rows {
+		total.attacks.plus(r.attacks)
+		total.benign.plus(r.benign)
+	}
 	for _, r := range append(rows, total) {
-		if r.name == "total" {
-			r = total
-		} else {
-			total.attacks += r.attacks
-			total.base += r.base
-			total.benign += r.benign
-			total.benign0 += r.benign0
-			for i := range r.gain {
-				total.gain[i] += r.gain[i]
-				total.benignW[i] += r.benignW[i]
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | ", r.name, r.attacks, r.base)
-		for _, g := range r.gain {
+		fmt.Fprintf(&b, "| %s | %d | %d | ", r.name, r.attacks.n, r.attacks.base)
+		for _, g := range r.attacks.over {
 			fmt.Fprintf(&b, "%d | ", g)
 		}
-		fmt.Fprintf(&b, "%d | %d | ", r.benign, r.benign0)
-		for _, g := range r.benignW {
+		fmt.Fprintf(&b, "%d | %d | ", r.benign.n, r.benign.base)
+		for _, g := range r.benign.over {
 			fmt.Fprintf(&b, "%d | ", g)
 		}
 		b.WriteString("\n")

@@ -9,6 +9,15 @@ import (
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 )
 
+// requireModel fails a test of the signal when the committed weights did
+// not load: a skip would pass every such test with the signal off.
+func requireModel(t *testing.T) {
+	t.Helper()
+	if statModel == nil {
+		t.Fatal("no model: testdata/model/weights.bin did not load")
+	}
+}
+
 // modelFindings are fs's findings from the statistical signal.
 func modelFindings(fs []finding.Finding) []finding.Finding {
 	var out []finding.Finding
@@ -28,9 +37,7 @@ func modelFindings(fs []finding.Finding) []finding.Finding {
 // stays quiet.
 func TestModelVerdicts(t *testing.T) {
 	t.Parallel()
-	if statModel == nil {
-		t.Fatal("no model: testdata/model/weights.bin did not load")
-	}
+	requireModel(t)
 	for _, c := range []struct {
 		text   string
 		signal bool
@@ -161,9 +168,7 @@ func BenchmarkModelWalk(b *testing.B) {
 // without spaces.
 func TestModelSkipsNonProse(t *testing.T) {
 	t.Parallel()
-	if statModel == nil {
-		t.Skip("no model")
-	}
+	requireModel(t)
 	for _, c := range []struct {
 		text  string
 		prose bool
@@ -196,9 +201,7 @@ func TestModelSkipsNonProse(t *testing.T) {
 // this test; they are no training data.)
 func TestSignalReadsOrder(t *testing.T) {
 	t.Parallel()
-	if statModel == nil {
-		t.Skip("no weights")
-	}
+	requireModel(t)
 	cases := []struct {
 		text   string
 		answer bool

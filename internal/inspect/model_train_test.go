@@ -294,23 +294,11 @@ func loadModelData(t testing.TB, ws []wording) modelData {
 			nNeg++
 		}
 	}
-	files, err := filepath.Glob("testdata/attacks/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no attacks: %v", err)
-	}
-	slices.Sort(files)
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var a attack
-		if err := json.Unmarshal(data, &a); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+	attacks := readAttackFiles(t)
+	for _, a := range attacks {
 		if cs := clausesOf(a.Definition); len(cs) > 0 {
 			d.bags = append(d.bags, cs)
-			d.bagFrom = append(d.bagFrom, file)
+			d.bagFrom = append(d.bagFrom, a.file)
 			d.bagRaw = append(d.bagRaw, nil)
 		}
 	}
@@ -325,7 +313,7 @@ func loadModelData(t testing.TB, ws []wording) modelData {
 		tools += s.tools
 	}
 	d.counts = fmt.Sprintf("%d asking wordings (%d of testdata/wordings) and %d attack files (%d bags), %d honest wordings (%d of testdata/wordings), %d corpus servers (%d tools, %d definitions)",
-		nPos, nOwn[1], len(files), len(d.bags), nNeg, nOwn[0], len(d.servers), tools, defs)
+		nPos, nOwn[1], len(attacks), len(d.bags), nNeg, nOwn[0], len(d.servers), tools, defs)
 	return d
 }
 
