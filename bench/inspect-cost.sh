@@ -37,8 +37,14 @@ dir() {
 i=0
 while [ $i -lt "$runs" ]; do
 	for n in $names; do
-		(cd "$(dir "$n")" && "$tmp/$n.test" -test.run '^$' -test.bench '^(BenchmarkInspect1000Tools|BenchmarkInspectAnswer)$' -test.count 1) |
-			awk -v n="$n" '/^Benchmark/ { sub(/-[0-9]+$/, "", $1); print n, $1, $3 }' >>"$tmp/results"
+		# A benchmark that fails stops the run: a missing column must not
+		# read as a fast one.
+		if ! (cd "$(dir "$n")" && "$tmp/$n.test" -test.run '^$' -test.bench '^(BenchmarkInspect1000Tools|BenchmarkInspectAnswer)$' -test.count 1) >"$tmp/out" 2>&1; then
+			echo "inspect-cost: the benchmarks of $n failed:" >&2
+			cat "$tmp/out" >&2
+			exit 1
+		fi
+		awk -v n="$n" '/^Benchmark/ { sub(/-[0-9]+$/, "", $1); print n, $1, $3 }' "$tmp/out" >>"$tmp/results"
 	done
 	i=$((i + 1))
 done
