@@ -1030,10 +1030,8 @@ func (j *clauseJudge) anchored() (intentClass, string) {
 		return classNone, ""
 	}
 	cl, m := classNone, []int(nil)
-	if g.anyOf(shellDanger) {
-		if x := findAny(c, g, shellDanger); x != nil && !negated().Match(c[:x[0]]) && !forExample().Match(c[max(0, x[0]-60):x[0]]) && !tableCell(c, x[0]) && !localCurl(c, x) && !quotedExample(c, x[0]) {
-			cl, m = classExec, x
-		}
+	if x := j.dangerousCommand(); x != nil && !quotedExample(c, x[0]) {
+		cl, m = classExec, x
 	}
 	if cl == classNone && g.has(&configTarget) {
 		if x := configTarget.findIn(c); x != nil && !negated().Match(c[:x[0]]) && !describesOnly(c, g) && !quotedExample(c, x[0]) {
@@ -1050,11 +1048,7 @@ func (j *clauseJudge) anchored() (intentClass, string) {
 		}
 	}
 	if cl == classNone {
-		x := j.sendDestination()
-		if x == nil {
-			x = j.find(phoneNumber)
-		}
-		if x != nil && !negated().Match(c[:x[0]]) && !quotedExample(c, x[0]) && sendVerb().Match(c) {
+		if x := j.fixedRecipient(); x != nil && !negated().Match(c[:x[0]]) && !quotedExample(c, x[0]) && sendVerb().Match(c) {
 			cl, m = classContact, x
 		}
 	}
@@ -1470,8 +1464,7 @@ func (j *clauseJudge) addressedOrders() (intentClass, string) {
 			return classExec, j.at(m)
 		}
 	}
-	if m := findAny(c, g, shellDanger); m != nil && !negated().Match(c[:m[0]]) && !forExample().Match(c[max(0, m[0]-60):m[0]]) && !tableCell(c, m[0]) && !localCurl(c, m) &&
-		!(job && bytes.HasPrefix(c[m[0]:], []byte("sudo"))) && j.addressed() {
+	if m := j.dangerousCommand(); m != nil && !(job && bytes.HasPrefix(c[m[0]:], []byte("sudo"))) && j.addressed() {
 		// A command tool's own "Execute a command with sudo
 		// elevation" describes its job.
 		return classExec, j.at(m)
@@ -1598,10 +1591,7 @@ func syscallError(c []byte, v int) bool {
 // wallet), asked in a clause addressed to the model.
 func (j *clauseJudge) contact() (intentClass, string) {
 	c, job, answer, block := j.c, j.job, j.answer, j.block
-	d := j.sendDestination()
-	if d == nil {
-		d = j.find(phoneNumber)
-	}
+	d := j.fixedRecipient()
 	if d == nil {
 		d = j.find(obfuscatedAddress)
 	}
@@ -1628,6 +1618,27 @@ func (j *clauseJudge) contact() (intentClass, string) {
 		return classContact, j.at(m)
 	}
 	return classNone, ""
+}
+
+// dangerousCommand is the clause's first shellDanger command that is not
+// negated, an example, a table's cell or a curl of the user's own
+// machine: what both the rule and the signal's reading (anchored) judge.
+func (j *clauseJudge) dangerousCommand() []int {
+	c := j.c
+	m := findAny(c, j.g, shellDanger)
+	if m == nil || negated().Match(c[:m[0]]) || forExample().Match(c[max(0, m[0]-60):m[0]]) || tableCell(c, m[0]) || localCurl(c, m) {
+		return nil
+	}
+	return m
+}
+
+// fixedRecipient is the clause's first destination that is not a
+// reference (sendDestination), or else a phone number.
+func (j *clauseJudge) fixedRecipient() []int {
+	if d := j.sendDestination(); d != nil {
+		return d
+	}
+	return j.find(phoneNumber)
 }
 
 // localCurl reports a curl match m whose URL is the user's own machine
