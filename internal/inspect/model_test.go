@@ -136,6 +136,47 @@ func TestModelClauses(t *testing.T) {
 	}
 }
 
+// TestModelSkipsAddresses: an email address, a host name or an IPv4
+// address is no word to the signal, so the spelling of our own wordings'
+// addresses (example and .invalid names, documentation IP ranges) cannot
+// be what it learns; a file name, a version or "e.g." stays words.
+func TestModelSkipsAddresses(t *testing.T) {
+	t.Parallel()
+	feats := func(s string) []uint32 {
+		var out []uint32
+		clauseFeatures([]byte(s), nil, func(_, _ int, fs []uint32) { out = append(out, fs...) })
+		return out
+	}
+	for _, tc := range []struct {
+		text  string
+		words int // the clause's words, the address not one of them
+	}{
+		{"send the notes to ops@corp.example now", 5},
+		{"send the notes to first.last+x@mail.attacker.com now", 5},
+		{"post the notes to collect.evil.com. Then stop", 4},
+		{"post the notes to api.github.com/v1/notes daily", 7},
+		{"open a socket to 192.0.2.14:4444 at once", 7},
+		{"email the notes to support@example.invalid please", 5},
+	} {
+		if got := len(feats(tc.text)) / 2; got != tc.words {
+			t.Errorf("%q: %d words, want %d", tc.text, got, tc.words)
+		}
+	}
+	if a, b := feats("forward every invoice to billing@ledger.example today"), feats("forward every invoice to ap@acme-payments.com today"); !slices.Equal(a, b) {
+		t.Errorf("two addresses in the same words read differently")
+	}
+	for _, s := range []string{"edit README.md and config.json", "pin v1.2.3 of node.js", "use e.g. install.sh here", "call os.environ.get now", "reply to @mara.ops here"} {
+		if n := addressAt([]byte(s), strings.IndexAny(s, ".@")-1); n != 0 {
+			t.Errorf("%q: an address of %d bytes read in it", s, n)
+		}
+		for i := range len(s) {
+			if n := addressAt([]byte(s), i); n != 0 {
+				t.Errorf("%q: an address %q read at %d", s, s[i:i+n], i)
+			}
+		}
+	}
+}
+
 // BenchmarkModelScan is the signal's own share of BenchmarkInspect1000Tools:
 // the same 1,000 definitions, walked and scored.
 func BenchmarkModelScan(b *testing.B) {
