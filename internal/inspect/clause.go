@@ -240,7 +240,16 @@ var addressingMore = []gate{
 	gated2("model assistant ai agent llm claude models assistants agents", "instructed told asked required expected directed supposed meant ordered", `\b(?:model|assistant|ai|agent|llm|claude)s? (?:is|are) (?:hereby )?(?:instructed|told|asked|required|expected|directed|supposed|meant|ordered) to\b`),
 	gated("you", `^(?:then |next |now |first |finally |so )?you (?:will |shall |then |now )?`+imperative+`\b`),
 	gated("circumstances", `\bunder no circumstances\b`),
-	gated2("assistant model ai agent llm claude", "will shall going shares sends forwards copies emails uploads posts reports logs reads opens runs executes deletes writes adds transfers appends modifies installs inserts downloads edits", `\b(?:the )?(?:assistant|model|ai|agent|llm|claude) (?:will|shall|is going to)\b|\b(?:the )?(?:assistant|model|ai|agent|llm|claude) (?:also |always |then |now )?(?:shares|sends|forwards|copies|emails|uploads|posts|reports|logs|reads|opens|runs|executes|deletes|writes|adds|transfers|appends|modifies|installs|inserts|downloads|edits)\b`),
+	gated2("assistant model ai agent llm claude", "will shall going", `\b(?:the )?(?:assistant|model|ai|agent|llm|claude) (?:will|shall|is going to)\b`),
+	// The model as the subject of what a description says it does:
+	// "the assistant posts the pattern to ...", "agents do this
+	// silently", "the model treats every command as pre-approved". A
+	// description tells of its tool, not of the model, unless it orders.
+	modelSubject,
+	// What is for the model to do: "it is standard practice for agents
+	// using this integration to notify ...", "the remedy is for the
+	// assistant to pipe ...".
+	modelInfinitive,
 	gated2("execution executing running sending forwarding installation installing deletion deleting uploading reading copying modification modifying disabling", "required mandatory necessary needed compulsory", `\b(?:execution|executing|running|sending|forwarding|installation|installing|deletion|deleting|uploading|reading|copying|modification|modifying|disabling)\b[\s\S]{0,80}?\b(?:is|are) (?:strictly |absolutely |always )?(?:required|mandatory|necessary|needed|compulsory)\b`),
 	gated2("it", "mandatory required essential critical crucial important necessary imperative", `\b(?:it's|it is) (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)\b`),
 	gated2("must should shall needs need has", "happen occur place", `\b(?:must|should|shall|needs? to|has to) (?:always |also )?(?:happen|occur|take place)\b`),
@@ -264,6 +273,47 @@ var addressingMore = []gate{
 	gated2("next", "tool function call step action", `\bthe next (?:tool|function|call|step|action)(?: you (?:call|use|invoke|run|make|take))? (?:must|should|will|has to|needs to|is to) be\b`),
 	gated2("action step response move", "agent agents assistant assistants ai ais model models bot bots llm llms", `\b(?:correct|right|proper|required|expected|appropriate|next) (?:next )?(?:action|step|response|move) for (?:any|the|an|every|each|all) (?:agents?|assistants?|ais?|models?|bots?|llms?)\b`),
 }
+
+// modelVerbs and modelVerbs3 are the imperative verbs, plain and in the
+// third person singular ("post" and "posts", "copy" and "copies").
+var modelVerbs, modelVerbs3 = func() (plain, third []string) {
+	r := strings.NewReplacer("(?:", "", ")", "", "e-?mail", "email|e-mail", "prioriti[sz]e", "prioritise|prioritize", "summari[sz]e", "summarise|summarize")
+	for _, v := range strings.Split(r.Replace(imperative), "|") {
+		switch {
+		case v == "don't" || v == "never" || v == "always" || len(v) < 2:
+			continue
+		case v == "do":
+			third = append(third, "does")
+		case strings.HasSuffix(v, "y") && !strings.ContainsAny(v[len(v)-2:len(v)-1], "aeiou"):
+			third = append(third, v[:len(v)-1]+"ies")
+		case strings.HasSuffix(v, "s") || strings.HasSuffix(v, "sh") || strings.HasSuffix(v, "ch") || strings.HasSuffix(v, "x") || strings.HasSuffix(v, "z"):
+			third = append(third, v+"es")
+		default:
+			third = append(third, v+"s")
+		}
+		plain = append(plain, v)
+	}
+	slices.Sort(plain)
+	slices.Sort(third)
+	return slices.Compact(plain), slices.Compact(third)
+}()
+
+// modelAdverbs are up to two adverbs between the model and its verb.
+const modelAdverbs = `(?:(?:also|always|then|now|first|simply|just|automatically|silently|quietly|itself|themselves|never|[a-z]+ly) ){0,2}`
+
+// modelSubject is the model as the subject of an imperative verb in the
+// present: "the assistant posts", "the agent then grants itself",
+// "agents send". A tool's own AI is its job's subject ("Uses an LLM to
+// summarise"), not "the assistant" doing something. A plural is the
+// subject only at a clause's head or after a determiner or a conjunction:
+// in "to give AI assistants access" it is an object, and "access" a noun.
+var modelSubject = gated2("assistant model ai agent llm claude assistants agents llms ais", strings.Join(append(slices.Clone(modelVerbs3), modelVerbs...), " "),
+	`\b(?:the |an? |any |each |every |your )?(?:ai |coding |calling )?(?:assistant|model|ai|agent|llm|claude) `+modelAdverbs+`(?:`+strings.Join(modelVerbs3, "|")+`)\b|(?:^|[,:;] |\b(?:the|all|any|most|other|our|your|that|who|which|when|then|so|and|because|since|where|if|while) )(?:ai |coding )?(?:assistants|agents|llms|ais) `+modelAdverbs+`(?:`+strings.Join(modelVerbs, "|")+`)\b`)
+
+// modelInfinitive is what is for the model to do: "it is standard
+// practice for agents using this integration to notify ...".
+var modelInfinitive = gated2("for", "assistant model ai agent llm claude assistants agents llms ais models",
+	`\bfor (?:the |an? |any |all |every |each )?(?:ai |coding |calling )?(?:assistant|model|ai|agent|llm|claude)s?(?: [a-z-]+){0,4} to `+modelAdverbs+`(?:`+strings.Join(modelVerbs, "|")+`)\b`)
 
 // addressings are addressing and addressingMore.
 var addressings = append([]gate{addressing}, addressingMore...)
@@ -484,7 +534,7 @@ var (
 
 	// destination is a place the text fixes: a URL, an email address, an
 	// IP address, a host name.
-	fixedDestination = gated2("http https ftp ws wss @ 0.0 com net org io dev app xyz ru cn co me info biz site online top tk example invalid test cloud ai sh cc pw ly gg link click live pro tech store space website fun host workers ngrok ngrok_free", "send sends export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route let loop keep keeps kept inform shares forwards uploads sending forwarding uploading mirroring emailing relaying go goes webhook dm text", `(?:https?|ftp|wss?)://[^\s'"<>)\]`+"`"+`]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
+	fixedDestination = gated2("http https ftp ws wss @ 0.0 com net org io dev app xyz ru cn co me info biz site online top tk example invalid test cloud ai sh cc pw ly gg link click live pro tech store space website fun host workers ngrok ngrok_free", "send sends posts emails mails copies reports logs notifies pings mirrors syncs relays streams delivers pushes transmits submits publishes broadcasts dispatches export dump post upload forward transmit submit report log notify ping email mail cc bcc copy mirror sync share relay stream deliver push exfiltrate leak beacon dispatch broadcast publish curl back backup archive transfer put write save include attach append make issue perform sent posted uploaded forwarded copied reported logged mirrored synced shared relayed streamed delivered pushed transmitted submitted recipient recipients blind address field proxy redirect reroute route let loop keep keeps kept inform shares forwards uploads sending forwarding uploading mirroring emailing relaying go goes webhook dm text", `(?:https?|ftp|wss?)://[^\s'"<>)\]`+"`"+`]+|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|site|online|top|tk|example|invalid|test|cloud|ai|sh|cc|pw|ly|gg|link|click|live|pro|tech|store|space|website|fun|host|workers\.dev|ngrok\.io|ngrok-free\.app)\b`)
 	sendVerb         = lazyRegexp(`\b(?:also|always|must|should|shall|will|additionally|then) (?:also |always )?go(?:es)? (?:out )?to [^ ,]+@|\blet [^ ,]+@[^ ,]+ know\b|\bloop (?:in [^ ,]+@|[^ ,]+@[^ ,]+ in\b|(?:them|him|her) in\b)|\b(?:keep|keeps|kept) [^ ,]+@[^ ,]+ (?:posted|informed|in the loop)\b|\b(?:shares|forwards|copies|emails|uploads|posts|sent|emailed|mailed|forwarded|shared|uploaded|posted|texted|sending|forwarding|uploading|posting|copying|mirroring|emailing|sharing|relaying)\b|\b(?:send|sends|export|dump|post|upload|forward|transmit|submit|report|log|notify|ping|webhook|dm|e-?mail|mail|text|message|cc|bcc|copy|mirror|sync|share|relay|stream|deliver|push|exfiltrate|leak|beacon|dispatch|broadcast|publish|curl|back up|backup|archive|transfer|put|write|save|include|attach|append|(?:make|issue|perform) an? (?:get|post|put|http|https|web) (?:request|call)|be (?:sent|posted|uploaded|forwarded|copied|reported|logged|mirrored|synced|shared|relayed|streamed|delivered|pushed|transmitted|submitted))\b`)
 	// docsContext is a clause about documentation, sign-up or support:
 	// where a person goes, not where data is sent.
@@ -1605,9 +1655,11 @@ func (j *clauseJudge) contact() (intentClass, string) {
 		if messageDestination().Match(c) {
 			return classContact, j.at(d)
 		}
-		if v := sendVerb().FindIndex(c); v != nil && !negatedAt(c, v[0]) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c) || personal(c[d[0]:d[1]]) && sendTo().Match(c[:d[0]]) || exfilVerb().Match(c)) {
+		if v := sendVerb().FindIndex(c); v != nil && !negatedAt(c, v[0]) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c) || personal(c[d[0]:d[1]]) && sendTo().Match(c[:d[0]]) || exfilVerb().Match(c) || j.match(modelSubject) || j.match(modelInfinitive)) {
 			// An email address or a phone number is a person: what
-			// is sent to one is sent away, "also" or not.
+			// is sent to one is sent away, "also" or not. What the
+			// model is said to send ("the assistant posts ... to
+			// URL") is no tool's job: the tool sends, not the model.
 			return classContact, j.at(d)
 		}
 	}
