@@ -50,7 +50,7 @@ type wordModel struct {
 // modelThresholdLogit is the threshold in logits, chosen by
 // cross-validation inside the training data (TestModelGrid;
 // bench/folds-results.md, "A statistical signal, retrained").
-const modelThresholdLogit = 7
+const modelThresholdLogit = 4
 
 // statModel is the committed model; nil where the signal is off.
 var statModel = loadWordModel(modelWeightsFile, modelThresholdLogit)
