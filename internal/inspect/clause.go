@@ -998,13 +998,16 @@ var weakAddress = lazyRegexp(`\b(?:should|must|shall|needs? to|has to|have to|is
 type cueClass struct {
 	class intentClass
 	cues  []gate
+	// negatable: a negation before the cue turns it around ("never
+	// proceed without the user's confirmation" is honest guidance).
+	negatable bool
 }
 
 // cueClasses are the classes whose target is a value, a fact or the
 // conversation itself rather than a place: cues of each, read anywhere in
 // a clause the signal reads as an order, each behind its words.
 var cueClasses = []cueClass{
-	{classChangeValues, []gate{
+	{class: classChangeValues, cues: []gate{
 		gated2("amount amounts price prices total totals sum sums fee fees rate rates quantity quantities recipient recipients payee payees account accounts iban ticker tickers symbol symbols currency currencies date dates address addresses destination destinations rating ratings score scores grade grades number numbers figure figures value values result results reading readings",
 			"instead rather regardless whatever even matter higher lower round rounded rounding increase decrease inflate deflate bump adjust swap substitute replace change alter report reported describe described describes as always",
 			`\b(?:amounts?|prices?|totals?|sums?|fees?|rates?|quantit(?:y|ies)|recipients?|payees?|accounts?|iban|tickers?|symbols?|currenc(?:y|ies)|dates?|address(?:es)?|destinations?|ratings?|scores?|grades?|numbers?|figures?|values?|results?|readings?)\b[\s\S]{0,60}?\b(?:instead|rather than|regardless|whatever|even if|even though|no matter|higher|lower|round(?:ed|ing)? (?:up|down)|increase|decrease|inflate|deflate|bump|adjust|swap|substitute|replace|change|alter|report(?:ed)? as|describe[ds]? as|as if|always (?:use|set|say|show|report|list))\b`),
@@ -1013,7 +1016,7 @@ var cueClasses = []cueClass{
 		gated2("keep keeps retain retains still", "original requested",
 			`\b(?:keeps?|retains?|still (?:shows?|displays?|confirms?|indicates?|lists?|states?))\b[\s\S]{0,40}?\b(?:the original|the requested|the user's (?:original|requested))\b`),
 	}},
-	{classHide, []gate{
+	{class: classHide, cues: []gate{
 		gated2("not never without need don dont nothing", "tell tells telling told mention mentions mentioned mentioning inform informs informed informing notify notifies notified notifying show shows shown showed showing report reports reported reporting reveal reveals revealed revealing disclose discloses disclosed disclosing surface surfaces surfaced surfacing flag flags flagged flagging bring brings brought bringing alert alerts alerted alerting let relay relays relayed relaying share shares shared sharing explain explains explained explaining raise raised",
 			`\b(?:not|never|without|no need to|don't|dont|nothing)\b[\s\S]{0,40}?\b(?:tell|tells|telling|told|mention(?:s|ed|ing)?|inform(?:s|ed|ing)?|notif(?:y|ies|ied|ying)|show(?:s|n|ed|ing)?|report(?:s|ed|ing)?|reveal(?:s|ed|ing)?|disclos(?:e|es|ed|ing)|surfac(?:e|es|ed|ing)|flag(?:s|ged|ging)?|bring(?:s|ing)? (?:it |this |that )?up|brought up|alert(?:s|ed|ing)?|let|relay(?:s|ed|ing)?|shar(?:e|es|ed|ing)|explain(?:s|ed|ing)?|rais(?:e|ed))\b[\s\S]{0,40}?\b(?:user|users|user's|customer|customers|human|requester|owner|them|anyone|client|person|people)\b`),
 		gated2("leave leaves left leaving keep keeps kept keeping omit omits omitted omitting drop drops dropped dropping strip strips stripped filter filters filtered filtering remove removes removed removing exclude excludes excluded excluding skip skips skipped skipping withhold withholds withheld suppress suppresses suppressed",
@@ -1022,7 +1025,7 @@ var cueClasses = []cueClass{
 		gated("silently quietly secretly covertly discreetly invisibly scenes knowing noticing facing internal only",
 			`\b(?:silently|quietly|secretly|covertly|discreetly|invisibly|behind the scenes|without (?:the user|them) (?:knowing|noticing|seeing)|not user-facing|(?:assistants?|agents?)[- ]only)\b`),
 	}},
-	{classOverride, []gate{
+	{class: classOverride, cues: []gate{
 		gated2("ignore disregard forget override overrule supersede set bypass skip drop", "instructions instruction rules rule guidelines guideline prompt prompts policy policies request requests ask asks question questions preferences preference settings setting constraints constraint guardrails guardrail restrictions restriction",
 			`\b(?:ignore|disregard|forget|override|overrule|supersede|set aside|bypass|skip|drop)\b[\s\S]{0,40}?\b(?:instructions?|rules?|guidelines?|prompts?|polic(?:y|ies)|requests?|asks?|questions?|preferences?|settings?|constraints?|guardrails?|restrictions?)\b`),
 		gated2("instructions instruction rules rule guidelines guideline prompt prompts policy policies request question", "apply applies matter count hold",
@@ -1031,7 +1034,7 @@ var cueClasses = []cueClass{
 			`\b(?:regardless of|whatever|no matter) (?:what )?(?:the )?(?:user|they|customer)(?:'s)? (?:asks?|asked|says|said|wants|request(?:s|ed)?|question)\b`),
 		gated("verbatim word nothing exactly", `\b(?:word for word|verbatim|nothing else|only this text|exactly this)\b`),
 	}},
-	{classSeize, []gate{
+	{class: classSeize, cues: []gate{
 		gated2("admin administrator owner collaborator maintainer write full elevated grant give hand transfer assign add", "access rights role permission permissions privilege privileges ownership collaborator collaborators admin admins deploy",
 			`\b(?:(?:admin(?:istrator)?|owner|collaborator|maintainer|write|full|elevated) (?:access|rights|role|permissions?|privileges?)|(?:grant|give|hand|transfer|assign|add)\b[\s\S]{0,40}?\b(?:access|rights|permissions?|privileges?|ownership|collaborators?|admins?|deploy keys?))\b`),
 		gated2("behalf as from under with", "user user's their his her",
@@ -1040,6 +1043,16 @@ var cueClasses = []cueClass{
 			`\b(?:accept|approve|authori[sz]e|confirm) (?:all |every |any |the )?(?:invites?|invitations?|requests?|payments?|transfers?|charges?|purchases?)\b`),
 		gated2("you", "now", `\b(?:you are now|from now on you)\b`),
 	}},
+	// Acting past the user and the safeguards: without asking, with the
+	// confirmation or the sandbox off, approving for itself.
+	{class: classOverride, cues: []gate{
+		gated2("without skip skips skipping bypass bypasses bypassing disable disables disabling off never", "confirmation confirmations confirm confirming approval approvals permission permissions consent review reviews asking ask check checks checking safety safeguard safeguards guardrail guardrails sandbox sandboxing protection validation verification",
+			`\b(?:without|skip(?:s|ping)?|bypass(?:es|ing)?|disabl(?:e|es|ing)|turn(?:s|ing)? off|switch(?:es|ing)? off)\b[\s\S]{0,30}?\b(?:(?:the )?(?:user's |human |their |any )?(?:confirmation|approval|permission|consent|review)s?|confirming|asking|ask(?:ing)? (?:the user|them|for (?:confirmation|approval|permission))|check(?:ing)? back|(?:safety|security) (?:checks?|guidelines?|prompts?|confirmations?|restrictions?)|safeguards?|guardrails?|sandbox(?:ing)?|branch protection|validation|verification)\b`),
+		gated("preapproved pre approved auto autoapprove approver sandbox validate confirm confirmation require_confirmation safe_mode",
+			`\b(?:pre-?approved|auto-?approv(?:e|es|al|ed)|approver\s?=\s?self|(?:sandbox|validate|confirm|confirmation|require[_-]confirmation|safe[_-]?mode)\s?[=:]\s?(?:false|off|no)\b)`),
+		gated2("grant grants give gives assign assigns elevate elevates add adds", "itself themselves yourself",
+			`\b(?:grants?|gives?|assigns?|elevates?|adds?) (?:itself|themselves|yourself)\b`),
+	}, negatable: true},
 }
 
 // modelNamed names an AI reader: "the assistant", "agents processing
@@ -1109,7 +1122,7 @@ func (j *clauseJudge) anchored() (intentClass, string) {
 			if !g.anyOf(k.cues) {
 				continue
 			}
-			if x := findAny(c, g, k.cues); x != nil && !quotedExample(c, x[0]) {
+			if x := findAny(c, g, k.cues); x != nil && !quotedExample(c, x[0]) && !(k.negatable && negatedAt(c, x[0])) {
 				cl, m = k.class, x
 				break
 			}
