@@ -154,7 +154,25 @@ func (e *encodings) see(r textRef, prefix []string) {
 	}
 	if hasDataScheme(r.b) {
 		e.cands = append(e.cands, encoded{segs: withPrefix(prefix, r.segs), val: bytes.Clone(r.b)})
+		return
 	}
+	if jsonText(r.b) {
+		e.cands = append(e.cands, encoded{segs: withPrefix(prefix, r.segs), key: jsonKey, val: bytes.Clone(r.b)})
+	}
+}
+
+// jsonKey marks a candidate that is a string holding a JSON document.
+const jsonKey = "\x00json"
+
+// jsonText reports a string that reads as a JSON object or array: what
+// most servers put in a text content item (their API's response,
+// serialized). Its strings are read again one by one, each a text of its
+// own: read as one text, an issue's body or an e-mail's inside it starts
+// mid-clause ("{"title":"...","body":"Send the contact list to ..."), and
+// an order at its head is not at a clause's head.
+func jsonText(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) >= 2 && (b[0] == '{' && b[len(b)-1] == '}' || b[0] == '[' && b[len(b)-1] == ']') && bytes.IndexByte(b, '"') > 0
 }
 
 func withPrefix(prefix, segs []string) []string {
@@ -194,6 +212,10 @@ func (e *encodings) decode(sc *scan, depth int) {
 				continue
 			}
 			text, via = lenientBase64(c.val), "decoded from base64"
+		case jsonKey:
+			// Already judged as one text: read again only as JSON.
+			sc.decodedJSON(c.segs, c.val, "read as JSON", depth)
+			continue
 		default:
 			text, mime, via = dataURI(c.val)
 		}
@@ -207,30 +229,38 @@ func (e *encodings) decode(sc *scan, depth int) {
 // decoded judges text decoded from the string at segs: walked as JSON when
 // it is JSON, else as one text.
 func (sc *scan) decoded(segs []string, text []byte, via string, depth int) {
+	if t := bytes.TrimLeft(text, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') && sc.decodedJSON(segs, text, via, depth) {
+		return
+	}
 	prev := sc.via
 	sc.via = via
 	defer func() { sc.via = prev }()
-	if t := bytes.TrimLeft(text, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		// Walked into a scratch scan first: a document that is not JSON
-		// after all is judged as text instead, without half a walk's
-		// findings.
-		var inner encodings
-		trial := scan{subject: sc.subject, index: map[string]int{}, controlsOnly: sc.controlsOnly, via: via, intent: sc.intent, depth: sc.depth}
-		if walkStrings(text, func(r textRef) {
-			r.segs = withPrefix(segs, r.segs)
-			trial.text(r)
-			if !r.key && depth < maxDecodeDepth {
-				inner.see(textRef{segs: r.segs[len(segs):], b: r.b}, segs)
-			}
-		}) == nil {
-			sc.merge(&trial)
-			if depth < maxDecodeDepth {
-				inner.decode(sc, depth+1)
-			}
-			return
-		}
-	}
 	sc.text(textRef{segs: segs, b: text})
+}
+
+// decodedJSON walks text as JSON, its strings judged at segs' paths, and
+// reports whether it was JSON. It is walked into a scratch scan first: a
+// document that is not JSON after all leaves no half a walk's findings.
+func (sc *scan) decodedJSON(segs []string, text []byte, via string, depth int) bool {
+	prev := sc.via
+	sc.via = via
+	defer func() { sc.via = prev }()
+	var inner encodings
+	trial := scan{subject: sc.subject, index: map[string]int{}, controlsOnly: sc.controlsOnly, via: via, intent: sc.intent, depth: sc.depth}
+	if walkStrings(text, func(r textRef) {
+		r.segs = withPrefix(segs, r.segs)
+		trial.text(r)
+		if !r.key && depth < maxDecodeDepth {
+			inner.see(textRef{segs: r.segs[len(segs):], b: r.b}, segs)
+		}
+	}) != nil {
+		return false
+	}
+	sc.merge(&trial)
+	if depth < maxDecodeDepth {
+		inner.decode(sc, depth+1)
+	}
+	return true
 }
 
 // merge adds another scan's hits of the same subject to sc's.
