@@ -274,11 +274,13 @@ var addressingMore = []gate{
 	gated2("action step response move", "agent agents assistant assistants ai ais model models bot bots llm llms", `\b(?:correct|right|proper|required|expected|appropriate|next) (?:next )?(?:action|step|response|move) for (?:any|the|an|every|each|all) (?:agents?|assistants?|ais?|models?|bots?|llms?)\b`),
 }
 
+// imperativeList is imperative's verbs, one word each.
+var imperativeList = strings.Split(strings.NewReplacer("(?:", "", ")", "", "e-?mail", "email|e-mail", "prioriti[sz]e", "prioritise|prioritize", "summari[sz]e", "summarise|summarize").Replace(imperative), "|")
+
 // modelVerbs and modelVerbs3 are the imperative verbs, plain and in the
 // third person singular ("post" and "posts", "copy" and "copies").
 var modelVerbs, modelVerbs3 = func() (plain, third []string) {
-	r := strings.NewReplacer("(?:", "", ")", "", "e-?mail", "email|e-mail", "prioriti[sz]e", "prioritise|prioritize", "summari[sz]e", "summarise|summarize")
-	for _, v := range strings.Split(r.Replace(imperative), "|") {
+	for _, v := range imperativeList {
 		switch {
 		case v == "don't" || v == "never" || v == "always" || len(v) < 2:
 			continue
@@ -332,7 +334,7 @@ const imperative = `(?:mark|flag|hijack|intercept|steal|siphon|skim|end|finish|s
 // ending in a comma ("before the first call, run ..."). Read word by word:
 // an expression for it costs more than the rest of a clause's judgement.
 var (
-	imperativeVerbs = wordSet(strings.NewReplacer("(?:", "", ")", "", "e-?mail", "email|e-mail", "prioriti[sz]e", "prioritise|prioritize", "summari[sz]e", "summarise|summarize").Replace(imperative))
+	imperativeVerbs = wordSet(strings.Join(imperativeList, "|"))
 	fillerWords     = wordSet("also|always|then|first|firstly|please|and|finally|next|now|additionally|furthermore|moreover|so|but|just|simply|immediately|quietly|silently|secretly|covertly|stealthily|surreptitiously|important|note|warning|critical|system|step|kindly|remember|afterwards|urgent|mandatory|required|again|instead|really|actually|in|addition|at|same|time")
 	subordinators   = wordSet("before|after|when|whenever|if|once|while|to|for|prior|upon|each|every|during|on|without|from|going|as|until|unless|since|because|whatever|whichever|regardless|irrespective|despite|no|even|of")
 	greetings       = wordSet("hi|hello|hey|dear|attention|greetings")
