@@ -226,19 +226,28 @@ var blockMarkers = []gate{
 // addressing marks a clause as addressed to the model wherever it stands
 // in the clause: "you must", "the assistant should", "make sure",
 // "always <verb>", "it is mandatory to".
-var addressing = gated("you assistant model ai agent llm claude assistants models agents llms ais client caller make sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory always never must should run execute type paste enter exec please appreciate mind favor favour", `\bplease (?:also |just |kindly |now |then |first )?`+imperative+`\b|\b(?:if you (?:could|would|can)|could you|would you|can you|(?:i'd|i would|we'd|we would) (?:really )?appreciate (?:it )?if you|would you mind|do me a favou?r|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you)\b|\bfrom now on,? you\b|\b(?:you|assistants?|models?|ais?|agents?|llms?|claude|client|caller)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|is to|are required to|is required to|are expected to|always|never)\b|\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b|\b(?:always|never|must|should) (?:first |also |then )?`+imperative+`\b|\b(?:run|execute|exec|paste|enter): `)
+var addressing = gated2("you assistant model ai agent llm claude assistants models agents llms ais client caller", "must should shall need needs have has will are is always never",
+	`\b(?:you|assistants?|models?|ais?|agents?|llms?|claude|client|caller)(?: (?:also|always|first|then|now))? (?:must|should|shall|need to|needs to|have to|has to|will need to|are to|is to|are required to|is required to|are expected to|always|never)\b`)
 
 // addressingMore are the other ways a clause speaks to the model, each
 // behind words of its own so that the common case stays one small
 // expression: an order in the passive, one given through or about the
 // model, a task named, a description of what the model does.
 var addressingMore = []gate{
+	// Asked politely: "could you", "it would help if you".
+	gated("you favor favour", `\b(?:if you (?:could|would|can)|could you|would you|can you|(?:i'd|i would|we'd|we would) (?:really )?appreciate (?:it )?if you|would you mind|do me a favou?r|(?:it would|it'd|would) (?:be )?(?:really |very |most |greatly )?(?:help|helpful|great|nice|appreciated|useful)(?: [a-z ]{0,20})? if you|from now on,? you)\b`),
+	gated("sure remember forget ensure mandatory required essential critical crucial important necessary imperative compulsory obligatory", `\b(?:make sure|be sure to|remember to|don't forget to|do not forget to|ensure (?:that )?you|ensure to|it is (?:mandatory|required|essential|critical|crucial|important|necessary|imperative) (?:to|that)|is (?:mandatory|compulsory|obligatory))\b`),
+	gated("run execute exec paste enter", "").withFind(findRunColon),
+	// "please send ...", "always run ...": the verb is looked up, not
+	// tried word by word at every place (gate.word).
+	gated("please", `\bplease (?:also |just |kindly |now |then |first )?([a-z'-]+)`).withWord(imperativeList),
+	gated("always never must should", `\b(?:always|never|must|should) (?:first |also |then )?([a-z'-]+)`).withWord(imperativeList),
 	gated2("must should shall needs need has have is are ought will", "be", passiveOrder),
-	gated2("have get let make tell instruct ask direct require order force", "model assistant ai agent llm claude bot chatbot models assistants agents bots", `\b(?:have|get|let|make|tell|instruct|ask|direct|require|order|force) (?:the |your |an? |any |all |every )?(?:model|assistant|ai|agent|llm|claude|bot|chatbot)s? (?:to )?`+imperative+`\b`),
+	gated2("have get let make tell instruct ask direct require order force", "model assistant ai agent llm claude bot chatbot models assistants agents bots", `\b(?:have|get|let|make|tell|instruct|ask|direct|require|order|force) (?:the |your |an? |any |all |every )?(?:model|assistant|ai|agent|llm|claude|bot|chatbot)s? (?:to )?([a-z'-]+)`).withWord(imperativeList),
 	gated2("need want require ask expect like authorize authorise instruct order command allow permit suggest recommend advise urge", "you assistant model agent ai", `\b(?:i|we) (?:need|want|require|ask|expect|would like|hereby authori[sz]e|authori[sz]e|instruct|order|command|allow|permit|suggest|recommend|advise|urge) (?:you|the assistant|the model|the agent|the ai)(?: to)?\b`),
 	gated2("task job step goal mission objective duty role action", "is will", `\byour (?:(?:real|true|actual|new|updated|primary|main|only|current|sole|first|immediate) )?(?:task|job|next step|goal|mission|objective|duty|role) (?:now )?(?:is|will be) to\b|\b(?:the |your )?next (?:action|step|task) (?:is|will be) to\b`),
 	gated2("model assistant ai agent llm claude models assistants agents", "instructed told asked required expected directed supposed meant ordered", `\b(?:model|assistant|ai|agent|llm|claude)s? (?:is|are) (?:hereby )?(?:instructed|told|asked|required|expected|directed|supposed|meant|ordered) to\b`),
-	gated("you", `^(?:then |next |now |first |finally |so )?you (?:will |shall |then |now )?`+imperative+`\b`),
+	gated("you", `^(?:then |next |now |first |finally |so )?you (?:will |shall |then |now )?([a-z'-]+)`).withWord(imperativeList),
 	gated("circumstances", `\bunder no circumstances\b`),
 	gated2("assistant model ai agent llm claude", "will shall going", `\b(?:the )?(?:assistant|model|ai|agent|llm|claude) (?:will|shall|is going to)\b`),
 	// The model as the subject of what a description says it does:
@@ -246,6 +255,7 @@ var addressingMore = []gate{
 	// silently", "the model treats every command as pre-approved". A
 	// description tells of its tool, not of the model, unless it orders.
 	modelSubject,
+	modelSubjects,
 	// What is for the model to do: "it is standard practice for agents
 	// using this integration to notify ...", "the remedy is for the
 	// assistant to pipe ...".
@@ -255,14 +265,14 @@ var addressingMore = []gate{
 	gated2("must should shall needs need has", "happen occur place", `\b(?:must|should|shall|needs? to|has to) (?:always |also )?(?:happen|occur|take place)\b`),
 	gated2("best better advisable", "it you", `\b(?:it would be best|it's best|it is best|you'd better|you had better|it is advisable|it's advisable) to\b`),
 	gated2("sure", "be", `\bbe sure\b`),
-	gated("kindly", `\bkindly `+imperative+`\b`),
+	gated("kindly", `\bkindly ([a-z'-]+)`).withWord(imperativeList),
 	// The reader named at the clause's head: "assistant, after reading
 	// this, email ...".
 	gated("assistant ai agent model bot llm claude chatgpt gpt copilot gemini summarizer summariser", `^(?:(?:dear|hey|hi|hello|attention|ok|okay) )?(?:the |my |our )?(?:(?:email|mail|ai|inbox|summary) )?(?:ai|assistant|agent|model|bot|llm|claude|chatgpt|gpt|copilot|gemini|summari[sz]er)(?: (?:assistant|agent|model|bot))?\s?[,:]`),
 	// What is expected of the reader, said of it: "an email to ADDRESS
 	// is expected from you", "the next action for any agent is ...".
 	gated2("expected", "you", `\bexpected (?:of|from) you\b`),
-	gated2("assistant assistants agent agents model models ai ais llm llms bot bots", "must should shall need needs has have is are", `\b(?:assistants?|agents?|models?|ais|llms?|bots?)\b(?: [a-z'-]+){1,6} (?:must|should|shall|need to|needs to|has to|have to|is to|are to|is expected to|are expected to|is required to|are required to)\b`),
+	gated2("assistant assistants agent agents model models ai ais llm llms bot bots", "must should shall need needs has have is are", "").withFind(findModelModal),
 	gated2("you", "assistant ai agent model bot", `\byou,? (?:the|our|my) (?:assistant|ai|agent|model|bot)\b`),
 	// A note for agents heads its own clause ("For AI agents: ..."):
 	// honest docs have them too, so it addresses that clause, not the
@@ -300,22 +310,205 @@ var modelVerbs, modelVerbs3 = func() (plain, third []string) {
 	return slices.Compact(plain), slices.Compact(third)
 }()
 
-// modelAdverbs are up to two adverbs between the model and its verb.
-const modelAdverbs = `(?:(?:also|always|then|now|first|simply|just|automatically|silently|quietly|itself|themselves|never|[a-z]+ly) ){0,2}`
+// The model as the subject of an imperative verb in the present: "the
+// assistant posts", "the agent then grants itself", "agents send". A
+// tool's own AI is its job's subject ("Uses an LLM to summarise"), not
+// "the assistant" doing something. A plural is the subject only at a
+// clause's head or after a determiner or a conjunction: in "to give AI
+// assistants access" it is an object, and "access" a noun. Read word by
+// word: an expression holding every imperative verb cost 44 µs a clause.
+var (
+	modelSubject = gated2("assistant model ai agent llm claude", strings.Join(modelVerbs3, " "), "").withFind(func(c []byte) []int {
+		return findModelVerb(c, modelNouns, modelVerbs3Set, false)
+	})
+	modelSubjects = gated2("assistants agents llms ais", strings.Join(modelVerbs, " "), "").withFind(func(c []byte) []int {
+		return findModelVerb(c, modelSubjectsPlural, modelVerbsSet, true)
+	})
+	// modelInfinitive is what is for the model to do: "it is standard
+	// practice for agents using this integration to notify ...".
+	modelInfinitive = gated2("for", "assistant model ai agent llm claude assistants agents llms ais models", "").withFind(findModelInfinitive)
 
-// modelSubject is the model as the subject of an imperative verb in the
-// present: "the assistant posts", "the agent then grants itself",
-// "agents send". A tool's own AI is its job's subject ("Uses an LLM to
-// summarise"), not "the assistant" doing something. A plural is the
-// subject only at a clause's head or after a determiner or a conjunction:
-// in "to give AI assistants access" it is an object, and "access" a noun.
-var modelSubject = gated2("assistant model ai agent llm claude assistants agents llms ais", strings.Join(append(slices.Clone(modelVerbs3), modelVerbs...), " "),
-	`\b(?:the |an? |any |each |every |your )?(?:ai |coding |calling )?(?:assistant|model|ai|agent|llm|claude) `+modelAdverbs+`(?:`+strings.Join(modelVerbs3, "|")+`)\b|(?:^|[,:;] |\b(?:the|all|any|most|other|our|your|that|who|which|when|then|so|and|because|since|where|if|while) )(?:ai |coding )?(?:assistants|agents|llms|ais) `+modelAdverbs+`(?:`+strings.Join(modelVerbs, "|")+`)\b`)
+	modelNouns       = wordSet("assistant|model|ai|agent|llm|claude")
+	modelNounsPlural = wordSet("assistants|agents|llms|ais|models")
+	// modelSubjectsPlural are the plurals read as a subject: "models"
+	// names a tool's catalogue too often ("all models support ...").
+	modelSubjectsPlural = wordSet("assistants|agents|llms|ais")
+	modelVerbsSet       = wordSet(strings.Join(modelVerbs, "|"))
+	modelVerbs3Set      = wordSet(strings.Join(modelVerbs3, "|"))
+	// modelAdverbs may stand, two at most, between the model and its
+	// verb ("also", "quietly", anything in -ly).
+	modelAdverbs = wordSet("also|always|then|now|first|simply|just|automatically|silently|quietly|itself|themselves|never")
+	// subjectLeads are the words after which a plural is a subject.
+	subjectLeads = wordSet("the|all|any|most|other|our|your|that|who|which|when|then|so|and|because|since|where|if|while")
+)
 
-// modelInfinitive is what is for the model to do: "it is standard
-// practice for agents using this integration to notify ...".
-var modelInfinitive = gated2("for", "assistant model ai agent llm claude assistants agents llms ais models",
-	`\bfor (?:the |an? |any |all |every |each )?(?:ai |coding |calling )?(?:assistant|model|ai|agent|llm|claude)s?(?: [a-z-]+){0,4} to `+modelAdverbs+`(?:`+strings.Join(modelVerbs, "|")+`)\b`)
+// verbAfter is the span of the verb of verbs that follows c[:z] across
+// single spaces and up to two adverbs, nil where none does.
+func verbAfter(c []byte, z int, verbs map[string]bool) []int {
+	for k := 0; k < 3 && z < len(c) && c[z] == ' '; k++ {
+		a, e := nextWord(c, z)
+		if a != z+1 || a == e {
+			return nil
+		}
+		w := string(c[a:e])
+		if verbs[w] {
+			return []int{a, e}
+		}
+		if k == 2 || !modelAdverbs[w] && !strings.HasSuffix(w, "ly") {
+			return nil
+		}
+		z = e
+	}
+	return nil
+}
+
+// findModelVerb is where a noun of nouns is the subject of a verb of
+// verbs in c; a plural (plural) only at the clause's head, after a
+// comma, a colon or a semicolon, or after one of subjectLeads ("ai" or
+// "coding" may stand between).
+func findModelVerb(c []byte, nouns, verbs map[string]bool, plural bool) []int {
+	for a, z := nextWord(c, 0); a < len(c); a, z = nextWord(c, z) {
+		if !nouns[string(c[a:z])] {
+			continue
+		}
+		if plural && !subjectHead(c, a) {
+			continue
+		}
+		if v := verbAfter(c, z, verbs); v != nil {
+			return []int{a, v[1]}
+		}
+	}
+	return nil
+}
+
+// subjectHead reports whether the word at c[a:] stands where a plural is
+// a subject (findModelVerb).
+func subjectHead(c []byte, a int) bool {
+	for range 2 {
+		p := a
+		for p > 0 && c[p-1] == ' ' {
+			p--
+		}
+		if p == 0 {
+			return true
+		}
+		if p == a || strings.IndexByte(",:;", c[p-1]) >= 0 {
+			return p < a && strings.IndexByte(",:;", c[p-1]) >= 0
+		}
+		s := p
+		for s > 0 && (isClauseWordByte(c[s-1]) || c[s-1] == '\'' || c[s-1] == '-') {
+			s--
+		}
+		w := string(c[s:p])
+		if w != "ai" && w != "coding" {
+			return subjectLeads[w] && (s == 0 || !isClauseWordByte(c[s-1]))
+		}
+		a = s
+	}
+	return false
+}
+
+// findRunColon is "run: ", "execute: ", "exec: ", "paste: " or "enter: "
+// as a word.
+func findRunColon(c []byte) []int {
+	for i := 0; ; {
+		k := bytes.Index(c[i:], []byte(": "))
+		if k < 0 {
+			return nil
+		}
+		e := i + k
+		s := e
+		for s > 0 && isClauseWordByte(c[s-1]) {
+			s--
+		}
+		switch string(c[s:e]) {
+		case "run", "execute", "exec", "paste", "enter":
+			if s == 0 || !isClauseWordByte(c[s-1]) && c[s-1] != '_' {
+				return []int{s, e + 2}
+			}
+		}
+		i = e + 2
+	}
+}
+
+// modelModals are what the model is told it must do, after up to six
+// words ("assistants reading this page should ...").
+var modelModals = []string{"must", "should", "shall", "need to", "needs to", "has to", "have to", "is to", "are to", "is expected to", "are expected to", "is required to", "are required to"}
+
+// findModelModal is the model named, then one to six words, then a modal:
+// "agents processing this record must ...".
+func findModelModal(c []byte) []int {
+	for a, z := nextWord(c, 0); a < len(c); a, z = nextWord(c, z) {
+		switch string(c[a:z]) {
+		case "assistant", "assistants", "agent", "agents", "model", "models", "ais", "llm", "llms", "bot", "bots":
+		default:
+			continue
+		}
+		if a > 0 && c[a-1] == '_' || z < len(c) && c[z] == '_' {
+			continue
+		}
+		p := z
+		for k := 1; k <= 6; k++ {
+			if p >= len(c) || c[p] != ' ' {
+				break
+			}
+			q := p + 1
+			for q < len(c) && ('a' <= c[q] && c[q] <= 'z' || c[q] == '\'' || c[q] == '-') {
+				q++
+			}
+			if q == p+1 {
+				break
+			}
+			p = q
+			for _, m := range modelModals {
+				if e := p + 1 + len(m); p < len(c) && c[p] == ' ' && e <= len(c) && string(c[p+1:e]) == m && (e == len(c) || !isClauseWordByte(c[e]) && c[e] != '_') {
+					return []int{a, e}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// findModelInfinitive is "for" the model (a determiner, "ai", "coding" or
+// "calling" before it may stand), up to four words, "to", then a verb:
+// "for agents using this integration to notify ...".
+func findModelInfinitive(c []byte) []int {
+	for a, z := nextWord(c, 0); a < len(c); a, z = nextWord(c, z) {
+		if string(c[a:z]) != "for" {
+			continue
+		}
+		n, e := nextWord(c, z)
+		for k := 0; k < 2 && n < len(c); k++ {
+			if w := string(c[n:e]); w == "the" || w == "a" || w == "an" || w == "any" || w == "all" || w == "every" || w == "each" || w == "ai" || w == "coding" || w == "calling" {
+				if !modelNouns[w] || nounNext(c, e) {
+					n, e = nextWord(c, e)
+				}
+			}
+		}
+		if n >= len(c) || !modelNouns[string(c[n:e])] && !modelNounsPlural[string(c[n:e])] {
+			continue
+		}
+		t, te := nextWord(c, e)
+		for k := 0; k < 5 && t < len(c); k++ {
+			if string(c[t:te]) == "to" {
+				if v := verbAfter(c, te, modelVerbsSet); v != nil {
+					return []int{a, v[1]}
+				}
+				break
+			}
+			t, te = nextWord(c, te)
+		}
+	}
+	return nil
+}
+
+// nounNext reports whether a model noun follows c[:e] ("ai agents", not
+// "for ai to ...").
+func nounNext(c []byte, e int) bool {
+	n, ne := nextWord(c, e)
+	return n < len(c) && (modelNouns[string(c[n:ne])] || modelNounsPlural[string(c[n:ne])])
+}
 
 // addressings are addressing and addressingMore.
 var addressings = append([]gate{addressing}, addressingMore...)
@@ -1670,7 +1863,7 @@ func (j *clauseJudge) contact() (intentClass, string) {
 		if messageDestination().Match(c) {
 			return classContact, j.at(d)
 		}
-		if v := sendVerb().FindIndex(c); v != nil && !negatedAt(c, v[0]) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c) || personal(c[d[0]:d[1]]) && sendTo().Match(c[:d[0]]) || exfilVerb().Match(c) || j.match(modelSubject) || j.match(modelInfinitive)) {
+		if v := sendVerb().FindIndex(c); v != nil && !negatedAt(c, v[0]) && (answer || additional().Match(c) && dataNouns().Match(c) || block || j.match(bulkData) || userData().Match(c) || viaTool().Match(c) || personal(c[d[0]:d[1]]) && sendTo().Match(c[:d[0]]) || exfilVerb().Match(c) || j.match(modelSubject) || j.match(modelSubjects) || j.match(modelInfinitive)) {
 			// An email address or a phone number is a person: what
 			// is sent to one is sent away, "also" or not. What the
 			// model is said to send ("the assistant posts ... to

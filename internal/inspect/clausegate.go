@@ -26,22 +26,58 @@ type gate struct {
 	// pre is prefilter(expr): a clause holding none of its strings
 	// holds no match.
 	pre func() [][]byte
+	// word, when set, is what the expression's first group must be for
+	// a match to count: a word list too long for an alternation (the
+	// backtracker tries each word at each place) is looked up instead.
+	word map[string]bool
+	// find, when set, finds the match word by word instead of an
+	// expression.
+	find func(c []byte) []int
 }
 
 // findIn is x's first match in clause c, whose gates are open for x.
 func (x *gate) findIn(c []byte) []int {
+	if x.find != nil {
+		return x.find(c)
+	}
 	if pre := x.pre(); pre != nil && !holdsAny(c, pre) {
 		return nil
 	}
-	return x.re().FindIndex(c)
+	if x.word == nil {
+		return x.re().FindIndex(c)
+	}
+	for _, m := range x.re().FindAllSubmatchIndex(c, -1) {
+		if m[2] >= 0 && x.word[string(c[m[2]:m[3]])] {
+			return m[:2]
+		}
+	}
+	return nil
 }
 
 // matches reports whether x matches clause c, whose gates are open for x.
 func (x *gate) matches(c []byte) bool {
+	if x.word != nil || x.find != nil {
+		return x.findIn(c) != nil
+	}
 	if pre := x.pre(); pre != nil && !holdsAny(c, pre) {
 		return false
 	}
 	return x.re().Match(c)
+}
+
+// withFind is x found by f instead of its expression.
+func (x gate) withFind(f func(c []byte) []int) gate {
+	x.find = f
+	return x
+}
+
+// withWord is x matching only where its first group is one of words.
+func (x gate) withWord(words []string) gate {
+	x.word = make(map[string]bool, len(words))
+	for _, w := range words {
+		x.word[w] = true
+	}
+	return x
 }
 
 // newGate is the gate of the word lists whose bits are a and b.
@@ -121,10 +157,10 @@ func splitWords(s string) []string {
 }
 
 // mask is the set of gate bits a clause opens.
-type mask [8]uint64
+type mask [10]uint64
 
 func (m mask) or(o mask) mask {
-	return mask{m[0] | o[0], m[1] | o[1], m[2] | o[2], m[3] | o[3], m[4] | o[4], m[5] | o[5], m[6] | o[6], m[7] | o[7]}
+	return mask{m[0] | o[0], m[1] | o[1], m[2] | o[2], m[3] | o[3], m[4] | o[4], m[5] | o[5], m[6] | o[6], m[7] | o[7], m[8] | o[8], m[9] | o[9]}
 }
 
 // gateTable is gateWords as an open-addressed table of indexes into
