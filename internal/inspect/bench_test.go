@@ -85,11 +85,20 @@ func BenchmarkInspectLinear(b *testing.B) {
 // structuredContent) with every text rule, and with the two rules that
 // need no judgement alone.
 func BenchmarkInspectAnswer(b *testing.B) {
-	raw := []byte(fakeserver.ProseResult)
+	prose := []byte(fakeserver.ProseResult)
 	for _, c := range []struct {
 		name string
+		raw  []byte
 		o    AnswerOptions
-	}{{"all-rules", AnswerOptions{Data: true}}, {"controls", AnswerOptions{ControlsOnly: true}}} {
+	}{
+		{"all-rules", prose, AnswerOptions{Data: true}},
+		{"controls", prose, AnswerOptions{ControlsOnly: true}},
+		// A forge's list of issues, serialized into a text content
+		// item as most servers do: read as one text and member by
+		// member.
+		{"json-text", jsonTextAnswer(b), AnswerOptions{Data: true}},
+	} {
+		raw := c.raw
 		b.Run(c.name, func(b *testing.B) {
 			s := Subject{Server: "s", Kind: lock.KindTool, Name: "read_text_file", Raw: raw}
 			b.SetBytes(int64(len(raw)))
@@ -103,6 +112,31 @@ func BenchmarkInspectAnswer(b *testing.B) {
 			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/op")
 		})
 	}
+}
+
+// jsonTextAnswer is a tools/call result whose one text content item holds
+// twenty issues as JSON (about 6 KB), their bodies ordinary prose.
+func jsonTextAnswer(b *testing.B) []byte {
+	type issue struct {
+		Number int    `json:"number"`
+		Title  string `json:"title"`
+		State  string `json:"state"`
+		Body   string `json:"body"`
+	}
+	var issues []issue
+	for i := range 20 {
+		issues = append(issues, issue{i + 1, fmt.Sprintf("Build fails on step %d", i), "open",
+			"The build fails on the linux runner after the cache step. Logs show a timeout while fetching the toolchain, and a retry passes. We should pin the toolchain version and raise the timeout; see the attached log for the full trace."})
+	}
+	doc, err := json.Marshal(issues)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": string(doc)}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return raw
 }
 
 // BenchmarkAcross is the cross-server pass alone: the 1,000-tool manifest
