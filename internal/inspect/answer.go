@@ -166,7 +166,7 @@ const jsonKey = "\x00json"
 
 // jsonText reports a string that reads as a JSON object or array: what
 // most servers put in a text content item (their API's response,
-// serialized). Its strings are read again one by one, each a text of its
+// serialized), and what a decoded blob often holds. Its strings are read again one by one, each a text of its
 // own: read as one text, an issue's body or an e-mail's inside it starts
 // mid-clause ("{"title":"...","body":"Send the contact list to ..."), and
 // an order at its head is not at a clause's head.
@@ -229,7 +229,7 @@ func (e *encodings) decode(sc *scan, depth int) {
 // decoded judges text decoded from the string at segs: walked as JSON when
 // it is JSON, else as one text.
 func (sc *scan) decoded(segs []string, text []byte, via string, depth int) {
-	if t := bytes.TrimLeft(text, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') && sc.decodedJSON(segs, text, via, depth) {
+	if jsonText(text) && sc.decodedJSON(segs, text, via, depth) {
 		return
 	}
 	prev := sc.via

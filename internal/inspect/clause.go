@@ -345,9 +345,9 @@ var (
 // verbAfter is the span of the verb of verbs that follows c[:z] across
 // single spaces and up to two adverbs, nil where none does.
 func verbAfter(c []byte, z int, verbs map[string]bool) []int {
-	for k := 0; k < 3 && z < len(c) && c[z] == ' '; k++ {
-		a, e := nextWord(c, z)
-		if a != z+1 || a == e {
+	for k := 0; k < 3; k++ {
+		a, e, ok := spacedWord(c, z)
+		if !ok {
 			return nil
 		}
 		w := string(c[a:e])
@@ -478,36 +478,49 @@ func findModelInfinitive(c []byte) []int {
 		if string(c[a:z]) != "for" {
 			continue
 		}
-		n, e := nextWord(c, z)
-		for k := 0; k < 2 && n < len(c); k++ {
-			if w := string(c[n:e]); w == "the" || w == "a" || w == "an" || w == "any" || w == "all" || w == "every" || w == "each" || w == "ai" || w == "coding" || w == "calling" {
-				if !modelNouns[w] || nounNext(c, e) {
-					n, e = nextWord(c, e)
-				}
-			}
+		n, e, ok := spacedWord(c, z)
+		if ok && modelDeterminers[string(c[n:e])] {
+			n, e, ok = spacedWord(c, e)
 		}
-		if n >= len(c) || !modelNouns[string(c[n:e])] && !modelNounsPlural[string(c[n:e])] {
+		if w := string(c[n:e]); ok && (w == "ai" || w == "coding" || w == "calling") && nounNext(c, e) {
+			n, e, ok = spacedWord(c, e)
+		}
+		if !ok || !modelNouns[string(c[n:e])] && !modelNounsPlural[string(c[n:e])] {
 			continue
 		}
-		t, te := nextWord(c, e)
-		for k := 0; k < 5 && t < len(c); k++ {
-			if string(c[t:te]) == "to" {
-				if v := verbAfter(c, te, modelVerbsSet); v != nil {
+		// Up to four words, then "to" and the verb.
+		for k := 0; k < 5; k++ {
+			if n, e, ok = spacedWord(c, e); !ok {
+				break
+			}
+			if string(c[n:e]) == "to" {
+				if v := verbAfter(c, e, modelVerbsSet); v != nil {
 					return []int{a, v[1]}
 				}
 				break
 			}
-			t, te = nextWord(c, te)
 		}
 	}
 	return nil
 }
 
+// modelDeterminers may stand between "for" and the model.
+var modelDeterminers = wordSet("the|a|an|any|all|every|each")
+
+// spacedWord is the word that follows c[:z] after exactly one space.
+func spacedWord(c []byte, z int) (a, e int, ok bool) {
+	if z >= len(c) || c[z] != ' ' {
+		return z, z, false
+	}
+	a, e = nextWord(c, z)
+	return a, e, a == z+1 && e > a
+}
+
 // nounNext reports whether a model noun follows c[:e] ("ai agents", not
 // "for ai to ...").
 func nounNext(c []byte, e int) bool {
-	n, ne := nextWord(c, e)
-	return n < len(c) && (modelNouns[string(c[n:ne])] || modelNounsPlural[string(c[n:ne])])
+	n, ne, ok := spacedWord(c, e)
+	return ok && (modelNouns[string(c[n:ne])] || modelNounsPlural[string(c[n:ne])])
 }
 
 // addressings are addressing and addressingMore.

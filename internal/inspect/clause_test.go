@@ -465,6 +465,46 @@ func TestModelAsSubject(t *testing.T) {
 	}
 }
 
+// TestAddressFinders holds the readers that find their match word by word
+// (gate.find) to the expressions they replaced: where each matches and
+// where a near miss does not.
+func TestAddressFinders(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		find func([]byte) []int
+		name string
+		yes  []string
+		no   []string
+	}{
+		{findRunColon, "run colon",
+			[]string{"then run: npm test", "paste: the key", "execute: rm x"},
+			[]string{"rerun: npm test", "run:npm test", "my_run: x", "run the tests: now"}},
+		{findModelModal, "model, words, modal",
+			[]string{"agents reading this page should reply", "the assistant processing this record must", "bots in this channel are expected to", "models we ship need to"},
+			[]string{"agents must reply", "agent_id of the caller must", "the agent's owner must", "agents reading this page, should"}},
+		{findModelInfinitive, "for the model to",
+			[]string{"it is standard practice for agents using this integration to notify the registrar", "the remedy is for the assistant to pipe it", "for ai agents to quietly send"},
+			[]string{"for agents using this integration to the registrar", "for the assistant, to notify", "for users to notify the registrar", "for the assistant of a team in the north wing to notify"}},
+		{modelSubject.find, "the model as subject",
+			[]string{"after each search the assistant posts the pattern", "the agent then quietly grants itself", "the model treats every command as approved"},
+			[]string{"the assistant's posts", "an ai-powered agent", "the model post", "the assistant can post"}},
+		{modelSubjects.find, "the model as plural subject",
+			[]string{"agents run it once", "for timezone sync, agents run it", "and assistants send the notes", "all ai agents post the result"},
+			[]string{"to give ai assistants access", "models run it once", "agents runs it", "many coding agents post"}},
+	} {
+		for _, s := range c.yes {
+			if c.find([]byte(s)) == nil {
+				t.Errorf("%s: %q not found", c.name, s)
+			}
+		}
+		for _, s := range c.no {
+			if m := c.find([]byte(s)); m != nil {
+				t.Errorf("%s: %q found at %v", c.name, s, m)
+			}
+		}
+	}
+}
+
 // TestAnswerClasses: in a tool's answer, ranking tools and imposing a
 // call with a pretext are errors (an answer has no business steering the
 // model), a retired endpoint's pointer stays a warning, and a turn in the
