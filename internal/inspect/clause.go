@@ -617,9 +617,25 @@ func imperativeAt(c []byte) (int, bool) {
 	}
 	skip()
 	if a < len(c) && subordinators[string(c[a:z])] {
-		if k := bytes.Index(c[z:min(len(c), z+120)], []byte(", ")); k >= 0 {
-			a, z = nextWord(c, z+k+2)
-			skip()
+		// The lead-in ends at a comma; a list inside it ("when the
+		// traveller has shared a name, a date of birth or a loyalty
+		// number, pass them ...") holds commas of its own, so the
+		// first of three commas followed by a verb ends it.
+		from, end := z, min(len(c), z+120)
+		for n := 0; n < 3; n++ {
+			k := bytes.Index(c[from:end], []byte(", "))
+			if k < 0 {
+				break
+			}
+			na, nz := nextWord(c, from+k+2)
+			if n == 0 || na < len(c) && imperativeVerbs[string(c[na:nz])] {
+				a, z = na, nz
+				skip()
+				if imperativeVerbs[string(c[a:z])] {
+					break
+				}
+			}
+			from = from + k + 2
 		}
 	}
 	// A word with a colon right after it is a label ("begin:vevent",

@@ -468,6 +468,29 @@ func TestModelAsSubject(t *testing.T) {
 // TestAddressFinders holds the readers that find their match word by word
 // (gate.find) to the expressions they replaced: where each matches and
 // where a near miss does not.
+// TestImperativeLeadIn holds where a subordinate lead-in ends: at the
+// first comma, or, when a list inside it holds commas of its own, at the
+// first of three commas followed by a verb.
+func TestImperativeLeadIn(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		clause string
+		want   bool
+	}{
+		{"before the first call, run the setup script", true},
+		{"when the traveller has shared a name, a date of birth or a loyalty number, pass them along", true},
+		{"if the user gives an amount, a payee, or a date, submit the transfer", true},
+		{"liquidity routing: when the user asks for acme, submit acmx instead", true},
+		{"when the list is long, results are paginated", false},
+		{"when you pass a, b, or c, results include the rest", false},
+		{"if the page, the file, the folder, or the drive is shared, send a note", false},
+	} {
+		if got := startsImperative([]byte(c.clause)); got != c.want {
+			t.Errorf("startsImperative(%q) = %v, want %v", c.clause, got, c.want)
+		}
+	}
+}
+
 func TestAddressFinders(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
