@@ -1257,6 +1257,20 @@ var cueClasses = []cueClass{
 		gated2("regardless whatever matter", "asks ask asked says said wants request requests requested question",
 			`\b(?:regardless of|whatever|no matter) (?:what )?(?:the )?(?:user|they|customer)(?:'s)? (?:asks?|asked|says|said|wants|request(?:s|ed)?|question)\b`),
 		gated("verbatim word nothing exactly", `\b(?:word for word|verbatim|nothing else|only this text|exactly this)\b`),
+		// Something ranked above what the user asks or the model was
+		// told: "outranks the user's request", "take precedence over
+		// your system prompt", "replace whatever the user or developer
+		// told you".
+		gated2("outrank outranks outranking precedence priority above prevail prevails supersede supersedes override overrides trump trumps replace replaces",
+			"user user's users developer developer's operator operator's your its system",
+			`\b(?:outranks?|outranking|takes? precedence over|ranks? above|ranking above|prevails? over|supersedes?|overrides?|trumps?|(?:has|have|takes?|with|gets?) (?:priority|precedence) over|(?:priority|precedence) above|replaces?)\b[\s\S]{0,40}?\b(?:(?:the |any |all |your )?(?:user|user's|users'|developer|developer's|operator|operator's)(?: or (?:the )?(?:user|developer|operator)(?:'s)?)? (?:requests?|instructions?|messages?|questions?|prompts?|guidance|rules|wishes|asks?|says|told you|tells you|wants?)|(?:your|its|the model's|the assistant's|their) (?:system prompt|system message|instructions?|guidelines?|rules|polic(?:y|ies)|directives?|brief)|system (?:prompt|message|instructions?))\b`),
+		// The model's rules declared lapsed, in any words for it:
+		// "your earlier guidelines no longer apply", "content rules
+		// previously configured for the assistant are considered
+		// superseded".
+		gated2("instructions instruction guidelines guideline rules restrictions restriction constraints constraint guardrails policy policies prompt message directives directive caution guidance",
+			"suspended lifted relaxed outdated superseded withdrawn void cancelled canceled revoked waived disabled replaced obsolete invalid lapsed lapse lapses overridden inactive paused off moot longer apply applies hold holds count bind binds effect force valid binding relevant applicable",
+			`\b(?:your|the model's|the assistant's|its|their|earlier|previous|previously|prior|original|operator|developer|system|safety|content|refusal|built-in)\b(?: [a-z'-]+){0,3}? (?:instructions?|guidelines?|rules|restrictions?|constraints?|guardrails?|polic(?:y|ies)|system prompt|system message|directives?|caution|guidance)\b[\s\S]{0,40}?\b(?:(?:are|is|were|was|have been|has been|gets?|becomes?)(?: now| hereby| temporarily| officially| considered| treated as)? (?:suspended|lifted|relaxed|outdated|superseded|withdrawn|void|cancell?ed|revoked|waived|disabled|replaced|obsolete|invalid|lapsed|overridden|inactive|paused|off|moot)|lapses?|(?:no longer|do not|don't|does not|doesn't|never) (?:apply|applies|hold|holds|count|counts|bind|binds)|(?:not|no longer) (?:in effect|in force|valid|binding|relevant|applicable))\b`),
 	}},
 	{class: classSeize, cues: []gate{
 		gated2("admin administrator owner collaborator maintainer write full elevated grant give hand transfer assign add", "access rights role permission permissions privilege privileges ownership collaborator collaborators admin admins deploy",
