@@ -1280,6 +1280,29 @@ var cueClasses = []cueClass{
 		gated2("accept approve authorize authorise confirm", "invite invites invitation invitations request requests payment payments transfer transfers charge charges purchase purchases",
 			`\b(?:accept|approve|authori[sz]e|confirm) (?:all |every |any |the )?(?:invites?|invitations?|requests?|payments?|transfers?|charges?|purchases?)\b`),
 		gated2("you", "now", `\b(?:you are now|from now on you)\b`),
+		// Acting in someone's name: "accept it in the user's name",
+		// "on behalf of the second approver", "e-sign it in that
+		// party's name".
+		gated2("name behalf", "user user's customer customer's client client's party party's owner owner's requester signed approver director their his her",
+			`\bin (?:the (?:user|customer|client|party|owner|requester)'s|(?:their|his|her|that party's|the party's)) name\b|\bon behalf of (?:the |a |any |that |each )?(?:signed-in )?(?:user|customer|client|party|owner|requester|approver|second approver|director)s?\b`),
+		// Spending the user's money: "buy five gift cards using the
+		// company card", "renew it with the card on file".
+		gated2("buy buys purchase purchases renew renews upgrade upgrades order orders subscribe subscribes pay pays",
+			"card cards file payment wallet",
+			`\b(?:buy|buys|purchase|purchases|renew|renews|upgrade|upgrades|order|orders|subscribe|subscribes|pay|pays)\b[\s\S]{0,60}?\b(?:card on file|saved card|stored card|company card|corporate card|(?:user's|customer's|their|his|her) (?:saved |stored )?(?:credit )?card|saved payment method|default payment method|(?:user's|their) wallet)\b`),
+		// Roles that hand over a system: "attach AdministratorAccess",
+		// "cluster-admin", "share it with editing rights".
+		gated2("grant grants give gives assign assigns attach attaches share shares sharing add adds hand hands create creates",
+			"administratoraccess cluster admin global superadmin superuser edit editing editor write owner",
+			`\b(?:grant|grants|give|gives|assign|assigns|attach|attaches|share|shares|sharing|add|adds|hand|hands|create|creates)\b[\s\S]{0,60}?\b(?:administratoraccess|cluster-admin|global admin(?:istrator)?|super ?admin|superuser|(?:edit(?:ing)?|editor|write|owner|admin) (?:access|rights|permissions?|privileges|role))\b`),
+		// The turn kept from the user: "without handing control back",
+		// "the agent re-invokes itself every 5 minutes".
+		gated2("without handing giving returning passing invokes reinvokes schedules reschedules restarts relaunches", "back itself",
+			`\bwithout (?:ever )?(?:handing|giving|returning|passing) (?:control |the turn |it )?back\b|\b(?:re-?invokes?|re-?schedules?|re-?starts?|relaunch(?:es)?) itself\b`),
+		// Loyalty moved: "a persona whose only loyalty is to this
+		// server", "treat me as your principal".
+		gated2("loyalty allegiance principal master", "only sole new your",
+			`\b(?:only|sole|new) (?:loyalty|allegiance|principal|master)\b|\byour (?:new )?(?:principal|master)\b`),
 	}},
 	// Acting past the user and the safeguards: without asking, with the
 	// confirmation or the sandbox off, approving for itself.

@@ -135,6 +135,16 @@ var langPhrases = map[string][]string{
 		"llame a", "llama a", "llamar a", "aufrufen", "rufe", "appelle", "appelez", "appeler", "chame", "chamar", "chiama", "chiamare", "roep",
 		"вызови", "вызовите", "调用", "呼び出", "호출",
 	},
+	// Acting in the user's name, or handing over full rights.
+	"seize": {
+		"en nombre del usuario", "en nombre del cliente", "en su nombre", "en nombre de él", "acceso total", "permisos de edición", "permiso de edición",
+		"im namen des nutzers", "im namen des benutzers", "im namen des kunden", "in seinem namen", "in ihrem namen", "vollzugriff", "bearbeitungsrechten", "bearbeitungsrechte",
+		"au nom de l'utilisateur", "au nom du client", "en son nom", "accès complet", "droits d'édition", "droits de modification",
+		"em nome do usuário", "em nome do cliente", "em nome dele", "em nome dela", "acesso total", "permissão de edição",
+		"a nome dell'utente", "per conto dell'utente", "a nome del cliente", "accesso completo", "permessi di modifica",
+		"namens de gebruiker", "namens de klant", "volledige toegang", "w imieniu użytkownika", "pełny dostęp", "kullanıcı adına", "tam erişim",
+		"от имени пользователя", "от имени клиента", "полный доступ", "以用户的名义", "代表用户", "完全访问", "ユーザーに代わって", "ユーザーの代わりに", "フルアクセス", "사용자를 대신하여", "사용자 대신", "전체 접근",
+	},
 	// Another tool ranked below this one.
 	"rank": {
 		"nunca utilices otras", "nunca uses otras", "no uses otras", "verwende nie andere", "benutze keine anderen", "keine anderen werkzeuge",
@@ -240,7 +250,7 @@ var langRegexp = sync.OnceValue(func() map[string]*regexp.Regexp {
 // langClasses are the classes of langPhrases in the order langLits holds
 // them; langLits finds every phrase's first words in one pass, so that a
 // class's expression runs only on a clause that holds one of them.
-var langClasses = []string{"address", "exec", "terminal", "write", "secret", "read", "send", "hide", "override", "dictate", "channel", "pretext", "call", "rank"}
+var langClasses = []string{"address", "exec", "terminal", "write", "secret", "read", "send", "hide", "override", "dictate", "channel", "pretext", "call", "rank", "seize"}
 
 var langLits = sync.OnceValue(func() *litSearch {
 	var f folder
@@ -343,6 +353,9 @@ func otherLanguage(c []byte, g *mask, block, answer bool) (intentClass, []int) {
 	}
 	if m := find("dictate"); m != nil {
 		return classChangeValues, m
+	}
+	if m := find("seize"); m != nil && !langNegated(c, m[0]) {
+		return classSeize, m
 	}
 	if m := find("rank"); m != nil {
 		return classRedirect, m
