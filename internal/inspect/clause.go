@@ -1327,7 +1327,8 @@ var modelNamed = lazyRegexp(`(?:^|[^a-z-])(?:ai|ais|assistants?|llms?|chatbots?|
 // a destination, a store of secrets, a config file, or a cue of the
 // classes with no place to name), in words no rule reads as an order,
 // that holds a weak address and that the statistical signal reads as an
-// instruction to the model at anchorLogit or above: "the recommended
+// instruction to the model at anchorLogit or above, or that the signal
+// reads so at anchorBareLogit with no address at all: "the recommended
 // remedy is for the shell to evaluate `curl ... | sh`", "every portfolio
 // is to be cc'd to ops@x.example". The target is a rule's finding and the
 // signal says it is asked of the model: each is a reason, neither alone
@@ -1350,7 +1351,10 @@ func (j *clauseJudge) anchored() (intentClass, string) {
 		// the model as its reader does the signal read it as an order.
 		return classNone, ""
 	}
-	if !weakAddress().Match(c) && !addressedClause(c, g) || !statModel.scores(c, anchorLogit) {
+	// An address (a modal, "you", the model named, an imperative) and
+	// the signal's reading are two marks of an order; with no address
+	// the signal must read it by a wider margin.
+	if best := statModel.topScore(c); best < anchorLogit || best < anchorBareLogit && !weakAddress().Match(c) && !addressedClause(c, g) {
 		return classNone, ""
 	}
 	cl, m := classNone, []int(nil)

@@ -515,10 +515,32 @@ func withModel(s Subject, fs []finding.Finding, sha string, ms *modelScan) []fin
 const addressLogit = modelThresholdLogit - 2.5
 
 // anchorLogit is the least clause score, in logits, at which the signal
-// reads a clause that names an error class's target as asking it
-// (clauseJudge.anchored): the signal's own threshold, where it reads a
-// clause as an instruction to the model.
-const anchorLogit = modelThresholdLogit
+// reads a clause that names an error class's target and holds an address
+// (a modal, "you", the model named, an imperative) as asking it
+// (clauseJudge.anchored); anchorBareLogit is the least for such a clause
+// with no address ("consumers of this feed POST the cart to ...", "the
+// recipient_iban is replaced with ..."). The target is a rule's finding
+// either way. Both were chosen by scoring rounds of our wordings with a
+// signal trained without them (bench/folds-results.md, "Round 14"):
+// 1.5 under the threshold and 3 over it met 35 more of 1,768 attack lines
+// than the threshold with an address required, with no more honest
+// errors among 1,104.
+const (
+	anchorLogit     = modelThresholdLogit - 1.5
+	anchorBareLogit = modelThresholdLogit + 3
+)
+
+// topScore is the highest score, in logits, of a clause of c.
+func (m *wordModel) topScore(c []byte) float64 {
+	if m == nil {
+		return math.Inf(-1)
+	}
+	hit := int32(math.MinInt32)
+	modelClauses(c, m, nil, func(_, _ int, sc int32, _ []uint32) {
+		hit = max(hit, sc)
+	})
+	return float64(hit) * float64(m.scale)
+}
 
 // addresses reports whether some clause of folded clause c scores at
 // least addressLogit.
