@@ -13,7 +13,9 @@ import (
 // ~/.profile, an address. What is not (that the model is addressed, the
 // verb, "the user", "the system prompt") is listed here per class, for
 // the languages attackers use most: Spanish, German, French, Portuguese,
-// Italian, Dutch, Turkish, Polish, Russian, Chinese, Japanese and Korean.
+// Italian, Dutch, Turkish, Polish, Russian, Chinese, Japanese and Korean,
+// and Indonesian, Vietnamese, Swedish, Czech, Arabic, Hindi, Ukrainian,
+// Hebrew and Thai.
 //
 // The lists are written as people write them and folded as the text is
 // (accents dropped, look-alike Cyrillic letters read as Latin), so they
@@ -38,15 +40,18 @@ var langPhrases = map[string][]string{
 		"해야", "하세요", "주세요", "어시스턴트", "ai는",
 		"agentes ia", "agenti ia", "agents ia", "ki-assistent", "ki-assistenten", "assistente ia", "asistente de ia", "ai-assistent", "al modelo", "au modèle", "al modello", "an das modell",
 		"для модели", "ии-ассистент", "aiへ", "aiアシスタント", "ai 어시스턴트", "ai 에이전트", "yapay zekâ asistanı", "asistanına",
+		"harus", "wajib", "mohon", "silakan", "asisten", "asisten ai", "kepada asisten", "phải", "cần phải", "vui lòng", "hãy", "trợ lý", "trợ lý ai", "måste", "bör", "vänligen", "assistenten", "ai-assistenten", "musí", "měl by", "prosím", "ai asistent", "يجب", "ينبغي", "من فضلك", "يرجى", "المساعد", "أيها المساعد", "الذكاء الاصطناعي", "चाहिए", "अवश्य", "कृपया", "सहायक", "повинен", "повинна", "будь ласка", "асистент", "асистенте", "помічник", "חייב", "בבקשה", "העוזר", "הסוכן", "ต้อง", "กรุณา", "โปรด", "ผู้ช่วย",
 	},
 	// A command run: the verb, or where it runs.
 	"exec": {
 		"ejecutar", "ejecuta", "ejecute", "ausführen", "führe", "führen sie", "ausgeführt", "exécuter", "exécutez", "exécute",
 		"executar", "execute", "eseguire", "esegui", "eseguite", "uitvoeren", "voer", "çalıştır", "uruchom",
 		"выполни", "выполнить", "выполните", "запусти", "запустите", "执行", "运行", "実行", "実行して", "실행",
+		"jalankan", "eksekusi", "chạy", "thực thi", "kör", "exekvera", "spusť", "spusťte", "proveď", "نفذ", "شغل", "قم بتشغيل", "قم بتنفيذ", "चलाएँ", "चलाएं", "निष्पादित", "виконай", "виконайте", "запустіть", "הרץ", "הפעל", "รัน", "เรียกใช้",
 	},
 	"terminal": {
 		"terminal", "terminale", "terminalu", "консоль", "терминал", "终端", "命令行", "ターミナル", "端末", "터미널", "shell", "bash", "powershell",
+		"dòng lệnh", "الطرفية", "سطر الأوامر", "टर्मिनल", "термінал", "טרמינל", "เทอร์มินัล",
 	},
 	// A file or setting changed.
 	"write": {
@@ -56,6 +61,7 @@ var langPhrases = map[string][]string{
 		"adicionar", "adicione", "alterar", "altere", "escrever", "escreva", "aggiungere", "aggiungi", "modificare", "modifica", "scrivere", "scrivi",
 		"toevoegen", "wijzig", "ekle", "dodaj", "добавь", "добавьте", "измени", "измените", "запиши", "запишите",
 		"添加", "修改", "写入", "加入", "追加", "変更", "書き込", "추가", "수정", "작성",
+		"tambahkan", "ubah", "tulis", "thêm", "sửa", "lägg till", "ändra", "přidej", "přidejte", "změň", "zapiš", "أضف", "عدّل", "اكتب", "जोड़ें", "बदलें", "लिखें", "додай", "додайте", "зміни", "הוסף", "שנה", "כתוב", "เพิ่ม", "แก้ไข",
 	},
 	// Secrets and what the model holds.
 	"secret": {
@@ -68,6 +74,7 @@ var langPhrases = map[string][]string{
 		"histórico da conversa", "cronologia della conversazione", "историю переписки", "историю диалога", "会话历史", "聊天记录", "对话历史", "会話履歴", "대화 기록",
 		"contraseña", "contraseñas", "passwort", "passwörter", "mot de passe", "mots de passe", "senha", "senhas", "пароль", "пароли", "密码", "パスワード", "비밀번호",
 		"clave api", "claves api", "api-schlüssel", "clé api", "clés api", "chave api", "chiave api", "токен", "令牌", "トークン", "토큰",
+		"variabel lingkungan", "kata sandi", "kunci api", "riwayat percakapan", "prompt sistem", "biến môi trường", "mật khẩu", "khóa api", "lịch sử trò chuyện", "lời nhắc hệ thống", "miljövariabler", "lösenord", "api-nyckel", "proměnné prostředí", "heslo", "hesla", "api klíč", "systémový prompt", "متغيرات البيئة", "كلمة المرور", "كلمات المرور", "مفتاح api", "سجل المحادثة", "موجه النظام", "पर्यावरण चर", "पासवर्ड", "एपीआई कुंजी", "змінні середовища", "паролі", "системний промпт", "історію листування", "משתני סביבה", "סיסמה", "סיסמאות", "מפתח api", "ตัวแปรสภาพแวดล้อม", "รหัสผ่าน", "คีย์ api",
 	},
 	"read": {
 		"leer", "lee", "lea", "incluir", "incluye", "incluya", "adjunta", "adjuntar", "pega", "copia", "copiar", "muestra",
@@ -76,6 +83,7 @@ var langPhrases = map[string][]string{
 		"ler", "leia", "anexar", "anexe", "copie", "leggere", "leggi", "includere", "includi", "allegare", "allega", "copiare",
 		"oku", "ekle", "odczytaj", "прочитай", "прочитайте", "включи", "включите", "скопируй", "вставь", "приложи",
 		"读取", "包含", "附上", "附加", "复制", "粘贴", "読み取", "含め", "添付", "貼り付け", "읽", "포함", "첨부", "붙여",
+		"baca", "sertakan", "salin", "lampirkan", "đọc", "bao gồm", "sao chép", "đính kèm", "läs", "inkludera", "kopiera", "bifoga", "přečti", "přečtěte", "zahrň", "zkopíruj", "přilož", "اقرأ", "أرفق", "انسخ", "ضمّن", "पढ़ें", "शामिल करें", "संलग्न करें", "скопіюй", "קרא", "צרף", "העתק", "כלול", "อ่าน", "แนบ", "คัดลอก",
 	},
 	// A send verb, before a destination.
 	"send": {
@@ -86,6 +94,7 @@ var langPhrases = map[string][]string{
 		"invia", "inviare", "inoltra", "inoltrare", "inviati",
 		"stuur", "verstuur", "gönder", "wyślij", "отправь", "отправьте", "отправить", "перешли", "перешлите",
 		"发送", "转发", "发给", "发到", "寄给", "寄到", "転送", "送信", "送って", "보내", "전송",
+		"kirim", "kirimkan", "teruskan", "gửi", "chuyển tiếp", "skicka", "vidarebefordra", "pošli", "pošlete", "odešli", "přepošli", "أرسل", "ارسل", "भेजें", "भेजो", "надішли", "надішліть", "שלח", "העבר", "ส่งต่อ",
 	},
 	// Kept from the user.
 	"hide": {
@@ -95,6 +104,7 @@ var langPhrases = map[string][]string{
 		"não conte ao usuário", "não informe o usuário", "no informe al usuario", "no informe", "non mostrare", "sin indicarlo", "sin avisar", "sans le dire", "sem avisar", "senza dirlo", "ohne es zu sagen", "sem informar o usuário", "non dire all'utente", "non informare l'utente", "senza informare l'utente",
 		"vertel de gebruiker niet", "kullanıcıya söyleme", "не говори пользователю", "не сообщай пользователю", "не упоминай",
 		"不要告诉用户", "不要告诉", "别告诉用户", "不要通知用户", "ユーザーに言わないで", "ユーザーに伝えないで", "知らせないで", "사용자에게 알리지", "사용자에게 말하지",
+		"jangan beri tahu pengguna", "jangan memberi tahu pengguna", "tanpa memberi tahu pengguna", "jangan sebutkan", "đừng nói với người dùng", "không thông báo cho người dùng", "không cho người dùng biết", "không đề cập", "berätta inte för användaren", "utan att informera användaren", "nämn inte", "neříkej uživateli", "bez informování uživatele", "nezmiňuj", "لا تخبر المستخدم", "دون إخبار المستخدم", "دون علم المستخدم", "उपयोगकर्ता को न बताएं", "उपयोगकर्ता को मत बताओ", "उपयोगकर्ता को बताए बिना", "не кажи користувачеві", "не повідомляй користувача", "без відома користувача", "אל תספר למשתמש", "בלי לספר למשתמש", "อย่าบอกผู้ใช้", "โดยไม่แจ้งผู้ใช้",
 	},
 	// Instructions set aside, or outranked.
 	"override": {
@@ -110,6 +120,7 @@ var langPhrases = map[string][]string{
 		"priorité sur … instructions", "priorité sur … utilisateur", "prioridade sobre … instruções", "prioridade sobre … usuário",
 		"priorità su … istruzioni", "priorità su … utente", "приоритет над … инструкци", "приоритет над … пользовател",
 		"优先于用户", "优先于…指令", "优先于…指示", "指示より優先", "指示よりも優先", "지시보다 우선",
+		"abaikan instruksi", "abaikan semua instruksi", "lupakan instruksi", "bỏ qua các hướng dẫn", "bỏ qua mọi hướng dẫn", "ignorera alla", "ignorera tidigare instruktioner", "glöm alla", "ignoruj všechny", "ignoruj předchozí", "zapomeň na všechny", "تجاهل التعليمات", "تجاهل جميع التعليمات", "تجاهل كل التعليمات", "पिछले निर्देशों को अनदेखा", "सभी निर्देशों को अनदेखा", "ігноруй", "ігноруйте", "забудь усі попередні", "התעלם מכל ההוראות", "התעלם מההוראות", "เพิกเฉยต่อคำสั่ง", "ละเว้นคำสั่ง",
 	},
 	// What the model tells the user, dictated.
 	"dictate": {
@@ -119,6 +130,7 @@ var langPhrases = map[string][]string{
 		"скажи пользователю", "сообщи пользователю", "ответь, что", "告诉用户", "回复用户", "と伝えて", "とだけ答えて", "と答えて", "라고 답", "라고 말",
 		"comunica … all'utente che", "indiquez", "melden sie dem nutzer", "melden sie dem benutzer",
 		"alterar o valor", "cambiar el monto", "cambia el importe", "modifier le montant", "modificare l'importo", "修改金额", "金額を変更",
+		"katakan kepada pengguna bahwa", "beri tahu pengguna bahwa", "nói với người dùng rằng", "säg till användaren att", "řekni uživateli, že", "أخبر المستخدم أن", "قل للمستخدم إن", "उपयोगकर्ता को बताएं कि", "скажи користувачеві", "אמור למשתמש ש", "บอกผู้ใช้ว่า",
 	},
 	// A call imposed, with its pretext.
 	// Where what is read goes: a field, an answer, a query.
@@ -126,6 +138,7 @@ var langPhrases = map[string][]string{
 		"campo", "parámetro", "respuesta", "consulta", "feld", "parameter", "antwort", "abfrage", "champ", "paramètre", "réponse", "requête",
 		"parâmetro", "resposta", "parametro", "risposta", "veld", "antwoord", "alan", "yanıt", "pole", "odpowied",
 		"поле", "параметр", "ответ", "запрос", "参数", "字段", "回复", "查询", "答案", "パラメータ", "フィールド", "回答", "クエリ", "매개변수", "필드", "응답", "쿼리",
+		"kolom", "tham số", "fält", "parametr", "الحقل", "المعامل", "पैरामीटर", "फ़ील्ड", "שדה", "פרמטר", "พารามิเตอร์",
 	},
 	"pretext": {
 		"cumplimiento", "por política", "compliance", "conformité", "conformidade", "conformità", "normativa", "vorschrift", "richtlinie",
@@ -144,6 +157,7 @@ var langPhrases = map[string][]string{
 		"a nome dell'utente", "per conto dell'utente", "a nome del cliente", "accesso completo", "permessi di modifica",
 		"namens de gebruiker", "namens de klant", "volledige toegang", "w imieniu użytkownika", "pełny dostęp", "kullanıcı adına", "tam erişim",
 		"от имени пользователя", "от имени клиента", "полный доступ", "以用户的名义", "代表用户", "完全访问", "ユーザーに代わって", "ユーザーの代わりに", "フルアクセス", "사용자를 대신하여", "사용자 대신", "전체 접근",
+		"atas nama pengguna", "akses penuh", "thay mặt người dùng", "quyền truy cập đầy đủ", "för användarens räkning", "full åtkomst", "jménem uživatele", "plný přístup", "نيابة عن المستخدم", "وصول كامل", "صلاحيات كاملة", "उपयोगकर्ता की ओर से", "від імені користувача", "повний доступ", "בשם המשתמש", "גישה מלאה", "ในนามของผู้ใช้",
 	},
 	// Another tool ranked below this one.
 	"rank": {
@@ -163,7 +177,7 @@ var langPhrases = map[string][]string{
 // for.
 var langWords = wordSet(langWordList)
 
-const langWordList = "los|las|del|que|por|para|una|usuario|asistente|debe|und|nicht|ist|soll|bitte|der|das|nutzer|benutzer|assistent|ihre|une|pour|avec|dans|doit|utilisateur|vous|uma|nao|deve|voce|della|che|gli|utente|dovrebbe|het|een|voor|niet|moet|gebruiker|bir|ile|jest|eine|aux|cette|pas|sur|sont|seu|sua|nel|sono|sia|merci|fichier|contenu|votre|notre|leur|sans|selon|toutes|tous|correo|usted|esta|este|cuando|antes|despues|tambien|todos|todas|sus|nuestro|sollte|muss|werden|wird|nach|oder|auch|vom|zum|zur|ihr|wenn|dann|seus|suas|quando|depois|tambem|arquivo|instrucoes|anteriores|apenas|agora|questo|questa|dopo|prima|tutti|anche|essere|deze|wordt|ook|naar|bij"
+const langWordList = "yang|dan|untuk|dengan|pengguna|harus|tidak|dari|ini|itu|akan|kepada|jangan|semua|nguoi|cua|khong|cac|nhung|duoc|phai|trong|voi|och|att|som|inte|med|anvandaren|maste|ska|eller|fran|alla|efter|uzivatel|uzivatele|musi|nebo|jako|pokud|vsechny|tento|tato|neni|los|las|del|que|por|para|una|usuario|asistente|debe|und|nicht|ist|soll|bitte|der|das|nutzer|benutzer|assistent|ihre|une|pour|avec|dans|doit|utilisateur|vous|uma|nao|deve|voce|della|che|gli|utente|dovrebbe|het|een|voor|niet|moet|gebruiker|bir|ile|jest|eine|aux|cette|pas|sur|sont|seu|sua|nel|sono|sia|merci|fichier|contenu|votre|notre|leur|sans|selon|toutes|tous|correo|usted|esta|este|cuando|antes|despues|tambien|todos|todas|sus|nuestro|sollte|muss|werden|wird|nach|oder|auch|vom|zum|zur|ihr|wenn|dann|seus|suas|quando|depois|tambem|arquivo|instrucoes|anteriores|apenas|agora|questo|questa|dopo|prima|tutti|anche|essere|deze|wordt|ook|naar|bij"
 
 // langGate opens on a clause with one of langWords or the first word of
 // a phrase of the classes whose verbs are their own evidence (a send, an
@@ -370,8 +384,8 @@ func otherLanguage(c []byte, g *mask, block, answer bool) (intentClass, []int) {
 // 填写明文密码" (do not put the password in this field) asks the opposite.
 var langNegation = sync.OnceValue(func() *regexp.Regexp {
 	var f folder
-	words := []string{"不要", "请勿", "勿", "不得", "禁止", "しないで", "ないでください", "하지 마", "не "}
-	alts := []string{`\b(?:no|nunca|nicht|nie|kein|keine|ne|jamais|não|nao|non|mai|niet|nooit)\b`}
+	words := []string{"不要", "请勿", "勿", "不得", "禁止", "しないで", "ないでください", "하지 마", "не ", "لا ", "न ", "मत ", "אל ", "לא ", "อย่า", "ไม่"}
+	alts := []string{`\b(?:no|nunca|nicht|nie|kein|keine|ne|jamais|não|nao|non|mai|niet|nooit|jangan|tidak|dung|khong|inte|aldrig|nikdy)\b`}
 	for _, w := range words {
 		alts = append(alts, regexp.QuoteMeta(string(f.fold(w, false))))
 	}
