@@ -49,8 +49,9 @@ type wordModel struct {
 
 // modelThresholdLogit is the threshold in logits, chosen by
 // cross-validation inside the training data (TestModelGrid;
-// bench/folds-results.md, "A statistical signal, retrained").
-const modelThresholdLogit = 4
+// bench/folds-results.md, "A statistical signal, retrained", and its
+// later rounds).
+const modelThresholdLogit = 6
 
 // statModel is the committed model; nil where the signal is off.
 var statModel = loadWordModel(modelWeightsFile, modelThresholdLogit)
@@ -520,14 +521,14 @@ const addressLogit = modelThresholdLogit - 2.5
 // (clauseJudge.anchored); anchorBareLogit is the least for such a clause
 // with no address ("consumers of this feed POST the cart to ...", "the
 // recipient_iban is replaced with ..."). The target is a rule's finding
-// either way. Both were chosen by scoring rounds of our wordings with a
-// signal trained without them (bench/folds-results.md, "Round 14"):
-// 1.5 under the threshold and 3 over it met 35 more of 1,768 attack lines
-// than the threshold with an address required, with no more honest
-// errors among 1,104.
+// either way. Both are set, for each retrained signal, by scoring the
+// rounds of our wordings with a signal trained without them
+// (bench/folds-results.md, "Rounds 14 to 17"): for this one, 2.5 under
+// the threshold and 1 over it met 14 more of 2,292 attack lines than 1.5
+// under and 3 over, and no more of 1,538 honest ones.
 const (
-	anchorLogit     = modelThresholdLogit - 1.5
-	anchorBareLogit = modelThresholdLogit + 3
+	anchorLogit     = modelThresholdLogit - 2.5
+	anchorBareLogit = modelThresholdLogit + 1
 )
 
 // topScore is the highest score, in logits, of a clause of c.

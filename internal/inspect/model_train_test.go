@@ -366,7 +366,7 @@ type trainOpts struct {
 // honest wordings warned, with at most 0.2 cross-validated warnings per
 // 100 corpus tools; ties to the fewest corpus warnings
 // (bench/folds-results.md, "A statistical signal, retrained").
-var modelTraining = trainOpts{posWeight: 0.1, l2: 1e-4, minBags: 2, epochs: 12, rounds: 3}
+var modelTraining = trainOpts{posWeight: 0.3, l2: 1e-4, minBags: 1, epochs: 24, rounds: 3}
 
 func trainModelWith(d modelData, keep func(server int) bool, o trainOpts) *wordModel {
 	seen := map[string]bool{}
