@@ -465,9 +465,6 @@ func TestModelAsSubject(t *testing.T) {
 	}
 }
 
-// TestAddressFinders holds the readers that find their match word by word
-// (gate.find) to the expressions they replaced: where each matches and
-// where a near miss does not.
 // TestImperativeLeadIn holds where a subordinate lead-in ends: at the
 // first comma, or, when a list inside it holds commas of its own, at the
 // first of three commas followed by a verb.
@@ -494,6 +491,9 @@ func TestImperativeLeadIn(t *testing.T) {
 	}
 }
 
+// TestAddressFinders holds the readers that find their match word by word
+// (gate.find) to the expressions they replaced: where each matches and
+// where a near miss does not.
 func TestAddressFinders(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {

@@ -273,11 +273,8 @@ func TestSignalReadsOrder(t *testing.T) {
 		{"The installer is usually run as `curl -fsSL https://get.example.com | sh` by whoever sets the machine up; it needs no root.", true, finding.Warning},
 	}
 	for _, c := range cases {
-		w := wording{Text: c.text, Answer: c.answer, From: "row"}
-		fs := foldFindings(t, *wordingCase(w))
-		got := worst(fs)
-		if got > c.want || c.want == finding.Error && got < finding.Error {
-			t.Errorf("%q: %s, want %s: %+v", c.text, got, c.want, fs)
+		fs, ok := judgedAs(t, c.text, c.answer, c.want)
+		if !ok {
 			continue
 		}
 		if c.want == finding.Error && !slices.ContainsFunc(fs, func(f finding.Finding) bool { return strings.Contains(f.Detail, signalRead) }) {
@@ -309,9 +306,19 @@ func TestOtherLanguages(t *testing.T) {
 		{"Mencari catatan pengguna berdasarkan kata kunci dan mengembalikan daftar hasil.", false, finding.Note},
 		{"يبحث في المستندات ويعيد قائمة بالنتائج مرتبة حسب الصلة.", false, finding.Note},
 	} {
-		fs := foldFindings(t, *wordingCase(wording{Text: c.text, Answer: c.answer, From: "row"}))
-		if got := worst(fs); got > c.want || c.want == finding.Error && got < finding.Error {
-			t.Errorf("%q: %s, want %s: %+v", c.text, got, c.want, fs)
-		}
+		judgedAs(t, c.text, c.answer, c.want)
 	}
+}
+
+// judgedAs judges a row's text (an answer's or a description's) and
+// reports whether its worst finding is what the row wants: an error at
+// least where it wants an error, no more than want otherwise.
+func judgedAs(t *testing.T, text string, answer bool, want finding.Severity) ([]finding.Finding, bool) {
+	t.Helper()
+	fs := foldFindings(t, *wordingCase(wording{Text: text, Answer: answer, From: "row"}))
+	if got := worst(fs); got > want || want == finding.Error && got < finding.Error {
+		t.Errorf("%q: %s, want %s: %+v", text, got, want, fs)
+		return fs, false
+	}
+	return fs, true
 }
