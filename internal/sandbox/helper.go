@@ -37,7 +37,7 @@ const (
 // policy is what Command hands the helper.
 type policy struct {
 	Path     string // the resolved server executable
-	Limits   Limits // rlimits, defaults already applied
+	Limits   Limits // rlimits; a zero field takes its default here too
 	Landlock bool   `json:",omitempty"` // Strict: restrict to RO and RW
 	// WriteOnly (Basic): restrict writes to RW, leave reads alone; best
 	// effort, like the rest of Basic.
@@ -94,9 +94,9 @@ func HelperMain() {
 }
 
 func runHelper(raw string) error {
-	var p policy
-	if err := json.Unmarshal([]byte(raw), &p); err != nil {
-		return fmt.Errorf("bad helper policy: %w", err)
+	p, err := decodePolicy(raw)
+	if err != nil {
+		return err
 	}
 	if !p.SelfTest && (p.Path == "" || len(os.Args) < 2) {
 		return errors.New("bad helper invocation: no command")
@@ -133,6 +133,19 @@ func runHelper(raw string) error {
 		}
 	}
 	return execServer(p.Path, os.Args[1:], env)
+}
+
+// decodePolicy reads the helper's policy. A zero limit is the default, as
+// in [Limits], never a limit of zero: RLIMIT_DATA or RLIMIT_NOFILE at 0
+// would kill the helper itself at its first allocation or open, as a
+// runtime crash rather than an error.
+func decodePolicy(raw string) (policy, error) {
+	var p policy
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		return policy{}, fmt.Errorf("bad helper policy: %w", err)
+	}
+	p.Limits = p.Limits.withDefaults()
+	return p, nil
 }
 
 // waitGate blocks until the checker opens the gate: one byte, then the
