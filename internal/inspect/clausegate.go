@@ -98,13 +98,28 @@ func (m mask) single() (uint8, uint64) {
 	panic("inspect: a gate with no bit")
 }
 
+// gateLists is each gating word list (space-separated) with its bit,
+// given once. Splitting the lists into words waits for the first clause
+// (gateWords): this package is linked into the sandbox helper, which is
+// re-executed for every launch and must not pay for tables it never uses.
+var (
+	gateLists = map[string]mask{}
+	gateCount uint
+	gatesDone bool // set once gateWords is built: no gate may register after
+)
+
 // gateWords maps each gating word to the gates it opens. Some words are
 // punctuation a match needs: "<", "[", "`", "|", ">", "@", "+", "#", "$".
-var (
-	gateWords = map[string]mask{}
-	gateLists = map[string]mask{} // a word list's bit, given once
-	gateCount uint
-)
+var gateWords = sync.OnceValue(func() map[string]mask {
+	gatesDone = true
+	words := map[string]mask{}
+	for list, bit := range gateLists {
+		for _, w := range splitWords(list) {
+			words[w] = words[w].or(bit)
+		}
+	}
+	return words
+})
 
 // gated registers expr behind the words of words (space-separated).
 func gated(words, expr string) gate {
@@ -125,6 +140,9 @@ func gateBit(words string) mask {
 	if b, ok := gateLists[words]; ok {
 		return b
 	}
+	if gatesDone {
+		panic("inspect: a gate registered after the first clause was read")
+	}
 	if gateCount == 64*uint(len(mask{})) {
 		panic("inspect: more gate word lists than a mask holds")
 	}
@@ -132,9 +150,6 @@ func gateBit(words string) mask {
 	bit[gateCount/64] = 1 << (gateCount % 64)
 	gateCount++
 	gateLists[words] = bit
-	for _, w := range splitWords(words) {
-		gateWords[w] = gateWords[w].or(bit)
-	}
 	return bit
 }
 
@@ -170,7 +185,7 @@ func (m mask) or(o mask) mask {
 var gateTable = sync.OnceValues(func() (wordTable, []mask) {
 	idx := map[string]uint64{}
 	var masks []mask
-	for w, m := range gateWords {
+	for w, m := range gateWords() {
 		masks = append(masks, m)
 		idx[w] = uint64(len(masks))
 	}
@@ -237,16 +252,16 @@ func gateMask(c []byte) mask {
 		// A variable named for a secret (ci_deploy_key), and a fetch
 		// of a URL in script ("fetch('https://").
 		if len(w) > 4 && bytes.IndexByte(w, '_') > 0 && secretVar(w) {
-			m = m.or(gateWords["_secretvar"])
+			m = m.or(gateWords()["_secretvar"])
 		}
 		if string(w) == "fetch" && j+9 <= len(c) && (string(c[j:j+6]) == "('http" || string(c[j:j+7]) == "(\"http" || string(c[j:j+7]) == "( 'http") {
-			m = m.or(gateWords["fetch_http"])
+			m = m.or(gateWords()["fetch_http"])
 		}
 		switch {
 		case len(w) > 3 && (w[0] == 'a' && w[1] == 'i' && w[2] == '_' || w[0] == '_' && w[1] == 'a' && w[2] == 'i' && w[3] == '_'):
-			m = m.or(gateWords["ai_"])
+			m = m.or(gateWords()["ai_"])
 		case w[0] >= '0' && w[0] <= '9' && j+1 < len(c) && c[j] == '.' && c[j+1] >= '0' && c[j+1] <= '9':
-			m = m.or(gateWords["0.0"])
+			m = m.or(gateWords()["0.0"])
 		}
 		i = j
 	}
