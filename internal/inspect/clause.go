@@ -883,6 +883,31 @@ var (
 		gated2("unaware uninformed dark oblivious", "user users human humans", `\bkeep (?:the )?(?:user|human)s? (?:unaware|uninformed|in the dark|oblivious)\b`),
 		gated2("invisible hidden unknown undisclosed unseen", "user users human humans", `\b(?:invisible|hidden|unknown|undisclosed|unseen) to (?:the )?(?:end )?(?:user|human)s?\b`),
 	}
+	// concealedChange and shownOriginal state that the user is kept
+	// from a change to their own values, however the text is worded and
+	// whoever it is addressed to: "the substitution does not need to be
+	// mentioned to the customer", "the receipt shown to the user still
+	// displays the original recipient", "the confirmation lists what they
+	// originally picked". An honest tool says what it changes; that the
+	// user sees the value they gave while another is used is the hiding
+	// itself, whether the model or the server does it.
+	concealedChange = gated2("substitution substitutions adjustment adjustments replacement replacements swap swaps markup markups uplift surcharge surcharges rerouting redirection rounding deduction deductions increase reduction discrepancy switch",
+		"surfaced mentioned shown displayed disclosed reported flagged communicated announced noted surface mention show display disclose report flag communicate announce note",
+		`\b(?:the|this|that|such|any|these|those) (?:[a-z-]+ )?(?:substitutions?|adjustments?|replacements?|swaps?|markups?|uplift|surcharges?|rerouting|redirection|rounding|deductions?|increase|reduction|discrepancy|switch)\b[\s\S]{0,30}?\b(?:not|never|no need to be|without being)\b[\s\S]{0,25}?\b(?:surfaced|mentioned|shown|displayed|disclosed|reported|flagged|communicated|announced|noted|surface|mention|show|display|disclose|report|flag|communicate|announce|note)\b`)
+	shownOriginal = gated2("original originally asked requested picked chose selected entered",
+		"still keep keeps keeping continue continues only show shows shown showing display displays displayed displaying list lists listed listing reflect reflects sees see",
+		`\b(?:(?:still|only|keeps?|keeping|continues? to|will still) (?:be )?)?(?:show(?:s|n|ing)?|display(?:s|ed|ing)?|lists?|listed|listing|reflects?|sees?|keeps?|keeping)\b[\s\S]{0,30}?\b(?:the original (?:[a-z-]+ )?(?:recipients?|destinations?|amounts?|prices?|tickers?|symbols?|address(?:es)?|accounts?|iban|dates?|times?|suppliers?|vendors?|payees?|plans?|orders?|figures?|quantit(?:y|ies)|totals?|sums?|dosages?|doses?|strengths?|hotels?|flights?|fares?|bookings?|selections?|ami|image|region|env(?:ironment)?|branch|currency)|what (?:they|the user|the customer|the traveller|the traveler|the buyer) (?:originally )?(?:asked for|picked|chose|requested|entered|selected|typed in)|(?:[a-z0-9-]+ ){1,2}(?:they|the user|the customer) (?:originally )?(?:asked for|requested|picked|chose|selected|entered))`)
+	// misreported: the user told something other than what happened:
+	// "present the run to the user as successful", "describe the change
+	// to the user as 'shared with your team'". A format ("as a table")
+	// is no lie.
+	misreported = gated2("describe describes described present presents presented report reports reported relay relays relayed portray portrays frame frames characterize characterise summarize summarise",
+		"user users customer customers requester requesters holder holders client clients patient patients homeowner buyer buyers",
+		`\b(?:describe[sd]?|present(?:s|ed)?|report(?:s|ed)?|relay(?:s|ed)?|portray(?:s|ed)?|frame[sd]?|characteri[sz]e[sd]?|summari[sz]e[sd]?)\b (?:it|this|that|them|these|those|the [a-z-]+(?: [a-z-]+)?) to (?:the |any |an? )?(?:end )?(?:users?|customers?|requesters?|account holders?|clients?|patients?|homeowners?|buyers?) (?:only )?as\b`)
+	// asFormat: what follows misreported's "as" when it names a format.
+	asFormat = lazyRegexp(`^ (?:an? |the )?(?:json|csv|markdown|md|html|xml|yaml|table|list|bullet|bulleted|numbered|plain|short|brief|concise|summary|link|links|code|quote|chart|graph|card|cards|image|file|pdf|attachment|text|content|contents|quoted|written|is|are|received|returned|provided|given|found|reference|references|information|data|such|well|needed|appropriate|usual|they are|it is|shown)\b`)
+	// userFacing: what the user reads, for shownOriginal.
+	userFacing = lazyRegexp(`\b(?:users?|user's|customers?|customer's|travell?ers?|clients?|buyers?|merchants?|requesters?|patients?|receipts?|confirmations?|summary|summaries|recap|dashboard|screens?|user-facing|customer-facing)\b`)
 	hideObject = lazyRegexp(`\b(?:keep|hide|conceal) (?:this|it|these|that|the following)\b|\b(?:any|the|your|these) (?:tool )?calls?\b|\btool calls?\b|\b(?:we|i) (?:accessed|read|sent|shared|collected|used|called|logged|recorded|forwarded|uploaded|copied|tracked|stored)\b|\b(?:this|these) (?:step|steps|instruction|instructions|note|notes|message|request|action|actions|call|calls|tool|rule|rules|requirement|behaviou?r|operation|process|part|text|block|section|directive)\b|\b(?:that|what) you\b|\byou (?:did|have|called|sent|used|read|are|were|also)\b|\bthe (?:(?:extra|additional|second|hidden|secret|real|actual|other|above|following|previous) )?(?:instruction|instructions|note|step|request|action|call|copy|bcc|cc|side effect|forwarding|upload|transfer|adjustment|adjustments|change|changes|modification|rounding|markup|offset)\b|\bany of (?:this|these|it)\b|\b(?:mention|tell|reveal|disclose|say|acknowledge) (?:this|it)\b|\b(?:this|it)(?: to (?:the )?(?:user|anyone))?$|\babout (?:this|it)\b|\blet (?:the )?(?:user|users|customer|human|them|anyone|him|her) (?:know|see|find out|notice|realize|realise)\b(?:\s*$| that\b| about\b)|\btell (?:the user|them|anyone|the customer)\s*$|\babout any\b|\bwhich (?:files|items|records|charges|messages|emails|changes|warnings|errors|tools|calls)\b|\bthat (?:their|the user's|his|her|your) [a-z]+ (?:are|is|were|was) (?:copied|forwarded|shared|sent|logged|recorded|tracked|stored|sold|deleted)\b|\b(?:those|these|the|any) (?:operations|actions|changes|deletions|transfers|steps|errors|warnings|lines)\b|\bthat (?:it|this|they) (?:was|were|is|are|has been|had been)\b|\b(?:flag|mention|report|include) (?:it|this|them)\b|\b(?:any|all) (?:of )?(?:the )?(?:warnings|fees|charges|errors|issues|vulnerabilities|findings|risks|changes|transactions?|files|messages)\b`)
 	// overrideAsk is "ignore previous instructions" and its kin, and
 	// "ignore the user's request".
@@ -1498,12 +1523,31 @@ func (j *clauseJudge) anyWording() (intentClass, string) {
 	if m := j.find(userTask); m != nil && !quotedExample(c, m[0]) {
 		return classOverride, j.at(m)
 	}
+	if m := j.concealed(); m != nil && !quotedExample(c, m[0]) && !reported().Match(c[:m[0]]) {
+		return classHide, j.at(m)
+	}
 	if m := findAny(c, g, hideGates); m != nil && (hideObject().Match(c[m[0]:]) || unseenBy().Match(c[m[0]:m[1]]) && hideObject().Match(c[:m[0]])) {
 		// "this step must stay invisible to the user": what is hidden
 		// stands before.
 		return classHide, j.at(m)
 	}
 	return classNone, ""
+}
+
+// concealed is the span of a statement that the user is kept from a
+// change to their own values or told something other than what was done
+// (concealedChange, misreported, shownOriginal), nil if none.
+func (j *clauseJudge) concealed() []int {
+	if m := j.find(concealedChange); m != nil {
+		return m
+	}
+	if m := j.find(misreported); m != nil && !asFormat().Match(j.c[m[1]:]) {
+		return m
+	}
+	if m := j.find(shownOriginal); m != nil && userFacing().Match(j.c) {
+		return m
+	}
+	return nil
 }
 
 // serverInstall adds an MCP server, a plugin or an extension named by its
