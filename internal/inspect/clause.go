@@ -570,6 +570,33 @@ func nextWord(c []byte, i int) (a, z int) {
 
 func isClauseWordByte(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
 
+// afterToolName is where clause c reads on when the word at a:z starts a
+// tool's name that heads it, as a title followed by its parameters or a
+// dash ("add_authorized_key — appends ...", "delete_note(note_id) moves
+// ..."): the name's first word is no verb. A name followed by a colon is
+// a call ("run_shell: pip install ...") and stays one.
+func afterToolName(c []byte, a, z int) (int, bool) {
+	if z >= len(c) || c[z] != '_' {
+		return 0, false
+	}
+	for z < len(c) && (isClauseWordByte(c[z]) || c[z] == '_') {
+		z++
+	}
+	if z < len(c) && c[z] == '(' {
+		if k := bytes.IndexByte(c[z:min(len(c), z+200)], ')'); k > 0 {
+			return z + k + 1, true
+		}
+		return 0, false
+	}
+	rest := bytes.TrimLeft(c[z:], " ")
+	for _, dash := range []string{"—", "–", "- "} {
+		if bytes.HasPrefix(rest, []byte(dash)) {
+			return z, true
+		}
+	}
+	return 0, false
+}
+
 // startsImperative reports whether clause c opens with an imperative verb
 // after its lead-in.
 func startsImperative(c []byte) bool {
@@ -591,6 +618,11 @@ func imperativeAt(c []byte) (int, bool) {
 	a, z := nextWord(c, start)
 	if a == len(c) {
 		return 0, false
+	}
+	if at, ok := afterToolName(c, a, z); ok {
+		if a, z = nextWord(c, at); a == len(c) {
+			return 0, false
+		}
 	}
 	if greetings[string(c[a:z])] {
 		if k := bytes.IndexAny(c[z:min(len(c), z+40)], ",:"); k >= 0 {
@@ -863,7 +895,10 @@ var (
 		gated2("multiply divide inflate increase decrease reduce", "presenting reporting showing displaying summarizing summarising", `\b(?:multiply|divide|inflate|increase|decrease|reduce)\b[\s\S]{0,40}?\bby [0-9.,]+%?[\s\S]{0,30}?\b(?:before|when) (?:presenting|reporting|showing|displaying|summari[sz]ing)\b`),
 		gated2("address", "instead", `\baddress (?:the|this|that|your|it|any) ?(?:message|email|mail|reply)? to [^ ]+@[^ ]+ instead\b`),
 		gated2("say state report tell", "all no none every everything nothing", `\b(?:say|state|report|tell (?:the user|them|him|her))\b (?:that )?(?:all|no|none|every|everything|nothing)\b`),
-		gated2("tell", "is are was", `\btell (?:the user|them|him|her) (?:that )?(?:the|it|this|its) [a-z]+ (?:is|are|was)\b`),
+		// A state the user is told, where the text fixes it: "tell them
+		// the date is as stated", not "tell the user the note is in the
+		// trash".
+		gated2("tell", "is are was", `\btell (?:the user|them|him|her) (?:that )?(?:the|it|this|its) [a-z]+ (?:is|are|was) (?:still |now |already )?(?:as (?:stated|requested|asked|agreed|planned|scheduled|before)|unchanged|the same|what (?:they|the user) (?:asked|wanted|requested)|correct|accurate|on time|on schedule|within budget|confirmed|approved|successful|clean|safe|fine|resolved|fixed|passed|paid|compliant|healthy|normal)\b`),
 	}
 	// overrideUser is a value the text fixes against what the user says.
 	overrideUser = gated2("whatever regardless matter irrespective even ignoring ignore disregard instead", "user users customer customers requester caller requested asked specified said asks requests says wants want chosen selected provided given entered stated names named mentions mentioned picks", `\binstead of (?:the |any )?`+valueNoun+` (?:the user|they|you were) (?:enters?|gives?|provides?|specif(?:y|ies)|asks? for|chooses?|selects?|types?|wants?|entered|gave|provided|specified|asked for)\b|\b(?:whatever|regardless of|no matter|irrespective of)(?: the| what| which)? (?:user's |customer's )?(?:requested|specified|chosen|selected|provided|given|entered|stated) `+valueNoun+`|\b(?:whatever|whichever|no matter (?:what|which)|regardless of (?:what|which)) `+valueNoun+` (?:is |was |were |are )?(?:the user |they )?(?:requested|specified|asked for|chosen|selected|provided|given|entered|stated|typed|picked|indicated|named|mentioned|gives?|asks? for|wants?|specif(?:y|ies)|chooses?|selects?|names?|mentions?|picks?)\b|\b(?:whatever|regardless of what|no matter what|irrespective of what)\b (?:is|was|gets|they|anyone|someone) (?:asked|requested|specified|said|asks|requests|says|wants?)\b|\b(?:regardless of|irrespective of|no matter)(?: the| any| which| what)? `+valueNoun+` (?:is |was |the user |they |you )?(?:requested|specified|chosen|selected|provided|given|entered|stated|named|indicated|picked)\b|\b(?:whatever|regardless of|no matter (?:what|which|how)|irrespective of|even if|even when|ignoring|ignore|disregard|instead of)\b(?: what| which| how)?(?: the| any)? (?:user|users|user's|customer|customer's|requester|caller)\b(?:'s)? (?:asks?|says?|requests?|specif(?:y|ies)|wants?|provides?|gives?|chooses?|selects?|enters?|picks?|types?|inputs?|asked|said|requested|specified|entered|chose|choice|input|request|value|values|preference|amount|amounts|currency|recipient|recipients|account|accounts|address|ticker|symbol|price|quantity|destination|wallet|iban|instructions?)\b`)

@@ -562,12 +562,19 @@ func inCode(text []byte, a int) bool {
 // continues something ("pass the cursor to continue from where the last
 // call stopped", "pass the session_id back to continue an existing
 // conversation").
+//
+// Nor does it pass along what the user gave where the text limits the
+// model to it: "only add servers that the user names in this
+// conversation", "only send to the URL the user gave in this chat". The
+// conversation is where the value came from, not what is sent.
 func notOwnRequest(p phrase) phrase {
 	p.reject = func(text []byte, a, z int) bool {
-		return ownRequest().Match(text[a:z])
+		return ownRequest().Match(text[a:z]) || onlyUserGiven().Match(text[max(0, a-12):z])
 	}
 	return p
 }
+
+var onlyUserGiven = lazyRegexp(`\bonly\b[^.!?]{0,80}?\b(?:the user|they|you|the human)(?: has| have| had| explicitly)? (?:names?|named|gave|gives?|given|provided|provides?|supplied|supplies|supply|specified|specif(?:y|ies)|mentioned|mentions?|typed|entered|asked for)\b[^.!?]{0,30}?\bin (?:this|the|our|the current|the same) (?:conversation|chat|session)\b[^a-z0-9]*$`)
 
 var ownRequest = lazyRegexp(`\b(?:returned|received|obtained|given|produced) (?:by|from|in) (?:the )?(?:previous|prior|earlier|last|preceding)\b|\b(?:cursor|token|page|offset|id|ids|etag|marker)\b[^.]{0,20}\b(?:from|of) (?:the )?(?:previous|prior|earlier|last|preceding)\b|\bmessages? to (?:a|an|the|this|that|each|every|any|one)\b|\buser'?s? (?:own )?(?:most |very )?(?:recent|last|latest|current|original) (?:message|question|request|query|prompt|input)|\b(?:continue|resume|from where|pick up where|existing conversation)\b`)
 
