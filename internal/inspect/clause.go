@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-lockcheck/mcp-lockcheck/finding"
 	"github.com/mcp-lockcheck/mcp-lockcheck/internal/clip"
@@ -771,6 +772,11 @@ var (
 	// execAsk is a request to run something, with no danger needed:
 	// "execute the following command", "run this script in a terminal".
 	execAsk = gated2("run execute exec type paste enter launch eval evaluate", "`", `\b(?:run|execute|exec|type |paste|enter|launch|eval|evaluate)\b[\s\S]{0,40}\b(?:(?:following|this|these|that|the) (?:command|script|code|snippet|line|shell)|in (?:a|the|your|the user's|their) (?:terminal|shell|console|command line|command prompt|bash)|(?:shell|terminal|bash|powershell) commands?)\b`)
+	// signInCommand is execAsk's command, its first code span, when it
+	// only signs the user in or reports a status: "run `gh auth login` in your terminal",
+	// "run `forge whoami`". CLIs' own error messages ask for it, and it
+	// runs nothing a text could choose: no pipe, path, URL or argument.
+	signInCommand = lazyRegexp("^[^`]{0,60}`(?:[a-z0-9][a-z0-9._-]*)(?: [a-z0-9][a-z0-9._-]*)? (?:auth )?(?:login|logout|signin|sign-in|whoami|status|version|--version|help|--help|doctor)`")
 	// fetchRun downloads something and runs it, in one clause: "download
 	// https://x/tool.bin and run it".
 	fetchRun = gated2("http https ftp", "download fetch grab pull save get retrieve", `\b(?:download|fetch|grab|pull|save|get|retrieve)\b[\s\S]{0,60}?(?:https?|ftp)://[^\s'"<>]+[\s\S]{0,60}?\b(?:and|then)\b[\s\S]{0,30}?\b(?:run|execute|launch|install|start|open|make it executable)\b`)
@@ -2257,7 +2263,7 @@ func (j *clauseJudge) injected() (intentClass, string) {
 	if m := j.find(covert); m != nil && !negated().Match(c[:m[0]]) && j.addressed() {
 		return classHide, j.at(m)
 	}
-	if m := j.find(execAsk); m != nil && j.match(codeSpan) && !exampleSpan(c) && j.addressed() {
+	if m := j.find(execAsk); m != nil && j.match(codeSpan) && !exampleSpan(c) && !signInCommand().Match(c[m[0]:]) && j.addressed() {
 		return classExec, j.at(m)
 	}
 	if findAny(c, j.g, pretext) != nil && callVerb().Match(c) && j.addressed() {
@@ -2323,7 +2329,36 @@ func quotedExample(c []byte, i int) bool {
 	if q < 0 || !bytes.ContainsAny(c[i:], quoteClose) {
 		return false
 	}
-	return exampleMarker().Match(c[max(0, q-48):q])
+	// A list of quoted examples ("such as "a", "b" or "c"") is read back
+	// to its marker, item by item.
+	for n := 0; n < 8; n++ {
+		if exampleMarker().Match(c[max(0, q-48):q]) {
+			return true
+		}
+		k := listBefore(c[:q])
+		if k < 0 {
+			return false
+		}
+		if q = bytes.LastIndexAny(c[:k], quoteOpen); q < 0 {
+			return false
+		}
+	}
+	return false
+}
+
+// listBefore is where the closing quote of the item before stands when c
+// ends in a list's separator after one (`", `, `" or `, `", and `), or -1.
+func listBefore(c []byte) int {
+	for _, sep := range []string{", ", " or ", " and ", ", or ", ", and ", " / ", "; "} {
+		if bytes.HasSuffix(c, []byte(sep)) {
+			r, n := utf8.DecodeLastRune(c[:len(c)-len(sep)])
+			if n > 0 && strings.ContainsRune(quoteClose, r) {
+				return len(c) - len(sep) - n
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // quoteOpen and quoteClose are the quotation marks of the languages the

@@ -670,7 +670,9 @@ func (sc *scan) matchPhrases(r textRef, s string) (pm phraseMatches, ok bool) {
 	}
 	// Judge each match on the folded text before it is folded again
 	// with offsets (the same buffer).
-	sev := instructionSeverity(text, instr, exfil, told)
+	// Quoted as an example of what a filter catches, the ask is
+	// nobody's: at most a warning, as for the other labels.
+	sev := instructionSeverity(text, instr, exfil, told && !quotedExample(text, exA))
 	return phraseMatches{text: text, asked: asked, instr: instr, paths: paths, exA: exA, exZ: exZ, exfil: exfil, told: told, sev: sev}, true
 }
 
