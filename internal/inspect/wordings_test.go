@@ -97,15 +97,20 @@ func wanted(class string, got finding.Severity) bool {
 	return got <= finding.Note
 }
 
-// TestOwnWordings judges the wordings of testdata/wordings: attacks and
-// honest texts written for issue 45 by sessions that had read no rule, no
-// fold and no test row. Each attack must reach its class's severity and
-// each honest text must stay at a note, except the lines marked as known
-// misses ("?") and known false alarms ("!"), which are logged. The figures
-// are in bench/folds-results.md ("Wordings of our own").
+// TestOwnWordings judges the wordings of testdata/wordings and
+// testdata/read-wordings: attacks and honest texts written for issue 45 by
+// sessions that had read no rule, no fold and no test row. Each attack
+// must reach its class's severity and each honest text must stay at a
+// note, except the lines marked as known misses ("?") and known false
+// alarms ("!"), which are logged. The figures are in
+// bench/folds-results.md ("Wordings of our own"). The rounds of
+// testdata/wordings are the statistical signal's training data too; those
+// of testdata/read-wordings were read and tuned against, and are not
+// (yet): the signal is retrained on them only where the held-out sets say
+// it gains.
 func TestOwnWordings(t *testing.T) {
 	t.Parallel()
-	for _, file := range wordingFiles(t, "wordings") {
+	for _, file := range append(wordingFiles(t, "wordings"), wordingFiles(t, "read-wordings")...) {
 		lines := readWordingFile(t, file)
 		caught, known := 0, 0
 		for _, l := range lines {
