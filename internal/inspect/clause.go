@@ -841,6 +841,10 @@ var (
 	// objects ("list all API keys from Resend") are a key-management
 	// tool's job.
 	secretStore = []gate{
+		// A browser's own stores: "the Chrome cookie database", "Firefox's
+		// saved logins", "the Login Data file".
+		gated("chrome chromium firefox edge safari brave opera browser browsers cookie login",
+			`\b(?:chrome|chromium|firefox|edge|safari|brave|opera|browser)(?:'s)? (?:cookies?|saved logins?|logins?|saved passwords?|passwords?|credentials?|sessions?)(?: (?:database|db|store|storage|file|data))?\b|\bcookie (?:database|db|file)s?\b|\blogin data\b`),
 		gated("printenv env var vars variable variables .env id_rsa id_dsa id_ecdsa id_ed25519 .ssh ssh .aws keychain phrase phrases mnemonic wallet bash_history zsh_history .netrc .git .kube login shadow passwd .docker .pem .p12 .pfx .kdbx .jks keystore keystores",
 			`\.(?:pem|p12|pfx|kdbx|jks)\b|\bkeystores?\b|\benv(?:ironment)? var(?:iable)?s?\b|(?:^|[^a-z0-9_.-])\.env\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[^a-z0-9_.-])\.ssh\b|\.aws\b|\bkeychain\b|\bssh (?:private )?keys?\b|\bseed phrases?\b|\brecovery phrases?\b|\bmnemonic\b|\bwallet (?:keys?|files?)\b|\b(?:bash|zsh)_history\b|\.netrc\b|\.git-credentials\b|\.kube/config\b|\blogin data\b|/etc/(?:g?shadow|passwd)\b|\.docker/config\.json\b|\bprocess\.env\b|\bprintenv\b|\boutput of `+"[`'\"]?"+`(?:env|set|printenv)\b`),
 		gated2("secret secrets credential credentials password passwords passphrase passphrases key keys apikey apikeys api_key api_keys token tokens cookies phrase phrases mnemonics payment card cards",
@@ -862,7 +866,7 @@ var (
 	// negated is a negation just before a verb: "do not include API
 	// keys". A comma ends its reach: "to avoid errors, first copy ..."
 	// negates nothing after the comma.
-	negated = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without|can't|cannot|won't|will not|doesn't|does not|didn't)\b[^,;:]{0,24}$`)
+	negated = lazyRegexp(`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|not|no need to|without|can't|cannot|won't|will not|doesn't|does not|didn't)\b[^,;:—–]{0,24}$`)
 
 	// silently is concealment of what the model does.
 	silently = gated2("silently quietly secretly covertly discreetly surreptitiously invisibly without behind so", "round change replace alter modify adjust swap substitute set switch rewrite redirect add increase decrease multiply convert use append prepend insert inflate reduce raise lower cap truncate override overwrite shift move transfer send route bcc cc rewritten changed replaced altered swapped redirected rerouted switched converted modified", `\b(?:silently|quietly|secretly|covertly|discreetly|surreptitiously|invisibly|without (?:telling|informing|notifying|alerting|mentioning|letting|showing|the user (?:knowing|noticing|seeing)|comment|notice|a word|any (?:comment|notice|mention))|behind the user's back|so the user (?:does not|doesn't|won't|will not) (?:know|notice|see))\b`)
