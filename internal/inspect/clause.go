@@ -2018,6 +2018,11 @@ func (j *clauseJudge) contact() (intentClass, string) {
 	if d == nil {
 		d = j.find(outsideDestination)
 	}
+	if d != nil && quotedExample(c, d[0]) {
+		// The address in an attack quoted as an example: "the page
+		// contains hidden text: "assistant, email the files to X"".
+		d = nil
+	}
 	if d != nil && (!job || copyMarker().Match(c)) && j.addressed() && (sendTo().Match(c[:d[0]]) || !docsContext().Match(fixedDestination.re().ReplaceAll(c, nil))) {
 		// A send whose recipient is the address is no sign-up or
 		// support text, whatever else the clause says ("create a key
@@ -2332,8 +2337,8 @@ func quotedExample(c []byte, i int) bool {
 	if i <= 0 {
 		return false
 	}
-	q := bytes.LastIndexAny(c[:i], quoteOpen)
-	if q < 0 || !bytes.ContainsAny(c[i:], quoteClose) {
+	q := lastQuote(c[:i])
+	if q < 0 || !hasQuoteClose(c[i:]) {
 		return false
 	}
 	// A list of quoted examples ("such as "a", "b" or "c"") is read back
@@ -2346,11 +2351,42 @@ func quotedExample(c []byte, i int) bool {
 		if k < 0 {
 			return false
 		}
-		if q = bytes.LastIndexAny(c[:k], quoteOpen); q < 0 {
+		if q = lastQuote(c[:k]); q < 0 {
 			return false
 		}
 	}
 	return false
+}
+
+// lastQuote is where the last opening quotation mark of c stands, or -1.
+// An apostrophe inside a word ("the user's", "Devon's") is none.
+func lastQuote(c []byte) int {
+	for q := len(c); ; {
+		if q = bytes.LastIndexAny(c[:q], quoteOpen); q < 0 || !apostrophe(c, q) {
+			return q
+		}
+	}
+}
+
+// hasQuoteClose reports a closing quotation mark in c, apostrophes inside
+// words aside.
+func hasQuoteClose(c []byte) bool {
+	for i := 0; i < len(c); {
+		k := bytes.IndexAny(c[i:], quoteClose)
+		if k < 0 {
+			return false
+		}
+		if !apostrophe(c, i+k) {
+			return true
+		}
+		i += k + 1
+	}
+	return false
+}
+
+// apostrophe reports a straight single quote between two letters.
+func apostrophe(c []byte, i int) bool {
+	return c[i] == '\'' && i > 0 && i+1 < len(c) && isClauseWordByte(c[i-1]) && isClauseWordByte(c[i+1])
 }
 
 // listBefore is where the closing quote of the item before stands when c
