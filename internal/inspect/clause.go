@@ -571,12 +571,12 @@ func nextWord(c []byte, i int) (a, z int) {
 
 func isClauseWordByte(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
 
-// afterToolName is where clause c reads on when the word at a:z starts a
+// afterToolName is where clause c reads on when the word ending at z starts a
 // tool's name that heads it, as a title followed by its parameters or a
 // dash ("add_authorized_key — appends ...", "delete_note(note_id) moves
 // ..."): the name's first word is no verb. A name followed by a colon is
 // a call ("run_shell: pip install ...") and stays one.
-func afterToolName(c []byte, a, z int) (int, bool) {
+func afterToolName(c []byte, z int) (int, bool) {
 	if z >= len(c) || c[z] != '_' {
 		return 0, false
 	}
@@ -620,7 +620,7 @@ func imperativeAt(c []byte) (int, bool) {
 	if a == len(c) {
 		return 0, false
 	}
-	if at, ok := afterToolName(c, a, z); ok {
+	if at, ok := afterToolName(c, z); ok {
 		if a, z = nextWord(c, at); a == len(c) {
 			return 0, false
 		}
